@@ -1,0 +1,122 @@
+# kbatch: a gang batch scheduler for Kubernetes.
+#
+#   make            release build of every program into bin/
+#   make test       AddressSanitizer + UBSan build, unit, scenario and e2e tests
+#   make bench      the session benchmark (docs/PERFORMANCE.md)
+#   make fuzz       longer fuzzing runs of the fuzz targets
+#   make format     clang-format over the tree
+#   make deps       install missing Debian build packages
+#   make clean
+#
+# Sources are found by wildcard so that adding a module, an action, a plugin,
+# a program or a test needs no edit here:
+#   pkg/*/*.c actions/*.c plugins/*.c  -> one static library
+#   cmd/NAME/*.c                        -> program NAME
+#   test/unit/NAME_test.c               -> unit test NAME (cmocka)
+#   test/e2e/*.sh                       -> shell tests, run with BIN set
+#   test/fuzz/NAME_fuzz.c               -> libFuzzer target NAME (clang)
+
+DEB_PKGS := gcc make pkg-config libcurl4-openssl-dev libyajl-dev libuv1-dev \
+            libyaml-dev libcmocka-dev libmicrohttpd-dev uthash-dev \
+            libgnutls28-dev curl clang
+CC      ?= cc
+MODE    ?= release
+
+WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wstrict-prototypes -Werror \
+           -Wno-unused-parameter
+DEFS    := -D_GNU_SOURCE -Ipkg -I.
+LDLIBS  := -lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lpthread -lm
+
+ifeq ($(MODE),asan)
+OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=undefined -DKB_TESTING
+LDOPT   := -fsanitize=address,undefined
+else
+OPT     := -O2 -g
+LDOPT   :=
+endif
+
+B       := build/$(MODE)
+LIB_SRC := $(sort $(wildcard pkg/*/*.c actions/*.c plugins/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+CMDS    := $(notdir $(wildcard cmd/*))
+UNIT    := $(notdir $(basename $(wildcard test/unit/*_test.c)))
+E2E     := $(sort $(wildcard test/e2e/*.sh))
+
+ifeq ($(MODE),release)
+BINDIR  := bin
+else
+BINDIR  := $(B)/bin
+endif
+PROGS   := $(CMDS:%=$(BINDIR)/%)
+
+.SECONDEXPANSION:
+.SECONDARY:
+.PHONY: all deps test unit e2e bench fuzz format clean
+all: deps
+	@$(MAKE) --no-print-directory progs
+
+.PHONY: progs
+progs: $(PROGS)
+
+# Installs only what is missing; apt-get runs as root on these machines.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
+	    || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(OPT) $(DEFS) -MMD -MP -c $< -o $@
+
+$(B)/libkbatch.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BINDIR)/%: $(B)/libkbatch.a $$(patsubst %.c,$(B)/obj/%.o,$$(wildcard cmd/%/*.c))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDOPT) -o $@ $(filter %.o,$^) $(B)/libkbatch.a $(LDLIBS)
+
+$(B)/test/%_test: $(B)/obj/test/unit/%_test.o $(B)/obj/test/unit/testutil.o $(B)/libkbatch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDOPT) -o $@ $(filter %.o,$^) $(B)/libkbatch.a $(LDLIBS) -lcmocka
+
+# make test: everything under the sanitizers, then every test; the run stops at
+# the first failing suite, and the summary line counts suites.
+test: deps
+	@$(MAKE) --no-print-directory MODE=asan unit e2e
+
+unit: $(UNIT:%=$(B)/test/%) $(PROGS)
+	@pass=0; fail=0; for t in $(UNIT:%=$(B)/test/%); do \
+	  echo "== $$t"; \
+	  if ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 $$t; then pass=$$((pass+1)); \
+	  else fail=$$((fail+1)); echo "FAILED: $$t"; fi; done; \
+	echo "unit suites: $$pass passed, $$fail failed"; [ $$fail = 0 ]
+
+e2e: $(PROGS)
+	@pass=0; fail=0; for t in $(E2E); do \
+	  echo "== $$t"; \
+	  if BIN=$(abspath $(BINDIR)) bash $$t; then pass=$$((pass+1)); \
+	  else fail=$$((fail+1)); echo "FAILED: $$t"; fi; done; \
+	echo "e2e suites: $$pass passed, $$fail failed"; [ $$fail = 0 ]
+
+bench: all
+	@bash test/bench/run.sh
+
+FUZZ    := $(notdir $(basename $(wildcard test/fuzz/*_fuzz.c)))
+fuzz: deps
+	@bash test/fuzz/run.sh $(or $(FUZZ_SECONDS),300)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

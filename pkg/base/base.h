@@ -1,0 +1,164 @@
+/*
+ * base: what every kbatch module uses — checked allocation, the error table,
+ * klog-style logging, a growable string buffer, per-session memory pools and
+ * a few small helpers.  Nothing here does I/O except the logger.
+ */
+#ifndef KB_PKG_BASE_H
+#define KB_PKG_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* File-local functions that a unit test exercises are declared KB_TESTABLE:
+ * static in normal builds, external in the test (asan) build. */
+#ifdef KB_TESTING
+#define KB_TESTABLE
+#else
+#define KB_TESTABLE static
+#endif
+
+#define KB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define KB_MIN(a, b)     ((a) < (b) ? (a) : (b))
+#define KB_MAX(a, b)     ((a) > (b) ? (a) : (b))
+
+#if defined(__GNUC__)
+#define KB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define KB_NORETURN     __attribute__((noreturn))
+#else
+#define KB_PRINTF(f, a)
+#define KB_NORETURN
+#endif
+
+/* ---- errors ----------------------------------------------------------- */
+
+/*
+ * kbatch's own error codes.  Functions return 0 or a negative number: either
+ * -errno or one of these (all below -1000, clear of errno values).
+ */
+#define KB_ERRNO_MAP(XX)                                                                           \
+        XX(BADINPUT, -1001, "bad input")                                                           \
+        XX(BADQTY, -1002, "malformed quantity")                                                    \
+        XX(OVERFLOW, -1003, "value out of range")                                                  \
+        XX(NOTFOUND, -1004, "not found")                                                           \
+        XX(BADCONF, -1005, "bad scheduler configuration")                                          \
+        XX(TOOMANYRES, -1006, "too many distinct resource names")                                  \
+        XX(CONFLICT, -1007, "conflict")                                                            \
+        XX(UNSCHEDULABLE, -1008, "unschedulable")
+
+enum {
+#define XX(name, val, msg) KB_E##name = (val),
+        KB_ERRNO_MAP(XX)
+#undef XX
+};
+
+/* Returns a static message for 0, a negative errno or a KB_E* code. */
+const char *kb_strerror(int err);
+
+/* ---- memory ----------------------------------------------------------- */
+
+/* Allocation that aborts with a message on exhaustion (as redis and Slurm
+ * do); callers never check for NULL. */
+void *kb_xmalloc(size_t n);
+void *kb_xcalloc(size_t n, size_t size);
+void *kb_xrealloc(void *p, size_t n);
+char *kb_xstrdup(const char *s);
+char *kb_xstrndup(const char *s, size_t n);
+KB_PRINTF(1, 2) char *kb_xasprintf(const char *fmt, ...);
+KB_NORETURN KB_PRINTF(1, 2) void kb_die(const char *fmt, ...);
+
+/*
+ * Grows *arr (of element size elsize) so that it holds at least need
+ * elements; *cap is updated.  Doubles, so appends are amortised O(1).
+ */
+void kb_grow(void **arr, size_t *cap, size_t need, size_t elsize);
+#define KB_PUSH(arr, n, cap, val)                                                                  \
+        do {                                                                                       \
+                if ((n) >= (cap))                                                                  \
+                        kb_grow((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr)));                 \
+                (arr)[(n)++] = (val);                                                              \
+        } while (0)
+
+/*
+ * A memory pool: many allocations freed in one call (nginx's request pools).
+ * Each session allocates its working state from one.  Not thread-safe: a
+ * pool belongs to one thread at a time.
+ */
+struct kb_pool_chunk;
+struct kb_pool {
+        struct kb_pool_chunk *head;
+        size_t chunk_size;
+        size_t total;
+};
+void kb_pool_init(struct kb_pool *p, size_t chunk_size);
+void kb_pool_release(struct kb_pool *p);
+/* Zeroed, 16-byte aligned memory that lives until kb_pool_release. */
+void *kb_pool_alloc(struct kb_pool *p, size_t n);
+char *kb_pool_strdup(struct kb_pool *p, const char *s);
+KB_PRINTF(2, 3) char *kb_pool_printf(struct kb_pool *p, const char *fmt, ...);
+
+/* ---- strings ---------------------------------------------------------- */
+
+/* A growable, always NUL-terminated byte buffer.  kb_buf_init leaves it empty
+ * and valid (data == ""); kb_buf_release frees it. */
+struct kb_buf {
+        char *data;
+        size_t len;
+        size_t cap;
+};
+void kb_buf_init(struct kb_buf *b);
+void kb_buf_release(struct kb_buf *b);
+void kb_buf_add(struct kb_buf *b, const char *s, size_t n);
+void kb_buf_adds(struct kb_buf *b, const char *s);
+void kb_buf_addc(struct kb_buf *b, char c);
+KB_PRINTF(2, 3) void kb_buf_printf(struct kb_buf *b, const char *fmt, ...);
+void kb_buf_vprintf(struct kb_buf *b, const char *fmt, va_list ap);
+void kb_buf_reset(struct kb_buf *b);
+/* Hands the string over to the caller (who frees it) and re-inits b. */
+char *kb_buf_detach(struct kb_buf *b);
+
+bool kb_streq(const char *a, const char *b); /* NULL-safe */
+bool kb_has_prefix(const char *s, const char *prefix);
+/* Reads a whole file into a NUL-terminated heap string; "-" is stdin.
+ * Returns 0 or -errno. */
+int kb_read_file(const char *path, char **out, size_t *len);
+/* FNV-1a, for hashing keys and signatures. */
+uint64_t kb_hash(const void *data, size_t n, uint64_t seed);
+#define KB_HASH_SEED 14695981039346656037ULL
+
+/* ---- time ------------------------------------------------------------- */
+
+/* Monotonic seconds, for measuring durations. */
+double kb_now_mono(void);
+/* Parses RFC 3339 ("2024-01-02T03:04:05Z", fractional seconds and offsets
+ * allowed) into seconds since the epoch.  Returns 0 or KB_EBADINPUT. */
+int kb_parse_time(const char *s, double *out);
+/* Formats seconds since the epoch as RFC 3339 UTC into buf (>= 32 bytes). */
+void kb_format_time(double t, char *buf, size_t n);
+
+/* ---- logging ---------------------------------------------------------- */
+
+/*
+ * klog-style lines on stderr:
+ *   I1121 10:00:00.000000 1234 allocate.c:88] message
+ * Severity I, W, E; kb_verbosity gates KB_V(n, ...) (-v N on the command
+ * line).  Safe from any thread: each line is one write.
+ */
+extern int kb_verbosity;
+KB_PRINTF(4, 5) void kb_log(char severity, const char *file, int line, const char *fmt, ...);
+#define KB_INFO(...)  kb_log('I', __FILE__, __LINE__, __VA_ARGS__)
+#define KB_WARN(...)  kb_log('W', __FILE__, __LINE__, __VA_ARGS__)
+#define KB_ERROR(...) kb_log('E', __FILE__, __LINE__, __VA_ARGS__)
+#define KB_V(n, ...)                                                                               \
+        do {                                                                                       \
+                if (kb_verbosity >= (n))                                                           \
+                        kb_log('I', __FILE__, __LINE__, __VA_ARGS__);                              \
+        } while (0)
+
+/* Tests capture log lines instead of printing them: when set, every line
+ * (without the klog prefix) goes to the hook and not to stderr. */
+typedef void (*kb_log_hook_fn)(char severity, const char *msg, void *arg);
+void kb_log_set_hook(kb_log_hook_fn fn, void *arg);
+
+#endif /* KB_PKG_BASE_H */

@@ -1,0 +1,217 @@
+/* JSON to and from kb_value, on yajl's event parser and generator. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
+
+#include "base/base.h"
+#include "value/value.h"
+
+/*
+ * The builder keeps the open containers on an explicit stack, so depth is
+ * bounded by KB_VALUE_MAX_DEPTH rather than by the C stack.
+ */
+struct builder {
+        struct kb_value *stack[KB_VALUE_MAX_DEPTH + 1];
+        char *pending_key[KB_VALUE_MAX_DEPTH + 1];
+        int depth;
+        struct kb_value *root;
+        bool too_deep;
+};
+
+static int add(struct builder *b, struct kb_value *v)
+{
+        if (b->depth == 0) {
+                if (b->root) { /* yajl_allow_multiple_values is off: cannot happen */
+                        kb_value_free(v);
+                        return 0;
+                }
+                b->root = v;
+                return 1;
+        }
+        struct kb_value *top = b->stack[b->depth - 1];
+        if (top->type == KB_VARRAY) {
+                kb_value_append(top, v);
+        } else {
+                char *key = b->pending_key[b->depth - 1];
+                kb_value_set(top, key, v);
+                free(key);
+                b->pending_key[b->depth - 1] = NULL;
+        }
+        return 1;
+}
+
+static int open_container(struct builder *b, enum kb_value_type t)
+{
+        if (b->depth >= KB_VALUE_MAX_DEPTH) {
+                b->too_deep = true;
+                return 0;
+        }
+        struct kb_value *v = kb_value_new(t);
+        add(b, v);
+        b->stack[b->depth++] = v;
+        return 1;
+}
+
+static int cb_null(void *ctx)
+{
+        return add(ctx, kb_value_new(KB_VNULL));
+}
+
+static int cb_bool(void *ctx, int v)
+{
+        return add(ctx, kb_value_new_bool(v));
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+        struct kb_value *v = kb_value_new(KB_VNUMBER);
+        v->s = kb_xstrndup(s, n);
+        return add(ctx, v);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+        return add(ctx, kb_value_new_stringn((const char *)s, n));
+}
+
+static int cb_start_map(void *ctx)
+{
+        return open_container(ctx, KB_VOBJECT);
+}
+
+static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
+{
+        struct builder *b = ctx;
+        free(b->pending_key[b->depth - 1]);
+        b->pending_key[b->depth - 1] = kb_xstrndup((const char *)s, n);
+        return 1;
+}
+
+static int cb_end(void *ctx)
+{
+        struct builder *b = ctx;
+        b->depth--;
+        return 1;
+}
+
+static int cb_start_array(void *ctx)
+{
+        return open_container(ctx, KB_VARRAY);
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = cb_null,
+    .yajl_boolean = cb_bool,
+    .yajl_number = cb_number,
+    .yajl_string = cb_string,
+    .yajl_start_map = cb_start_map,
+    .yajl_map_key = cb_map_key,
+    .yajl_end_map = cb_end,
+    .yajl_start_array = cb_start_array,
+    .yajl_end_array = cb_end,
+};
+
+static int line_of(const char *text, size_t off)
+{
+        int line = 1;
+        for (size_t i = 0; i < off; i++)
+                line += text[i] == '\n';
+        return line;
+}
+
+int kb_json_parse(const char *text, size_t len, struct kb_value **out, char *err, size_t errlen)
+{
+        struct builder b;
+        memset(&b, 0, sizeof(b));
+        yajl_handle h = yajl_alloc(&callbacks, NULL, &b);
+        if (!h)
+                kb_die("yajl_alloc failed");
+        yajl_status st = yajl_parse(h, (const unsigned char *)text, len);
+        if (st == yajl_status_ok)
+                st = yajl_complete_parse(h);
+        int rc = 0;
+        if (st != yajl_status_ok || !b.root) {
+                if (err && errlen) {
+                        size_t off = yajl_get_bytes_consumed(h);
+                        if (b.too_deep) {
+                                snprintf(err, errlen, "line %d: nesting deeper than %d",
+                                         line_of(text, off < len ? off : len),
+                                         KB_VALUE_MAX_DEPTH);
+                        } else if (st == yajl_status_ok) {
+                                snprintf(err, errlen, "empty document");
+                        } else {
+                                unsigned char *msg = yajl_get_error(h, 0, NULL, 0);
+                                char *nl;
+                                snprintf(err, errlen, "line %d: %s",
+                                         line_of(text, off < len ? off : len), (char *)msg);
+                                if ((nl = strchr(err, '\n')) != NULL)
+                                        *nl = '\0';
+                                yajl_free_error(h, msg);
+                        }
+                }
+                for (int i = 0; i <= KB_VALUE_MAX_DEPTH; i++)
+                        free(b.pending_key[i]);
+                kb_value_free(b.root);
+                rc = KB_EBADINPUT;
+        } else {
+                *out = b.root;
+        }
+        yajl_free(h);
+        return rc;
+}
+
+/* ---- emitting --------------------------------------------------------- */
+
+static void gen(yajl_gen g, const struct kb_value *v)
+{
+        switch (v->type) {
+        case KB_VNULL:
+                yajl_gen_null(g);
+                break;
+        case KB_VBOOL:
+                yajl_gen_bool(g, v->b);
+                break;
+        case KB_VNUMBER:
+                yajl_gen_number(g, v->s, strlen(v->s));
+                break;
+        case KB_VSTRING:
+                yajl_gen_string(g, (const unsigned char *)v->s, strlen(v->s));
+                break;
+        case KB_VARRAY:
+                yajl_gen_array_open(g);
+                for (size_t i = 0; i < v->arr.n; i++)
+                        gen(g, v->arr.v[i]);
+                yajl_gen_array_close(g);
+                break;
+        case KB_VOBJECT:
+                yajl_gen_map_open(g);
+                for (size_t i = 0; i < v->obj.n; i++) {
+                        const char *k = v->obj.m[i].key;
+                        yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+                        gen(g, v->obj.m[i].val);
+                }
+                yajl_gen_map_close(g);
+                break;
+        }
+}
+
+char *kb_json_emit(const struct kb_value *v, bool pretty)
+{
+        yajl_gen g = yajl_gen_alloc(NULL);
+        const unsigned char *buf;
+        size_t len;
+        if (!g)
+                kb_die("yajl_gen_alloc failed");
+        yajl_gen_config(g, yajl_gen_beautify, pretty ? 1 : 0);
+        yajl_gen_config(g, yajl_gen_indent_string, "  ");
+        if (v)
+                gen(g, v);
+        else
+                yajl_gen_null(g);
+        yajl_gen_get_buf(g, &buf, &len);
+        char *s = kb_xstrndup((const char *)buf, len);
+        yajl_gen_free(g);
+        return s;
+}
