@@ -1,0 +1,186 @@
+/*
+ * nodeorder: scores a node for a task as Volcano's nodeorder plugin does
+ * (pkg/scheduler/plugins/nodeorder/nodeorder.go).  Volcano calls four of
+ * kube-scheduler's score plugins directly, without their normalisation, and
+ * adds score * weight; kbatch computes the same four scores itself:
+ *
+ *   argument                  default  scorer (kube-scheduler source)
+ *   leastrequested.weight     1        NodeResourcesFit LeastAllocated
+ *                                      (noderesources/least_allocated.go)
+ *   mostrequested.weight      0        NodeResourcesFit MostAllocated
+ *                                      (noderesources/most_allocated.go)
+ *   balancedresource.weight   1        NodeResourcesBalancedAllocation
+ *                                      (noderesources/balanced_allocation.go)
+ *   nodeaffinity.weight       1        NodeAffinity's Score, un-normalised
+ *                                      (nodeaffinity/node_affinity.go)
+ *
+ * A weight of 0 skips its scorer.  Volcano's other weights
+ * (podaffinity.weight, tainttoleration.weight, imagelocality.weight,
+ * podtopologyspread.weight, selectorspread.weight) are accepted and ignored:
+ * those scorers need other pods, images or batch normalisation, which kbatch
+ * does not model.  (Volcano releases since 1.8 default nodeaffinity.weight
+ * to 2; kbatch keeps the earlier default of 1.)
+ *
+ * Every scorer returns 0..100 in int64 arithmetic, with requested = the
+ * node's used resources + this task's request, over cpu (millicores) and
+ * memory (bytes) with weight 1 each (Volcano passes 50/50 to LeastAllocated,
+ * which divides the same), skipping a resource whose allocatable is 0:
+ *
+ *   leastrequested   per resource (allocatable - requested) * 100 / allocatable
+ *                    (0 when requested > allocatable); the mean, integer division
+ *   mostrequested    per resource min(requested, allocatable) * 100 / allocatable;
+ *                    the mean, integer division
+ *   balancedresource f = min(requested / allocatable, 1) as doubles, for cpu,
+ *                    memory and nvidia.com/gpu (Volcano adds the GPU; it counts
+ *                    only when the task requests it); with two fractions
+ *                    std = |f1 - f2| / 2, with more the population standard
+ *                    deviation, with fewer 0; score = (int64)((1 - std) * 100)
+ *   nodeaffinity     the sum of the weights of the preferred terms the node
+ *                    matches (terms of weight 0 or without requirements count
+ *                    for nothing)
+ *
+ * Example: a node with 4000m / 8Gi allocatable and 1000m / 2Gi used, a task
+ * asking 1000m / 2Gi: requested 2000m / 4Gi; leastrequested
+ * ((4000-2000)*100/4000 + (8Gi-4Gi)*100/8Gi) / 2 = (50 + 50) / 2 = 50;
+ * mostrequested 50; balancedresource fractions 0.5 and 0.5, std 0, 100.  With
+ * the default weights the node scores 50*1 + 100*1 = 150 plus its affinity.
+ *
+ * kube-scheduler counts a container without a cpu or memory request as
+ * 100m / 200Mi for LeastAllocated and MostAllocated; kbatch's node accounting
+ * keeps only the sum of requests, so it uses the requests as they are.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "framework/framework.h"
+#include "plugins/plugins-int.h"
+
+static void *nodeorder_open(struct kb_session *s, const struct kb_value *args);
+
+const struct kb_plugin kb_plugin_nodeorder = {
+    .name = "nodeorder",
+    .open = nodeorder_open,
+    .close = NULL,
+};
+
+#define MAX_NODE_SCORE 100
+
+KB_TESTABLE void nodeorder_conf(const struct kb_value *args, struct kb__nodeorder *no)
+{
+        no->least = kb_args_int(args, "leastrequested.weight", 1);
+        no->most = kb_args_int(args, "mostrequested.weight", 0);
+        no->balanced = kb_args_int(args, "balancedresource.weight", 1);
+        no->affinity = kb_args_int(args, "nodeaffinity.weight", 1);
+        no->gpu = kb_res_lookup("nvidia.com/gpu");
+}
+
+/* The requested amount of slot r if the task went to the node. */
+static int64_t requested(const struct kb_task *t, const struct kb_node_info *n, int r)
+{
+        return n->used.q[r] + t->resreq.q[r];
+}
+
+static const int cpu_mem[] = {KB_RES_CPU, KB_RES_MEMORY};
+
+KB_TESTABLE int64_t nodeorder_least_requested(const struct kb_task *t, const struct kb_node_info *n)
+{
+        int64_t sum = 0, count = 0;
+        for (size_t i = 0; i < KB_ARRAY_SIZE(cpu_mem); i++) {
+                int64_t cap = n->allocatable.q[cpu_mem[i]];
+                int64_t req = requested(t, n, cpu_mem[i]);
+                if (cap == 0)
+                        continue;
+                count++;
+                if (req <= cap)
+                        sum += (cap - req) * MAX_NODE_SCORE / cap;
+        }
+        return count ? sum / count : 0;
+}
+
+KB_TESTABLE int64_t nodeorder_most_requested(const struct kb_task *t, const struct kb_node_info *n)
+{
+        int64_t sum = 0, count = 0;
+        for (size_t i = 0; i < KB_ARRAY_SIZE(cpu_mem); i++) {
+                int64_t cap = n->allocatable.q[cpu_mem[i]];
+                int64_t req = requested(t, n, cpu_mem[i]);
+                if (cap == 0)
+                        continue;
+                count++;
+                /* kube-scheduler clamps: pods without requests count as
+                 * minimum values and may push requested past capacity. */
+                sum += KB_MIN(req, cap) * MAX_NODE_SCORE / cap;
+        }
+        return count ? sum / count : 0;
+}
+
+KB_TESTABLE int64_t nodeorder_balanced_resource(const struct kb_task *t,
+                                                const struct kb_node_info *n, int gpu)
+{
+        double f[3], total = 0;
+        size_t nf = 0;
+        int slots[3] = {KB_RES_CPU, KB_RES_MEMORY, gpu};
+
+        for (size_t i = 0; i < KB_ARRAY_SIZE(slots); i++) {
+                int r = slots[i];
+                if (r < 0)
+                        continue;
+                /* An extended resource the task does not ask for is left
+                 * out, as kube-scheduler's calculateResourceAllocatableRequest
+                 * does. */
+                if (r == gpu && t->resreq.q[r] == 0)
+                        continue;
+                int64_t cap = n->allocatable.q[r];
+                if (cap == 0)
+                        continue;
+                double frac = (double)requested(t, n, r) / (double)cap;
+                f[nf++] = frac > 1 ? 1 : frac;
+                total += f[nf - 1];
+        }
+
+        double std = 0;
+        if (nf == 2) {
+                std = fabs((f[0] - f[1]) / 2);
+        } else if (nf > 2) {
+                double mean = total / (double)nf, sum = 0;
+                for (size_t i = 0; i < nf; i++)
+                        sum += (f[i] - mean) * (f[i] - mean);
+                std = sqrt(sum / (double)nf);
+        }
+        return (int64_t)((1 - std) * MAX_NODE_SCORE);
+}
+
+KB_TESTABLE int64_t nodeorder_node_affinity(const struct kb_task *t, const struct kb_node_info *n)
+{
+        const struct kb_pod *pod = t->pod;
+        int64_t sum = 0;
+        for (size_t i = 0; i < pod->npreferred; i++) {
+                const struct kb_preferred_term *p = &pod->preferred[i];
+                if (p->weight != 0 && kb__plugins_term_matches(&p->term, n->node))
+                        sum += p->weight;
+        }
+        return sum;
+}
+
+KB_TESTABLE double nodeorder_score(void *arg, const struct kb_task *t, const struct kb_node_info *n)
+{
+        const struct kb__nodeorder *no = arg;
+        double score = 0;
+        if (no->least)
+                score += (double)(nodeorder_least_requested(t, n) * no->least);
+        if (no->most)
+                score += (double)(nodeorder_most_requested(t, n) * no->most);
+        if (no->balanced)
+                score += (double)(nodeorder_balanced_resource(t, n, no->gpu) * no->balanced);
+        if (no->affinity)
+                score += (double)(nodeorder_node_affinity(t, n) * no->affinity);
+        return score;
+}
+
+static void *nodeorder_open(struct kb_session *s, const struct kb_value *args)
+{
+        struct kb__nodeorder *no = kb_pool_alloc(kb_session_pool(s), sizeof(*no));
+        nodeorder_conf(args, no);
+        if (no->least || no->most || no->balanced || no->affinity)
+                kb_on_node_order(s, nodeorder_score, no, KB_PURE);
+        return no;
+}

@@ -1,0 +1,127 @@
+/*
+ * NodeSelectorTerm matching, shared by predicates (required node affinity)
+ * and nodeorder (preferred node affinity).  The rules are those of
+ * k8s.io/component-helpers/scheduling/corev1/nodeaffinity and
+ * k8s.io/apimachinery/pkg/labels (Requirement.Matches):
+ *
+ *   - a term is the AND of its matchExpressions (on node labels) and its
+ *     matchFields (on metadata.name); a term with neither matches nothing;
+ *   - In: the label exists and equals one of the values;
+ *     NotIn: the label is absent or equals none of them;
+ *     Exists / DoesNotExist: the label is present / absent;
+ *     Gt / Lt: the label and the single value both parse as base-10 int64
+ *     (strconv.ParseInt) and compare so; a label that does not parse fails;
+ *   - matchFields: key metadata.name only, operator In or NotIn, exactly one
+ *     value;
+ *   - a malformed requirement (In or NotIn without values, Exists with
+ *     values, Gt with other than one integer value, a field other than
+ *     metadata.name) fails its term, as the parse error does in
+ *     kube-scheduler.
+ *
+ * Example: [gpu-count Gt "3"] matches labels {gpu-count: "8"}, and neither
+ * {gpu-count: "eight"} nor a node without the label.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "plugins/plugins-int.h"
+
+const char *kb__plugins_node_label(const struct kb_node *node, const char *key)
+{
+        for (size_t i = 0; i < node->meta.nlabels; i++)
+                if (strcmp(node->meta.labels[i].key, key) == 0)
+                        return node->meta.labels[i].value;
+        return NULL;
+}
+
+static bool has_value(const struct kb_selector_req *r, const char *v)
+{
+        for (size_t i = 0; i < r->nvalues; i++)
+                if (strcmp(r->values[i], v) == 0)
+                        return true;
+        return false;
+}
+
+/* Go's strconv.ParseInt(s, 10, 64): an optional sign, then one or more
+ * decimal digits, nothing else, in range. */
+static bool parse_int64(const char *s, int64_t *out)
+{
+        bool neg = false;
+        if (*s == '+' || *s == '-')
+                neg = *s++ == '-';
+        if (*s == '\0')
+                return false;
+        /* Accumulate negatively so that INT64_MIN is reachable. */
+        int64_t v = 0;
+        for (; *s; s++) {
+                if (*s < '0' || *s > '9')
+                        return false;
+                int d = *s - '0';
+                if (v < (INT64_MIN + d) / 10)
+                        return false;
+                v = v * 10 - d;
+        }
+        if (!neg) {
+                if (v == INT64_MIN)
+                        return false;
+                v = -v;
+        }
+        *out = v;
+        return true;
+}
+
+/* One matchExpressions requirement against a label value (NULL: absent). */
+static bool expr_matches(const struct kb_selector_req *r, const char *val)
+{
+        int64_t lv, rv;
+
+        switch (r->op) {
+        case KB_SEL_IN:
+                return r->nvalues > 0 && val && has_value(r, val);
+        case KB_SEL_NOT_IN:
+                return r->nvalues > 0 && (!val || !has_value(r, val));
+        case KB_SEL_EXISTS:
+                return r->nvalues == 0 && val;
+        case KB_SEL_DOES_NOT_EXIST:
+                return r->nvalues == 0 && !val;
+        case KB_SEL_GT:
+        case KB_SEL_LT:
+                if (r->nvalues != 1 || !parse_int64(r->values[0], &rv))
+                        return false;
+                if (!val || !parse_int64(val, &lv))
+                        return false;
+                return r->op == KB_SEL_GT ? lv > rv : lv < rv;
+        }
+        return false;
+}
+
+/* One matchFields requirement: only metadata.name, In or NotIn, one value. */
+static bool field_matches(const struct kb_selector_req *r, const struct kb_node *node)
+{
+        if (strcmp(r->key, "metadata.name") != 0 || r->nvalues != 1)
+                return false;
+        bool eq = kb_streq(node->meta.name, r->values[0]);
+        switch (r->op) {
+        case KB_SEL_IN:
+                return eq;
+        case KB_SEL_NOT_IN:
+                return !eq;
+        default:
+                return false;
+        }
+}
+
+bool kb__plugins_term_matches(const struct kb_node_term *term, const struct kb_node *node)
+{
+        if (term->nexprs == 0 && term->nfields == 0)
+                return false;
+        for (size_t i = 0; i < term->nexprs; i++)
+                if (!expr_matches(&term->exprs[i],
+                                  kb__plugins_node_label(node, term->exprs[i].key)))
+                        return false;
+        for (size_t i = 0; i < term->nfields; i++)
+                if (!field_matches(&term->fields[i], node))
+                        return false;
+        return true;
+}

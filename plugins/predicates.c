@@ -1,0 +1,159 @@
+/*
+ * predicates: may this task go to this node at all, as the node-level filters
+ * of kube-scheduler decide it.  Volcano's predicates plugin
+ * (pkg/scheduler/plugins/predicates/predicates.go) runs kube-scheduler's
+ * filter plugins; kbatch keeps the ones that read only the pod's placement
+ * spec and the node's static attributes, in this order, and answers with the
+ * first failure in kube-scheduler's words:
+ *
+ *   1. the node is not Ready          "node(s) were not ready"
+ *   2. NodeUnschedulable              "node(s) were unschedulable"
+ *      (spec.unschedulable, unless the pod tolerates the taint
+ *      node.kubernetes.io/unschedulable:NoSchedule)
+ *   3. NodeAffinity                   "node(s) didn't match Pod's node affinity/selector"
+ *      (spec.nodeSelector and requiredDuringSchedulingIgnoredDuringExecution)
+ *   4. TaintToleration                "node(s) had untolerated taint {KEY: VALUE}"
+ *      (the node's first NoSchedule or NoExecute taint that no toleration
+ *      tolerates; PreferNoSchedule taints only affect scoring)
+ *
+ * Resource fit (cpu, memory, pods, extended resources) is the framework's
+ * job (kb_select_node), and the filters that need other pods (ports, pod
+ * affinity, topology spread) or volumes are not done.  Volcano's arguments
+ * (predicate.GPUSharingEnable, predicate.CacheEnable, ...) are accepted and
+ * ignored.
+ *
+ * Node affinity: nodeSelector needs every key present with an equal value;
+ * the required terms are ORed; each term is matched as plugins/nodeselector.c
+ * explains (In, NotIn, Exists, DoesNotExist, Gt, Lt on labels; metadata.name
+ * in matchFields; an empty term matches nothing).
+ *
+ * Example: a pod with nodeSelector {disk: ssd} and one required term
+ * [gpu-count Gt "3"] fits a node labelled {disk: ssd, gpu-count: "8"}, not
+ * one labelled {disk: ssd, gpu-count: "eight"} (the label is not an integer).
+ *
+ * Tolerations follow v1.Toleration.ToleratesTaint: a toleration with an
+ * effect must name the taint's effect; with a key, the taint's key; then
+ * Exists tolerates any value and Equal (the default) needs equal values.  So
+ * {operator: Exists} alone tolerates every taint.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "framework/framework.h"
+#include "plugins/plugins-int.h"
+
+static void *predicates_open(struct kb_session *s, const struct kb_value *args);
+
+const struct kb_plugin kb_plugin_predicates = {
+    .name = "predicates",
+    .open = predicates_open,
+    .close = NULL,
+};
+
+#define REASON_NOT_READY     "node(s) were not ready"
+#define REASON_UNSCHEDULABLE "node(s) were unschedulable"
+#define REASON_AFFINITY      "node(s) didn't match Pod's node affinity/selector"
+
+#define TAINT_UNSCHEDULABLE "node.kubernetes.io/unschedulable"
+
+struct predicates {
+        struct kb_session *s;
+};
+
+static bool selector_and_affinity_match(const struct kb_pod *pod, const struct kb_node *node)
+{
+        for (size_t i = 0; i < pod->nnode_selector; i++)
+                if (!kb_streq(kb__plugins_node_label(node, pod->node_selector[i].key),
+                              pod->node_selector[i].value))
+                        return false;
+        if (pod->nrequired == 0)
+                return true;
+        for (size_t i = 0; i < pod->nrequired; i++)
+                if (kb__plugins_term_matches(&pod->required[i], node))
+                        return true;
+        return false;
+}
+
+static const char *effect_name(enum kb_taint_effect e)
+{
+        switch (e) {
+        case KB_TAINT_NO_SCHEDULE:
+                return "NoSchedule";
+        case KB_TAINT_PREFER_NO_SCHEDULE:
+                return "PreferNoSchedule";
+        case KB_TAINT_NO_EXECUTE:
+                return "NoExecute";
+        }
+        return "";
+}
+
+static bool empty(const char *s)
+{
+        return !s || !*s;
+}
+
+static bool tolerates(const struct kb_toleration *tol, const char *key, const char *value,
+                      enum kb_taint_effect effect)
+{
+        if (!empty(tol->effect) && strcmp(tol->effect, effect_name(effect)) != 0)
+                return false;
+        if (!empty(tol->key) && !kb_streq(tol->key, key))
+                return false;
+        if (tol->op == KB_TOL_EXISTS)
+                return true;
+        return kb_streq(tol->value ? tol->value : "", value ? value : "");
+}
+
+static bool pod_tolerates(const struct kb_pod *pod, const char *key, const char *value,
+                          enum kb_taint_effect effect)
+{
+        for (size_t i = 0; i < pod->ntolerations; i++)
+                if (tolerates(&pod->tolerations[i], key, value, effect))
+                        return true;
+        return false;
+}
+
+/*
+ * The whole check.  Returns NULL when pod may go to node, else a static
+ * reason, or buf holding the taint reason (the caller interns it).
+ */
+KB_TESTABLE const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node,
+                                         char *buf, size_t len)
+{
+        if (!node->ready)
+                return REASON_NOT_READY;
+        if (node->unschedulable &&
+            !pod_tolerates(pod, TAINT_UNSCHEDULABLE, "", KB_TAINT_NO_SCHEDULE))
+                return REASON_UNSCHEDULABLE;
+        if (!selector_and_affinity_match(pod, node))
+                return REASON_AFFINITY;
+        for (size_t i = 0; i < node->ntaints; i++) {
+                const struct kb_taint *taint = &node->taints[i];
+                if (taint->effect == KB_TAINT_PREFER_NO_SCHEDULE)
+                        continue;
+                if (pod_tolerates(pod, taint->key, taint->value, taint->effect))
+                        continue;
+                snprintf(buf, len, "node(s) had untolerated taint {%s: %s}", taint->key,
+                         taint->value ? taint->value : "");
+                return buf;
+        }
+        return NULL;
+}
+
+static const char *predicates_fn(void *arg, const struct kb_task *t, const struct kb_node_info *n)
+{
+        struct predicates *p = arg;
+        char buf[640];
+        const char *why = predicates_check(t->pod, n->node, buf, sizeof(buf));
+        return why == buf ? kb_session_intern(p->s, buf) : why;
+}
+
+static void *predicates_open(struct kb_session *s, const struct kb_value *args)
+{
+        (void)args;
+        struct predicates *p = kb_pool_alloc(kb_session_pool(s), sizeof(*p));
+        p->s = s;
+        kb_on_predicate(s, predicates_fn, p, KB_PURE);
+        return p;
+}
