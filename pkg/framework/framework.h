@@ -217,8 +217,9 @@ struct kb_job {
         const char *invalid;
         /* Set by enqueue when a Pending group stayed Pending, to explain it. */
         const char *enqueue_reason;
-        /* Index of the first task that did not fit in this session, or -1. */
-        int32_t first_unfit;
+        /* The fit error of the first task that fit no node in this session
+         * ("0/4 nodes are available: ..."), or NULL. */
+        const char *fit_error;
         bool touched; /* allocate looked at this job in this session */
 };
 
@@ -248,6 +249,9 @@ struct kb_queue_info {
         uint32_t index;
         int32_t weight;
         enum kb_queue_state state;
+        /* Filled by a quota plugin (proportion) for the queue status. */
+        struct kb_res deserved;
+        double share;
 };
 
 /* ---- results ------------------------------------------------------------- */
@@ -319,6 +323,7 @@ int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
 /* Accessors used by actions and plugins. */
 struct kb_pool *kb_session_pool(struct kb_session *s);
 const struct kb_snapshot *kb_session_snapshot(struct kb_session *s);
+const struct kb_conf *kb_session_conf(struct kb_session *s);
 struct kb_job **kb_session_jobs(struct kb_session *s, size_t *n);
 struct kb_node_info *kb_session_nodes(struct kb_session *s, size_t *n);
 struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n);
@@ -329,6 +334,14 @@ struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name);
 const struct kb_value *kb_session_action_args(struct kb_session *s);
 /* A priority class value by name; false when none. */
 bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *value);
+/* Sets the PodGroup condition this session reports for j (Volcano's
+ * UpdatePodGroupCondition): type "Unschedulable" or "Scheduled", status
+ * "True"/"False".  Strings are copied into the session pool. */
+void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *type,
+                          const char *status, const char *reason, const char *message);
+/* Records why j stays Pending (a plugin rejecting it at enqueue, say);
+ * the first reason of a session is kept.  Shown in its PodGroup condition. */
+void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *why);
 /* Interns a message string in the session pool (for fit reasons that are
  * counted by identity). */
 const char *kb_session_intern(struct kb_session *s, const char *str);
@@ -480,6 +493,26 @@ void kb_statement_evict(struct kb_statement *st, struct kb_task *t, const char *
                         const char *reason);
 void kb_statement_commit(struct kb_statement *st);
 void kb_statement_discard(struct kb_statement *st);
+
+/* ---- priority queues ------------------------------------------------------ */
+
+/* A binary heap of pointers; cmp < 0 means a comes out before b.  Actions
+ * keep queues, jobs and tasks in these, as Volcano's util.PriorityQueue. */
+typedef int (*kb_heap_cmp_fn)(void *ctx, const void *a, const void *b);
+struct kb_heap {
+        void **v;
+        size_t n, cap;
+        kb_heap_cmp_fn cmp;
+        void *ctx;
+};
+void kb_heap_init(struct kb_heap *h, kb_heap_cmp_fn cmp, void *ctx);
+void kb_heap_release(struct kb_heap *h);
+void kb_heap_push(struct kb_heap *h, void *item);
+void *kb_heap_pop(struct kb_heap *h); /* NULL when empty */
+static inline bool kb_heap_empty(const struct kb_heap *h)
+{
+        return h->n == 0;
+}
 
 /* ---- plugins and actions ------------------------------------------------ */
 

@@ -1,0 +1,76 @@
+/*
+ * enqueue: admits Pending PodGroups (phase Inqueue) when their queue and the
+ * plugins allow, as Volcano's actions/enqueue: queues are visited in queue
+ * order, one job at a time, each queue put back until its pending jobs are
+ * done, so admission interleaves across queues.  The enqueueable votes decide
+ * (proportion: queue state and capability; overcommit: cluster room).
+ *
+ * Volcano admits a group without minResources without asking the plugins;
+ * kbatch asks them too, so that a closed queue admits nothing new even
+ * where no admission webhook guards it (the plugins permit a group without
+ * minResources on every other ground).
+ */
+#include <stdlib.h>
+
+#include "framework/framework.h"
+
+static void enqueue_execute(struct kb_session *s);
+
+const struct kb_action kb_action_enqueue = {
+    .name = "enqueue",
+    .execute = enqueue_execute,
+};
+
+static int queue_cmp(void *ctx, const void *a, const void *b)
+{
+        return kb_queue_order(ctx, a, b);
+}
+
+static int job_cmp(void *ctx, const void *a, const void *b)
+{
+        return kb_job_order(ctx, a, b);
+}
+
+static void enqueue_execute(struct kb_session *s)
+{
+        size_t njobs, nqueues;
+        struct kb_job **jobs = kb_session_jobs(s, &njobs);
+        kb_session_queues(s, &nqueues);
+        struct kb_heap queues;
+        struct kb_heap *pending = kb_xcalloc(nqueues + 1, sizeof(*pending));
+        bool *queued = kb_xcalloc(nqueues + 1, sizeof(*queued));
+
+        kb_heap_init(&queues, queue_cmp, s);
+        for (size_t i = 0; i < nqueues; i++)
+                kb_heap_init(&pending[i], job_cmp, s);
+        for (size_t i = 0; i < njobs; i++) {
+                struct kb_job *j = jobs[i];
+                if (!j->queue)
+                        continue;
+                if (!queued[j->queue->index]) {
+                        queued[j->queue->index] = true;
+                        kb_heap_push(&queues, j->queue);
+                }
+                if (j->phase == KB_PG_PENDING && !j->invalid)
+                        kb_heap_push(&pending[j->queue->index], j);
+        }
+        while (!kb_heap_empty(&queues)) {
+                struct kb_queue_info *q = kb_heap_pop(&queues);
+                struct kb_heap *h = &pending[q->index];
+                if (kb_heap_empty(h))
+                        continue;
+                struct kb_job *j = kb_heap_pop(h);
+                if (kb_job_enqueueable(s, j)) {
+                        kb_job_enqueued(s, j);
+                        j->phase = KB_PG_INQUEUE;
+                } else {
+                        kb_job_explain(s, j, "not admitted to its queue");
+                }
+                kb_heap_push(&queues, q);
+        }
+        for (size_t i = 0; i < nqueues; i++)
+                kb_heap_release(&pending[i]);
+        kb_heap_release(&queues);
+        free(pending);
+        free(queued);
+}

@@ -1,0 +1,377 @@
+/*
+ * The scheduler conf, in Volcano's format (pkg/scheduler/conf):
+ *
+ *   actions: "enqueue, allocate, backfill"
+ *   tiers:
+ *   - plugins:
+ *     - name: priority
+ *       enableJobOrder: false      # or Volcano's other spelling, enabledJobOrder
+ *       arguments: {key: value}
+ *   configurations:
+ *   - name: allocate
+ *     arguments: {key: value}
+ *
+ * A missing flag means enabled.  Names Volcano knows but kbatch does not
+ * implement yet are skipped with a warning, so that a Volcano conf loads
+ * unchanged; names nobody knows are errors.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/framework.h"
+
+const char kb_default_conf_yaml[] = "actions: \"enqueue, allocate, backfill\"\n"
+                                    "tiers:\n"
+                                    "- plugins:\n"
+                                    "  - name: priority\n"
+                                    "  - name: gang\n"
+                                    "  - name: conformance\n"
+                                    "- plugins:\n"
+                                    "  - name: overcommit\n"
+                                    "  - name: drf\n"
+                                    "  - name: predicates\n"
+                                    "  - name: proportion\n"
+                                    "  - name: nodeorder\n";
+
+/* Volcano actions and plugins that kbatch does not implement yet. */
+static const char *const unimplemented_actions[] = {"preempt", "reclaim", "shuffle", "elect",
+                                                    "reserve"};
+static const char *const unimplemented_plugins[] = {
+    "task-topology", "sla",     "tdm",        "numaaware",    "cdp",
+    "rescheduling",  "usage",   "extender",   "deviceshare",  "capacity",
+    "pdb",           "resource-strategy-fit", "nodegroup", "network-topology-aware",
+    "resourcequota", "cpuquota"};
+/* Volcano flags that govern features kbatch does not have. */
+static const char *const ignored_flags[] = {"Hierarchy", "BestNode", "TargetJob",
+                                            "ReservedNodes", "Victim"};
+
+static bool in_list(const char *const *list, size_t n, const char *s)
+{
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(list[i], s) == 0)
+                        return true;
+        return false;
+}
+
+static const char *const point_flags[] = {
+#define XX(name, flag) flag,
+    KB_POINTS(XX)
+#undef XX
+};
+
+/* Matches "enableX" or "enabledX" and returns X, else NULL. */
+static const char *flag_suffix(const char *key)
+{
+        if (kb_has_prefix(key, "enabled"))
+                return key + 7;
+        if (kb_has_prefix(key, "enable"))
+                return key + 6;
+        return NULL;
+}
+
+static void trim(char **s)
+{
+        while (**s == ' ' || **s == '\t' || **s == '\n')
+                (*s)++;
+        char *e = *s + strlen(*s);
+        while (e > *s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n'))
+                *--e = '\0';
+}
+
+static int parse_actions(const struct kb_value *v, struct kb_conf *conf, char *err, size_t errlen)
+{
+        const char *text = kb_value_str(v);
+        if (!text) {
+                snprintf(err, errlen, "actions: must be a string like \"enqueue, allocate\"");
+                return KB_EBADCONF;
+        }
+        char *copy = kb_xstrdup(text), *save = NULL;
+        int rc = 0;
+        size_t cap = 0;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                trim(&tok);
+                if (!*tok)
+                        continue;
+                if (!kb_action_find(tok)) {
+                        if (in_list(unimplemented_actions, KB_ARRAY_SIZE(unimplemented_actions),
+                                    tok)) {
+                                KB_WARN("conf: action %s is not implemented by kbatch yet; "
+                                        "skipping it",
+                                        tok);
+                                continue;
+                        }
+                        snprintf(err, errlen, "actions: unknown action \"%s\"", tok);
+                        rc = KB_EBADCONF;
+                        break;
+                }
+                struct kb_action_conf a = {kb_xstrdup(tok), kb_value_new(KB_VOBJECT)};
+                KB_PUSH(conf->actions, conf->nactions, cap, a);
+        }
+        free(copy);
+        return rc;
+}
+
+static int parse_plugin(const struct kb_value *pv, const char *where, struct kb_plugin_conf *pc,
+                        bool *skip, char *err, size_t errlen)
+{
+        const char *name = kb_value_str(kb_value_get(pv, "name"));
+        *skip = false;
+        if (!kb_value_is(pv, KB_VOBJECT) || !name || !*name) {
+                snprintf(err, errlen, "%s.name: required", where);
+                return KB_EBADCONF;
+        }
+        if (!kb_plugin_find(name)) {
+                if (in_list(unimplemented_plugins, KB_ARRAY_SIZE(unimplemented_plugins), name)) {
+                        KB_WARN("conf: plugin %s is not implemented by kbatch yet; skipping it",
+                                name);
+                        *skip = true;
+                        return 0;
+                }
+                snprintf(err, errlen, "%s.name: unknown plugin \"%s\"", where, name);
+                return KB_EBADCONF;
+        }
+        pc->name = kb_xstrdup(name);
+        memset(pc->enabled, 1, sizeof(pc->enabled));
+        pc->arguments = kb_value_new(KB_VOBJECT);
+        for (size_t i = 0; i < pv->obj.n; i++) {
+                const char *key = pv->obj.m[i].key;
+                const struct kb_value *val = pv->obj.m[i].val;
+                if (strcmp(key, "name") == 0)
+                        continue;
+                if (strcmp(key, "arguments") == 0) {
+                        if (val->type == KB_VNULL)
+                                continue;
+                        if (val->type != KB_VOBJECT) {
+                                snprintf(err, errlen, "%s.arguments: must be a map", where);
+                                return KB_EBADCONF;
+                        }
+                        kb_value_free(pc->arguments);
+                        pc->arguments = kb_value_clone(val);
+                        continue;
+                }
+                const char *suffix = flag_suffix(key);
+                bool known = false;
+                for (int p = 0; suffix && p < KB_NPOINTS; p++) {
+                        if (!point_flags[p] || strcmp(point_flags[p] + 6, suffix) != 0)
+                                continue;
+                        if (val->type != KB_VBOOL) {
+                                snprintf(err, errlen, "%s.%s: must be true or false", where, key);
+                                return KB_EBADCONF;
+                        }
+                        pc->enabled[p] = val->b ? 1 : 0;
+                        known = true;
+                }
+                if (known)
+                        continue;
+                if (suffix && in_list(ignored_flags, KB_ARRAY_SIZE(ignored_flags), suffix))
+                        KB_WARN("conf: %s.%s: not supported by kbatch; ignored", where, key);
+                else
+                        KB_WARN("conf: %s.%s: unknown key; ignored", where, key);
+        }
+        return 0;
+}
+
+static int parse_tiers(const struct kb_value *v, struct kb_conf *conf, char *err, size_t errlen)
+{
+        if (!kb_value_is(v, KB_VARRAY)) {
+                snprintf(err, errlen, "tiers: must be a list");
+                return KB_EBADCONF;
+        }
+        conf->tiers = kb_xcalloc(v->arr.n + 1, sizeof(*conf->tiers));
+        for (size_t t = 0; t < v->arr.n; t++) {
+                const struct kb_value *plugins = kb_value_get(v->arr.v[t], "plugins");
+                struct kb_tier_conf *tier = &conf->tiers[conf->ntiers++];
+                if (!kb_value_is(plugins, KB_VARRAY)) {
+                        snprintf(err, errlen, "tiers[%zu].plugins: must be a list", t);
+                        return KB_EBADCONF;
+                }
+                tier->plugins = kb_xcalloc(plugins->arr.n + 1, sizeof(*tier->plugins));
+                for (size_t p = 0; p < plugins->arr.n; p++) {
+                        char where[64];
+                        bool skip;
+                        snprintf(where, sizeof(where), "tiers[%zu].plugins[%zu]", t, p);
+                        struct kb_plugin_conf *pc = &tier->plugins[tier->nplugins];
+                        int rc = parse_plugin(plugins->arr.v[p], where, pc, &skip, err, errlen);
+                        if (rc) {
+                                /* Keep what was allocated reachable for release. */
+                                if (pc->name)
+                                        tier->nplugins++;
+                                return rc;
+                        }
+                        if (!skip)
+                                tier->nplugins++;
+                }
+        }
+        return 0;
+}
+
+static int parse_configurations(const struct kb_value *v, struct kb_conf *conf, char *err,
+                                size_t errlen)
+{
+        if (!kb_value_is(v, KB_VARRAY)) {
+                snprintf(err, errlen, "configurations: must be a list");
+                return KB_EBADCONF;
+        }
+        for (size_t i = 0; i < v->arr.n; i++) {
+                const struct kb_value *c = v->arr.v[i];
+                const char *name = kb_value_str(kb_value_get(c, "name"));
+                const struct kb_value *args = kb_value_get(c, "arguments");
+                if (!name) {
+                        snprintf(err, errlen, "configurations[%zu].name: required", i);
+                        return KB_EBADCONF;
+                }
+                if (args && args->type != KB_VOBJECT && args->type != KB_VNULL) {
+                        snprintf(err, errlen, "configurations[%zu].arguments: must be a map", i);
+                        return KB_EBADCONF;
+                }
+                bool found = false;
+                for (size_t a = 0; a < conf->nactions; a++) {
+                        if (strcmp(conf->actions[a].name, name) != 0)
+                                continue;
+                        found = true;
+                        if (args && args->type == KB_VOBJECT) {
+                                kb_value_free(conf->actions[a].arguments);
+                                conf->actions[a].arguments = kb_value_clone(args);
+                        }
+                }
+                if (!found)
+                        KB_WARN("conf: configurations[%zu]: action %s is not in actions; ignored",
+                                i, name);
+        }
+        return 0;
+}
+
+int kb_conf_parse(const char *text, size_t len, struct kb_conf *conf, char *err, size_t errlen)
+{
+        struct kb_value **docs = NULL;
+        size_t ndocs = 0;
+        char perr[256];
+        int rc;
+
+        memset(conf, 0, sizeof(*conf));
+        if (kb_yaml_parse(text, len, &docs, &ndocs, perr, sizeof(perr)) != 0) {
+                snprintf(err, errlen, "%s", perr);
+                return KB_EBADCONF;
+        }
+        if (ndocs != 1 || docs[0]->type != KB_VOBJECT) {
+                snprintf(err, errlen, "the conf must be one YAML map");
+                rc = KB_EBADCONF;
+                goto out;
+        }
+        const struct kb_value *root = docs[0];
+        const struct kb_value *actions = kb_value_get(root, "actions");
+        if (!actions) {
+                snprintf(err, errlen, "actions: required");
+                rc = KB_EBADCONF;
+                goto out;
+        }
+        if ((rc = parse_actions(actions, conf, err, errlen)) != 0)
+                goto out;
+        const struct kb_value *tiers = kb_value_get(root, "tiers");
+        if (tiers && (rc = parse_tiers(tiers, conf, err, errlen)) != 0)
+                goto out;
+        const struct kb_value *cfgs = kb_value_get(root, "configurations");
+        if (cfgs && cfgs->type != KB_VNULL &&
+            (rc = parse_configurations(cfgs, conf, err, errlen)) != 0)
+                goto out;
+        for (size_t i = 0; i < root->obj.n; i++) {
+                const char *k = root->obj.m[i].key;
+                if (strcmp(k, "actions") && strcmp(k, "tiers") && strcmp(k, "configurations"))
+                        KB_WARN("conf: %s: unknown key; ignored", k);
+        }
+        rc = 0;
+out:
+        kb_value_free_docs(docs, ndocs);
+        if (rc)
+                kb_conf_release(conf);
+        return rc;
+}
+
+int kb_conf_load_file(const char *path, struct kb_conf *conf, char *err, size_t errlen)
+{
+        char *text;
+        size_t len;
+        int rc = kb_read_file(path, &text, &len);
+        if (rc) {
+                snprintf(err, errlen, "%s: %s", path, kb_strerror(rc));
+                return KB_EBADCONF;
+        }
+        char inner[512];
+        rc = kb_conf_parse(text, len, conf, inner, sizeof(inner));
+        if (rc)
+                snprintf(err, errlen, "%s: %s", path, inner);
+        free(text);
+        return rc;
+}
+
+void kb_conf_release(struct kb_conf *conf)
+{
+        for (size_t i = 0; i < conf->nactions; i++) {
+                free(conf->actions[i].name);
+                kb_value_free(conf->actions[i].arguments);
+        }
+        free(conf->actions);
+        for (size_t t = 0; t < conf->ntiers; t++) {
+                for (size_t p = 0; p < conf->tiers[t].nplugins; p++) {
+                        free(conf->tiers[t].plugins[p].name);
+                        kb_value_free(conf->tiers[t].plugins[p].arguments);
+                }
+                free(conf->tiers[t].plugins);
+        }
+        free(conf->tiers);
+        memset(conf, 0, sizeof(*conf));
+}
+
+bool kb_conf_has_action(const struct kb_conf *conf, const char *name)
+{
+        for (size_t i = 0; i < conf->nactions; i++)
+                if (strcmp(conf->actions[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
+/* ---- plugin arguments ---------------------------------------------------------- */
+
+double kb_args_double(const struct kb_value *args, const char *key, double dflt)
+{
+        const char *t = kb_value_text(kb_value_get(args, key));
+        char *end;
+        if (!t)
+                return dflt;
+        errno = 0;
+        double d = strtod(t, &end);
+        if (end == t || *end || errno) {
+                KB_WARN("conf: argument %s: \"%s\" is not a number; using %g", key, t, dflt);
+                return dflt;
+        }
+        return d;
+}
+
+int64_t kb_args_int(const struct kb_value *args, const char *key, int64_t dflt)
+{
+        const struct kb_value *v = kb_value_get(args, key);
+        int64_t i;
+        if (!v)
+                return dflt;
+        if (kb_value_int(v, &i) != 0) {
+                KB_WARN("conf: argument %s: not an integer; using %lld", key, (long long)dflt);
+                return dflt;
+        }
+        return i;
+}
+
+bool kb_args_bool(const struct kb_value *args, const char *key, bool dflt)
+{
+        const struct kb_value *v = kb_value_get(args, key);
+        const char *t = kb_value_str(v);
+        if (!v)
+                return dflt;
+        if (v->type == KB_VBOOL)
+                return v->b;
+        if (t && (strcmp(t, "true") == 0 || strcmp(t, "false") == 0))
+                return t[0] == 't';
+        KB_WARN("conf: argument %s: not a boolean; using %s", key, dflt ? "true" : "false");
+        return dflt;
+}

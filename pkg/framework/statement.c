@@ -1,0 +1,151 @@
+/*
+ * Statements: undoable operations on session state (Volcano's
+ * framework/statement.go).  Each operation changes the task's status, the
+ * node's accounting and the job's counters at once, and tells the plugins'
+ * event handlers so their shares stay current; discard replays the undo of
+ * each operation in reverse order; commit turns allocations into binds and
+ * evictions into evictions in the session result.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/framework-int.h"
+
+enum op_kind { OP_ALLOCATE, OP_PIPELINE, OP_EVICT };
+
+struct op {
+        enum op_kind kind;
+        struct kb_task *task;
+        enum kb_task_status prev_status;
+        int32_t prev_node;
+        const char *action, *reason;
+};
+
+struct kb_statement {
+        struct kb_session *s;
+        struct kb_statement *next;
+        struct op *ops;
+        size_t nops, cap;
+};
+
+struct kb_statement *kb_statement_new(struct kb_session *s)
+{
+        struct kb_statement *st = kb_pool_alloc(&s->pool, sizeof(*st));
+        st->s = s;
+        st->next = s->statements;
+        s->statements = st;
+        return st;
+}
+
+static void fire(struct kb_session *s, const struct kb_task *t, bool allocate)
+{
+        for (size_t i = 0; i < s->nevents; i++) {
+                kb_task_event_fn fn = allocate ? s->events[i].allocate : s->events[i].deallocate;
+                if (fn)
+                        fn(s->events[i].arg, t);
+        }
+}
+
+static void place(struct kb_statement *st, struct kb_task *t, struct kb_node_info *n,
+                  enum kb_task_status status, enum op_kind kind)
+{
+        struct op op = {kind, t, t->status, t->node, NULL, NULL};
+        kb__task_set_status(t, status);
+        t->node = (int32_t)n->index;
+        kb__node_add_task(st->s, n, t);
+        fire(st->s, t, true);
+        KB_PUSH(st->ops, st->nops, st->cap, op);
+}
+
+void kb_statement_allocate(struct kb_statement *st, struct kb_task *t, struct kb_node_info *n)
+{
+        place(st, t, n, KB_TASK_ALLOCATED, OP_ALLOCATE);
+}
+
+void kb_statement_pipeline(struct kb_statement *st, struct kb_task *t, struct kb_node_info *n)
+{
+        place(st, t, n, KB_TASK_PIPELINED, OP_PIPELINE);
+}
+
+void kb_statement_evict(struct kb_statement *st, struct kb_task *t, const char *action,
+                        const char *reason)
+{
+        struct kb_session *s = st->s;
+        struct op op = {OP_EVICT, t, t->status, t->node, action, reason};
+        if (t->node >= 0) {
+                struct kb_node_info *n = &s->nodes[t->node];
+                kb__node_remove_task(s, n, t);
+                kb__task_set_status(t, KB_TASK_RELEASING);
+                kb__node_add_task(s, n, t);
+        } else {
+                kb__task_set_status(t, KB_TASK_RELEASING);
+        }
+        fire(s, t, false);
+        KB_PUSH(st->ops, st->nops, st->cap, op);
+}
+
+static void undo(struct kb_session *s, const struct op *op)
+{
+        struct kb_task *t = op->task;
+        switch (op->kind) {
+        case OP_ALLOCATE:
+        case OP_PIPELINE:
+                kb__node_remove_task(s, &s->nodes[t->node], t);
+                kb__task_set_status(t, op->prev_status);
+                t->node = op->prev_node;
+                fire(s, t, false);
+                break;
+        case OP_EVICT:
+                if (t->node >= 0) {
+                        struct kb_node_info *n = &s->nodes[t->node];
+                        kb__node_remove_task(s, n, t);
+                        kb__task_set_status(t, op->prev_status);
+                        kb__node_add_task(s, n, t);
+                } else {
+                        kb__task_set_status(t, op->prev_status);
+                }
+                fire(s, t, true);
+                break;
+        }
+}
+
+void kb_statement_discard(struct kb_statement *st)
+{
+        for (size_t i = st->nops; i-- > 0;)
+                undo(st->s, &st->ops[i]);
+        free(st->ops);
+        st->ops = NULL;
+        st->nops = st->cap = 0;
+}
+
+/* Allocated tasks become Binding and leave as binds; pipelined ones stay in
+ * the session (they wait for resources being released); evictions leave. */
+void kb_statement_commit(struct kb_statement *st)
+{
+        struct kb_session *s = st->s;
+        for (size_t i = 0; i < st->nops; i++) {
+                struct op *op = &st->ops[i];
+                struct kb_task *t = op->task;
+                switch (op->kind) {
+                case OP_ALLOCATE:
+                        kb__task_set_status(t, KB_TASK_BINDING);
+                        kb__result_add_bind(s, t);
+                        break;
+                case OP_PIPELINE:
+                        break;
+                case OP_EVICT:
+                        kb__result_add_eviction(s, t, op->action, op->reason);
+                        break;
+                }
+        }
+        free(st->ops);
+        st->ops = NULL;
+        st->nops = st->cap = 0;
+}
+
+void kb__statements_release(struct kb_session *s)
+{
+        for (struct kb_statement *st = s->statements; st; st = st->next)
+                free(st->ops);
+        s->statements = NULL;
+}

@@ -1,0 +1,225 @@
+/*
+ * gang: all-or-nothing for PodGroups, as Volcano's plugins/gang.
+ *
+ *   jobValid     a group needs at least minMember valid tasks (pending,
+ *                pipelined, allocated, bound, running or succeeded), and,
+ *                per role, its minTaskMember;
+ *   jobReady     ready tasks (allocated, binding, bound, running,
+ *                succeeded) plus pending best-effort ones reach minMember,
+ *                and every role its minTaskMember;
+ *   jobPipelined the same counting pipelined tasks too (permit or reject);
+ *   jobOrder     jobs not yet ready go before ready ones;
+ *   jobStarving  ready plus pipelined tasks below minMember;
+ *   victims      (preempt/reclaim) only tasks of jobs that keep minMember;
+ *   close        the Unschedulable condition "N/M tasks in gang
+ *                unschedulable: <why>" for every job not ready, or
+ *                Scheduled for a ready one.
+ *
+ * minTaskMember is checked only when minMember covers the sum of the
+ * per-role minimums (Volcano: when MinAvailable >= TaskMinAvailableTotal).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "framework/framework.h"
+
+static void *gang_open(struct kb_session *s, const struct kb_value *args);
+static void gang_close(struct kb_session *s, void *state);
+
+const struct kb_plugin kb_plugin_gang = {
+    .name = "gang",
+    .open = gang_open,
+    .close = gang_close,
+};
+
+enum role_count { COUNT_VALID, COUNT_READY, COUNT_PIPELINED };
+
+static bool counts(enum role_count which, enum kb_task_status st)
+{
+        bool ready = kb_task_status_allocated(st) || st == KB_TASK_SUCCEEDED;
+        switch (which) {
+        case COUNT_VALID:
+                return ready || st == KB_TASK_PIPELINED || st == KB_TASK_PENDING;
+        case COUNT_READY:
+                return ready;
+        case COUNT_PIPELINED:
+                return ready || st == KB_TASK_PIPELINED;
+        }
+        return false;
+}
+
+/* Whether every role with a minTaskMember has enough tasks counted. */
+static bool roles_ok(const struct kb_job *j, enum role_count which)
+{
+        const struct kb_podgroup *pg = j->pg;
+        if (!pg || pg->nmin_task_member == 0)
+                return true;
+        int64_t total = 0;
+        for (size_t r = 0; r < pg->nmin_task_member; r++)
+                total += pg->min_task_member[r].min;
+        if (j->min_available < total)
+                return true;
+        for (size_t r = 0; r < pg->nmin_task_member; r++) {
+                const struct kb_task_member *m = &pg->min_task_member[r];
+                int32_t n = 0;
+                if (m->min == 0)
+                        continue;
+                for (uint32_t i = 0; i < j->ntasks; i++)
+                        if (strcmp(j->tasks[i]->role, m->name) == 0 &&
+                            counts(which, j->tasks[i]->status))
+                                n++;
+                if (n < m->min)
+                        return false;
+        }
+        return true;
+}
+
+static uint32_t pending_best_effort(const struct kb_job *j)
+{
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < j->ntasks; i++)
+                n += j->tasks[i]->status == KB_TASK_PENDING && j->tasks[i]->best_effort;
+        return n;
+}
+
+static bool is_ready(const struct kb_job *j)
+{
+        return kb_job_ready_count(j) + pending_best_effort(j) >= (uint32_t)j->min_available;
+}
+
+static bool is_pipelined(const struct kb_job *j)
+{
+        return kb_job_waiting_count(j) + kb_job_ready_count(j) + pending_best_effort(j) >=
+               (uint32_t)j->min_available;
+}
+
+struct gang {
+        struct kb_session *s;
+};
+
+static const char *gang_valid(void *arg, const struct kb_job *j)
+{
+        struct gang *g = arg;
+        if (!roles_ok(j, COUNT_VALID))
+                return "Not enough valid pods of each task for gang-scheduling";
+        uint32_t valid = 0;
+        for (uint32_t i = 0; i < j->ntasks; i++)
+                valid += counts(COUNT_VALID, j->tasks[i]->status);
+        if (valid < (uint32_t)j->min_available)
+                return kb_session_intern(
+                    g->s, j->ntasks == 0
+                              ? "Not enough valid tasks for gang-scheduling: no pods yet"
+                              : "Not enough valid tasks for gang-scheduling");
+        return NULL;
+}
+
+static bool gang_ready(void *arg, const struct kb_job *j)
+{
+        (void)arg;
+        return roles_ok(j, COUNT_READY) && is_ready(j);
+}
+
+static int gang_pipelined(void *arg, const struct kb_job *j)
+{
+        (void)arg;
+        return roles_ok(j, COUNT_PIPELINED) && is_pipelined(j) ? 1 : -1;
+}
+
+static int gang_job_order(void *arg, const struct kb_job *l, const struct kb_job *r)
+{
+        (void)arg;
+        bool lr = is_ready(l), rr = is_ready(r);
+        if (lr == rr)
+                return 0;
+        return lr ? 1 : -1;
+}
+
+static bool gang_starving(void *arg, const struct kb_job *j)
+{
+        (void)arg;
+        return kb_job_waiting_count(j) + kb_job_ready_count(j) < (uint32_t)j->min_available;
+}
+
+/* Victims: tasks whose job keeps at least minMember ready tasks after
+ * losing them, counted down as victims are taken. */
+static int gang_victims(void *arg, const struct kb_task *preemptor,
+                        struct kb_task *const *cand, size_t n, struct kb_task **out)
+{
+        (void)arg;
+        (void)preemptor;
+        int k = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct kb_job *j = cand[i]->job;
+                uint32_t taken = 0;
+                for (int v = 0; v < k; v++)
+                        taken += out[v]->job == j;
+                if (kb_job_ready_count(j) - taken > (uint32_t)j->min_available)
+                        out[k++] = cand[i];
+        }
+        return k;
+}
+
+static void *gang_open(struct kb_session *s, const struct kb_value *args)
+{
+        (void)args;
+        struct gang *g = kb_pool_alloc(kb_session_pool(s), sizeof(*g));
+        g->s = s;
+        kb_on_job_valid(s, gang_valid, g);
+        kb_on_job_ready(s, gang_ready, g);
+        kb_on_job_pipelined(s, gang_pipelined, g);
+        kb_on_job_order(s, gang_job_order, g);
+        kb_on_job_starving(s, gang_starving, g);
+        kb_on_preemptable(s, gang_victims, g);
+        kb_on_reclaimable(s, gang_victims, g);
+        return g;
+}
+
+/* Why a job that is not ready waits, most specific first. */
+static const char *why_waiting(struct kb_session *s, const struct kb_job *j, struct kb_buf *b)
+{
+        const char *invalid = kb_job_valid(s, j);
+        if (invalid)
+                return invalid;
+        if (j->fit_error)
+                return j->fit_error;
+        if (j->phase == KB_PG_PENDING && kb_conf_has_action(kb_session_conf(s), "enqueue"))
+                return j->enqueue_reason ? j->enqueue_reason
+                                         : "pod group is Pending, not yet admitted to its queue";
+        /* Volcano's summary: the job's tasks by status. */
+        kb_buf_adds(b, "pod group is not ready");
+        for (int st = 0; st < KB_TASK_NSTATUS; st++)
+                if (j->count[st])
+                        kb_buf_printf(b, ", %u %s", j->count[st],
+                                      kb_task_status_name((enum kb_task_status)st));
+        return b->data;
+}
+
+static void gang_close(struct kb_session *s, void *state)
+{
+        (void)state;
+        size_t njobs;
+        struct kb_job **jobs = kb_session_jobs(s, &njobs);
+        struct kb_buf b, msg;
+        kb_buf_init(&b);
+        kb_buf_init(&msg);
+        for (size_t i = 0; i < njobs; i++) {
+                struct kb_job *j = jobs[i];
+                if (is_ready(j) && roles_ok(j, COUNT_READY)) {
+                        kb_job_set_condition(s, j, "Scheduled", "True",
+                                             "tasks in gang are ready to be scheduled", "");
+                        continue;
+                }
+                uint32_t ready = kb_job_ready_count(j);
+                uint32_t unready =
+                    (uint32_t)j->min_available > ready ? (uint32_t)j->min_available - ready : 0;
+                kb_buf_reset(&b);
+                kb_buf_reset(&msg);
+                const char *why = why_waiting(s, j, &b);
+                kb_buf_printf(&msg, "%u/%u tasks in gang unschedulable: %s", unready, j->ntasks,
+                              why);
+                const char *reason = kb_job_valid(s, j) ? "NotEnoughTasks" : "NotEnoughResources";
+                kb_job_set_condition(s, j, "Unschedulable", "True", reason, msg.data);
+        }
+        kb_buf_release(&b);
+        kb_buf_release(&msg);
+}
