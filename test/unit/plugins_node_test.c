@@ -13,36 +13,20 @@
 #include "framework/framework.h"
 #include "plugins/plugins-int.h"
 
-/* ---- framework stand-ins ------------------------------------------------ */
-
 /*
- * TEMPORARY: the framework (kb_args_*, kb_on_*, session accessors) is being
- * written on main; until it is merged these weak stand-ins let the plugin
- * objects link.  A strong definition in libkbatch.a wins over them.
+ * TEMPORARY, until branch api (pkg/api/decode.c) is merged into main: the
+ * session code that the plugins' registration functions pull in calls these
+ * two api functions.  Weak, so the real ones win as soon as they exist.
  */
-#define KB_WEAK __attribute__((weak))
-KB_WEAK int64_t kb_args_int(const struct kb_value *args, const char *key, int64_t dflt)
+__attribute__((weak)) const char *kb_meta_annotation(const struct kb_meta *m, const char *key)
 {
-        int64_t v;
-        return kb_value_int(kb_value_get(args, key), &v) == 0 ? v : dflt;
-}
-KB_WEAK void kb_on_predicate(struct kb_session *s, kb_predicate_fn fn, void *arg, unsigned flags)
-{
-        (void)s, (void)fn, (void)arg, (void)flags;
-}
-KB_WEAK void kb_on_node_order(struct kb_session *s, kb_node_order_fn fn, void *arg, unsigned flags)
-{
-        (void)s, (void)fn, (void)arg, (void)flags;
-}
-KB_WEAK struct kb_pool *kb_session_pool(struct kb_session *s)
-{
-        (void)s;
+        (void)m, (void)key;
         return NULL;
 }
-KB_WEAK const char *kb_session_intern(struct kb_session *s, const char *str)
+__attribute__((weak)) const char *kb_queue_state_name(enum kb_queue_state st)
 {
-        (void)s;
-        return str;
+        (void)st;
+        return "Open";
 }
 
 /* ---- building blocks ----------------------------------------------------- */
