@@ -15,7 +15,10 @@
         XX(conformance)                                                                            \
         XX(overcommit)                                                                             \
         XX(drf)                                                                                    \
-        XX(proportion)
+        XX(proportion)                                                                             \
+        XX(predicates)                                                                             \
+        XX(nodeorder)                                                                              \
+        XX(binpack)
 
 #define XX(name) extern const struct kb_action kb_action_##name;
 KB_ACTION_LIST(XX)

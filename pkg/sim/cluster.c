@@ -1,0 +1,467 @@
+/* The simulated cluster: loading manifests, synthetic clusters, applying
+ * session results. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#include "sim/sim.h"
+
+void kb_cluster_init(struct kb_cluster *c)
+{
+        memset(c, 0, sizeof(*c));
+        c->default_queue = "default";
+}
+
+void kb_cluster_release(struct kb_cluster *c)
+{
+        for (size_t i = 0; i < c->nnodes; i++)
+                kb_node_free(c->nodes[i]);
+        for (size_t i = 0; i < c->npods; i++)
+                kb_pod_free(c->pods[i]);
+        for (size_t i = 0; i < c->npodgroups; i++)
+                kb_podgroup_free(c->podgroups[i]);
+        for (size_t i = 0; i < c->nqueues; i++)
+                kb_queue_free(c->queues[i]);
+        for (size_t i = 0; i < c->npriorityclasses; i++)
+                kb_priorityclass_free(c->priorityclasses[i]);
+        for (size_t i = 0; i < c->nnamespaces; i++)
+                kb_namespace_free(c->namespaces[i]);
+        free(c->nodes);
+        free(c->pods);
+        free(c->podgroups);
+        free(c->queues);
+        free(c->priorityclasses);
+        free(c->namespaces);
+        free(c->scheduler_names);
+        memset(c, 0, sizeof(*c));
+}
+
+void kb_cluster_add_scheduler(struct kb_cluster *c, const char *name)
+{
+        KB_PUSH(c->scheduler_names, c->nscheduler_names, c->capscheduler_names, name);
+}
+
+void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
+{
+        static const char *const dflt[] = {"kbatch"};
+        memset(snap, 0, sizeof(*snap));
+        snap->nodes = c->nodes;
+        snap->nnodes = c->nnodes;
+        snap->pods = c->pods;
+        snap->npods = c->npods;
+        snap->podgroups = c->podgroups;
+        snap->npodgroups = c->npodgroups;
+        snap->queues = c->queues;
+        snap->nqueues = c->nqueues;
+        snap->priorityclasses = c->priorityclasses;
+        snap->npriorityclasses = c->npriorityclasses;
+        snap->namespaces = c->namespaces;
+        snap->nnamespaces = c->nnamespaces;
+        if (c->nscheduler_names) {
+                snap->scheduler_names = c->scheduler_names;
+                snap->nscheduler_names = c->nscheduler_names;
+        } else {
+                snap->scheduler_names = dflt;
+                snap->nscheduler_names = 1;
+        }
+        snap->default_queue = c->default_queue;
+        snap->now = c->now;
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+/* Objects already loaded, by kind and namespace/name, to refuse duplicates. */
+struct seen {
+        UT_hash_handle hh;
+        char key[];
+};
+
+struct loader {
+        struct kb_cluster *c;
+        const char *label;
+        char *err;
+        size_t errlen;
+        struct seen *seen;
+        /* Loaded by this call, for rollback on error. */
+        struct kb_object *added;
+        size_t nadded, capadded;
+};
+
+static const char *kind_name(enum kb_kind k)
+{
+        switch (k) {
+        case KB_KIND_NODE:
+                return "node";
+        case KB_KIND_POD:
+                return "pod";
+        case KB_KIND_PODGROUP:
+                return "podgroup";
+        case KB_KIND_QUEUE:
+                return "queue";
+        case KB_KIND_PRIORITYCLASS:
+                return "priorityclass";
+        case KB_KIND_NAMESPACE:
+                return "namespace";
+        default:
+                return "object";
+        }
+}
+
+static const struct kb_meta *object_meta(const struct kb_object *o)
+{
+        switch (o->kind) {
+        case KB_KIND_NODE:
+                return &o->node->meta;
+        case KB_KIND_POD:
+                return &o->pod->meta;
+        case KB_KIND_PODGROUP:
+                return &o->podgroup->meta;
+        case KB_KIND_QUEUE:
+                return &o->queue->meta;
+        case KB_KIND_PRIORITYCLASS:
+                return &o->priorityclass->meta;
+        case KB_KIND_NAMESPACE:
+                return &o->namespace->meta;
+        default:
+                return NULL;
+        }
+}
+
+static void seen_free(struct seen **set)
+{
+        struct seen *e, *tmp;
+        HASH_ITER(hh, *set, e, tmp)
+        {
+                HASH_DEL(*set, e);
+                free(e);
+        }
+}
+
+static void seen_add(struct seen **set, const char *key)
+{
+        size_t n = strlen(key);
+        struct seen *e = kb_xmalloc(sizeof(*e) + n + 1);
+        memcpy(e->key, key, n + 1);
+        HASH_ADD(hh, *set, key, n, e);
+}
+
+/* Fills the seen-set with the objects the cluster already has. */
+static void seen_init(struct loader *l)
+{
+        struct kb_cluster *c = l->c;
+        char key[600];
+#define ADD_ALL(arr, n, kind)                                                                      \
+        for (size_t i = 0; i < c->n; i++) {                                                        \
+                const struct kb_meta *m = &c->arr[i]->meta;                                        \
+                snprintf(key, sizeof(key), "%s %s/%s", kind, m->namespace ? m->namespace : "",     \
+                         m->name);                                                                 \
+                seen_add(&l->seen, key);                                                           \
+        }
+        ADD_ALL(nodes, nnodes, "node")
+        ADD_ALL(pods, npods, "pod")
+        ADD_ALL(podgroups, npodgroups, "podgroup")
+        ADD_ALL(queues, nqueues, "queue")
+        ADD_ALL(priorityclasses, npriorityclasses, "priorityclass")
+        ADD_ALL(namespaces, nnamespaces, "namespace")
+#undef ADD_ALL
+}
+
+static int add_object(struct loader *l, struct kb_object *o, int line)
+{
+        struct kb_cluster *c = l->c;
+        const struct kb_meta *m = object_meta(o);
+        char key[600];
+        struct seen *found = NULL;
+        snprintf(key, sizeof(key), "%s %s/%s", kind_name(o->kind),
+                 m->namespace ? m->namespace : "", m->name);
+        HASH_FIND(hh, l->seen, key, strlen(key), found);
+        if (found) {
+                if (m->namespace)
+                        snprintf(l->err, l->errlen, "%s:%d: %s %s/%s: defined twice", l->label,
+                                 line, kind_name(o->kind), m->namespace, m->name);
+                else
+                        snprintf(l->err, l->errlen, "%s:%d: %s %s: defined twice", l->label, line,
+                                 kind_name(o->kind), m->name);
+                kb_object_release(o);
+                return KB_EBADINPUT;
+        }
+        seen_add(&l->seen, key);
+        switch (o->kind) {
+        case KB_KIND_NODE:
+                KB_PUSH(c->nodes, c->nnodes, c->capnodes, o->node);
+                break;
+        case KB_KIND_POD:
+                KB_PUSH(c->pods, c->npods, c->cappods, o->pod);
+                break;
+        case KB_KIND_PODGROUP:
+                KB_PUSH(c->podgroups, c->npodgroups, c->cappodgroups, o->podgroup);
+                break;
+        case KB_KIND_QUEUE:
+                KB_PUSH(c->queues, c->nqueues, c->capqueues, o->queue);
+                break;
+        case KB_KIND_PRIORITYCLASS:
+                KB_PUSH(c->priorityclasses, c->npriorityclasses, c->cappriorityclasses,
+                        o->priorityclass);
+                break;
+        case KB_KIND_NAMESPACE:
+                KB_PUSH(c->namespaces, c->nnamespaces, c->capnamespaces, o->namespace);
+                break;
+        default:
+                break;
+        }
+        KB_PUSH(l->added, l->nadded, l->capadded, *o);
+        return 0;
+}
+
+static int load_doc(struct loader *l, const struct kb_value *doc);
+
+/* batch/v1 Job: its pods, as the Job controller would create them (the
+ * template's labels and annotations, so a pod joins its PodGroup). */
+static int load_job(struct loader *l, const struct kb_value *doc)
+{
+        const char *name = kb_value_str(kb_value_dig(doc, "metadata", "name", NULL));
+        const char *ns = kb_value_str(kb_value_dig(doc, "metadata", "namespace", NULL));
+        const struct kb_value *tmpl = kb_value_dig(doc, "spec", "template", NULL);
+        int64_t parallelism = 1, completions = -1;
+        const struct kb_value *pv = kb_value_dig(doc, "spec", "parallelism", NULL);
+        const struct kb_value *cv = kb_value_dig(doc, "spec", "completions", NULL);
+        if (!name) {
+                snprintf(l->err, l->errlen, "%s:%d: job: metadata.name: required", l->label,
+                         doc->line);
+                return KB_EBADINPUT;
+        }
+        if (!ns)
+                ns = "default";
+        if ((pv && (kb_value_int(pv, &parallelism) || parallelism < 0 || parallelism > 100000)) ||
+            (cv && (kb_value_int(cv, &completions) || completions < 0))) {
+                snprintf(l->err, l->errlen,
+                         "%s:%d: job %s/%s: spec.%s: must be a whole number >= 0", l->label,
+                         doc->line, ns, name, pv && parallelism < 0 ? "parallelism" : "completions");
+                return KB_EBADINPUT;
+        }
+        if (!kb_value_is(tmpl, KB_VOBJECT)) {
+                snprintf(l->err, l->errlen, "%s:%d: job %s/%s: spec.template: required",
+                         l->label, doc->line, ns, name);
+                return KB_EBADINPUT;
+        }
+        int64_t n = completions >= 0 && completions < parallelism ? completions : parallelism;
+        for (int64_t i = 0; i < n; i++) {
+                struct kb_value *pod = kb_value_new(KB_VOBJECT);
+                struct kb_value *meta = kb_value_clone(kb_value_get(tmpl, "metadata"));
+                if (!kb_value_is(meta, KB_VOBJECT)) {
+                        kb_value_free(meta);
+                        meta = kb_value_new(KB_VOBJECT);
+                }
+                char podname[512];
+                snprintf(podname, sizeof(podname), "%s-%lld", name, (long long)i);
+                kb_value_set(meta, "name", kb_value_new_string(podname));
+                kb_value_set(meta, "namespace", kb_value_new_string(ns));
+                struct kb_value *labels = kb_value_ensure_object(meta, "labels");
+                kb_value_set(labels, "job-name", kb_value_new_string(name));
+                const struct kb_value *ct = kb_value_dig(doc, "metadata", "creationTimestamp", NULL);
+                if (ct)
+                        kb_value_set(meta, "creationTimestamp", kb_value_clone(ct));
+                kb_value_set(pod, "apiVersion", kb_value_new_string("v1"));
+                kb_value_set(pod, "kind", kb_value_new_string("Pod"));
+                kb_value_set(pod, "metadata", meta);
+                kb_value_set(pod, "spec", kb_value_clone(kb_value_get(tmpl, "spec")));
+                pod->line = doc->line;
+                int rc = load_doc(l, pod);
+                kb_value_free(pod);
+                if (rc)
+                        return rc;
+        }
+        return 0;
+}
+
+static int load_doc(struct loader *l, const struct kb_value *doc)
+{
+        const char *kind = kb_value_str(kb_value_get(doc, "kind"));
+        const char *api = kb_value_str(kb_value_get(doc, "apiVersion"));
+        if (kind && strcmp(kind, "List") == 0) {
+                const struct kb_value *items = kb_value_get(doc, "items");
+                for (size_t i = 0; kb_value_is(items, KB_VARRAY) && i < items->arr.n; i++) {
+                        int rc = load_doc(l, items->arr.v[i]);
+                        if (rc)
+                                return rc;
+                }
+                return 0;
+        }
+        if (kind && api && strcmp(kind, "Job") == 0 && strcmp(api, "batch/v1") == 0)
+                return load_job(l, doc);
+
+        struct kb_object o;
+        char msg[1024];
+        int rc = kb_object_decode(doc, &o, msg, sizeof(msg));
+        if (rc == KB_ENOTFOUND) {
+                KB_WARN("%s:%d: %s; skipped", l->label, doc->line, msg);
+                return 0;
+        }
+        if (rc) {
+                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, msg);
+                return rc;
+        }
+        return add_object(l, &o, doc->line);
+}
+
+/* Removes the objects this load added (they are the tails of the arrays). */
+static void rollback(struct loader *l)
+{
+        struct kb_cluster *c = l->c;
+        for (size_t i = l->nadded; i-- > 0;) {
+                struct kb_object *o = &l->added[i];
+                switch (o->kind) {
+                case KB_KIND_NODE:
+                        c->nnodes--;
+                        break;
+                case KB_KIND_POD:
+                        c->npods--;
+                        break;
+                case KB_KIND_PODGROUP:
+                        c->npodgroups--;
+                        break;
+                case KB_KIND_QUEUE:
+                        c->nqueues--;
+                        break;
+                case KB_KIND_PRIORITYCLASS:
+                        c->npriorityclasses--;
+                        break;
+                case KB_KIND_NAMESPACE:
+                        c->nnamespaces--;
+                        break;
+                default:
+                        break;
+                }
+                kb_object_release(o);
+        }
+}
+
+int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, size_t len,
+                    char *err, size_t errlen)
+{
+        struct kb_value **docs = NULL;
+        size_t ndocs = 0;
+        char perr[512];
+        struct loader l = {.c = c, .label = label, .err = err, .errlen = errlen};
+        int rc = 0;
+
+        /* JSON is YAML too, but a JSON document parses faster with yajl and
+         * reports errors in JSON terms. */
+        size_t k = 0;
+        while (k < len && (text[k] == ' ' || text[k] == '\n' || text[k] == '\t' || text[k] == '\r'))
+                k++;
+        if (k < len && (text[k] == '{' || text[k] == '[')) {
+                struct kb_value *v;
+                if (kb_json_parse(text, len, &v, perr, sizeof(perr)) != 0) {
+                        snprintf(err, errlen, "%s: %s", label, perr);
+                        return KB_EBADINPUT;
+                }
+                docs = kb_xmalloc(sizeof(*docs));
+                docs[0] = v;
+                ndocs = 1;
+        } else if (kb_yaml_parse(text, len, &docs, &ndocs, perr, sizeof(perr)) != 0) {
+                snprintf(err, errlen, "%s: %s", label, perr);
+                return KB_EBADINPUT;
+        }
+        seen_init(&l);
+        for (size_t i = 0; i < ndocs && !rc; i++) {
+                if (docs[i]->type != KB_VOBJECT) {
+                        snprintf(err, errlen, "%s:%d: a manifest must be a map, not a %s", label,
+                                 docs[i]->line, kb_value_type_name(docs[i]->type));
+                        rc = KB_EBADINPUT;
+                        break;
+                }
+                rc = load_doc(&l, docs[i]);
+        }
+        if (rc)
+                rollback(&l);
+        free(l.added);
+        seen_free(&l.seen);
+        kb_value_free_docs(docs, ndocs);
+        return rc;
+}
+
+bool kb_cluster_ensure_default_queue(struct kb_cluster *c)
+{
+        for (size_t i = 0; i < c->nqueues; i++)
+                if (strcmp(c->queues[i]->meta.name, c->default_queue) == 0)
+                        return false;
+        struct kb_queue *q = kb_xcalloc(1, sizeof(*q));
+        q->meta.name = kb_xstrdup(c->default_queue);
+        q->meta.uid = kb_xasprintf("queue:%s", c->default_queue);
+        q->weight = 1;
+        q->reclaimable = true;
+        q->state = KB_QUEUE_OPEN;
+        kb_res_fill(&q->capability, KB_RES_UNLIMITED);
+        KB_PUSH(c->queues, c->nqueues, c->capqueues, q);
+        return true;
+}
+
+/* ---- applying results --------------------------------------------------------- */
+
+static int cmp_pod_ptr(const void *a, const void *b)
+{
+        const struct kb_pod *x = *(struct kb_pod *const *)a, *y = *(struct kb_pod *const *)b;
+        return x < y ? -1 : x > y;
+}
+
+void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
+{
+        for (size_t i = 0; i < r->nbinds; i++) {
+                struct kb_pod *p = (struct kb_pod *)r->binds[i].pod;
+                free(p->node_name);
+                p->node_name = kb_xstrdup(r->binds[i].node);
+                p->phase = KB_POD_RUNNING;
+        }
+        if (r->nevictions) {
+                /* Evicted pods are gone: drop them from the pod list. */
+                struct kb_pod **gone = kb_xmalloc(r->nevictions * sizeof(*gone));
+                for (size_t i = 0; i < r->nevictions; i++)
+                        gone[i] = (struct kb_pod *)r->evictions[i].pod;
+                qsort(gone, r->nevictions, sizeof(*gone), cmp_pod_ptr);
+                size_t w = 0;
+                for (size_t i = 0; i < c->npods; i++) {
+                        if (bsearch(&c->pods[i], gone, r->nevictions, sizeof(*gone), cmp_pod_ptr))
+                                kb_pod_free(c->pods[i]);
+                        else
+                                c->pods[w++] = c->pods[i];
+                }
+                c->npods = w;
+                free(gone);
+        }
+        for (size_t i = 0; i < r->npodgroups; i++) {
+                const struct kb_pg_status *st = &r->podgroups[i];
+                struct kb_podgroup *pg = (struct kb_podgroup *)st->pg;
+                if (!pg)
+                        continue;
+                free(pg->phase);
+                pg->phase = kb_xstrdup(kb_pg_phase_name(st->phase));
+                pg->running = st->running;
+                pg->succeeded = st->succeeded;
+                pg->failed = st->failed;
+                if (!st->cond_type)
+                        continue;
+                /* One condition per type, replaced in place (Volcano keeps
+                 * the latest per type). */
+                struct kb_condition *cond = NULL;
+                for (size_t k = 0; k < pg->nconditions; k++)
+                        if (kb_streq(pg->conditions[k].type, st->cond_type))
+                                cond = &pg->conditions[k];
+                if (!cond) {
+                        pg->conditions = kb_xrealloc(pg->conditions, (pg->nconditions + 1) *
+                                                                         sizeof(*pg->conditions));
+                        cond = &pg->conditions[pg->nconditions++];
+                        memset(cond, 0, sizeof(*cond));
+                        cond->type = kb_xstrdup(st->cond_type);
+                }
+                free(cond->status);
+                free(cond->reason);
+                free(cond->message);
+                cond->status = kb_xstrdup(st->cond_status);
+                cond->reason = kb_xstrdup(st->cond_reason);
+                cond->message = kb_xstrdup(st->cond_message);
+                cond->last_transition = c->now;
+        }
+}

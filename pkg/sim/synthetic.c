@@ -1,0 +1,156 @@
+/*
+ * Synthetic clusters, built in memory without parsing YAML, for benchmarks
+ * and capacity planning:
+ *
+ *   nodes=N, node-cpu, node-memory, node-pods     N identical Ready nodes
+ *   groups=G, group-size=S, pod-cpu, pod-memory   G PodGroups of S pods,
+ *                                                 minMember S
+ *   queues=Q                                      queues q0..q(Q-1), weight
+ *                                                 1; groups go round-robin
+ *   besteffort-groups=B                           B more groups of S pods
+ *                                                 with no requests
+ *
+ * Group i is created i seconds after the first, so job order is FIFO.
+ * Names: node-000001, pg-000001 with pods pg-000001-0..S-1, be-000001.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+struct spec {
+        int64_t nodes, node_cpu, node_memory, node_pods;
+        int64_t groups, group_size, pod_cpu, pod_memory, queues, besteffort;
+};
+
+static int parse_spec(const char *text, struct spec *sp, char *err, size_t errlen)
+{
+        static const struct {
+                const char *key;
+                size_t off;
+                bool milli, quantity;
+        } keys[] = {
+            {"nodes", offsetof(struct spec, nodes), false, false},
+            {"node-cpu", offsetof(struct spec, node_cpu), true, true},
+            {"node-memory", offsetof(struct spec, node_memory), false, true},
+            {"node-pods", offsetof(struct spec, node_pods), false, true},
+            {"groups", offsetof(struct spec, groups), false, false},
+            {"group-size", offsetof(struct spec, group_size), false, false},
+            {"pod-cpu", offsetof(struct spec, pod_cpu), true, true},
+            {"pod-memory", offsetof(struct spec, pod_memory), false, true},
+            {"queues", offsetof(struct spec, queues), false, false},
+            {"besteffort-groups", offsetof(struct spec, besteffort), false, false},
+        };
+        char *copy = kb_xstrdup(text), *save = NULL;
+        int rc = 0;
+        *sp = (struct spec){.nodes = 10,
+                            .node_cpu = 32000,
+                            .node_memory = 128LL << 30,
+                            .node_pods = 110,
+                            .groups = 10,
+                            .group_size = 10,
+                            .pod_cpu = 1000,
+                            .pod_memory = 1LL << 30,
+                            .queues = 1};
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                char *eq = strchr(tok, '=');
+                size_t i;
+                if (!eq) {
+                        snprintf(err, errlen, "--synthetic: \"%s\": expected key=value", tok);
+                        rc = KB_EBADINPUT;
+                        break;
+                }
+                *eq = '\0';
+                for (i = 0; i < KB_ARRAY_SIZE(keys); i++)
+                        if (strcmp(keys[i].key, tok) == 0)
+                                break;
+                if (i == KB_ARRAY_SIZE(keys)) {
+                        snprintf(err, errlen, "--synthetic: unknown key \"%s\"", tok);
+                        rc = KB_EBADINPUT;
+                        break;
+                }
+                int64_t v;
+                int qrc = kb_quantity_parse(eq + 1, keys[i].milli, &v);
+                if (qrc || v < 0 || (!keys[i].quantity && !keys[i].milli && v > 10000000)) {
+                        snprintf(err, errlen, "--synthetic: %s: bad value \"%s\"", tok, eq + 1);
+                        rc = KB_EBADINPUT;
+                        break;
+                }
+                *(int64_t *)((char *)sp + keys[i].off) = v;
+        }
+        free(copy);
+        if (!rc && sp->queues < 1) {
+                snprintf(err, errlen, "--synthetic: queues: must be at least 1");
+                rc = KB_EBADINPUT;
+        }
+        return rc;
+}
+
+static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const struct spec *sp,
+                      bool best_effort)
+{
+        struct kb_podgroup *pg = kb_xcalloc(1, sizeof(*pg));
+        char name[64];
+        snprintf(name, sizeof(name), "%s-%06lld", prefix, (long long)i + 1);
+        pg->meta.name = kb_xstrdup(name);
+        pg->meta.namespace = kb_xstrdup("default");
+        pg->meta.uid = kb_xasprintf("podgroup:default/%s", name);
+        pg->meta.creation = 1.7e9 + (double)i;
+        pg->min_member = (int32_t)sp->group_size;
+        pg->queue = kb_xasprintf("q%lld", (long long)(i % sp->queues));
+        KB_PUSH(c->podgroups, c->npodgroups, c->cappodgroups, pg);
+        for (int64_t k = 0; k < sp->group_size; k++) {
+                struct kb_pod *p = kb_xcalloc(1, sizeof(*p));
+                p->meta.name = kb_xasprintf("%s-%lld", name, (long long)k);
+                p->meta.namespace = kb_xstrdup("default");
+                p->meta.uid = kb_xasprintf("pod:default/%s", p->meta.name);
+                p->meta.creation = pg->meta.creation;
+                p->scheduler_name = kb_xstrdup(c->nscheduler_names ? c->scheduler_names[0]
+                                                                   : "kbatch");
+                p->group_name = kb_xstrdup(name);
+                p->phase = KB_POD_PENDING;
+                p->requests.q[KB_RES_PODS] = 1;
+                if (best_effort) {
+                        p->best_effort = true;
+                } else {
+                        p->requests.q[KB_RES_CPU] = sp->pod_cpu;
+                        p->requests.q[KB_RES_MEMORY] = sp->pod_memory;
+                        p->best_effort = sp->pod_cpu == 0 && sp->pod_memory == 0;
+                }
+                KB_PUSH(c->pods, c->npods, c->cappods, p);
+        }
+}
+
+int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size_t errlen)
+{
+        struct spec sp;
+        int rc = parse_spec(text, &sp, err, errlen);
+        if (rc)
+                return rc;
+        for (int64_t i = 0; i < sp.nodes; i++) {
+                struct kb_node *n = kb_xcalloc(1, sizeof(*n));
+                n->meta.name = kb_xasprintf("node-%06lld", (long long)i + 1);
+                n->meta.uid = kb_xasprintf("node:%s", n->meta.name);
+                n->allocatable.q[KB_RES_CPU] = sp.node_cpu;
+                n->allocatable.q[KB_RES_MEMORY] = sp.node_memory;
+                n->allocatable.q[KB_RES_PODS] = sp.node_pods;
+                n->ready = true;
+                KB_PUSH(c->nodes, c->nnodes, c->capnodes, n);
+        }
+        for (int64_t q = 0; q < sp.queues; q++) {
+                struct kb_queue *queue = kb_xcalloc(1, sizeof(*queue));
+                queue->meta.name = kb_xasprintf("q%lld", (long long)q);
+                queue->meta.uid = kb_xasprintf("queue:%s", queue->meta.name);
+                queue->weight = 1;
+                queue->reclaimable = true;
+                queue->state = KB_QUEUE_OPEN;
+                kb_res_fill(&queue->capability, KB_RES_UNLIMITED);
+                KB_PUSH(c->queues, c->nqueues, c->capqueues, queue);
+        }
+        for (int64_t i = 0; i < sp.groups; i++)
+                add_group(c, "pg", i, &sp, false);
+        for (int64_t i = 0; i < sp.besteffort; i++)
+                add_group(c, "be", sp.groups + i, &sp, true);
+        return 0;
+}
