@@ -107,7 +107,7 @@ int kb__api_int32(struct kb__api_dec *d, const struct kb_value *v, const char *p
                                     kb_value_type_name(v->type));
         }
         if (x < min || x > max) {
-                if (min == INT32_MIN && max == INT32_MAX)
+                if (x < INT32_MIN || x > INT32_MAX)
                         return kb__api_fail(d, path, "must be a 32-bit integer, got %" PRId64, x);
                 if (max == INT32_MAX)
                         return kb__api_fail(d, path, "must be >= %" PRId32 ", got %" PRId64, min,

@@ -550,7 +550,7 @@ int kb_object_decode(const struct kb_value *doc, struct kb_object *out, char *er
                     strcmp(kind, kinds[i].kind) == 0)
                         break;
         if (i == KB_ARRAY_SIZE(kinds)) {
-                if (errlen)
+                if (err && errlen)
                         snprintf(err, errlen, "kind %s %s is not read by kbatch", api_version,
                                  kind);
                 return KB_ENOTFOUND;
