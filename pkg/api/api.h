@@ -142,7 +142,9 @@ struct kb_taint {
 
 struct kb_node {
         struct kb_meta meta;
-        struct kb_res allocatable; /* status.allocatable, else status.capacity */
+        /* status.allocatable, else (the whole list) status.capacity; pods
+         * is 110, kubelet's default, when the list has none. */
+        struct kb_res allocatable;
         struct kb_taint *taints;
         size_t ntaints;
         bool unschedulable;
@@ -177,7 +179,7 @@ struct kb_selector_req {
 };
 
 /* A NodeSelectorTerm: all its requirements must hold (matchExpressions on
- * labels, matchFields on metadata.name). */
+ * labels, matchFields on metadata.name).  An empty term matches no node. */
 struct kb_node_term {
         struct kb_selector_req *exprs;
         size_t nexprs;
@@ -346,8 +348,8 @@ void kb_meta_release(struct kb_meta *m);
 /*
  * Decodes a resource list ({cpu: "2", memory: 4Gi, ...}) adding into out.
  * what names the field for messages ("spec.minResources").  Negative values
- * are errors unless allow_negative.  Returns 0 or KB_EBADINPUT with err set
- * to "<what>.<name>: <problem>".
+ * are errors.  Returns 0 or KB_EBADINPUT with err set to
+ * "<what>.<name>: <problem>".
  */
 int kb_res_decode(const struct kb_value *list, const char *what, struct kb_res *out, char *err,
                   size_t errlen);

@@ -69,15 +69,19 @@ int kb_quantity_parse(const char *s, bool milli, int64_t *out)
         if (!any)
                 return KB_EBADQTY;
 
-        /* Suffix. */
+        /* Suffix.  An e or E followed by a (signed) number is an exponent;
+         * otherwise "E" and "Ei" are the exa suffixes. */
+        bool exponent = false;
         if (*p == 'e' || *p == 'E') {
+                const char *q = p[1] == '+' || p[1] == '-' ? p + 2 : p + 1;
+                exponent = *q >= '0' && *q <= '9';
+        }
+        if (exponent) {
                 const char *q = p + 1;
                 bool eneg = false;
                 int ex = 0;
                 if (*q == '+' || *q == '-')
                         eneg = *q++ == '-';
-                if (*q < '0' || *q > '9')
-                        return KB_EBADQTY;
                 while (*q >= '0' && *q <= '9') {
                         if (ex < 100000)
                                 ex = ex * 10 + (*q - '0');
@@ -248,7 +252,8 @@ void kb_res_format(const struct kb_res *r, bool with_pods, char *buf, size_t n)
                         continue;
                 char q[48];
                 kb_quantity_format(r->q[i], kb_res_is_milli(i), kb_res_is_bytes(i), q, sizeof(q));
-                int w = snprintf(buf + off, n - off, "%s%s: %s", off ? ", " : "", kb_res_name(i), q);
+                int w =
+                    snprintf(buf + off, n - off, "%s%s: %s", off ? ", " : "", kb_res_name(i), q);
                 if (w < 0)
                         break;
                 off += (size_t)w;

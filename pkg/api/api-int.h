@@ -1,0 +1,95 @@
+/*
+ * api internals: the decoding context and the field readers that the kind
+ * decoders (meta.c, pod.c, objects.c) share.
+ *
+ * Every reader takes the field's path ("spec.taints[2].effect") so that an
+ * error names it, treats an absent field and a JSON null alike (Kubernetes
+ * reads both as unset, leaving *out untouched), and returns 0 or
+ * KB_EBADINPUT with the message already written through kb__api_fail.
+ */
+#ifndef KB_PKG_API_INT_H
+#define KB_PKG_API_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/api.h"
+#include "base/base.h"
+#include "value/value.h"
+
+/* Room for the deepest path kbatch reads, indexes included (the node
+ * affinity paths run to about 130 characters). */
+#define KB__API_PATH 384
+
+/*
+ * Who is being decoded, for the "<kind> <namespace>/<name>: " prefix of every
+ * message.  ns and name point into the object's own metadata once it is
+ * read; before that (or for kb_res_decode, where kind is NULL) the prefix is
+ * shorter.
+ */
+struct kb__api_dec {
+        const char *kind; /* "pod", "node", ...; NULL: no object prefix */
+        const char *ns;
+        const char *name;
+        char *err;
+        size_t errlen;
+};
+
+void kb__api_dec_init(struct kb__api_dec *d, const char *kind, char *err, size_t errlen);
+
+/* Writes "<kind> <ns>/<name>: <path>: <problem>" into d->err and returns
+ * KB_EBADINPUT. */
+KB_PRINTF(3, 4) int kb__api_fail(struct kb__api_dec *d, const char *path, const char *fmt, ...);
+
+/* Formats a field path into buf (a wrapper, so that the compiler does not
+ * second-guess the truncation that long paths are allowed). */
+KB_PRINTF(3, 4) void kb__api_path(char *buf, size_t n, const char *fmt, ...);
+
+/* Whether v holds something (not absent, not null). */
+static inline bool kb__api_set(const struct kb_value *v)
+{
+        return v && v->type != KB_VNULL;
+}
+
+/* Type checks for nested objects and lists; absent or null passes. */
+int kb__api_object(struct kb__api_dec *d, const struct kb_value *v, const char *path);
+int kb__api_list(struct kb__api_dec *d, const struct kb_value *v, const char *path);
+
+/* A string field (numbers read as their literal text); *out is a fresh copy
+ * the caller owns. */
+int kb__api_str(struct kb__api_dec *d, const struct kb_value *v, const char *path, char **out);
+/* An integer field in [min, max]. */
+int kb__api_int32(struct kb__api_dec *d, const struct kb_value *v, const char *path, int32_t min,
+                  int32_t max, int32_t *out);
+int kb__api_bool(struct kb__api_dec *d, const struct kb_value *v, const char *path, bool *out);
+/* An RFC 3339 timestamp, as seconds since the epoch. */
+int kb__api_time(struct kb__api_dec *d, const struct kb_value *v, const char *path, double *out);
+/* A map of strings (labels, annotations, nodeSelector). */
+int kb__api_kvs(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                struct kb_kv **out, size_t *n);
+void kb__api_kvs_free(struct kb_kv *kv, size_t n);
+
+/*
+ * Reads a resource list into out (adding), interning names; a bit per slot
+ * is set in *present (may be NULL) for every name the list holds, so callers
+ * can tell "cpu: 0" from no cpu at all.  Negative quantities are errors.
+ */
+int kb__api_res(struct kb__api_dec *d, const struct kb_value *list, const char *path,
+                struct kb_res *out, uint32_t *present);
+/* out += add, slot by slot; KB_EOVERFLOW (out unchanged) when a sum
+ * leaves int64. */
+int kb__api_res_add(struct kb_res *out, const struct kb_res *add);
+
+/* Fails unless doc is an object (a kind decoder's first check). */
+int kb__api_doc(struct kb__api_dec *d, const struct kb_value *doc);
+
+/* The taint effect named s (v1.TaintEffect); KB_EBADINPUT when none. */
+int kb__api_taint_effect(const char *s, enum kb_taint_effect *out);
+
+/* Reads doc's metadata into m and points d->ns/d->name at it.
+ * Cluster-scoped kinds (namespaced false) get a NULL namespace. */
+int kb__api_meta(struct kb__api_dec *d, const struct kb_value *doc, bool namespaced,
+                 struct kb_meta *m);
+
+#endif /* KB_PKG_API_INT_H */

@@ -1,0 +1,623 @@
+/*
+ * Pods: scheduling fields, node affinity, tolerations, and the resource
+ * request as kube-scheduler computes it.
+ *
+ * The request (k8s.io/component-helpers resource.PodRequests, which
+ * kube-scheduler's NodeResourcesFit uses):
+ *   1. each container's requests, where a resource with a limit but no
+ *      request takes the limit (the API server's SetDefaults_Pod does this
+ *      before the scheduler ever sees the pod);
+ *   2. the sum over spec.containers;
+ *   3. init containers run one at a time before them, so the pod needs the
+ *      larger of that sum and each init container — plus the sidecars
+ *      (init containers with restartPolicy Always) started before it, which
+ *      keep running and so also add to the sum;
+ *   4. plus spec.overhead (the RuntimeClass's pod overhead);
+ *   5. the pods slot is 1: a pod takes one of the node's pod slots.
+ * Worked example: containers cpu 1 and 2, init containers cpu 4 and 1,
+ * overhead cpu 250m: max(1 + 2, 4, 1) + 0.25 = 4.25 cores = 4250 milli.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api-int.h"
+
+const char *kb_pod_phase_name(enum kb_pod_phase p)
+{
+        switch (p) {
+        case KB_POD_PENDING:
+                return "Pending";
+        case KB_POD_RUNNING:
+                return "Running";
+        case KB_POD_SUCCEEDED:
+                return "Succeeded";
+        case KB_POD_FAILED:
+                return "Failed";
+        case KB_POD_UNKNOWN:
+                return "Unknown";
+        }
+        return "?";
+}
+
+/* ---- freeing ---------------------------------------------------------- */
+
+static void reqs_free(struct kb_selector_req *r, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(r[i].key);
+                for (size_t j = 0; j < r[i].nvalues; j++)
+                        free(r[i].values[j]);
+                free(r[i].values);
+        }
+        free(r);
+}
+
+static void term_release(struct kb_node_term *t)
+{
+        reqs_free(t->exprs, t->nexprs);
+        reqs_free(t->fields, t->nfields);
+}
+
+void kb_pod_free(struct kb_pod *p)
+{
+        if (!p)
+                return;
+        kb_meta_release(&p->meta);
+        free(p->scheduler_name);
+        free(p->node_name);
+        free(p->nominated_node_name);
+        free(p->priority_class_name);
+        free(p->group_name);
+        kb__api_kvs_free(p->node_selector, p->nnode_selector);
+        for (size_t i = 0; i < p->nrequired; i++)
+                term_release(&p->required[i]);
+        free(p->required);
+        for (size_t i = 0; i < p->npreferred; i++)
+                term_release(&p->preferred[i].term);
+        free(p->preferred);
+        for (size_t i = 0; i < p->ntolerations; i++) {
+                free(p->tolerations[i].key);
+                free(p->tolerations[i].value);
+                free(p->tolerations[i].effect);
+        }
+        free(p->tolerations);
+        free(p);
+}
+
+/* ---- node affinity ---------------------------------------------------- */
+
+static const struct {
+        const char *name;
+        enum kb_selector_op op;
+} sel_ops[] = {
+    {"In", KB_SEL_IN},         {"NotIn", KB_SEL_NOT_IN},
+    {"Exists", KB_SEL_EXISTS}, {"DoesNotExist", KB_SEL_DOES_NOT_EXIST},
+    {"Gt", KB_SEL_GT},         {"Lt", KB_SEL_LT},
+};
+
+/* Whether s is a base-10 int64 as Go's strconv.ParseInt reads it, which is
+ * how the scheduler's label selector reads Gt/Lt values. */
+static bool is_int64(const char *s)
+{
+        char *end;
+        if (!*s || isspace((unsigned char)*s))
+                return false;
+        errno = 0;
+        (void)strtoll(s, &end, 10);
+        return errno == 0 && *end == '\0';
+}
+
+/*
+ * One NodeSelectorRequirement.  The checks are the API server's
+ * (ValidateNodeSelectorRequirement and ValidateNodeFieldSelectorRequirement),
+ * plus the integer check on Gt/Lt that the scheduler would otherwise make
+ * at match time, silently failing the term.
+ */
+static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const char *path, bool field,
+                      struct kb_selector_req *r)
+{
+        char p[KB__API_PATH];
+        char *op = NULL;
+        int rc;
+
+        if ((rc = kb__api_object(d, v, path)))
+                return rc;
+        kb__api_path(p, sizeof(p), "%s.key", path);
+        if ((rc = kb__api_str(d, kb_value_get(v, "key"), p, &r->key)))
+                return rc;
+        if (!r->key || !r->key[0])
+                return kb__api_fail(d, p, "required");
+        /* matchFields supports one field, the node's name. */
+        if (field && strcmp(r->key, "metadata.name") != 0)
+                return kb__api_fail(d, p, "must be metadata.name, got \"%s\"", r->key);
+
+        kb__api_path(p, sizeof(p), "%s.operator", path);
+        if ((rc = kb__api_str(d, kb_value_get(v, "operator"), p, &op)))
+                return rc;
+        if (!op || !op[0]) {
+                free(op);
+                return kb__api_fail(d, p, "required");
+        }
+        size_t k;
+        for (k = 0; k < KB_ARRAY_SIZE(sel_ops); k++)
+                if (strcmp(op, sel_ops[k].name) == 0)
+                        break;
+        if (k == KB_ARRAY_SIZE(sel_ops)) {
+                rc = kb__api_fail(d, p, "unknown operator \"%s\"", op);
+                free(op);
+                return rc;
+        }
+        free(op);
+        r->op = sel_ops[k].op;
+        if (field && r->op != KB_SEL_IN && r->op != KB_SEL_NOT_IN)
+                return kb__api_fail(d, p, "must be In or NotIn for a field selector, got %s",
+                                    sel_ops[k].name);
+
+        const struct kb_value *vals = kb_value_get(v, "values");
+        kb__api_path(p, sizeof(p), "%s.values", path);
+        if ((rc = kb__api_list(d, vals, p)))
+                return rc;
+        if (kb__api_set(vals) && vals->arr.n) {
+                r->values = kb_xcalloc(vals->arr.n, sizeof(*r->values));
+                r->nvalues = vals->arr.n;
+                for (size_t j = 0; j < vals->arr.n; j++) {
+                        char pj[KB__API_PATH];
+                        kb__api_path(pj, sizeof(pj), "%s[%zu]", p, j);
+                        if ((rc = kb__api_str(d, vals->arr.v[j], pj, &r->values[j])))
+                                return rc;
+                        if (!r->values[j])
+                                return kb__api_fail(d, pj, "must be a string, got null");
+                }
+        }
+
+        const char *name = sel_ops[k].name;
+        switch (r->op) {
+        case KB_SEL_IN:
+        case KB_SEL_NOT_IN:
+                if (r->nvalues == 0)
+                        return kb__api_fail(d, p, "must be non-empty for operator %s", name);
+                if (field && r->nvalues != 1)
+                        return kb__api_fail(d, p,
+                                            "must hold exactly one value for a field selector, "
+                                            "got %zu",
+                                            r->nvalues);
+                break;
+        case KB_SEL_EXISTS:
+        case KB_SEL_DOES_NOT_EXIST:
+                if (r->nvalues != 0)
+                        return kb__api_fail(d, p, "must be empty for operator %s", name);
+                break;
+        case KB_SEL_GT:
+        case KB_SEL_LT:
+                if (r->nvalues != 1)
+                        return kb__api_fail(d, p,
+                                            "must hold exactly one integer for operator %s, "
+                                            "got %zu values",
+                                            name, r->nvalues);
+                if (!is_int64(r->values[0]))
+                        return kb__api_fail(d, p, "must be an integer for operator %s, got \"%s\"",
+                                            name, r->values[0]);
+                break;
+        }
+        return 0;
+}
+
+static int decode_reqs(struct kb__api_dec *d, const struct kb_value *list, const char *path,
+                       bool field, struct kb_selector_req **out, size_t *n)
+{
+        int rc;
+
+        if ((rc = kb__api_list(d, list, path)))
+                return rc;
+        if (!kb__api_set(list) || !list->arr.n)
+                return 0;
+        *out = kb_xcalloc(list->arr.n, sizeof(**out));
+        *n = list->arr.n;
+        for (size_t i = 0; i < list->arr.n; i++) {
+                char p[KB__API_PATH];
+                kb__api_path(p, sizeof(p), "%s[%zu]", path, i);
+                if ((rc = decode_req(d, list->arr.v[i], p, field, &(*out)[i])))
+                        return rc;
+        }
+        return 0;
+}
+
+/* A NodeSelectorTerm.  An empty one is kept as is: it matches no node (the
+ * API's documented meaning), which is the matcher's business. */
+static int decode_term(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                       struct kb_node_term *t)
+{
+        char p[KB__API_PATH];
+        int rc;
+
+        if ((rc = kb__api_object(d, v, path)))
+                return rc;
+        kb__api_path(p, sizeof(p), "%s.matchExpressions", path);
+        if ((rc = decode_reqs(d, kb_value_get(v, "matchExpressions"), p, false, &t->exprs,
+                              &t->nexprs)))
+                return rc;
+        kb__api_path(p, sizeof(p), "%s.matchFields", path);
+        return decode_reqs(d, kb_value_get(v, "matchFields"), p, true, &t->fields, &t->nfields);
+}
+
+static int decode_affinity(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod)
+{
+        static const char na_path[] = "spec.affinity.nodeAffinity";
+        const struct kb_value *aff = kb_value_get(spec, "affinity");
+        const struct kb_value *na = kb_value_get(aff, "nodeAffinity");
+        char p[KB__API_PATH];
+        int rc;
+
+        if ((rc = kb__api_object(d, aff, "spec.affinity")) || (rc = kb__api_object(d, na, na_path)))
+                return rc;
+
+        const struct kb_value *req =
+            kb_value_get(na, "requiredDuringSchedulingIgnoredDuringExecution");
+        kb__api_path(p, sizeof(p), "%s.requiredDuringSchedulingIgnoredDuringExecution", na_path);
+        if ((rc = kb__api_object(d, req, p)))
+                return rc;
+        if (kb__api_set(req)) {
+                const struct kb_value *terms = kb_value_get(req, "nodeSelectorTerms");
+                kb__api_path(p, sizeof(p),
+                             "%s.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
+                             na_path);
+                if ((rc = kb__api_list(d, terms, p)))
+                        return rc;
+                /* The API server rejects a required node selector without
+                 * terms (ValidateNodeSelector). */
+                if (!kb__api_set(terms) || !terms->arr.n)
+                        return kb__api_fail(d, p, "must have at least one term");
+                pod->required = kb_xcalloc(terms->arr.n, sizeof(*pod->required));
+                pod->nrequired = terms->arr.n;
+                for (size_t i = 0; i < terms->arr.n; i++) {
+                        char pi[KB__API_PATH];
+                        kb__api_path(pi, sizeof(pi), "%s[%zu]", p, i);
+                        if ((rc = decode_term(d, terms->arr.v[i], pi, &pod->required[i])))
+                                return rc;
+                }
+        }
+
+        const struct kb_value *pref =
+            kb_value_get(na, "preferredDuringSchedulingIgnoredDuringExecution");
+        kb__api_path(p, sizeof(p), "%s.preferredDuringSchedulingIgnoredDuringExecution", na_path);
+        if ((rc = kb__api_list(d, pref, p)))
+                return rc;
+        if (!kb__api_set(pref) || !pref->arr.n)
+                return 0;
+        pod->preferred = kb_xcalloc(pref->arr.n, sizeof(*pod->preferred));
+        pod->npreferred = pref->arr.n;
+        for (size_t i = 0; i < pref->arr.n; i++) {
+                const struct kb_value *t = pref->arr.v[i];
+                struct kb_preferred_term *pt = &pod->preferred[i];
+                char pi[KB__API_PATH], pw[KB__API_PATH + 16];
+
+                kb__api_path(pi, sizeof(pi), "%s[%zu]", p, i);
+                if ((rc = kb__api_object(d, t, pi)))
+                        return rc;
+                /* ValidatePreferredSchedulingTerms: weight in 1..100. */
+                kb__api_path(pw, sizeof(pw), "%s.weight", pi);
+                const struct kb_value *w = kb_value_get(t, "weight");
+                if (!kb__api_set(w))
+                        return kb__api_fail(d, pw, "required");
+                if ((rc = kb__api_int32(d, w, pw, 1, 100, &pt->weight)))
+                        return rc;
+                kb__api_path(pw, sizeof(pw), "%s.preference", pi);
+                if ((rc = decode_term(d, kb_value_get(t, "preference"), pw, &pt->term)))
+                        return rc;
+        }
+        return 0;
+}
+
+/* ---- tolerations ------------------------------------------------------ */
+
+/* The three effects a taint or toleration may name (v1.TaintEffect). */
+int kb__api_taint_effect(const char *s, enum kb_taint_effect *out)
+{
+        static const struct {
+                const char *name;
+                enum kb_taint_effect effect;
+        } effects[] = {
+            {"NoSchedule", KB_TAINT_NO_SCHEDULE},
+            {"PreferNoSchedule", KB_TAINT_PREFER_NO_SCHEDULE},
+            {"NoExecute", KB_TAINT_NO_EXECUTE},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(effects); i++)
+                if (strcmp(s, effects[i].name) == 0) {
+                        *out = effects[i].effect;
+                        return 0;
+                }
+        return KB_EBADINPUT;
+}
+
+/* Checks are the API server's (ValidateTolerations). */
+static int decode_toleration(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                             struct kb_toleration *t)
+{
+        char p[KB__API_PATH];
+        char *op = NULL;
+        int rc;
+
+        if ((rc = kb__api_object(d, v, path)))
+                return rc;
+        kb__api_path(p, sizeof(p), "%s.key", path);
+        if ((rc = kb__api_str(d, kb_value_get(v, "key"), p, &t->key)))
+                return rc;
+        if (!t->key)
+                t->key = kb_xstrdup("");
+        kb__api_path(p, sizeof(p), "%s.value", path);
+        if ((rc = kb__api_str(d, kb_value_get(v, "value"), p, &t->value)))
+                return rc;
+        if (!t->value)
+                t->value = kb_xstrdup("");
+        kb__api_path(p, sizeof(p), "%s.effect", path);
+        if ((rc = kb__api_str(d, kb_value_get(v, "effect"), p, &t->effect)))
+                return rc;
+        enum kb_taint_effect e;
+        if (t->effect && t->effect[0] && kb__api_taint_effect(t->effect, &e))
+                return kb__api_fail(d, p,
+                                    "must be NoSchedule, PreferNoSchedule or NoExecute, got \"%s\"",
+                                    t->effect);
+
+        kb__api_path(p, sizeof(p), "%s.operator", path);
+        if ((rc = kb__api_str(d, kb_value_get(v, "operator"), p, &op)))
+                return rc;
+        /* The operator defaults to Equal. */
+        if (!op || !op[0] || strcmp(op, "Equal") == 0) {
+                t->op = KB_TOL_EQUAL;
+        } else if (strcmp(op, "Exists") == 0) {
+                t->op = KB_TOL_EXISTS;
+        } else {
+                rc = kb__api_fail(d, p, "must be Equal or Exists, got \"%s\"", op);
+                free(op);
+                return rc;
+        }
+        free(op);
+        /* An empty key matches every key, which only Exists can mean. */
+        if (!t->key[0] && t->op != KB_TOL_EXISTS)
+                return kb__api_fail(d, p, "must be Exists when key is empty");
+        if (t->op == KB_TOL_EXISTS && t->value[0]) {
+                kb__api_path(p, sizeof(p), "%s.value", path);
+                return kb__api_fail(d, p, "must be empty when operator is Exists");
+        }
+        return 0;
+}
+
+/* ---- requests --------------------------------------------------------- */
+
+/* One container's requests, with limits standing in for missing requests
+ * (SetDefaults_Pod copies each limit to an absent request of the same
+ * resource; a request stated as 0 stays 0). */
+static int container_requests(struct kb__api_dec *d, const struct kb_value *c, const char *path,
+                              struct kb_res *out)
+{
+        char p[KB__API_PATH], pr[KB__API_PATH + 32];
+        struct kb_res req = {{0}}, lim = {{0}};
+        uint32_t rmask = 0, lmask = 0;
+        int rc;
+
+        if ((rc = kb__api_object(d, c, path)))
+                return rc;
+        const struct kb_value *res = kb_value_get(c, "resources");
+        kb__api_path(p, sizeof(p), "%s.resources", path);
+        if ((rc = kb__api_object(d, res, p)))
+                return rc;
+        kb__api_path(pr, sizeof(pr), "%s.requests", p);
+        if ((rc = kb__api_res(d, kb_value_get(res, "requests"), pr, &req, &rmask)))
+                return rc;
+        kb__api_path(pr, sizeof(pr), "%s.limits", p);
+        if ((rc = kb__api_res(d, kb_value_get(res, "limits"), pr, &lim, &lmask)))
+                return rc;
+        for (int i = 0; i < KB_RES_MAX; i++) {
+                uint32_t bit = (uint32_t)1 << i;
+                if (!(lmask & bit))
+                        continue;
+                if (!(rmask & bit)) {
+                        req.q[i] = lim.q[i];
+                } else if (req.q[i] > lim.q[i]) {
+                        /* ValidateResourceRequirements: request <= limit. */
+                        char q[48];
+                        kb_quantity_format(lim.q[i], kb_res_is_milli(i), kb_res_is_bytes(i), q,
+                                           sizeof(q));
+                        kb__api_path(pr, sizeof(pr), "%s.requests.%s", p, kb_res_name(i));
+                        return kb__api_fail(d, pr, "must be <= the limit %s", q);
+                }
+        }
+        *out = req;
+        return 0;
+}
+
+static void res_max(struct kb_res *a, const struct kb_res *b)
+{
+        for (int i = 0; i < KB_RES_MAX; i++)
+                a->q[i] = KB_MAX(a->q[i], b->q[i]);
+}
+
+static int pod_requests(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod)
+{
+        struct kb_res sum = {{0}}, sidecars = {{0}}, init = {{0}};
+        const struct kb_value *cs = kb_value_get(spec, "containers");
+        const struct kb_value *ics = kb_value_get(spec, "initContainers");
+        char p[KB__API_PATH];
+        int rc;
+
+        if ((rc = kb__api_list(d, cs, "spec.containers")) ||
+            (rc = kb__api_list(d, ics, "spec.initContainers")))
+                return rc;
+        for (size_t i = 0; kb__api_set(cs) && i < cs->arr.n; i++) {
+                struct kb_res r;
+                kb__api_path(p, sizeof(p), "spec.containers[%zu]", i);
+                if ((rc = container_requests(d, cs->arr.v[i], p, &r)))
+                        return rc;
+                if (kb__api_res_add(&sum, &r))
+                        return kb__api_fail(d, p, "%s (sum of the containers' requests)",
+                                            kb_strerror(KB_EOVERFLOW));
+        }
+        for (size_t i = 0; kb__api_set(ics) && i < ics->arr.n; i++) {
+                const struct kb_value *ic = ics->arr.v[i];
+                struct kb_res r, need;
+                kb__api_path(p, sizeof(p), "spec.initContainers[%zu]", i);
+                if ((rc = container_requests(d, ic, p, &r)))
+                        return rc;
+                const char *restart = kb_value_str(kb_value_get(ic, "restartPolicy"));
+                need = sidecars;
+                if (kb_streq(restart, "Always")) {
+                        /* A sidecar starts here and runs alongside the
+                         * containers to the end. */
+                        if (kb__api_res_add(&sum, &r) || kb__api_res_add(&sidecars, &r))
+                                return kb__api_fail(d, p, "%s (sum of the sidecars' requests)",
+                                                    kb_strerror(KB_EOVERFLOW));
+                        need = sidecars;
+                } else if (kb__api_res_add(&need, &r)) {
+                        return kb__api_fail(d, p, "%s (sum with the sidecars' requests)",
+                                            kb_strerror(KB_EOVERFLOW));
+                }
+                res_max(&init, &need);
+        }
+        res_max(&sum, &init);
+        if ((rc = kb__api_res(d, kb_value_get(spec, "overhead"), "spec.overhead", &sum, NULL)))
+                return rc;
+        /* Whatever a container wrote in the pods slot, a pod takes one. */
+        sum.q[KB_RES_PODS] = 0;
+        pod->best_effort = kb_res_is_empty(&sum);
+        sum.q[KB_RES_PODS] = 1;
+        pod->requests = sum;
+        return 0;
+}
+
+/* ---- the pod ---------------------------------------------------------- */
+
+static int decode_phase(struct kb__api_dec *d, const struct kb_value *status, struct kb_pod *pod)
+{
+        static const char *const names[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
+        char *phase = NULL;
+        int rc;
+
+        pod->phase = KB_POD_PENDING; /* a pod the kubelet has not seen yet */
+        if ((rc = kb__api_str(d, kb_value_get(status, "phase"), "status.phase", &phase)))
+                return rc;
+        if (!phase || !phase[0]) {
+                free(phase);
+                return 0;
+        }
+        for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++)
+                if (strcmp(phase, names[i]) == 0) {
+                        pod->phase = (enum kb_pod_phase)i;
+                        free(phase);
+                        return 0;
+                }
+        rc = kb__api_fail(d, "status.phase",
+                          "must be Pending, Running, Succeeded, Failed or Unknown, got \"%s\"",
+                          phase);
+        free(phase);
+        return rc;
+}
+
+static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb_pod *pod)
+{
+        const struct kb_value *spec = kb_value_get(doc, "spec");
+        const struct kb_value *status = kb_value_get(doc, "status");
+        char *policy = NULL;
+        int rc;
+
+        if ((rc = kb__api_meta(d, doc, true, &pod->meta)))
+                return rc;
+        if ((rc = kb__api_object(d, spec, "spec")) || (rc = kb__api_object(d, status, "status")))
+                return rc;
+
+        if ((rc = kb__api_str(d, kb_value_get(spec, "schedulerName"), "spec.schedulerName",
+                              &pod->scheduler_name)))
+                return rc;
+        /* SetDefaults_PodSpec: schedulerName defaults to default-scheduler. */
+        if (!pod->scheduler_name || !pod->scheduler_name[0]) {
+                free(pod->scheduler_name);
+                pod->scheduler_name = kb_xstrdup("default-scheduler");
+        }
+        if ((rc = kb__api_str(d, kb_value_get(spec, "nodeName"), "spec.nodeName",
+                              &pod->node_name)) ||
+            (rc = kb__api_str(d, kb_value_get(status, "nominatedNodeName"),
+                              "status.nominatedNodeName", &pod->nominated_node_name)) ||
+            (rc = kb__api_str(d, kb_value_get(spec, "priorityClassName"), "spec.priorityClassName",
+                              &pod->priority_class_name)))
+                return rc;
+        /* An empty nodeName is an unbound pod, as in the API. */
+        if (pod->node_name && !pod->node_name[0]) {
+                free(pod->node_name);
+                pod->node_name = NULL;
+        }
+        if (pod->nominated_node_name && !pod->nominated_node_name[0]) {
+                free(pod->nominated_node_name);
+                pod->nominated_node_name = NULL;
+        }
+
+        const struct kb_value *prio = kb_value_get(spec, "priority");
+        if ((rc = kb__api_int32(d, prio, "spec.priority", INT32_MIN, INT32_MAX, &pod->priority)))
+                return rc;
+        pod->has_priority = kb__api_set(prio);
+
+        if ((rc = kb__api_str(d, kb_value_get(spec, "preemptionPolicy"), "spec.preemptionPolicy",
+                              &policy)))
+                return rc;
+        if (policy && policy[0] && strcmp(policy, "Never") != 0 &&
+            strcmp(policy, "PreemptLowerPriority") != 0) {
+                rc = kb__api_fail(d, "spec.preemptionPolicy",
+                                  "must be PreemptLowerPriority or Never, got \"%s\"", policy);
+                free(policy);
+                return rc;
+        }
+        pod->preempt_never = kb_streq(policy, "Never");
+        free(policy);
+
+        if ((rc = kb__api_kvs(d, kb_value_get(spec, "nodeSelector"), "spec.nodeSelector",
+                              &pod->node_selector, &pod->nnode_selector)))
+                return rc;
+        if ((rc = decode_affinity(d, spec, pod)))
+                return rc;
+
+        const struct kb_value *tols = kb_value_get(spec, "tolerations");
+        if ((rc = kb__api_list(d, tols, "spec.tolerations")))
+                return rc;
+        if (kb__api_set(tols) && tols->arr.n) {
+                pod->tolerations = kb_xcalloc(tols->arr.n, sizeof(*pod->tolerations));
+                pod->ntolerations = tols->arr.n;
+                for (size_t i = 0; i < tols->arr.n; i++) {
+                        char p[KB__API_PATH];
+                        kb__api_path(p, sizeof(p), "spec.tolerations[%zu]", i);
+                        if ((rc = decode_toleration(d, tols->arr.v[i], p, &pod->tolerations[i])))
+                                return rc;
+                }
+        }
+
+        /* Volcano reads the group from scheduling.k8s.io/group-name and
+         * falls back to its own spelling of the key. */
+        const char *g = kb_meta_annotation(&pod->meta, KB_GROUP_ANNOTATION);
+        if (!g || !g[0])
+                g = kb_meta_annotation(&pod->meta, KB_GROUP_ANNOTATION_VOLCANO);
+        if (g && g[0])
+                pod->group_name = kb_xstrdup(g);
+
+        if ((rc = pod_requests(d, spec, pod)))
+                return rc;
+        return decode_phase(d, status, pod);
+}
+
+int kb_pod_decode(const struct kb_value *doc, struct kb_pod **out, char *err, size_t errlen)
+{
+        struct kb__api_dec d;
+        struct kb_pod *pod;
+        int rc;
+
+        kb__api_dec_init(&d, "pod", err, errlen);
+        *out = NULL;
+        if ((rc = kb__api_doc(&d, doc)))
+                return rc;
+        pod = kb_xcalloc(1, sizeof(*pod));
+        if ((rc = pod_fill(&d, doc, pod))) {
+                kb_pod_free(pod);
+                return rc;
+        }
+        *out = pod;
+        return 0;
+}
