@@ -1234,6 +1234,43 @@ static void test_mutations_never_crash(void **state)
                 kb_value_free(junkv[j]);
 }
 
+/* Runs last: it fills the process-wide resource table. */
+static void test_res_table_full(void **state)
+{
+        (void)state;
+        char name[32], err[256];
+        int last = -1;
+        for (int i = 0; kb_res_count() < KB_RES_MAX; i++) {
+                snprintf(name, sizeof(name), "example.com/r%d", i);
+                last = kb_res_intern(name);
+                assert_true(last >= 3);
+        }
+        assert_int_equal(last, KB_RES_MAX - 1);
+        assert_int_equal(kb_res_intern("example.com/one-too-many"), KB_ETOOMANYRES);
+        assert_int_equal(kb_res_lookup("example.com/one-too-many"), -1);
+
+        /* A node keeps what fits and drops the rest. */
+        struct kb_object o;
+        decode_ok("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                  "status: {allocatable: {cpu: 2, example.com/one-too-many: 1, pods: 10}}\n",
+                  &o, KB_KIND_NODE);
+        assert_int_equal(o.node->allocatable.q[KB_RES_CPU], 2000);
+        assert_int_equal(o.node->allocatable.q[KB_RES_PODS], 10);
+        kb_object_release(&o);
+
+        /* Anything else that names it fails, naming the field. */
+        assert_int_equal(decode(POD "spec: {containers: [{resources: {requests: "
+                                    "{example.com/one-too-many: 1}}}]}\n",
+                                &o, err, sizeof(err)),
+                         KB_EBADINPUT);
+        assert_string_equal(err, "pod ns/p: spec.containers[0].resources.requests.example.com/"
+                                 "one-too-many: too many distinct resource names (kbatch keeps "
+                                 "at most 16)");
+        assert_int_equal(
+            decode(Q "spec: {capability: {example.com/one-too-many: 1}}\n", &o, err, sizeof(err)),
+            KB_EBADINPUT);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1252,6 +1289,7 @@ int main(void)
             cmocka_unit_test(test_dispatch),
             cmocka_unit_test(test_bad_documents),
             cmocka_unit_test(test_mutations_never_crash),
+            cmocka_unit_test(test_res_table_full), /* last: fills the table */
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
