@@ -885,6 +885,23 @@ static void test_dispatch(void **state)
         assert_string_equal(err, "pod: document: must be an object, got null");
         kb_value_free(v);
 
+        /* JSON, as the API server sends it, decodes the same way. */
+        static const char json[] =
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"j\","
+            "\"namespace\":\"ns\",\"uid\":\"6f1c\",\"resourceVersion\":\"7\","
+            "\"creationTimestamp\":\"2024-01-02T03:04:05Z\"},\"spec\":{\"priority\":100,"
+            "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"250m\","
+            "\"memory\":\"64Mi\"}}}]},\"status\":{\"phase\":\"Pending\"}}";
+        assert_int_equal(kb_json_parse(json, strlen(json), &v, err, sizeof(err)), 0);
+        assert_int_equal(kb_object_decode(v, &o, err, sizeof(err)), 0);
+        kb_value_free(v);
+        assert_int_equal(o.kind, KB_KIND_POD);
+        assert_string_equal(o.pod->meta.uid, "6f1c");
+        assert_int_equal(o.pod->priority, 100);
+        assert_int_equal(o.pod->requests.q[KB_RES_CPU], 250);
+        assert_int_equal(o.pod->requests.q[KB_RES_MEMORY], 64 * MI);
+        kb_object_release(&o);
+
         /* Frees take NULL. */
         kb_node_free(NULL);
         kb_pod_free(NULL);
