@@ -34,6 +34,9 @@ struct kb__api_dec {
         const char *name;
         char *err;
         size_t errlen;
+        /* kb__api_res skips names that no longer fit the resource table
+         * instead of failing (for nodes: see node_fill). */
+        bool skip_full_res;
 };
 
 void kb__api_dec_init(struct kb__api_dec *d, const char *kind, char *err, size_t errlen);
@@ -73,7 +76,8 @@ void kb__api_kvs_free(struct kb_kv *kv, size_t n);
 /*
  * Reads a resource list into out (adding), interning names; a bit per slot
  * is set in *present (may be NULL) for every name the list holds, so callers
- * can tell "cpu: 0" from no cpu at all.  Negative quantities are errors.
+ * can tell "cpu: 0" from no cpu at all.  Negative quantities are errors, and
+ * so is a new name when the table is full, unless d->skip_full_res.
  */
 int kb__api_res(struct kb__api_dec *d, const struct kb_value *list, const char *path,
                 struct kb_res *out, uint32_t *present);

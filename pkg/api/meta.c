@@ -24,6 +24,7 @@ void kb__api_dec_init(struct kb__api_dec *d, const char *kind, char *err, size_t
         d->name = NULL;
         d->err = err;
         d->errlen = err ? errlen : 0;
+        d->skip_full_res = false;
         if (d->errlen)
                 err[0] = '\0';
 }
@@ -214,14 +215,20 @@ int kb__api_res(struct kb__api_dec *d, const struct kb_value *list, const char *
                 kb__api_path(p, sizeof(p), "%s.%s", path, m->key);
                 if (!m->key[0])
                         return kb__api_fail(d, path, "empty resource name");
-                int idx = kb_res_intern(m->key);
-                if (idx < 0)
-                        return kb__api_fail(d, p, "%s (kbatch keeps at most %d)", kb_strerror(idx),
-                                            KB_RES_MAX);
+                /* The type is checked before the name is interned, so that
+                 * junk does not take up a slot of the process-wide table. */
                 const char *text = kb_value_text(m->val);
                 if (!text)
                         return kb__api_fail(d, p, "must be a quantity, got %s",
                                             kb_value_type_name(m->val->type));
+                int idx = kb_res_intern(m->key);
+                if (idx < 0 && d->skip_full_res) {
+                        KB_V(2, "%s %s: %s: ignored: %s", d->kind, d->name, p, kb_strerror(idx));
+                        continue;
+                }
+                if (idx < 0)
+                        return kb__api_fail(d, p, "%s (kbatch keeps at most %d)", kb_strerror(idx),
+                                            KB_RES_MAX);
                 rc = kb_quantity_parse(text, kb_res_is_milli(idx), &q);
                 if (rc)
                         return kb__api_fail(d, p, "%s \"%s\"", kb_strerror(rc), text);

@@ -96,13 +96,19 @@ static int node_fill(struct kb__api_dec *d, const struct kb_value *doc, struct k
         /* What the scheduler may hand out is allocatable (capacity less
          * system reservations); a node that reports only capacity (as
          * hand-written ones do) offers all of it.  The fallback takes the
-         * whole list, never a mix of the two. */
+         * whole list, never a mix of the two.
+         * A node may advertise more kinds of resources than the table has
+         * slots (device plugins, attachable-volumes-*).  Those that do not
+         * fit are left out rather than losing the node: no pod can request
+         * them anyway, since a pod naming one fails to decode. */
         const struct kb_value *alloc = kb_value_get(status, "allocatable");
+        d->skip_full_res = true;
         if (kb__api_set(alloc))
                 rc = kb__api_res(d, alloc, "status.allocatable", &n->allocatable, &mask);
         else
                 rc = kb__api_res(d, kb_value_get(status, "capacity"), "status.capacity",
                                  &n->allocatable, &mask);
+        d->skip_full_res = false;
         if (rc)
                 return rc;
         /* The kubelet always reports pods; a manifest that leaves it out

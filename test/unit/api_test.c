@@ -885,6 +885,23 @@ static void test_dispatch(void **state)
         assert_string_equal(err, "pod: document: must be an object, got null");
         kb_value_free(v);
 
+        /* JSON, as the API server sends it, decodes the same way. */
+        static const char json[] =
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"j\","
+            "\"namespace\":\"ns\",\"uid\":\"6f1c\",\"resourceVersion\":\"7\","
+            "\"creationTimestamp\":\"2024-01-02T03:04:05Z\"},\"spec\":{\"priority\":100,"
+            "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"250m\","
+            "\"memory\":\"64Mi\"}}}]},\"status\":{\"phase\":\"Pending\"}}";
+        assert_int_equal(kb_json_parse(json, strlen(json), &v, err, sizeof(err)), 0);
+        assert_int_equal(kb_object_decode(v, &o, err, sizeof(err)), 0);
+        kb_value_free(v);
+        assert_int_equal(o.kind, KB_KIND_POD);
+        assert_string_equal(o.pod->meta.uid, "6f1c");
+        assert_int_equal(o.pod->priority, 100);
+        assert_int_equal(o.pod->requests.q[KB_RES_CPU], 250);
+        assert_int_equal(o.pod->requests.q[KB_RES_MEMORY], 64 * MI);
+        kb_object_release(&o);
+
         /* Frees take NULL. */
         kb_node_free(NULL);
         kb_pod_free(NULL);
@@ -1234,6 +1251,43 @@ static void test_mutations_never_crash(void **state)
                 kb_value_free(junkv[j]);
 }
 
+/* Runs last: it fills the process-wide resource table. */
+static void test_res_table_full(void **state)
+{
+        (void)state;
+        char name[32], err[256];
+        int last = -1;
+        for (int i = 0; kb_res_count() < KB_RES_MAX; i++) {
+                snprintf(name, sizeof(name), "example.com/r%d", i);
+                last = kb_res_intern(name);
+                assert_true(last >= 3);
+        }
+        assert_int_equal(last, KB_RES_MAX - 1);
+        assert_int_equal(kb_res_intern("example.com/one-too-many"), KB_ETOOMANYRES);
+        assert_int_equal(kb_res_lookup("example.com/one-too-many"), -1);
+
+        /* A node keeps what fits and drops the rest. */
+        struct kb_object o;
+        decode_ok("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                  "status: {allocatable: {cpu: 2, example.com/one-too-many: 1, pods: 10}}\n",
+                  &o, KB_KIND_NODE);
+        assert_int_equal(o.node->allocatable.q[KB_RES_CPU], 2000);
+        assert_int_equal(o.node->allocatable.q[KB_RES_PODS], 10);
+        kb_object_release(&o);
+
+        /* Anything else that names it fails, naming the field. */
+        assert_int_equal(decode(POD "spec: {containers: [{resources: {requests: "
+                                    "{example.com/one-too-many: 1}}}]}\n",
+                                &o, err, sizeof(err)),
+                         KB_EBADINPUT);
+        assert_string_equal(err, "pod ns/p: spec.containers[0].resources.requests.example.com/"
+                                 "one-too-many: too many distinct resource names (kbatch keeps "
+                                 "at most 16)");
+        assert_int_equal(
+            decode(Q "spec: {capability: {example.com/one-too-many: 1}}\n", &o, err, sizeof(err)),
+            KB_EBADINPUT);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1252,6 +1306,7 @@ int main(void)
             cmocka_unit_test(test_dispatch),
             cmocka_unit_test(test_bad_documents),
             cmocka_unit_test(test_mutations_never_crash),
+            cmocka_unit_test(test_res_table_full), /* last: fills the table */
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
