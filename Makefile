@@ -73,19 +73,22 @@ deps:
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(OPT) $(DEFS) -MMD -MP -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(WARN) $(OPT) $(DEFS) -MMD -MP -c $< -o $@
 
 $(B)/libkbatch.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
-$(BINDIR)/%: $(B)/libkbatch.a $$(patsubst %.c,$(B)/obj/%.o,$$(wildcard cmd/%/*.c))
+$(BINDIR)/%: $(B)/libkbatch.a $$(addprefix $(B)/obj/,$$(addsuffix .o,$$(basename $$(wildcard cmd/$$*/*.c))))
 	@mkdir -p $(dir $@)
-	$(CC) $(LDOPT) -o $@ $(filter %.o,$^) $(B)/libkbatch.a $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(LDOPT) -o $@ $(filter %.o,$^) $(B)/libkbatch.a $(LDLIBS)
 
 $(B)/test/%_test: $(B)/obj/test/unit/%_test.o $(B)/obj/test/unit/testutil.o $(B)/libkbatch.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDOPT) -o $@ $(filter %.o,$^) $(B)/libkbatch.a $(LDLIBS) -lcmocka
+	@echo "  LD      $@"
+	@$(CC) $(LDOPT) -o $@ $(filter %.o,$^) $(B)/libkbatch.a $(LDLIBS) -lcmocka
 
 # make test: everything under the sanitizers, then every test; the run stops at
 # the first failing suite, and the summary line counts suites.

@@ -23,6 +23,7 @@
  * ready (2 < 3) nor pipelined, so both allocations are undone and the
  * nodes are free for the next job.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,10 +115,22 @@ static void allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *
         j->touched = true;
         while (!kb_heap_empty(tasks)) {
                 struct kb_task *t = kb_heap_pop(tasks);
-                if (!kb_allocatable(s, q, t))
-                        continue;
                 const char *why = NULL;
-                struct kb_node_info *n = kb_select_node(s, t, &why);
+                struct kb_node_info *n;
+                if (!kb_allocatable(s, q, t)) {
+                        /* Skipped for the queue's quota.  Say why: if no node
+                         * could take the task either, that is the better
+                         * answer ("0/4 nodes are available: ..."). */
+                        if (!j->fit_error) {
+                                n = kb_select_node(s, t, &why);
+                                char msg[300];
+                                snprintf(msg, sizeof(msg),
+                                         "queue %s has used its deserved resources", q->name);
+                                j->fit_error = n ? kb_session_intern(s, msg) : why;
+                        }
+                        continue;
+                }
+                n = kb_select_node(s, t, &why);
                 if (!n) {
                         t->fit_error = why;
                         if (!j->fit_error)

@@ -22,7 +22,9 @@ void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *se
         struct kb_value *pgs = kb_value_new(KB_VARRAY);
 
         kb_value_set(s, "index", kb_value_new_int(index));
-        kb_value_set(s, "durationSeconds", kb_value_new_double(r->duration));
+        /* Microseconds are all a session time means. */
+        kb_value_set(s, "durationSeconds",
+                     kb_value_new_double((double)(int64_t)(r->duration * 1e6 + 0.5) / 1e6));
         for (size_t i = 0; i < r->nbinds; i++) {
                 struct kb_value *b = kb_value_new(KB_VOBJECT);
                 kb_value_set(b, "pod", pod_ref(r->binds[i].pod));

@@ -18,16 +18,6 @@
  * session code that the plugins' registration functions pull in calls these
  * two api functions.  Weak, so the real ones win as soon as they exist.
  */
-__attribute__((weak)) const char *kb_meta_annotation(const struct kb_meta *m, const char *key)
-{
-        (void)m, (void)key;
-        return NULL;
-}
-__attribute__((weak)) const char *kb_queue_state_name(enum kb_queue_state st)
-{
-        (void)st;
-        return "Open";
-}
 
 /* ---- building blocks ----------------------------------------------------- */
 

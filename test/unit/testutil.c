@@ -31,3 +31,170 @@ int kb_test_log_contains(const char *needle)
 {
         return captured.data && strstr(captured.data, needle) != NULL;
 }
+
+/* ---- scenarios ------------------------------------------------------------------ */
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "framework/framework.h"
+#include "sim/sim.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Splits a space-separated list into a sorted array of normalised
+ * "ns/pod=node" strings. */
+static size_t expected_binds(const char *text, char ***out)
+{
+        char *copy = kb_xstrdup(text ? text : ""), *save = NULL;
+        char **v = NULL;
+        size_t n = 0, cap = 0;
+        for (char *tok = strtok_r(copy, " \n\t", &save); tok; tok = strtok_r(NULL, " \n\t", &save)) {
+                char *s = strchr(tok, '/') && strchr(tok, '/') < strchr(tok, '=')
+                              ? kb_xstrdup(tok)
+                              : kb_xasprintf("default/%s", tok);
+                KB_PUSH(v, n, cap, s);
+        }
+        free(copy);
+        if (n)
+                qsort(v, n, sizeof(*v), cmp_str);
+        *out = v;
+        return n;
+}
+
+static char *join(char **v, size_t n)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        for (size_t i = 0; i < n; i++) {
+                if (i)
+                        kb_buf_addc(&b, ' ');
+                kb_buf_adds(&b, v[i]);
+        }
+        return kb_buf_detach(&b);
+}
+
+static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_out,
+                     char **phases_out, char **messages_out)
+{
+        struct kb_cluster c;
+        struct kb_conf conf;
+        char err[1024];
+        const char *conf_text = sc->conf ? sc->conf : kb_default_conf_yaml;
+        char **got = NULL;
+        size_t ngot = 0, cap = 0;
+        struct kb_buf phases, messages;
+
+        kb_buf_init(&phases);
+        kb_buf_init(&messages);
+        kb_cluster_init(&c);
+        c.now = 1.8e9;
+        if (kb_cluster_load(&c, sc->name, sc->manifests, strlen(sc->manifests), err,
+                            sizeof(err))) {
+                fprintf(stderr, "scenario %s: load: %s\n", sc->name, err);
+                fail();
+        }
+        kb_cluster_ensure_default_queue(&c);
+        if (kb_conf_parse(conf_text, strlen(conf_text), &conf, err, sizeof(err))) {
+                fprintf(stderr, "scenario %s: conf: %s\n", sc->name, err);
+                fail();
+        }
+        conf.full_scan = full_scan;
+        int sessions = sc->sessions > 0 ? sc->sessions : 1;
+        for (int i = 0; i < sessions; i++) {
+                struct kb_snapshot snap;
+                struct kb_result r;
+                kb_cluster_snapshot(&c, &snap);
+                assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+                for (size_t k = 0; k < r.nbinds; k++) {
+                        char *s = kb_xasprintf("%s/%s=%s", r.binds[k].pod->meta.namespace,
+                                               r.binds[k].pod->meta.name, r.binds[k].node);
+                        KB_PUSH(got, ngot, cap, s);
+                }
+                if (i == sessions - 1) {
+                        for (size_t k = 0; k < r.npodgroups; k++) {
+                                const struct kb_pg_status *st = &r.podgroups[k];
+                                kb_buf_printf(&phases, "%s=%s ", st->name,
+                                              kb_pg_phase_name(st->phase));
+                                if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0)
+                                        kb_buf_printf(&messages, "%s: %s\n", st->name,
+                                                      st->cond_message);
+                        }
+                }
+                kb_cluster_apply(&c, &r);
+                kb_result_release(&r);
+        }
+        if (ngot)
+                qsort(got, ngot, sizeof(*got), cmp_str);
+        *binds_out = join(got, ngot);
+        for (size_t k = 0; k < ngot; k++)
+                free(got[k]);
+        free(got);
+        *phases_out = kb_buf_detach(&phases);
+        *messages_out = kb_buf_detach(&messages);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
+
+void kb_run_scenario(const struct kb_scenario *sc)
+{
+        char **want;
+        size_t nwant = expected_binds(sc->binds, &want);
+        char *want_text = join(want, nwant);
+        for (int mode = 0; mode < 2; mode++) {
+                char *binds, *phases, *messages;
+                run_once(sc, mode == 1, &binds, &phases, &messages);
+                if (strcmp(binds, want_text) != 0) {
+                        fprintf(stderr,
+                                "scenario %s (%s):\n  want binds: %s\n  got binds:  %s\n  "
+                                "phases: %s\n  messages: %s\n",
+                                sc->name, mode ? "full scan" : "cached", want_text, binds,
+                                phases, messages);
+                        fail();
+                }
+                if (sc->phases) {
+                        /* Each expected "pg=Phase" must appear (default ns may
+                         * be omitted). */
+                        char *copy = kb_xstrdup(sc->phases), *save = NULL;
+                        for (char *tok = strtok_r(copy, " ", &save); tok;
+                             tok = strtok_r(NULL, " ", &save)) {
+                                char *full = strchr(tok, '/') ? kb_xasprintf("%s ", tok)
+                                                              : kb_xasprintf("default/%s ", tok);
+                                char *spaced = kb_xasprintf(" %s %s", phases, "");
+                                char *needle = kb_xasprintf(" %s", full);
+                                if (!strstr(spaced, needle)) {
+                                        fprintf(stderr, "scenario %s: want phase %s, got %s\n",
+                                                sc->name, tok, phases);
+                                        fail();
+                                }
+                                free(full);
+                                free(spaced);
+                                free(needle);
+                        }
+                        free(copy);
+                }
+                if (sc->message && !strstr(messages, sc->message)) {
+                        fprintf(stderr, "scenario %s: want a condition containing \"%s\", got:\n%s\n",
+                                sc->name, sc->message, messages);
+                        fail();
+                }
+                free(binds);
+                free(phases);
+                free(messages);
+        }
+        for (size_t i = 0; i < nwant; i++)
+                free(want[i]);
+        free(want);
+        free(want_text);
+}
+
+void kb_run_scenarios(const struct kb_scenario *table, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                print_message("[ SCENARIO ] %s\n", table[i].name);
+                kb_run_scenario(&table[i]);
+        }
+}

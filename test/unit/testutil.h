@@ -18,4 +18,36 @@ const char *kb_test_log_text(void);
 /* Whether some captured line contains needle. */
 int kb_test_log_contains(const char *needle);
 
+
+
+/*
+ * Scenario tests: manifests in, expected binds out.
+ *
+ *   manifests  YAML (nodes, pods, batch/v1 Jobs, PodGroups, Queues, ...);
+ *              pods default to schedulerName kbatch only if they say so —
+ *              write it.  A "default" queue is added when none is given.
+ *   conf       a Volcano conf, NULL for the default one.
+ *   sessions   how many sessions (0 means 1); decisions apply between.
+ *   binds      every bind of every session, "pod=node" separated by spaces
+ *              (pods in namespace default may omit it), in any order; ""
+ *              for none.
+ *   phases     "pg=Phase ..." checked after the last session (optional).
+ *   message    a text some Unschedulable condition of the last session
+ *              must contain (optional).
+ *
+ * Each scenario runs twice, through the node-selection caches and as a
+ * full scan, and both must give exactly the expected binds.
+ */
+struct kb_scenario {
+        const char *name;
+        const char *conf;
+        const char *manifests;
+        int sessions;
+        const char *binds;
+        const char *phases;
+        const char *message;
+};
+void kb_run_scenario(const struct kb_scenario *sc);
+/* Runs a table of scenarios as one cmocka test, reporting each by name. */
+void kb_run_scenarios(const struct kb_scenario *table, size_t n);
 #endif
