@@ -122,7 +122,7 @@ void kb_result_print_table(const struct kb_result *r, int index, const struct kb
                 }
         }
         if (r->nqueues) {
-                fprintf(out, "\nQueues\n  %-16s %-8s %-32s %-32s %s\n", "QUEUE", "STATE",
+                fprintf(out, "\nQueues\n  %-16s %-8s %-40s %-40s %s\n", "QUEUE", "STATE",
                         "ALLOCATED", "DESERVED", "CAPABILITY");
                 for (size_t i = 0; i < r->nqueues; i++) {
                         const struct kb_queue_status *q = &r->queues[i];
@@ -130,7 +130,7 @@ void kb_result_print_table(const struct kb_result *r, int index, const struct kb
                         fmt_res(&q->allocated, a, sizeof(a));
                         fmt_res(&q->deserved, d, sizeof(d));
                         fmt_res(&q->capability, cap, sizeof(cap));
-                        fprintf(out, "  %-16s %-8s %-32s %-32s %s\n", q->name,
+                        fprintf(out, "  %-16s %-8s %-40s %-40s %s\n", q->name,
                                 kb_queue_state_name(q->state), a, d,
                                 strcmp(cap, "-") ? cap : "unlimited");
                 }

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# make bench: the session benchmark of docs/PERFORMANCE.md.
+#
+# Runs each workload through `kbatch-sim --synthetic` with the default conf
+# RUNS times (default 5) and prints the median session time (the session
+# alone, as kbatch-sim measures it), tasks bound, gangs fully/partly bound and
+# peak RSS.  Then checks that the node-selection caches place every pod where
+# a full scan of every node would (same binds, same order), for the workloads
+# named in CHECK (default: W1 W3 W4; W2's full scan takes a while: CHECK="W1
+# W2 W3 W4" includes it).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SIM=${SIM:-bin/kbatch-sim}
+RUNS=${RUNS:-5}
+CHECK=${CHECK:-W1 W3 W4}
+
+declare -A SPEC=(
+  [W1]="nodes=1000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=1000,group-size=10,pod-cpu=1,pod-memory=2Gi,queues=4"
+  [W2]="nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4"
+  [W3]="nodes=1000,node-cpu=8,node-memory=32Gi,node-pods=110,groups=2000,group-size=8,pod-cpu=1,pod-memory=1Gi,queues=4"
+  [W4]="nodes=1000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=1000,group-size=10,pod-cpu=1,pod-memory=2Gi,queues=4,besteffort-groups=500"
+)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "runs per workload: $RUNS (median shown)"
+echo
+printf '| %-8s | %-14s | %-12s | %-18s | %-18s | %-14s | %-12s |\n' workload "session (s)" "tasks bound" "gangs fully bound" "gangs partly bound" "peak RSS (MiB)" "bytes/pod"
+printf '|%s|%s|%s|%s|%s|%s|%s|\n' ---------- ---------------- -------------- -------------------- -------------------- ---------------- --------------
+for w in W1 W2 W3 W4; do
+  times=()
+  for ((i = 0; i < RUNS; i++)); do
+    "$SIM" --synthetic "${SPEC[$w]}" --output json --stats >"$tmp/$w.json" 2>"$tmp/$w.err"
+    times+=("$(sed -n 's/^session 1: \([0-9.]*\)s.*/\1/p' "$tmp/$w.err")")
+  done
+  median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  line=$(grep '^pods bound' "$tmp/$w.err")
+  bound=$(sed -n 's/^pods bound: \([0-9]*\) of \([0-9]*\).*/\1/p' <<<"$line")
+  total=$(sed -n 's/^pods bound: \([0-9]*\) of \([0-9]*\).*/\2/p' <<<"$line")
+  full=$(sed -n 's/.*fully bound: \([0-9]*\).*/\1/p' <<<"$line")
+  part=$(sed -n 's/.*partly bound: \([0-9]*\).*/\1/p' <<<"$line")
+  groups=$(sed -n 's/.*, of \([0-9]*\);.*/\1/p' <<<"$line")
+  rss=$(sed -n 's/.*peak RSS: \([0-9]*\) KiB.*/\1/p' <<<"$line")
+  printf '| %-8s | %-14s | %-12s | %-18s | %-18s | %-14s | %-12s |\n' "$w" "$median" "$bound/$total" "$full/$groups" "$part" \
+    "$(awk -v k="$rss" 'BEGIN {printf "%.0f", k/1024}')" "$(awk -v k="$rss" -v p="$total" 'BEGIN {printf "%.0f", k*1024/p}')"
+done
+echo
+for w in $CHECK; do
+  "$SIM" --synthetic "${SPEC[$w]}" --output json | sed 's/"durationSeconds":[0-9.e-]*,//' >"$tmp/c.json"
+  "$SIM" --synthetic "${SPEC[$w]}" --output json --full-scan | sed 's/"durationSeconds":[0-9.e-]*,//' >"$tmp/f.json"
+  if cmp -s "$tmp/c.json" "$tmp/f.json"; then
+    echo "$w: placements identical to a full scan of every node"
+  else
+    echo "$w: PLACEMENTS DIFFER from a full scan" >&2
+    exit 1
+  fi
+done
