@@ -93,21 +93,22 @@ $(B)/test/%_test: $(B)/obj/test/unit/%_test.o $(B)/obj/test/unit/testutil.o $(B)
 # make test: everything under the sanitizers, then every test; the run stops at
 # the first failing suite, and the summary line counts suites.
 test: deps
-	@$(MAKE) --no-print-directory MODE=asan unit e2e
+	@$(MAKE) --no-print-directory MODE=asan unit
+	@$(MAKE) --no-print-directory MODE=asan e2e
 
 unit: $(UNIT:%=$(B)/test/%) $(PROGS)
 	@pass=0; fail=0; for t in $(UNIT:%=$(B)/test/%); do \
 	  echo "== $$t"; \
 	  if ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 $$t; then pass=$$((pass+1)); \
 	  else fail=$$((fail+1)); echo "FAILED: $$t"; fi; done; \
-	echo "unit suites: $$pass passed, $$fail failed"; [ $$fail = 0 ]
+	echo "unit: $$pass passed, $$fail failed"; [ $$fail = 0 ]
 
 e2e: $(PROGS)
 	@pass=0; fail=0; for t in $(E2E); do \
 	  echo "== $$t"; \
 	  if BIN=$(abspath $(BINDIR)) bash $$t; then pass=$$((pass+1)); \
 	  else fail=$$((fail+1)); echo "FAILED: $$t"; fi; done; \
-	echo "e2e suites: $$pass passed, $$fail failed"; [ $$fail = 0 ]
+	echo "e2e: $$pass passed, $$fail failed"; [ $$fail = 0 ]
 
 bench: all
 	@bash test/bench/run.sh
