@@ -226,28 +226,26 @@ static int enqueueable(void *arg, const struct kb_job *j)
         return 1;
 }
 
-static void on_allocate(void *arg, const struct kb_task *t)
+/* Keeps the queue's allocated sum and share current as tasks come and go. */
+static void account(struct proportion *p, const struct kb_task *t, double sign)
 {
-        struct proportion *p = arg;
         if (!t->job->queue)
                 return;
         struct attr *a = &p->attrs[t->job->queue->index];
         for (int i = 0; i < KB_RES_MAX; i++)
                 if (i != KB_RES_PODS)
-                        a->allocated[i] += (double)t->resreq.q[i];
+                        a->allocated[i] += sign * (double)t->resreq.q[i];
         update_share(a);
+}
+
+static void on_allocate(void *arg, const struct kb_task *t)
+{
+        account(arg, t, 1);
 }
 
 static void on_deallocate(void *arg, const struct kb_task *t)
 {
-        struct proportion *p = arg;
-        if (!t->job->queue)
-                return;
-        struct attr *a = &p->attrs[t->job->queue->index];
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS)
-                        a->allocated[i] -= (double)t->resreq.q[i];
-        update_share(a);
+        account(arg, t, -1);
 }
 
 static void *proportion_open(struct kb_session *s, const struct kb_value *args)
