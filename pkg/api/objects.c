@@ -528,8 +528,8 @@ int kb_object_decode(const struct kb_value *doc, struct kb_object *out, char *er
         if ((rc = kb__api_doc(&d, doc)))
                 return rc;
         /* Name the object in messages when it says who it is. */
-        d.name = kb_value_str(kb_value_dig(doc, "metadata", "name", NULL));
-        d.ns = kb_value_str(kb_value_dig(doc, "metadata", "namespace", NULL));
+        d.name = kb_value_str(kb_value_dig(doc, "metadata", "name"));
+        d.ns = kb_value_str(kb_value_dig(doc, "metadata", "namespace"));
         if (d.name && !d.name[0])
                 d.name = NULL;
         if (d.ns && !d.ns[0])

@@ -221,12 +221,12 @@ static int load_doc(struct loader *l, const struct kb_value *doc);
  * template's labels and annotations, so a pod joins its PodGroup). */
 static int load_job(struct loader *l, const struct kb_value *doc)
 {
-        const char *name = kb_value_str(kb_value_dig(doc, "metadata", "name", NULL));
-        const char *ns = kb_value_str(kb_value_dig(doc, "metadata", "namespace", NULL));
-        const struct kb_value *tmpl = kb_value_dig(doc, "spec", "template", NULL);
+        const char *name = kb_value_str(kb_value_dig(doc, "metadata", "name"));
+        const char *ns = kb_value_str(kb_value_dig(doc, "metadata", "namespace"));
+        const struct kb_value *tmpl = kb_value_dig(doc, "spec", "template");
         int64_t parallelism = 1, completions = -1;
-        const struct kb_value *pv = kb_value_dig(doc, "spec", "parallelism", NULL);
-        const struct kb_value *cv = kb_value_dig(doc, "spec", "completions", NULL);
+        const struct kb_value *pv = kb_value_dig(doc, "spec", "parallelism");
+        const struct kb_value *cv = kb_value_dig(doc, "spec", "completions");
         if (!name) {
                 snprintf(l->err, l->errlen, "%s:%d: job: metadata.name: required", l->label,
                          doc->line);
@@ -260,7 +260,7 @@ static int load_job(struct loader *l, const struct kb_value *doc)
                 kb_value_set(meta, "namespace", kb_value_new_string(ns));
                 struct kb_value *labels = kb_value_ensure_object(meta, "labels");
                 kb_value_set(labels, "job-name", kb_value_new_string(name));
-                const struct kb_value *ct = kb_value_dig(doc, "metadata", "creationTimestamp", NULL);
+                const struct kb_value *ct = kb_value_dig(doc, "metadata", "creationTimestamp");
                 if (ct)
                         kb_value_set(meta, "creationTimestamp", kb_value_clone(ct));
                 kb_value_set(pod, "apiVersion", kb_value_new_string("v1"));

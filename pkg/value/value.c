@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,7 @@ struct kb_value *kb_value_new_double(double d)
 {
         char buf[64];
         /* 17 significant digits round-trip any double; JSON has no NaN. */
-        if (d != d || d > 1.7976931348623157e308 || d < -1.7976931348623157e308)
+        if (!isfinite(d))
                 return kb_value_new(KB_VNULL);
         snprintf(buf, sizeof(buf), "%.17g", d);
         /* Prefer the shortest text that reads back the same. */
@@ -234,7 +235,7 @@ struct kb_value *kb_value_get(const struct kb_value *obj, const char *key)
         return m ? m->val : NULL;
 }
 
-struct kb_value *kb_value_dig(const struct kb_value *v, ...)
+struct kb_value *kb_value_dig_keys(const struct kb_value *v, ...)
 {
         va_list ap;
         const char *key;

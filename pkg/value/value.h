@@ -118,9 +118,11 @@ struct kb_value *kb_value_ensure_object(struct kb_value *obj, const char *key);
 
 /* obj[key], or NULL when v is not an object or has no such key. */
 struct kb_value *kb_value_get(const struct kb_value *obj, const char *key);
-/* Follows keys: kb_value_dig(pod, "metadata", "name", NULL).  NULL when any
- * step is missing. */
-struct kb_value *kb_value_dig(const struct kb_value *v, ...);
+/* Follows keys: kb_value_dig(pod, "metadata", "name").  NULL when any step
+ * is missing.  The macro adds the typed terminator that the variadic
+ * function needs (a bare NULL may be an int). */
+struct kb_value *kb_value_dig_keys(const struct kb_value *v, ...);
+#define kb_value_dig(...) kb_value_dig_keys(__VA_ARGS__, (const char *)NULL)
 /* The text of a string, NULL otherwise. */
 const char *kb_value_str(const struct kb_value *v);
 /* The text of a string or number (numbers written unquoted). */
