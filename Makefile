@@ -79,7 +79,7 @@ $(B)/libkbatch.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BINDIR)/%: $(B)/libkbatch.a $$(patsubst %.c,$(B)/obj/%.o,$$(wildcard cmd/%/*.c))
+$(BINDIR)/%: $(B)/libkbatch.a $$(addprefix $(B)/obj/,$$(addsuffix .o,$$(basename $$(wildcard cmd/$$*/*.c))))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDOPT) -o $@ $(filter %.o,$^) $(B)/libkbatch.a $(LDLIBS)
 
