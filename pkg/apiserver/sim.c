@@ -165,7 +165,10 @@ int kb__sim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, siz
                 struct kb_value *lspec = kb_value_ensure_object(ls, "spec");
                 kb_value_set(lspec, "holderIdentity", kb_value_new_string(name));
                 kb_value_set(lspec, "leaseDurationSeconds", kb_value_new_int(40));
-                kb_value_set(lspec, "renewTime", kb_value_new_string(ts));
+                /* A MicroTime: clients parse it with exactly six decimals. */
+                char micro[48];
+                snprintf(micro, sizeof(micro), "%.19s.000000Z", ts);
+                kb_value_set(lspec, "renewTime", kb_value_new_string(micro));
                 kb__prepare_create(srv, leases, ls);
                 kb__store_put(srv, leases, ls);
         }

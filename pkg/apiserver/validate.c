@@ -8,6 +8,7 @@
 #include "apiserver/apiserver-int.h"
 
 #include <ctype.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +339,22 @@ static bool type_ok(const char *type, const struct kb_value *v)
         return true;
 }
 
+/* OpenAPI patterns are ECMA/RE2 syntax; the CRDs we meet use the part
+ * that POSIX extended expressions share.  A pattern that does not compile
+ * is not enforced, as it cannot be judged. */
+static void check_pattern(const struct kb_value *schema, const char *s, const char *path,
+                          struct kb_causes *c)
+{
+        const char *pat = kb_value_str(kb_value_get(schema, "pattern"));
+        regex_t re;
+        if (!pat || regcomp(&re, pat, REG_EXTENDED | REG_NOSUB))
+                return;
+        if (regexec(&re, s, 0, NULL, 0))
+                kb__cause_add(c, "FieldValueInvalid", path,
+                              "Invalid value: \"%s\": %s in body should match '%s'", s, path, pat);
+        regfree(&re);
+}
+
 static double num(const struct kb_value *v)
 {
         const char *t = kb_value_text(v);
@@ -367,6 +384,8 @@ void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v
                                       "Invalid value: %s in body must be of type "
                                       "int-or-string",
                                       path);
+                else if (v->type == KB_VSTRING)
+                        check_pattern(schema, v->s, path, c);
                 return;
         }
         if (!type_ok(type, v)) {
@@ -422,6 +441,7 @@ void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v
                         kb__cause_add(c, "TooLong", path,
                                       "Too long: may not be more than %s bytes",
                                       kb_value_text(mx));
+                check_pattern(schema, v->s, path, c);
         }
         if (v->type == KB_VOBJECT) {
                 const struct kb_value *req = kb_value_get(schema, "required");
