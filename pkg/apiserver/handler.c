@@ -774,7 +774,8 @@ static void collect(struct ctx *c, struct kb_selector *ls, struct kb_selector *f
                 if (in_scope(c, v) && kb__selector_match(ls, v) && kb__selector_match(fs, v))
                         KB_PUSH(l->objs, l->n, l->cap, v);
         }
-        qsort(l->objs, l->n, sizeof(*l->objs), cmp_key);
+        if (l->n > 1)
+                qsort(l->objs, l->n, sizeof(*l->objs), cmp_key);
 }
 
 static char *hex_encode(const char *s)
@@ -866,7 +867,7 @@ static void do_list(struct ctx *c)
         struct kb_value *out = kb_value_new(KB_VOBJECT);
         if (wants_table(c->req)) {
                 const char *inc = query(c->req, "includeObject");
-                kb__table(srv, c->rt, l.objs + start, end - start, inc ? inc : "Metadata", true,
+                kb__table(srv, c->rt, l.n ? l.objs + start : NULL, end - start, inc ? inc : "Metadata", true,
                           rvbuf, out);
                 struct kb_value *md = kb_value_get(out, "metadata");
                 if (next)
