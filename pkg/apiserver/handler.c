@@ -238,8 +238,8 @@ static const char *qos_class(const struct kb_value *spec)
         const struct kb_value *cs = kb_value_get(spec, "containers");
         bool any = false, guaranteed = true;
         for (size_t i = 0; kb_value_is(cs, KB_VARRAY) && i < cs->arr.n; i++) {
-                const struct kb_value *req = kb_value_dig(cs->arr.v[i], "resources", "requests", NULL);
-                const struct kb_value *lim = kb_value_dig(cs->arr.v[i], "resources", "limits", NULL);
+                const struct kb_value *req = kb_value_dig(cs->arr.v[i], "resources", "requests");
+                const struct kb_value *lim = kb_value_dig(cs->arr.v[i], "resources", "limits");
                 if ((kb_value_is(req, KB_VOBJECT) && req->obj.n) ||
                     (kb_value_is(lim, KB_VOBJECT) && lim->obj.n))
                         any = true;
@@ -335,11 +335,11 @@ void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb
                         kb_value_append(conds, cd);
                 }
                 kb_value_set(st, "conditions", conds);
-                const struct kb_value *names = kb_value_dig(obj, "spec", "names", NULL);
+                const struct kb_value *names = kb_value_dig(obj, "spec", "names");
                 kb_value_set(st, "acceptedNames",
                              names ? kb_value_clone(names) : kb_value_new(KB_VOBJECT));
                 struct kb_value *stored = kb_value_new(KB_VARRAY);
-                const struct kb_value *vers = kb_value_dig(obj, "spec", "versions", NULL);
+                const struct kb_value *vers = kb_value_dig(obj, "spec", "versions");
                 for (size_t i = 0; kb_value_is(vers, KB_VARRAY) && i < vers->arr.n; i++)
                         if (kb_value_bool(kb_value_get(vers->arr.v[i], "storage"), false))
                                 kb_value_append(stored, kb_value_clone(kb_value_get(
@@ -461,7 +461,7 @@ out:
 
 static bool has_finalizers(const struct kb_value *obj)
 {
-        const struct kb_value *f = kb_value_dig(obj, "metadata", "finalizers", NULL);
+        const struct kb_value *f = kb_value_dig(obj, "metadata", "finalizers");
         return kb_value_is(f, KB_VARRAY) && f->arr.n > 0;
 }
 
@@ -482,7 +482,7 @@ static bool same_object(const struct kb_value *a, const struct kb_value *b)
 
 static void copy_meta(struct kb_value *dst, const struct kb_value *src, const char *key)
 {
-        const struct kb_value *v = kb_value_dig(src, "metadata", key, NULL);
+        const struct kb_value *v = kb_value_dig(src, "metadata", key);
         struct kb_value *md = kb_value_ensure_object(dst, "metadata");
         if (v)
                 kb_value_set(md, key, kb_value_clone(v));
@@ -550,7 +550,7 @@ static void do_update(struct ctx *c, struct kb_obj *o, struct kb_value *obj)
         }
         if (!kb_value_equal(kb_value_get(old, "spec"), kb_value_get(obj, "spec"))) {
                 int64_t g = 0;
-                kb_value_int(kb_value_dig(old, "metadata", "generation", NULL), &g);
+                kb_value_int(kb_value_dig(old, "metadata", "generation"), &g);
                 kb_value_set(kb_value_ensure_object(obj, "metadata"), "generation",
                              kb_value_new_int(g + 1));
         }
@@ -632,9 +632,9 @@ static double delete_grace(struct ctx *c, const struct kb_value *opts, const str
 {
         if (c->rt->custom || strcmp(c->rt->resource, "pods"))
                 return 0;
-        if (!c->srv->opts.kubelet || !kb_value_dig(obj, "spec", "nodeName", NULL))
+        if (!c->srv->opts.kubelet || !kb_value_dig(obj, "spec", "nodeName"))
                 return 0;
-        const char *phase = kb_value_str(kb_value_dig(obj, "status", "phase", NULL));
+        const char *phase = kb_value_str(kb_value_dig(obj, "status", "phase"));
         if (kb_streq(phase, "Succeeded") || kb_streq(phase, "Failed"))
                 return 0;
         int64_t g = -1;
@@ -642,7 +642,7 @@ static double delete_grace(struct ctx *c, const struct kb_value *opts, const str
         if (q)
                 g = strtoll(q, NULL, 10);
         else if (kb_value_int(kb_value_get(opts, "gracePeriodSeconds"), &g))
-                if (kb_value_int(kb_value_dig(obj, "spec", "terminationGracePeriodSeconds", NULL),
+                if (kb_value_int(kb_value_dig(obj, "spec", "terminationGracePeriodSeconds"),
                                  &g))
                         g = 0;
         return g > 0 ? (double)g : 0;
@@ -662,7 +662,7 @@ static void collect_dependents(struct kb_apiserver *srv, const char *uid, double
         HASH_ITER(hh, pods->objs, o, tmp)
         {
                 const struct kb_value *refs =
-                        kb_value_dig(o->doc->v, "metadata", "ownerReferences", NULL);
+                        kb_value_dig(o->doc->v, "metadata", "ownerReferences");
                 for (size_t i = 0; kb_value_is(refs, KB_VARRAY) && i < refs->arr.n; i++) {
                         if (kb_streq(kb_value_str(kb_value_get(refs->arr.v[i], "uid")), uid)) {
                                 kb__store_delete(srv, pods, o, grace);
@@ -1013,7 +1013,7 @@ static void do_binding(struct ctx *c, struct kb_obj *o)
         struct kb_value *b = parse_body(c);
         if (!b)
                 return;
-        const char *target = kb_value_str(kb_value_dig(b, "target", "name", NULL));
+        const char *target = kb_value_str(kb_value_dig(b, "target", "name"));
         if (!o) {
                 not_found(c, c->rt, c->name);
                 goto out;
@@ -1025,12 +1025,12 @@ static void do_binding(struct ctx *c, struct kb_obj *o)
                 kb__causes_release(&causes);
                 goto out;
         }
-        const char *uid = kb_value_str(kb_value_dig(b, "metadata", "uid", NULL));
+        const char *uid = kb_value_str(kb_value_dig(b, "metadata", "uid"));
         if (uid && uid[0] && strcmp(uid, kb__meta_str(o->doc->v, "uid"))) {
                 conflict(c, c->name);
                 goto out;
         }
-        const char *node = kb_value_str(kb_value_dig(o->doc->v, "spec", "nodeName", NULL));
+        const char *node = kb_value_str(kb_value_dig(o->doc->v, "spec", "nodeName"));
         if (node && node[0]) {
                 fail(c->resp, 409, "Conflict", details(c->rt, c->name, NULL),
                      "Operation cannot be fulfilled on pods/binding \"%s\": pod %s is already "
@@ -1038,7 +1038,7 @@ static void do_binding(struct ctx *c, struct kb_obj *o)
                      c->name, c->name, node);
                 goto out;
         }
-        if (kb_value_dig(o->doc->v, "metadata", "deletionTimestamp", NULL)) {
+        if (kb_value_dig(o->doc->v, "metadata", "deletionTimestamp")) {
                 fail(c->resp, 409, "Conflict", details(c->rt, c->name, NULL),
                      "Operation cannot be fulfilled on pods/binding \"%s\": pod %s is being "
                      "deleted, cannot be assigned to a host",

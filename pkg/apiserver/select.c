@@ -187,7 +187,7 @@ static bool term_match(const struct kb_selector *s, const struct term *t,
         if (s->fields) {
                 val = kb__field_text(obj, t->key, buf, sizeof(buf));
         } else {
-                val = kb_value_str(kb_value_dig(obj, "metadata", "labels", t->key, NULL));
+                val = kb_value_str(kb_value_dig(obj, "metadata", "labels", t->key));
         }
         switch (t->op) {
         case OP_EQ:

@@ -261,7 +261,7 @@ static void pod_start(struct kb_apiserver *srv, struct kb_rtype *pods, const str
                                "ContainersReady", "PodScheduled"};
         for (size_t i = 0; i < KB_ARRAY_SIZE(types); i++)
                 set_condition(conds, condition(types[i], "True", NULL, ts));
-        const struct kb_value *addrs = kb_value_dig(node, "status", "addresses", NULL);
+        const struct kb_value *addrs = kb_value_dig(node, "status", "addresses");
         for (size_t i = 0; kb_value_is(addrs, KB_VARRAY) && i < addrs->arr.n; i++)
                 if (kb_streq(kb_value_str(kb_value_get(addrs->arr.v[i], "type")), "InternalIP"))
                         kb_value_set(st, "hostIP",
@@ -274,7 +274,7 @@ static void pod_start(struct kb_apiserver *srv, struct kb_rtype *pods, const str
         kb_value_set(st, "podIPs", ips);
         kb_value_set(st, "startTime", kb_value_new_string(ts));
         struct kb_value *css = kb_value_new(KB_VARRAY);
-        const struct kb_value *cs = kb_value_dig(pod, "spec", "containers", NULL);
+        const struct kb_value *cs = kb_value_dig(pod, "spec", "containers");
         for (size_t i = 0; kb_value_is(cs, KB_VARRAY) && i < cs->arr.n; i++) {
                 struct kb_value *s = kb_value_new(KB_VOBJECT);
                 const struct kb_value *name = kb_value_get(cs->arr.v[i], "name");
@@ -316,7 +316,7 @@ static void pod_finish(struct kb_apiserver *srv, struct kb_rtype *pods, const st
         for (size_t i = 0; kb_value_is(css, KB_VARRAY) && i < css->arr.n; i++) {
                 struct kb_value *s = css->arr.v[i];
                 const char *started =
-                        kb_value_str(kb_value_dig(s, "state", "running", "startedAt", NULL));
+                        kb_value_str(kb_value_dig(s, "state", "running", "startedAt"));
                 struct kb_value *term = kb_value_new(KB_VOBJECT);
                 kb_value_set(term, "exitCode", kb_value_new_int(exit_code));
                 kb_value_set(term, "reason", kb_value_new_string(ok ? "Completed" : "Error"));
@@ -340,10 +340,10 @@ static void kubelet(struct kb_apiserver *srv, struct kb_rtype *pods, double now)
         HASH_ITER(hh, pods->objs, o, tmp)
         {
                 const struct kb_value *p = o->doc->v;
-                const char *node = kb_value_str(kb_value_dig(p, "spec", "nodeName", NULL));
-                if (!node || !node[0] || kb_value_dig(p, "metadata", "deletionTimestamp", NULL))
+                const char *node = kb_value_str(kb_value_dig(p, "spec", "nodeName"));
+                if (!node || !node[0] || kb_value_dig(p, "metadata", "deletionTimestamp"))
                         continue;
-                const char *phase = kb_value_str(kb_value_dig(p, "status", "phase", NULL));
+                const char *phase = kb_value_str(kb_value_dig(p, "status", "phase"));
                 const struct kb_value *nd;
                 if (!phase || !strcmp(phase, "Pending")) {
                         if ((nd = find_node(srv, node)))
@@ -353,15 +353,15 @@ static void kubelet(struct kb_apiserver *srv, struct kb_rtype *pods, double now)
                 if (strcmp(phase, "Running"))
                         continue;
                 const char *dur = kb_value_str(
-                        kb_value_dig(p, "metadata", "annotations", "kbatch.io/sim-duration", NULL));
-                const char *start = kb_value_str(kb_value_dig(p, "status", "startTime", NULL));
+                        kb_value_dig(p, "metadata", "annotations", "kbatch.io/sim-duration"));
+                const char *start = kb_value_str(kb_value_dig(p, "status", "startTime"));
                 double d, st;
                 if (!dur || !parse_duration(dur, &d) || !start || kb_parse_time(start, &st))
                         continue;
                 if (now < st + d)
                         continue;
                 const char *code = kb_value_str(kb_value_dig(
-                        p, "metadata", "annotations", "kbatch.io/sim-exit-code", NULL));
+                        p, "metadata", "annotations", "kbatch.io/sim-exit-code"));
                 pod_finish(srv, pods, p, code ? atoi(code) : 0);
         }
 }
@@ -374,7 +374,7 @@ static void reap(struct kb_apiserver *srv, struct kb_rtype *pods, double now)
         {
                 const char *ts = kb__meta_str(o->doc->v, "deletionTimestamp");
                 const struct kb_value *fin =
-                        kb_value_dig(o->doc->v, "metadata", "finalizers", NULL);
+                        kb_value_dig(o->doc->v, "metadata", "finalizers");
                 double t;
                 if (!ts || (kb_value_is(fin, KB_VARRAY) && fin->arr.n) || kb_parse_time(ts, &t))
                         continue;
@@ -387,7 +387,7 @@ static void reap(struct kb_apiserver *srv, struct kb_rtype *pods, double now)
 
 static bool owned_by(const struct kb_value *pod, const char *uid)
 {
-        const struct kb_value *refs = kb_value_dig(pod, "metadata", "ownerReferences", NULL);
+        const struct kb_value *refs = kb_value_dig(pod, "metadata", "ownerReferences");
         for (size_t i = 0; kb_value_is(refs, KB_VARRAY) && i < refs->arr.n; i++)
                 if (kb_streq(kb_value_str(kb_value_get(refs->arr.v[i], "uid")), uid))
                         return true;
@@ -396,7 +396,7 @@ static bool owned_by(const struct kb_value *pod, const char *uid)
 
 static bool job_finished(const struct kb_value *job)
 {
-        const struct kb_value *conds = kb_value_dig(job, "status", "conditions", NULL);
+        const struct kb_value *conds = kb_value_dig(job, "status", "conditions");
         for (size_t i = 0; kb_value_is(conds, KB_VARRAY) && i < conds->arr.n; i++) {
                 const char *t = kb_value_str(kb_value_get(conds->arr.v[i], "type"));
                 if ((kb_streq(t, "Complete") || kb_streq(t, "Failed")) &&
@@ -409,7 +409,7 @@ static bool job_finished(const struct kb_value *job)
 static void create_pod(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_rtype *pods,
                        const struct kb_value *job)
 {
-        const struct kb_value *tmpl = kb_value_dig(job, "spec", "template", NULL);
+        const struct kb_value *tmpl = kb_value_dig(job, "spec", "template");
         const char *ns = kb__meta_str(job, "namespace");
         const char *jname = kb__meta_str(job, "name");
         struct kb_value *pod = kb_value_new(KB_VOBJECT);
@@ -430,8 +430,8 @@ static void create_pod(struct kb_apiserver *srv, struct kb_rtype *jobs, struct k
         kb_value_set(md, "generateName", kb_value_new_string(gen));
         free(gen);
         kb_value_set(md, "namespace", kb_value_new_string(ns));
-        const struct kb_value *tl = kb_value_dig(tmpl, "metadata", "labels", NULL);
-        const struct kb_value *ta = kb_value_dig(tmpl, "metadata", "annotations", NULL);
+        const struct kb_value *tl = kb_value_dig(tmpl, "metadata", "labels");
+        const struct kb_value *ta = kb_value_dig(tmpl, "metadata", "annotations");
         if (tl)
                 kb_value_set(md, "labels", kb_value_clone(tl));
         if (ta)
@@ -460,22 +460,22 @@ static void job_sync(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_
 {
         const char *uid = kb__meta_str(job, "uid");
         int64_t par = 1, comp = 1, backoff = 6, active = 0, succeeded = 0, failed = 0, ready = 0;
-        bool has_comp = kb_value_int(kb_value_dig(job, "spec", "completions", NULL), &comp) == 0;
-        kb_value_int(kb_value_dig(job, "spec", "parallelism", NULL), &par);
-        kb_value_int(kb_value_dig(job, "spec", "backoffLimit", NULL), &backoff);
-        bool suspend = kb_value_bool(kb_value_dig(job, "spec", "suspend", NULL), false);
+        bool has_comp = kb_value_int(kb_value_dig(job, "spec", "completions"), &comp) == 0;
+        kb_value_int(kb_value_dig(job, "spec", "parallelism"), &par);
+        kb_value_int(kb_value_dig(job, "spec", "backoffLimit"), &backoff);
+        bool suspend = kb_value_bool(kb_value_dig(job, "spec", "suspend"), false);
         struct kb_obj *o, *tmp;
         HASH_ITER(hh, pods->objs, o, tmp)
         {
                 const struct kb_value *p = o->doc->v;
                 if (!owned_by(p, uid))
                         continue;
-                const char *phase = kb_value_str(kb_value_dig(p, "status", "phase", NULL));
+                const char *phase = kb_value_str(kb_value_dig(p, "status", "phase"));
                 if (kb_streq(phase, "Succeeded"))
                         succeeded++;
                 else if (kb_streq(phase, "Failed"))
                         failed++;
-                else if (!kb_value_dig(p, "metadata", "deletionTimestamp", NULL)) {
+                else if (!kb_value_dig(p, "metadata", "deletionTimestamp")) {
                         active++;
                         ready += kb_streq(phase, "Running");
                 }
@@ -494,7 +494,7 @@ static void job_sync(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_
                 HASH_ITER(hh, pods->objs, o, tmp)
                 {
                         const char *phase =
-                                kb_value_str(kb_value_dig(o->doc->v, "status", "phase", NULL));
+                                kb_value_str(kb_value_dig(o->doc->v, "status", "phase"));
                         if (owned_by(o->doc->v, uid) && !kb_streq(phase, "Succeeded") &&
                             !kb_streq(phase, "Failed"))
                                 kb__store_delete(srv, pods, o, 0);
@@ -564,7 +564,7 @@ static void job_controller(struct kb_apiserver *srv, struct kb_rtype *jobs, stru
                 struct kb_obj *j = NULL;
                 HASH_FIND_STR(jobs->objs, keys[i], j);
                 if (j && !job_finished(j->doc->v) &&
-                    !kb_value_dig(j->doc->v, "metadata", "deletionTimestamp", NULL))
+                    !kb_value_dig(j->doc->v, "metadata", "deletionTimestamp"))
                         job_sync(srv, jobs, pods, j->doc->v);
                 free(keys[i]);
         }

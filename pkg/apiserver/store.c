@@ -52,7 +52,7 @@ void kb__doc_unref(struct kb_doc *d)
 
 const char *kb__meta_str(const struct kb_value *obj, const char *key)
 {
-        return kb_value_str(kb_value_dig(obj, "metadata", key, NULL));
+        return kb_value_str(kb_value_dig(obj, "metadata", key));
 }
 
 char *kb__api_version(const struct kb_rtype *rt)
@@ -199,10 +199,10 @@ void kb__store_cascade_namespace(struct kb_apiserver *srv, const char *ns)
 void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o,
                       double grace)
 {
-        const struct kb_value *fin = kb_value_dig(o->doc->v, "metadata", "finalizers", NULL);
+        const struct kb_value *fin = kb_value_dig(o->doc->v, "metadata", "finalizers");
         bool has_fin = kb_value_is(fin, KB_VARRAY) && fin->arr.n > 0;
         if (has_fin || grace > 0) {
-                if (kb_value_dig(o->doc->v, "metadata", "deletionTimestamp", NULL))
+                if (kb_value_dig(o->doc->v, "metadata", "deletionTimestamp"))
                         return; /* already being deleted */
                 struct kb_value *v = kb_value_clone(o->doc->v);
                 struct kb_value *md = kb_value_ensure_object(v, "metadata");
@@ -486,9 +486,9 @@ int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd)
                 rt->short_names = str_array(kb_value_get(names, "shortNames"), &rt->nshort);
                 rt->categories = str_array(kb_value_get(names, "categories"), &rt->ncat);
                 rt->namespaced = namespaced;
-                rt->has_status = kb_value_dig(ver, "subresources", "status", NULL) != NULL;
+                rt->has_status = kb_value_dig(ver, "subresources", "status") != NULL;
                 const struct kb_value *schema =
-                        kb_value_dig(ver, "schema", "openAPIV3Schema", NULL);
+                        kb_value_dig(ver, "schema", "openAPIV3Schema");
                 rt->schema = schema ? kb_value_clone(schema) : NULL;
                 const struct kb_value *cols = kb_value_get(ver, "additionalPrinterColumns");
                 rt->columns = kb_value_is(cols, KB_VARRAY) ? kb_value_clone(cols) : NULL;

@@ -113,18 +113,18 @@ static const struct kb_col pod_cols[] = {
 
 static void pod_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
-        const struct kb_value *cs = kb_value_dig(obj, "spec", "containers", NULL);
-        const struct kb_value *st = kb_value_dig(obj, "status", "containerStatuses", NULL);
+        const struct kb_value *cs = kb_value_dig(obj, "spec", "containers");
+        const struct kb_value *st = kb_value_dig(obj, "status", "containerStatuses");
         size_t total = kb_value_is(cs, KB_VARRAY) ? cs->arr.n : 0, ready = 0;
         int64_t restarts = 0;
-        const char *reason = kb_value_str(kb_value_dig(obj, "status", "reason", NULL));
+        const char *reason = kb_value_str(kb_value_dig(obj, "status", "reason"));
         for (size_t i = 0; kb_value_is(st, KB_VARRAY) && i < st->arr.n; i++) {
                 int64_t r = 0;
                 ready += kb_value_bool(kb_value_get(st->arr.v[i], "ready"), false);
                 if (!kb_value_int(kb_value_get(st->arr.v[i], "restartCount"), &r))
                         restarts += r;
                 const char *tr = kb_value_str(
-                        kb_value_dig(st->arr.v[i], "state", "terminated", "reason", NULL));
+                        kb_value_dig(st->arr.v[i], "state", "terminated", "reason"));
                 if (tr)
                         reason = tr;
         }
@@ -132,8 +132,8 @@ static void pod_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
         add_name(cells, obj);
         snprintf(buf, sizeof(buf), "%zu/%zu", ready, total);
         kb_value_append(cells, kb_value_new_string(buf));
-        const char *phase = kb_value_str(kb_value_dig(obj, "status", "phase", NULL));
-        if (kb_value_dig(obj, "metadata", "deletionTimestamp", NULL))
+        const char *phase = kb_value_str(kb_value_dig(obj, "status", "phase"));
+        if (kb_value_dig(obj, "metadata", "deletionTimestamp"))
                 phase = "Terminating";
         else if (reason)
                 phase = reason;
@@ -141,9 +141,9 @@ static void pod_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
         snprintf(buf, sizeof(buf), "%" PRId64, restarts);
         kb_value_append(cells, kb_value_new_string(buf));
         add_age(cells, obj);
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "podIP", NULL)));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "spec", "nodeName", NULL)));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nominatedNodeName", NULL)));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "podIP")));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "spec", "nodeName")));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nominatedNodeName")));
         add_str(cells, NULL);
         (void)srv;
 }
@@ -165,7 +165,7 @@ static const struct kb_col node_cols[] = {
 
 static const char *address(const struct kb_value *obj, const char *type)
 {
-        const struct kb_value *a = kb_value_dig(obj, "status", "addresses", NULL);
+        const struct kb_value *a = kb_value_dig(obj, "status", "addresses");
         for (size_t i = 0; kb_value_is(a, KB_VARRAY) && i < a->arr.n; i++)
                 if (kb_streq(kb_value_str(kb_value_get(a->arr.v[i], "type")), type))
                         return kb_value_str(kb_value_get(a->arr.v[i], "address"));
@@ -175,7 +175,7 @@ static const char *address(const struct kb_value *obj, const char *type)
 static void node_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
         const char *ready = "Unknown";
-        const struct kb_value *conds = kb_value_dig(obj, "status", "conditions", NULL);
+        const struct kb_value *conds = kb_value_dig(obj, "status", "conditions");
         for (size_t i = 0; kb_value_is(conds, KB_VARRAY) && i < conds->arr.n; i++)
                 if (kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "type")), "Ready"))
                         ready = kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "status")),
@@ -185,12 +185,12 @@ static void node_row(struct kb_apiserver *srv, const struct kb_value *obj, struc
         struct kb_buf b;
         kb_buf_init(&b);
         kb_buf_adds(&b, ready);
-        if (kb_value_bool(kb_value_dig(obj, "spec", "unschedulable", NULL), false))
+        if (kb_value_bool(kb_value_dig(obj, "spec", "unschedulable"), false))
                 kb_buf_adds(&b, ",SchedulingDisabled");
         add_name(cells, obj);
         add_str(cells, b.data);
         kb_buf_reset(&b);
-        const struct kb_value *labels = kb_value_dig(obj, "metadata", "labels", NULL);
+        const struct kb_value *labels = kb_value_dig(obj, "metadata", "labels");
         for (size_t i = 0; kb_value_is(labels, KB_VOBJECT) && i < labels->obj.n; i++) {
                 const char *k = labels->obj.m[i].key;
                 if (kb_has_prefix(k, "node-role.kubernetes.io/"))
@@ -199,11 +199,11 @@ static void node_row(struct kb_apiserver *srv, const struct kb_value *obj, struc
         add_str(cells, b.data);
         kb_buf_release(&b);
         add_age(cells, obj);
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "kubeletVersion", NULL)));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "kubeletVersion")));
         add_str(cells, address(obj, "InternalIP"));
         add_str(cells, address(obj, "ExternalIP"));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "osImage", NULL)));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "kernelVersion", NULL)));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "osImage")));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "kernelVersion")));
         add_str(cells, kb_value_str(
                                kb_value_dig(obj, "status", "nodeInfo", "containerRuntimeVersion",
                                             NULL)));
@@ -225,7 +225,7 @@ static const struct kb_col job_cols[] = {
 
 static bool has_condition(const struct kb_value *obj, const char *type)
 {
-        const struct kb_value *conds = kb_value_dig(obj, "status", "conditions", NULL);
+        const struct kb_value *conds = kb_value_dig(obj, "status", "conditions");
         for (size_t i = 0; kb_value_is(conds, KB_VARRAY) && i < conds->arr.n; i++)
                 if (kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "type")), type) &&
                     kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "status")), "True"))
@@ -237,26 +237,26 @@ static void job_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
 {
         char buf[128];
         int64_t comp = 1, succ = 0, par = 1;
-        kb_value_int(kb_value_dig(obj, "spec", "completions", NULL), &comp);
-        kb_value_int(kb_value_dig(obj, "spec", "parallelism", NULL), &par);
-        kb_value_int(kb_value_dig(obj, "status", "succeeded", NULL), &succ);
+        kb_value_int(kb_value_dig(obj, "spec", "completions"), &comp);
+        kb_value_int(kb_value_dig(obj, "spec", "parallelism"), &par);
+        kb_value_int(kb_value_dig(obj, "status", "succeeded"), &succ);
         add_name(cells, obj);
         const char *status = "Running";
         if (has_condition(obj, "Complete"))
                 status = "Complete";
         else if (has_condition(obj, "Failed"))
                 status = "Failed";
-        else if (kb_value_bool(kb_value_dig(obj, "spec", "suspend", NULL), false))
+        else if (kb_value_bool(kb_value_dig(obj, "spec", "suspend"), false))
                 status = "Suspended";
         add_str(cells, status);
-        if (kb_value_dig(obj, "spec", "completions", NULL))
+        if (kb_value_dig(obj, "spec", "completions"))
                 snprintf(buf, sizeof(buf), "%" PRId64 "/%" PRId64, succ, comp);
         else
                 snprintf(buf, sizeof(buf), "%" PRId64 "/1 of %" PRId64, succ, par);
         add_str(cells, buf);
         double start, end;
-        const char *st = kb_value_str(kb_value_dig(obj, "status", "startTime", NULL));
-        const char *ct = kb_value_str(kb_value_dig(obj, "status", "completionTime", NULL));
+        const char *st = kb_value_str(kb_value_dig(obj, "status", "startTime"));
+        const char *ct = kb_value_str(kb_value_dig(obj, "status", "completionTime"));
         if (st && !kb_parse_time(st, &start)) {
                 if (!ct || kb_parse_time(ct, &end))
                         end = kb__now();
@@ -268,7 +268,7 @@ static void job_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
         struct kb_buf names, images;
         kb_buf_init(&names);
         kb_buf_init(&images);
-        const struct kb_value *cs = kb_value_dig(obj, "spec", "template", "spec", "containers", NULL);
+        const struct kb_value *cs = kb_value_dig(obj, "spec", "template", "spec", "containers");
         for (size_t i = 0; kb_value_is(cs, KB_VARRAY) && i < cs->arr.n; i++) {
                 const char *n = kb_value_str(kb_value_get(cs->arr.v[i], "name"));
                 const char *im = kb_value_str(kb_value_get(cs->arr.v[i], "image"));
@@ -278,7 +278,7 @@ static void job_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
         add_str(cells, names.data);
         add_str(cells, images.data);
         kb_buf_reset(&names);
-        const struct kb_value *ml = kb_value_dig(obj, "spec", "selector", "matchLabels", NULL);
+        const struct kb_value *ml = kb_value_dig(obj, "spec", "selector", "matchLabels");
         for (size_t i = 0; kb_value_is(ml, KB_VOBJECT) && i < ml->obj.n; i++) {
                 const char *v = kb_value_str(ml->obj.m[i].val);
                 kb_buf_printf(&names, "%s%s=%s", i ? "," : "", ml->obj.m[i].key, v ? v : "");
@@ -312,15 +312,15 @@ static void event_row(struct kb_apiserver *srv, const struct kb_value *obj,
         add_str(cells, buf);
         add_str(cells, kb_value_str(kb_value_get(obj, "type")));
         add_str(cells, kb_value_str(kb_value_get(obj, "reason")));
-        const char *kind = kb_value_str(kb_value_dig(obj, "involvedObject", "kind", NULL));
-        const char *name = kb_value_str(kb_value_dig(obj, "involvedObject", "name", NULL));
+        const char *kind = kb_value_str(kb_value_dig(obj, "involvedObject", "kind"));
+        const char *name = kb_value_str(kb_value_dig(obj, "involvedObject", "name"));
         snprintf(buf, sizeof(buf), "%s/%s", kind ? kind : "", name ? name : "");
         for (char *p = buf; *p && *p != '/'; p++)
                 if (*p >= 'A' && *p <= 'Z')
                         *p = (char)(*p - 'A' + 'a');
         add_str(cells, buf);
-        add_str(cells, kb_value_str(kb_value_dig(obj, "involvedObject", "fieldPath", NULL)));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "source", "component", NULL)));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "involvedObject", "fieldPath")));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "source", "component")));
         add_str(cells, kb_value_str(kb_value_get(obj, "message")));
         age_of(kb_value_str(kb_value_get(obj, "firstTimestamp")), buf, sizeof(buf));
         add_str(cells, buf);
@@ -341,8 +341,8 @@ static const struct kb_col ns_cols[] = {
 static void ns_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
         add_name(cells, obj);
-        const char *phase = kb_value_str(kb_value_dig(obj, "status", "phase", NULL));
-        if (kb_value_dig(obj, "metadata", "deletionTimestamp", NULL))
+        const char *phase = kb_value_str(kb_value_dig(obj, "status", "phase"));
+        if (kb_value_dig(obj, "metadata", "deletionTimestamp"))
                 phase = "Terminating";
         add_str(cells, phase ? phase : "Active");
         add_age(cells, obj);
@@ -371,7 +371,7 @@ static void lease_row(struct kb_apiserver *srv, const struct kb_value *obj,
                       struct kb_value *cells)
 {
         add_name(cells, obj);
-        add_str(cells, kb_value_str(kb_value_dig(obj, "spec", "holderIdentity", NULL)));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "spec", "holderIdentity")));
         add_age(cells, obj);
         (void)srv;
 }

@@ -135,7 +135,7 @@ static void check_name(const struct kb_value *obj, bool label, struct kb_causes 
 
 static void check_labels(const struct kb_value *obj, struct kb_causes *c)
 {
-        const struct kb_value *l = kb_value_dig(obj, "metadata", "labels", NULL);
+        const struct kb_value *l = kb_value_dig(obj, "metadata", "labels");
         if (!l || l->type == KB_VNULL)
                 return;
         if (!kb_value_is(l, KB_VOBJECT)) {
@@ -184,10 +184,10 @@ void kb__validate_pod_spec(const struct kb_value *spec, const char *path, struct
                         required(c, ff);
                 free(ff);
                 ff = kb_xasprintf("%s.resources.requests", cf);
-                check_resources(kb_value_dig(ct, "resources", "requests", NULL), ff, c);
+                check_resources(kb_value_dig(ct, "resources", "requests"), ff, c);
                 free(ff);
                 ff = kb_xasprintf("%s.resources.limits", cf);
-                check_resources(kb_value_dig(ct, "resources", "limits", NULL), ff, c);
+                check_resources(kb_value_dig(ct, "resources", "limits"), ff, c);
                 free(ff);
                 free(cf);
         }
@@ -201,8 +201,8 @@ void kb__validate_pod(const struct kb_value *obj, struct kb_causes *c)
 
 void kb__validate_node(const struct kb_value *obj, struct kb_causes *c)
 {
-        check_resources(kb_value_dig(obj, "status", "capacity", NULL), "status.capacity", c);
-        check_resources(kb_value_dig(obj, "status", "allocatable", NULL), "status.allocatable",
+        check_resources(kb_value_dig(obj, "status", "capacity"), "status.capacity", c);
+        check_resources(kb_value_dig(obj, "status", "allocatable"), "status.allocatable",
                         c);
 }
 
@@ -224,7 +224,7 @@ static void nonneg(const struct kb_value *spec, const char *key, const char *fie
 void kb__validate_job(const struct kb_value *obj, struct kb_causes *c)
 {
         const struct kb_value *spec = kb_value_get(obj, "spec");
-        const struct kb_value *tspec = kb_value_dig(spec, "template", "spec", NULL);
+        const struct kb_value *tspec = kb_value_dig(spec, "template", "spec");
         if (!tspec) {
                 required(c, "spec.template");
                 return;
@@ -267,8 +267,8 @@ void kb__validate_crd(const struct kb_value *obj, struct kb_causes *c)
 {
         const struct kb_value *spec = kb_value_get(obj, "spec");
         const char *group = kb_value_str(kb_value_get(spec, "group"));
-        const char *plural = kb_value_str(kb_value_dig(spec, "names", "plural", NULL));
-        const char *kind = kb_value_str(kb_value_dig(spec, "names", "kind", NULL));
+        const char *plural = kb_value_str(kb_value_dig(spec, "names", "plural"));
+        const char *kind = kb_value_str(kb_value_dig(spec, "names", "kind"));
         const char *scope = kb_value_str(kb_value_get(spec, "scope"));
         const struct kb_value *vers = kb_value_get(spec, "versions");
         if (!group || !group[0])
