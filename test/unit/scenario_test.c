@@ -188,6 +188,16 @@ static const struct kb_scenario basics[] = {
         .binds = "",
         .message = "podgroup default/x not found",
     },
+    {
+        /* The same with a best-effort pod.  Pending best-effort pods count
+         * as ready for the gang, but an invalid job never runs: backfill
+         * skips it and the condition is still the reason, not Scheduled. */
+        .name = "missing PodGroup of a best-effort pod: the reason is given",
+        .manifests = NODE("n1")
+            POD("orphan", IN_GROUP("x"), "  schedulerName: kbatch\n  containers: [{name: c}]\n", ""),
+        .binds = "",
+        .message = "podgroup default/x not found",
+    },
 };
 
 /*
