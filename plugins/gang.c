@@ -204,7 +204,11 @@ static void gang_close(struct kb_session *s, void *state)
         kb_buf_init(&msg);
         for (size_t i = 0; i < njobs; i++) {
                 struct kb_job *j = jobs[i];
-                if (is_ready(j) && roles_ok(j, COUNT_READY)) {
+                /* An invalid job never runs, whatever it counts as ready
+                 * (pending best-effort tasks count): Volcano drops it from
+                 * the session with its validity reason, so never call it
+                 * Scheduled. */
+                if (!kb_job_valid(s, j) && is_ready(j) && roles_ok(j, COUNT_READY)) {
                         kb_job_set_condition(s, j, "Scheduled", "True",
                                              "tasks in gang are ready to be scheduled", "");
                         continue;

@@ -507,12 +507,31 @@ static enum kb_pg_phase close_phase(struct kb_session *s, const struct kb_job *j
         return j->phase == KB_PG_INQUEUE ? KB_PG_INQUEUE : KB_PG_PENDING;
 }
 
+/*
+ * Which jobs get a status in the result: every PodGroup, and also the jobs
+ * of pods that name a PodGroup that does not exist.  Those have no object to
+ * write a condition to, but their pods would otherwise wait silently: the
+ * entry (pg NULL, named after the missing group) carries the reason to
+ * kbatch-sim's output and to whoever reports on pods.  Volcano only logs
+ * such a job at level 4 and skips it.  Lone pods without a group are not
+ * reported: they are jobs of their own and nothing is missing.
+ */
+static bool reported(const struct kb_job *j)
+{
+        if (j->pg)
+                return true;
+        if (!j->ntasks)
+                return false;
+        const char *g = j->tasks[0]->pod->group_name;
+        return g && *g;
+}
+
 static void close_statuses(struct kb_session *s)
 {
         struct kb_result *r = s->result;
         size_t npg = 0;
         for (size_t i = 0; i < s->njobs; i++)
-                npg += s->jobs[i]->pg != NULL;
+                npg += reported(s->jobs[i]);
         r->podgroups = kb_pool_alloc(&r->pool, (npg + 1) * sizeof(*r->podgroups));
 
         for (size_t i = 0; i < s->njobs; i++) {
@@ -522,7 +541,7 @@ static void close_statuses(struct kb_session *s)
                 if (invalid && !s->conds[j->index].type)
                         kb_job_set_condition(s, j, "Unschedulable", "True", "NotEnoughResources",
                                              invalid);
-                if (!j->pg)
+                if (!reported(j))
                         continue;
                 struct kb_pg_status *st = &r->podgroups[r->npodgroups++];
                 const struct kb_session_cond *c = &s->conds[j->index];
@@ -554,16 +573,23 @@ static void close_statuses(struct kb_session *s)
                 if (!s->queues[i].queue->has_capability)
                         kb_res_fill(&qs->capability, KB_RES_UNLIMITED);
         }
+        /* r->podgroups follows job order, one entry per reported job; k
+         * must advance for each of them, whether or not its queue exists,
+         * or the phases of the jobs after a queue-less one would be read
+         * from their neighbours' entries. */
         size_t k = 0;
         for (size_t i = 0; i < s->njobs; i++) {
                 struct kb_job *j = s->jobs[i];
+                size_t entry = k;
+                if (reported(j))
+                        k++;
                 if (!j->queue)
                         continue;
                 struct kb_queue_status *qs = &r->queues[j->queue->index];
                 kb_res_add(&qs->allocated, &j->allocated);
                 if (!j->pg)
                         continue;
-                switch (r->podgroups[k++].phase) {
+                switch (r->podgroups[entry].phase) {
                 case KB_PG_PENDING:
                         qs->pending++;
                         break;

@@ -338,6 +338,17 @@ static void rollback(struct loader *l)
         }
 }
 
+/* A parser message ("line 3: did not find ...") as every other load error
+ * reads: "jobs.yaml:3: did not find ...". */
+static void parse_error(const char *label, const char *perr, char *err, size_t errlen)
+{
+        int line, n = 0;
+        if (sscanf(perr, "line %d: %n", &line, &n) == 1 && n > 0)
+                snprintf(err, errlen, "%s:%d: %s", label, line, perr + n);
+        else
+                snprintf(err, errlen, "%s: %s", label, perr);
+}
+
 int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, size_t len,
                     char *err, size_t errlen)
 {
@@ -355,14 +366,14 @@ int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, s
         if (k < len && (text[k] == '{' || text[k] == '[')) {
                 struct kb_value *v;
                 if (kb_json_parse(text, len, &v, perr, sizeof(perr)) != 0) {
-                        snprintf(err, errlen, "%s: %s", label, perr);
+                        parse_error(label, perr, err, errlen);
                         return KB_EBADINPUT;
                 }
                 docs = kb_xmalloc(sizeof(*docs));
                 docs[0] = v;
                 ndocs = 1;
         } else if (kb_yaml_parse(text, len, &docs, &ndocs, perr, sizeof(perr)) != 0) {
-                snprintf(err, errlen, "%s: %s", label, perr);
+                parse_error(label, perr, err, errlen);
                 return KB_EBADINPUT;
         }
         seen_init(&l);

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# kbatch-sim's command line: exit codes, messages, the JSON contract
+# (DESIGN.md "Contracts"), the table, sessions, --synthetic and stdin.
+# Run by `make test` with BIN set to the directory holding kbatch-sim.
+set -euo pipefail
+
+SIM="${BIN:?set BIN to the directory holding kbatch-sim}/kbatch-sim"
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/sim_cli.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# run NAME WANT_STATUS ARGS... : runs kbatch-sim, keeping stdout and stderr
+# in $TMP/out and $TMP/err, and checks the exit status.
+run() {
+        local name="$1" want="$2" got=0
+        shift 2
+        "$SIM" "$@" >"$TMP/out" 2>"$TMP/err" || got=$?
+        if [ "$got" = "$want" ]; then ok "$name (exit $got)"; else
+                bad "$name: exit $got, want $want"; sed 's/^/    /' "$TMP/err"; fi
+}
+
+# check NAME FILE PATTERN : FILE has a line matching the fixed string.
+check() {
+        if grep -qF -- "$3" "$2"; then ok "$1"; else
+                bad "$1: no \"$3\" in $(basename "$2")"; sed 's/^/    /' "$2"; fi
+}
+
+cat >"$TMP/gang.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: a, namespace: team}
+spec: {minMember: 3}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: a, namespace: team}
+spec:
+  parallelism: 3
+  template:
+    metadata: {annotations: {scheduling.k8s.io/group-name: a}}
+    spec:
+      schedulerName: kbatch
+      containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]
+YAML
+
+cat >"$TMP/badqty.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: 12Qi}}
+YAML
+
+# ---- usage -------------------------------------------------------------------
+
+run "--help" 0 --help
+check "--help prints the usage" "$TMP/out" "usage: kbatch-sim"
+
+run "no input" 2
+check "no input says why" "$TMP/err" "no manifests and no --synthetic"
+
+run "--output bogus" 2 --output bogus "$TMP/gang.yaml"
+check "--output bogus names the option and value" "$TMP/err" '--output: want json or table, got "bogus"'
+
+run "bad quantity" 2 "$TMP/badqty.yaml"
+check "bad quantity names file, object and field" "$TMP/err" \
+        "$TMP/badqty.yaml:1: node n1: status.allocatable.cpu: malformed quantity \"12Qi\""
+
+run "missing file" 2 "$TMP/nope.yaml"
+check "missing file is named" "$TMP/err" "$TMP/nope.yaml"
+
+# ---- JSON -------------------------------------------------------------------------
+
+# Two empty 4-cpu nodes, a gang of three 1-cpu pods: n1, n2, n1 (the
+# scenario "gang with room binds all").
+run "json" 0 --output json "$TMP/gang.yaml"
+if command -v python3 >/dev/null 2>&1; then
+        if python3 - "$TMP/out" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+doc = json.loads(text)                      # exactly one document
+assert text.strip().count("\n") == 0, "one line, one document"
+s = doc["sessions"]
+assert [x["index"] for x in s] == [1]
+assert isinstance(s[0]["durationSeconds"], (int, float))
+binds = sorted((b["pod"], b["node"]) for b in s[0]["binds"])
+assert binds == [("team/a-0", "n1"), ("team/a-1", "n2"), ("team/a-2", "n1")], binds
+assert s[0]["evictions"] == []
+pg = s[0]["podGroups"]
+assert len(pg) == 1
+assert pg[0]["podGroup"] == "team/a" and pg[0]["phase"] == "Running"
+assert pg[0]["running"] == 0 and pg[0]["pending"] == 0
+c = pg[0]["conditions"]
+assert c and set(c[0]) == {"type", "status", "reason", "message"}
+PY
+        then ok "json follows the contract"; else bad "json follows the contract"; cat "$TMP/out"; fi
+else
+        for key in '"sessions":[' '"index":1' '"durationSeconds":' '"binds":[' \
+                '"pod":"team/a-0","node":"n1"' '"evictions":[]' '"podGroups":[' \
+                '"podGroup":"team/a"' '"phase":"Running"' '"running":0' '"pending":0' '"conditions":['; do
+                check "json has $key" "$TMP/out" "$key"
+        done
+fi
+
+# ---- table -----------------------------------------------------------------------
+
+run "table" 0 --output table "$TMP/gang.yaml"
+for section in "Session 1:" "Binds" "PodGroups" "Queues"; do
+        check "table has $section" "$TMP/out" "$section"
+done
+check "table lists the binds of n1" "$TMP/out" "team/a-0 team/a-2"
+
+# ---- sessions -------------------------------------------------------------------
+
+# Session 2 binds nothing more: the pods run, the group is Running.
+run "--sessions 2" 0 --sessions 2 --output json "$TMP/gang.yaml"
+if command -v python3 >/dev/null 2>&1; then
+        if python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["sessions"]
+assert [x["index"] for x in s] == [1, 2]
+assert len(s[0]["binds"]) == 3 and s[1]["binds"] == []
+assert s[1]["podGroups"][0]["phase"] == "Running" and s[1]["podGroups"][0]["running"] == 3
+' "$TMP/out"; then ok "two sessions"; else bad "two sessions"; cat "$TMP/out"; fi
+else
+        check "session 2 present" "$TMP/out" '"index":2'
+fi
+run "--sessions 2 table" 0 --sessions 2 --output table "$TMP/gang.yaml"
+check "table shows session 2" "$TMP/out" "Session 2: 0 bind(s)"
+
+# ---- synthetic -------------------------------------------------------------------
+
+# 2 nodes of 4 cpu (8 in all), 3 gangs of three 1-cpu pods, minMember 3,
+# one queue.  Groups go FIFO: pg-000001 and pg-000002 take 6 cpu; pg-000003
+# finds 2 cpu for its 3 pods and is rolled back.  6 binds.
+run "--synthetic" 0 --output json \
+        --synthetic nodes=2,node-cpu=4,node-memory=8Gi,groups=3,group-size=3,pod-cpu=1,pod-memory=1Gi
+n="$(grep -o '"node":' "$TMP/out" | wc -l | tr -d ' ')"
+if [ "$n" = 6 ]; then ok "--synthetic binds 6 pods"; else bad "--synthetic binds $n pods, want 6"; fi
+if grep -qF '"pod":"default/pg-000003-' "$TMP/out"; then
+        bad "--synthetic: the third gang must not bind"
+else
+        ok "--synthetic: the third gang waits"
+fi
+
+run "--synthetic bad spec" 2 --synthetic nodes=2,bogus=1
+check "--synthetic names the bad key" "$TMP/err" 'unknown key "bogus"'
+
+# ---- stdin -------------------------------------------------------------------------
+
+got=0
+"$SIM" --output json - <"$TMP/gang.yaml" >"$TMP/out" 2>"$TMP/err" || got=$?
+if [ "$got" = 0 ]; then ok "- reads stdin (exit 0)"; else bad "- reads stdin: exit $got"; fi
+check "stdin manifest binds" "$TMP/out" '"pod":"team/a-1","node":"n2"'
+got=0
+"$SIM" - <"$TMP/badqty.yaml" >"$TMP/out" 2>"$TMP/err" || got=$?
+if [ "$got" = 2 ]; then ok "bad stdin exits 2"; else bad "bad stdin: exit $got"; fi
+check "stdin errors say <stdin>" "$TMP/err" "<stdin>:1: node n1: status.allocatable.cpu"
+
+echo "sim_cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]
