@@ -107,9 +107,8 @@ static const char *gang_valid(void *arg, const struct kb_job *j)
                 valid += counts(COUNT_VALID, j->tasks[i]->status);
         if (valid < (uint32_t)j->min_available)
                 return kb_session_intern(
-                    g->s, j->ntasks == 0
-                              ? "Not enough valid tasks for gang-scheduling: no pods yet"
-                              : "Not enough valid tasks for gang-scheduling");
+                    g->s, j->ntasks == 0 ? "Not enough valid tasks for gang-scheduling: no pods yet"
+                                         : "Not enough valid tasks for gang-scheduling");
         return NULL;
 }
 
@@ -142,8 +141,8 @@ static bool gang_starving(void *arg, const struct kb_job *j)
 
 /* Victims: tasks whose job keeps at least minMember ready tasks after
  * losing them, counted down as victims are taken. */
-static int gang_victims(void *arg, const struct kb_task *preemptor,
-                        struct kb_task *const *cand, size_t n, struct kb_task **out)
+static int gang_victims(void *arg, const struct kb_task *preemptor, struct kb_task *const *cand,
+                        size_t n, struct kb_task **out)
 {
         (void)arg;
         (void)preemptor;

@@ -71,8 +71,8 @@ static void *overcommit_open(struct kb_session *s, const struct kb_value *args)
         o->s = s;
         for (size_t n = 0; n < nnodes; n++)
                 for (int i = 0; i < KB_RES_MAX; i++)
-                        o->idle[i] += (double)nodes[n].allocatable.q[i] * factor -
-                                      (double)nodes[n].used.q[i];
+                        o->idle[i] +=
+                            (double)nodes[n].allocatable.q[i] * factor - (double)nodes[n].used.q[i];
         for (size_t k = 0; k < njobs; k++) {
                 const struct kb_job *j = jobs[k];
                 if (!j->pg || !j->pg->has_min_resources)

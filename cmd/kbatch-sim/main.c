@@ -59,8 +59,17 @@ static long peak_rss_kib(void)
 
 int main(int argc, char **argv)
 {
-        enum { OPT_CONF = 256, OPT_NAME, OPT_SESSIONS, OPT_OUTPUT, OPT_SYNTH, OPT_FULL, OPT_STATS,
-               OPT_VERSION, OPT_DQUEUE };
+        enum {
+                OPT_CONF = 256,
+                OPT_NAME,
+                OPT_SESSIONS,
+                OPT_OUTPUT,
+                OPT_SYNTH,
+                OPT_FULL,
+                OPT_STATS,
+                OPT_VERSION,
+                OPT_DQUEUE
+        };
         static const struct option opts[] = {
             {"scheduler-conf", required_argument, NULL, OPT_CONF},
             {"scheduler-name", required_argument, NULL, OPT_NAME},
@@ -99,16 +108,18 @@ int main(int argc, char **argv)
                 case OPT_SESSIONS:
                         sessions = strtol(optarg, &end, 10);
                         if (*end || sessions < 1 || sessions > 1000000) {
-                                fprintf(stderr, "kbatch-sim: --sessions: want a number >= 1, "
-                                                "got \"%s\"\n",
+                                fprintf(stderr,
+                                        "kbatch-sim: --sessions: want a number >= 1, "
+                                        "got \"%s\"\n",
                                         optarg);
                                 goto out;
                         }
                         break;
                 case OPT_OUTPUT:
                         if (strcmp(optarg, "json") && strcmp(optarg, "table")) {
-                                fprintf(stderr, "kbatch-sim: --output: want json or table, got "
-                                                "\"%s\"\n",
+                                fprintf(stderr,
+                                        "kbatch-sim: --output: want json or table, got "
+                                        "\"%s\"\n",
                                         optarg);
                                 goto out;
                         }
@@ -193,8 +204,9 @@ int main(int argc, char **argv)
                 struct kb_result result;
                 kb_cluster_snapshot(&cluster, &snap);
                 if (kb_session_run(&snap, &conf, &result) != 0) {
-                        fprintf(stderr, "kbatch-sim: session %ld: the conf names a missing "
-                                        "action or plugin\n",
+                        fprintf(stderr,
+                                "kbatch-sim: session %ld: the conf names a missing "
+                                "action or plugin\n",
                                 i);
                         rc = 1;
                 }

@@ -212,8 +212,8 @@ struct kb_pod {
         char *priority_class_name;
         char *group_name; /* scheduling.k8s.io/group-name (or the volcano spelling) */
         int32_t priority;
-        bool has_priority;    /* spec.priority was set */
-        bool preempt_never;   /* spec.preemptionPolicy: Never */
+        bool has_priority;  /* spec.priority was set */
+        bool preempt_never; /* spec.preemptionPolicy: Never */
         struct kb_kv *node_selector;
         size_t nnode_selector;
         struct kb_node_term *required; /* ORed terms of requiredDuringScheduling... */
@@ -269,13 +269,13 @@ const char *kb_queue_state_name(enum kb_queue_state s);
 
 struct kb_queue {
         struct kb_meta meta;
-        int32_t weight;          /* 1 when unset */
+        int32_t weight;           /* 1 when unset */
         struct kb_res capability; /* unset slots KB_RES_UNLIMITED */
         bool has_capability;
         struct kb_res guarantee;
         struct kb_res deserved; /* spec.deserved, when given */
         bool has_deserved;
-        bool reclaimable;        /* true when unset */
+        bool reclaimable; /* true when unset */
         int32_t priority;
         char *parent;
         enum kb_queue_state state; /* status.state; Open when unset */

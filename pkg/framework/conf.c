@@ -38,14 +38,17 @@ const char kb_default_conf_yaml[] = "actions: \"enqueue, allocate, backfill\"\n"
 /* Volcano actions and plugins that kbatch does not implement yet. */
 static const char *const unimplemented_actions[] = {"preempt", "reclaim", "shuffle", "elect",
                                                     "reserve"};
-static const char *const unimplemented_plugins[] = {
-    "task-topology", "sla",     "tdm",        "numaaware",    "cdp",
-    "rescheduling",  "usage",   "extender",   "deviceshare",  "capacity",
-    "pdb",           "resource-strategy-fit", "nodegroup", "network-topology-aware",
-    "resourcequota", "cpuquota"};
+static const char *const unimplemented_plugins[] = {"task-topology", "sla",
+                                                    "tdm",           "numaaware",
+                                                    "cdp",           "rescheduling",
+                                                    "usage",         "extender",
+                                                    "deviceshare",   "capacity",
+                                                    "pdb",           "resource-strategy-fit",
+                                                    "nodegroup",     "network-topology-aware",
+                                                    "resourcequota", "cpuquota"};
 /* Volcano flags that govern features kbatch does not have. */
-static const char *const ignored_flags[] = {"Hierarchy", "BestNode", "TargetJob",
-                                            "ReservedNodes", "Victim"};
+static const char *const ignored_flags[] = {"Hierarchy", "BestNode", "TargetJob", "ReservedNodes",
+                                            "Victim"};
 
 static bool in_list(const char *const *list, size_t n, const char *s)
 {

@@ -12,7 +12,7 @@
                         void *arg;                                                                 \
                         int tier;                                                                  \
                         unsigned flags;                                                            \
-                } *v;                                                                              \
+                } * v;                                                                             \
                 size_t n, cap;                                                                     \
         }
 KB_CB_DECL(job_order, kb_job_order_fn);

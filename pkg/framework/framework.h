@@ -83,7 +83,7 @@ enum kb_point {
 #define XX(name, flag) KB_POINT_##name,
         KB_POINTS(XX)
 #undef XX
-                KB_NPOINTS
+            KB_NPOINTS
 };
 
 struct kb_plugin_conf {
@@ -154,7 +154,7 @@ enum kb_task_status {
 #define XX(name, str) KB_TASK_##name,
         KB_TASK_STATUSES(XX)
 #undef XX
-                KB_TASK_NSTATUS
+            KB_TASK_NSTATUS
 };
 const char *kb_task_status_name(enum kb_task_status s);
 /* Volcano's AllocatedStatus: Allocated, Binding, Bound, Running. */
@@ -172,7 +172,7 @@ struct kb_task {
         uint32_t index;   /* position in the session's task array */
         uint32_t eclass;  /* placement class: tasks with equal placement specs */
         enum kb_task_status status;
-        int32_t node;     /* node index, -1 when none */
+        int32_t node; /* node index, -1 when none */
         int32_t priority;
         bool best_effort;
         struct kb_res resreq;
@@ -210,7 +210,7 @@ struct kb_job {
         struct kb_task **tasks;
         uint32_t ntasks;
         uint32_t count[KB_TASK_NSTATUS];
-        struct kb_res allocated;   /* resreq of tasks in allocated states */
+        struct kb_res allocated;     /* resreq of tasks in allocated states */
         struct kb_res total_request; /* resreq of every non-terminal task */
         /* Why this job cannot be scheduled at all (missing queue, invalid
          * group, gang too small...), or NULL. */
@@ -224,7 +224,8 @@ struct kb_job {
 };
 
 /* Volcano JobInfo helpers. */
-uint32_t kb_job_ready_count(const struct kb_job *j);   /* Allocated, Binding, Bound, Running, Succeeded */
+uint32_t
+kb_job_ready_count(const struct kb_job *j); /* Allocated, Binding, Bound, Running, Succeeded */
 uint32_t kb_job_waiting_count(const struct kb_job *j); /* Pipelined */
 uint32_t kb_job_pending_count(const struct kb_job *j);
 
@@ -363,8 +364,7 @@ typedef double (*kb_node_order_fn)(void *arg, const struct kb_task *t,
                                    const struct kb_node_info *n);
 /* Adds a score per node into scores[i] for nodes[i]. */
 typedef void (*kb_batch_node_order_fn)(void *arg, const struct kb_task *t,
-                                       struct kb_node_info *const *nodes, size_t n,
-                                       double *scores);
+                                       struct kb_node_info *const *nodes, size_t n, double *scores);
 typedef bool (*kb_job_bool_fn)(void *arg, const struct kb_job *j);
 /* Votes: > 0 permit, 0 abstain, < 0 reject. */
 typedef int (*kb_job_vote_fn)(void *arg, const struct kb_job *j);
@@ -377,8 +377,7 @@ typedef bool (*kb_allocatable_fn)(void *arg, const struct kb_queue_info *q,
 /* Writes the permitted subset of candidates into out (at most n) and returns
  * its size; returns -1 for "no opinion". */
 typedef int (*kb_victims_fn)(void *arg, const struct kb_task *preemptor,
-                             struct kb_task *const *candidates, size_t n,
-                             struct kb_task **out);
+                             struct kb_task *const *candidates, size_t n, struct kb_task **out);
 typedef void (*kb_task_event_fn)(void *arg, const struct kb_task *t);
 
 /*

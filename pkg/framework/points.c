@@ -22,7 +22,7 @@ static bool point_enabled(struct kb_session *s, enum kb_point p)
         do {                                                                                       \
                 if (!point_enabled(s, point))                                                      \
                         break;                                                                     \
-                if (s->list.n >= s->list.cap)                                              \
+                if (s->list.n >= s->list.cap)                                                      \
                         kb_grow((void **)&s->list.v, &s->list.cap, s->list.n + 1,                  \
                                 sizeof(*s->list.v));                                               \
                 s->list.v[s->list.n].fn = (fnv);                                                   \
@@ -193,7 +193,8 @@ int kb_task_order(struct kb_session *s, const struct kb_task *l, const struct kb
         int c = cmp_double(l->pod->meta.creation, r->pod->meta.creation);
         if (c)
                 return c;
-        c = strcmp(l->pod->meta.uid ? l->pod->meta.uid : "", r->pod->meta.uid ? r->pod->meta.uid : "");
+        c = strcmp(l->pod->meta.uid ? l->pod->meta.uid : "",
+                   r->pod->meta.uid ? r->pod->meta.uid : "");
         return c ? c : strcmp(l->name, r->name);
 }
 

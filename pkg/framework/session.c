@@ -139,7 +139,8 @@ void kb__node_remove_task(struct kb_session *s, struct kb_node_info *n, const st
 
 static int cmp_node_info(const void *a, const void *b)
 {
-        return strcmp(((const struct kb_node_info *)a)->name, ((const struct kb_node_info *)b)->name);
+        return strcmp(((const struct kb_node_info *)a)->name,
+                      ((const struct kb_node_info *)b)->name);
 }
 
 static struct kb_node_info *find_node(struct kb_session *s, const char *name)
@@ -405,7 +406,8 @@ static void build_state(struct kb_session *s)
                         t->role = "";
                 t->status = st;
                 t->node = node ? (int32_t)node->index : -1;
-                t->priority = p->has_priority ? p->priority : class_priority(s, p->priority_class_name);
+                t->priority =
+                    p->has_priority ? p->priority : class_priority(s, p->priority_class_name);
                 t->best_effort = p->best_effort;
                 t->resreq = p->requests;
 
@@ -467,8 +469,8 @@ static void build_state(struct kb_session *s)
                 if (!j->invalid) {
                         j->queue = kb_session_queue(s, j->queue_name);
                         if (!j->queue)
-                                j->invalid = kb_pool_printf(&s->pool, "queue %s not found",
-                                                            j->queue_name);
+                                j->invalid =
+                                    kb_pool_printf(&s->pool, "queue %s not found", j->queue_name);
                 }
         }
         for (size_t i = 0; i < s->ntasks; i++) {
@@ -491,8 +493,8 @@ static void build_state(struct kb_session *s)
 static enum kb_pg_phase close_phase(struct kb_session *s, const struct kb_job *j)
 {
         const struct kb_session_cond *c = &s->conds[j->index];
-        bool unschedulable = c->type && strcmp(c->type, "Unschedulable") == 0 &&
-                             strcmp(c->status, "True") == 0;
+        bool unschedulable =
+            c->type && strcmp(c->type, "Unschedulable") == 0 && strcmp(c->status, "True") == 0;
         uint32_t finished = j->count[KB_TASK_SUCCEEDED] + j->count[KB_TASK_FAILED];
         if (j->ntasks > 0 && finished == j->ntasks &&
             j->count[KB_TASK_SUCCEEDED] >= (uint32_t)KB_MAX(j->min_available, 1))

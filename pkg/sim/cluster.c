@@ -174,8 +174,8 @@ static int add_object(struct loader *l, struct kb_object *o, int line)
         const struct kb_meta *m = object_meta(o);
         char key[600];
         struct seen *found = NULL;
-        snprintf(key, sizeof(key), "%s %s/%s", kind_name(o->kind),
-                 m->namespace ? m->namespace : "", m->name);
+        snprintf(key, sizeof(key), "%s %s/%s", kind_name(o->kind), m->namespace ? m->namespace : "",
+                 m->name);
         HASH_FIND(hh, l->seen, key, strlen(key), found);
         if (found) {
                 if (m->namespace)
@@ -238,12 +238,13 @@ static int load_job(struct loader *l, const struct kb_value *doc)
             (cv && (kb_value_int(cv, &completions) || completions < 0))) {
                 snprintf(l->err, l->errlen,
                          "%s:%d: job %s/%s: spec.%s: must be a whole number >= 0", l->label,
-                         doc->line, ns, name, pv && parallelism < 0 ? "parallelism" : "completions");
+                         doc->line, ns, name,
+                         pv && parallelism < 0 ? "parallelism" : "completions");
                 return KB_EBADINPUT;
         }
         if (!kb_value_is(tmpl, KB_VOBJECT)) {
-                snprintf(l->err, l->errlen, "%s:%d: job %s/%s: spec.template: required",
-                         l->label, doc->line, ns, name);
+                snprintf(l->err, l->errlen, "%s:%d: job %s/%s: spec.template: required", l->label,
+                         doc->line, ns, name);
                 return KB_EBADINPUT;
         }
         int64_t n = completions >= 0 && completions < parallelism ? completions : parallelism;

@@ -7,8 +7,8 @@
 
 static struct kb_value *pod_ref(const struct kb_pod *p)
 {
-        char *s = kb_xasprintf("%s/%s", p->meta.namespace ? p->meta.namespace : "default",
-                               p->meta.name);
+        char *s =
+            kb_xasprintf("%s/%s", p->meta.namespace ? p->meta.namespace : "default", p->meta.name);
         struct kb_value *v = kb_value_new_string(s);
         free(s);
         return v;

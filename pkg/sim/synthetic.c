@@ -106,8 +106,8 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
                 p->meta.namespace = kb_xstrdup("default");
                 p->meta.uid = kb_xasprintf("pod:default/%s", p->meta.name);
                 p->meta.creation = pg->meta.creation;
-                p->scheduler_name = kb_xstrdup(c->nscheduler_names ? c->scheduler_names[0]
-                                                                   : "kbatch");
+                p->scheduler_name =
+                    kb_xstrdup(c->nscheduler_names ? c->scheduler_names[0] : "kbatch");
                 p->group_name = kb_xstrdup(name);
                 p->phase = KB_POD_PENDING;
                 p->requests.q[KB_RES_PODS] = 1;

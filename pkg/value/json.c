@@ -137,8 +137,7 @@ int kb_json_parse(const char *text, size_t len, struct kb_value **out, char *err
                         size_t off = yajl_get_bytes_consumed(h);
                         if (b.too_deep) {
                                 snprintf(err, errlen, "line %d: nesting deeper than %d",
-                                         line_of(text, off < len ? off : len),
-                                         KB_VALUE_MAX_DEPTH);
+                                         line_of(text, off < len ? off : len), KB_VALUE_MAX_DEPTH);
                         } else if (st == yajl_status_ok) {
                                 snprintf(err, errlen, "empty document");
                         } else {

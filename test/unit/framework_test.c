@@ -278,8 +278,9 @@ static char *random_cluster(unsigned seed)
                               "{zone: z%d, size: '%d'}}\n",
                               i, rand() % 3, 1 + rand() % 8);
                 if (rand() % 4 == 0)
-                        kb_buf_printf(&b, "spec: {taints: [{key: t, value: v%d, effect: "
-                                          "NoSchedule}]}\n",
+                        kb_buf_printf(&b,
+                                      "spec: {taints: [{key: t, value: v%d, effect: "
+                                      "NoSchedule}]}\n",
                                       rand() % 2);
                 kb_buf_printf(&b,
                               "status: {allocatable: {cpu: '%d', memory: %dGi, pods: '%d', "
@@ -330,8 +331,7 @@ static char *random_cluster(unsigned seed)
         return kb_buf_detach(&b);
 }
 
-static char *run_binds(const char *manifests, const char *conf_text, bool full_scan,
-                       int sessions)
+static char *run_binds(const char *manifests, const char *conf_text, bool full_scan, int sessions)
 {
         struct kb_cluster c;
         struct kb_conf conf;
@@ -339,12 +339,10 @@ static char *run_binds(const char *manifests, const char *conf_text, bool full_s
         struct kb_buf out;
         kb_buf_init(&out);
         kb_cluster_init(&c);
-        assert_int_equal(kb_cluster_load(&c, "random", manifests, strlen(manifests), err,
-                                         sizeof(err)),
-                         0);
+        assert_int_equal(
+            kb_cluster_load(&c, "random", manifests, strlen(manifests), err, sizeof(err)), 0);
         kb_cluster_ensure_default_queue(&c);
-        assert_int_equal(kb_conf_parse(conf_text, strlen(conf_text), &conf, err, sizeof(err)),
-                         0);
+        assert_int_equal(kb_conf_parse(conf_text, strlen(conf_text), &conf, err, sizeof(err)), 0);
         conf.full_scan = full_scan;
         for (int i = 0; i < sessions; i++) {
                 struct kb_snapshot snap;
@@ -384,8 +382,8 @@ static void test_caches_match_full_scan(void **state)
                         char *cached = run_binds(m, confs[c], false, 2);
                         char *full = run_binds(m, confs[c], true, 2);
                         if (strcmp(cached, full) != 0) {
-                                fprintf(stderr, "seed %u conf %zu:\ncached: %s\nfull:   %s\n",
-                                        seed, c, cached, full);
+                                fprintf(stderr, "seed %u conf %zu:\ncached: %s\nfull:   %s\n", seed,
+                                        c, cached, full);
                                 fail();
                         }
                         for (const char *p = cached; (p = strchr(p, '=')); p++)

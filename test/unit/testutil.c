@@ -52,7 +52,8 @@ static size_t expected_binds(const char *text, char ***out)
         char *copy = kb_xstrdup(text ? text : ""), *save = NULL;
         char **v = NULL;
         size_t n = 0, cap = 0;
-        for (char *tok = strtok_r(copy, " \n\t", &save); tok; tok = strtok_r(NULL, " \n\t", &save)) {
+        for (char *tok = strtok_r(copy, " \n\t", &save); tok;
+             tok = strtok_r(NULL, " \n\t", &save)) {
                 char *s = strchr(tok, '/') && strchr(tok, '/') < strchr(tok, '=')
                               ? kb_xstrdup(tok)
                               : kb_xasprintf("default/%s", tok);
@@ -92,8 +93,7 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
         kb_buf_init(&messages);
         kb_cluster_init(&c);
         c.now = 1.8e9;
-        if (kb_cluster_load(&c, sc->name, sc->manifests, strlen(sc->manifests), err,
-                            sizeof(err))) {
+        if (kb_cluster_load(&c, sc->name, sc->manifests, strlen(sc->manifests), err, sizeof(err))) {
                 fprintf(stderr, "scenario %s: load: %s\n", sc->name, err);
                 fail();
         }
@@ -151,8 +151,8 @@ void kb_run_scenario(const struct kb_scenario *sc)
                         fprintf(stderr,
                                 "scenario %s (%s):\n  want binds: %s\n  got binds:  %s\n  "
                                 "phases: %s\n  messages: %s\n",
-                                sc->name, mode ? "full scan" : "cached", want_text, binds,
-                                phases, messages);
+                                sc->name, mode ? "full scan" : "cached", want_text, binds, phases,
+                                messages);
                         fail();
                 }
                 if (sc->phases) {
@@ -177,7 +177,8 @@ void kb_run_scenario(const struct kb_scenario *sc)
                         free(copy);
                 }
                 if (sc->message && !strstr(messages, sc->message)) {
-                        fprintf(stderr, "scenario %s: want a condition containing \"%s\", got:\n%s\n",
+                        fprintf(stderr,
+                                "scenario %s: want a condition containing \"%s\", got:\n%s\n",
                                 sc->name, sc->message, messages);
                         fail();
                 }

@@ -18,8 +18,6 @@ const char *kb_test_log_text(void);
 /* Whether some captured line contains needle. */
 int kb_test_log_contains(const char *needle);
 
-
-
 /*
  * Scenario tests: manifests in, expected binds out.
  *

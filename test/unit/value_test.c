@@ -95,14 +95,12 @@ static void test_yaml_multidoc(void **state)
 static void test_yaml_errors(void **state)
 {
         (void)state;
-        const char *bad[] = {"a: [1, 2\n", "a: b: c\n", "? [a]\n: 1\n", "a: *nope\n",
-                             "\tx: 1\n"};
+        const char *bad[] = {"a: [1, 2\n", "a: b: c\n", "? [a]\n: 1\n", "a: *nope\n", "\tx: 1\n"};
         for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
                 struct kb_value **docs = NULL;
                 size_t n = 0;
                 char err[256] = "";
-                assert_int_equal(kb_yaml_parse(bad[k], strlen(bad[k]), &docs, &n, err,
-                                               sizeof(err)),
+                assert_int_equal(kb_yaml_parse(bad[k], strlen(bad[k]), &docs, &n, err, sizeof(err)),
                                  KB_EBADINPUT);
                 assert_non_null(strstr(err, "line "));
         }
@@ -120,13 +118,12 @@ static void test_yaml_aliases_bounded(void **state)
         kb_buf_init(&b);
         kb_buf_adds(&b, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
         for (int i = 1; i < 12; i++)
-                kb_buf_printf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n",
-                              i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+                kb_buf_printf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i,
+                              i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
         struct kb_value **docs;
         size_t n;
         char err[256];
-        assert_int_equal(kb_yaml_parse(b.data, b.len, &docs, &n, err, sizeof(err)),
-                         KB_EBADINPUT);
+        assert_int_equal(kb_yaml_parse(b.data, b.len, &docs, &n, err, sizeof(err)), KB_EBADINPUT);
         assert_non_null(strstr(err, "alias"));
         kb_buf_release(&b);
 }
@@ -185,11 +182,11 @@ static void test_time(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_json_roundtrip),   cmocka_unit_test(test_json_errors),
-            cmocka_unit_test(test_json_depth_limit), cmocka_unit_test(test_yaml_scalars),
-            cmocka_unit_test(test_yaml_multidoc),    cmocka_unit_test(test_yaml_errors),
+            cmocka_unit_test(test_json_roundtrip),       cmocka_unit_test(test_json_errors),
+            cmocka_unit_test(test_json_depth_limit),     cmocka_unit_test(test_yaml_scalars),
+            cmocka_unit_test(test_yaml_multidoc),        cmocka_unit_test(test_yaml_errors),
             cmocka_unit_test(test_yaml_aliases_bounded), cmocka_unit_test(test_build_and_edit),
-            cmocka_unit_test(test_int_reading),      cmocka_unit_test(test_time),
+            cmocka_unit_test(test_int_reading),          cmocka_unit_test(test_time),
         };
         return cmocka_run_group_tests_name("value", tests, NULL, NULL);
 }
