@@ -303,7 +303,12 @@ int kb_conf_load_file(const char *path, struct kb_conf *conf, char *err, size_t 
         }
         char inner[512];
         rc = kb_conf_parse(text, len, conf, inner, sizeof(inner));
-        if (rc)
+        int line = 0, skip = 0;
+        /* "line 3: ..." from the YAML parser reads "conf.yaml:3: ...", as
+         * manifest errors do. */
+        if (rc && sscanf(inner, "line %d: %n", &line, &skip) == 1 && skip > 0)
+                snprintf(err, errlen, "%s:%d: %s", path, line, inner + skip);
+        else if (rc)
                 snprintf(err, errlen, "%s: %s", path, inner);
         free(text);
         return rc;
