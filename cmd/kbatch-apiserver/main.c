@@ -3,6 +3,11 @@
  * kbatch scheduler, with simulated nodes, kubelets and Job controller.  For
  * local use, demos and tests; production clusters run the real API server.
  *
+ * HTTPS and tokens: --tls makes (or reuses) a private CA and a server
+ * certificate in --tls-cert-dir, by default a fresh private temp directory
+ * removed at exit; the kubeconfig carries the CA.  A token is never logged:
+ * it goes only into the kubeconfig and --token-file.
+ *
  * Signals: SIGINT and SIGTERM are blocked in every thread and taken with
  * sigwait here, so shutdown runs on the main thread and frees everything.
  */
@@ -13,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "apiserver/apiserver.h"
@@ -31,6 +37,16 @@ static void usage(FILE *f)
                 "  --allow-remote            allow a non-loopback listen address\n"
                 "  --write-kubeconfig FILE   write a kubeconfig for this server once listening\n"
                 "  --port-file FILE          write the port listened on\n"
+                "  --tls                     serve HTTPS with a certificate from a CA the server\n"
+                "                            makes itself (the kubeconfig trusts that CA)\n"
+                "  --tls-cert-dir DIR        keep and reuse the CA and certificate in DIR\n"
+                "                            (default: a fresh temp directory removed at exit)\n"
+                "  --token TOKEN             require \"Authorization: Bearer TOKEN\" (all but\n"
+                "                            /healthz, /readyz, /livez and /version)\n"
+                "  --token-file FILE         read the token from FILE (or, with --generate-token,\n"
+                "                            write it there)\n"
+                "  --generate-token          require a new random token, written only to the\n"
+                "                            kubeconfig and --token-file\n"
                 "  --nodes N:RES[,...]       add N simulated nodes, e.g.\n"
                 "                            \"4:cpu=8,memory=32Gi,pods=110,nvidia.com/gpu=8,"
                 "label=k=v\"\n"
@@ -74,6 +90,11 @@ enum {
         OPT_F_W410,
         OPT_F_REFUSE,
         OPT_SEED,
+        OPT_TLS,
+        OPT_TLS_DIR,
+        OPT_TOKEN,
+        OPT_TOKEN_FILE,
+        OPT_GEN_TOKEN,
         OPT_HELP,
 };
 
@@ -91,6 +112,72 @@ static bool parse_double(const char *s, double min, double max, double *out)
 static bool is_loopback(const char *host)
 {
         return !strcmp(host, "localhost") || kb_has_prefix(host, "127.");
+}
+
+/* Reads a token from the first line of path, blanks around it dropped. */
+static int read_token(const char *path, char **out)
+{
+        char *text;
+        int err = kb_read_file(path, &text, NULL);
+        if (err)
+                return err;
+        char *p = text + strspn(text, " \t\r\n");
+        size_t n = strcspn(p, "\r\n");
+        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+                n--;
+        *out = kb_xstrndup(p, n);
+        explicit_bzero(text, strlen(text));
+        free(text);
+        return 0;
+}
+
+/*
+ * The token from --token, --token-file or --generate-token into *token
+ * (heap; NULL for no authentication).  Returns 0, or 2 after saying what is
+ * wrong.  The token itself is never printed.
+ */
+static int setup_token(const char *arg, const char *file, bool generate, char **token)
+{
+        *token = NULL;
+        if (arg && (file || generate)) {
+                fprintf(stderr, "kbatch-apiserver: --token: give one of --token, --token-file "
+                                "and --generate-token (--token-file names where a generated "
+                                "token goes)\n");
+                return 2;
+        }
+        if (generate) {
+                char buf[KB_APISERVER_TOKEN_LEN + 1];
+                if (kb_apiserver_token_new(buf)) {
+                        fprintf(stderr, "kbatch-apiserver: --generate-token: no random bytes\n");
+                        return 2;
+                }
+                *token = kb_xstrdup(buf);
+                explicit_bzero(buf, sizeof(buf));
+                return 0;
+        }
+        if (file) {
+                int err = read_token(file, token);
+                if (err) {
+                        fprintf(stderr, "kbatch-apiserver: --token-file %s: %s\n", file,
+                                kb_strerror(err));
+                        return 2;
+                }
+        } else if (arg) {
+                *token = kb_xstrdup(arg);
+        } else {
+                return 0;
+        }
+        if (!kb_apiserver_token_valid(*token)) {
+                fprintf(stderr,
+                        "kbatch-apiserver: %s: the token must be 1 to 4096 characters of "
+                        "A-Z a-z 0-9 - . _ ~ + / =\n",
+                        file ? file : "--token");
+                explicit_bzero(*token, strlen(*token));
+                free(*token);
+                *token = NULL;
+                return 2;
+        }
+        return 0;
 }
 
 int main(int argc, char **argv)
@@ -114,6 +201,11 @@ int main(int argc, char **argv)
                 {"fault-watch-410", required_argument, NULL, OPT_F_W410},
                 {"fault-refuse", required_argument, NULL, OPT_F_REFUSE},
                 {"seed", required_argument, NULL, OPT_SEED},
+                {"tls", no_argument, NULL, OPT_TLS},
+                {"tls-cert-dir", required_argument, NULL, OPT_TLS_DIR},
+                {"token", required_argument, NULL, OPT_TOKEN},
+                {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+                {"generate-token", no_argument, NULL, OPT_GEN_TOKEN},
                 {"help", no_argument, NULL, OPT_HELP},
                 {NULL, 0, NULL, 0},
         };
@@ -123,6 +215,8 @@ int main(int argc, char **argv)
         bool allow_remote = false;
         const char **nodes = NULL;
         size_t nnodes = 0, capnodes = 0;
+        bool tls = false, generate_token = false;
+        const char *tls_dir = NULL, *token_arg = NULL, *token_file = NULL;
         int opt, rc = 2;
         double d;
         while ((opt = getopt_long(argc, argv, "v:h", longopts, NULL)) != -1) {
@@ -201,6 +295,21 @@ int main(int argc, char **argv)
                 case OPT_SEED:
                         o.seed = strtoull(optarg, NULL, 10);
                         break;
+                case OPT_TLS:
+                        tls = true;
+                        break;
+                case OPT_TLS_DIR:
+                        tls_dir = optarg;
+                        break;
+                case OPT_TOKEN:
+                        token_arg = optarg;
+                        break;
+                case OPT_TOKEN_FILE:
+                        token_file = optarg;
+                        break;
+                case OPT_GEN_TOKEN:
+                        generate_token = true;
+                        break;
                 case OPT_HELP:
                 case 'h':
                         usage(stdout);
@@ -223,29 +332,80 @@ int main(int argc, char **argv)
                 free(nodes);
                 return 2;
         }
+        struct kb_apiserver *srv = NULL;
+        struct kb_apiserver_tls certs;
+        kb_apiserver_tls_init(&certs);
+        char *token = NULL, *made_dir = NULL;
         const char *colon = strrchr(listen, ':');
         char host[256];
         if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
                 fprintf(stderr, "kbatch-apiserver: --listen %s: want HOST:PORT\n", listen);
-                free(nodes);
-                return 2;
+                goto out;
         }
         memcpy(host, listen, (size_t)(colon - listen));
         host[colon - listen] = 0;
         int port = atoi(colon + 1);
         if (port < 0 || port > 65535) {
                 fprintf(stderr, "kbatch-apiserver: --listen %s: bad port\n", listen);
-                free(nodes);
-                return 2;
+                goto out;
         }
         if (!is_loopback(host) && !allow_remote) {
                 fprintf(stderr,
-                        "kbatch-apiserver: --listen %s: not a loopback address; this server has "
-                        "no authentication, pass --allow-remote to listen there anyway\n",
+                        "kbatch-apiserver: --listen %s: not a loopback address; this server is for "
+                        "local use, pass --allow-remote to listen there anyway\n",
                         listen);
-                free(nodes);
-                return 2;
+                goto out;
         }
+        if (tls_dir && !tls) {
+                fprintf(stderr, "kbatch-apiserver: --tls-cert-dir needs --tls\n");
+                goto out;
+        }
+        if (generate_token && !kubeconfig && !token_file) {
+                fprintf(stderr, "kbatch-apiserver: --generate-token: the token would be written "
+                                "nowhere; add --write-kubeconfig or --token-file\n");
+                goto out;
+        }
+        if (setup_token(token_arg, token_file, generate_token, &token))
+                goto out;
+        if (token && !tls)
+                KB_WARN("a bearer token over plain http: kubectl does not send tokens over http "
+                        "(it says \"You must be logged in\"); add --tls");
+        if (!token && !is_loopback(host))
+                KB_WARN("listening on %s with no token: anyone who can reach it can change "
+                        "anything; consider --tls --generate-token",
+                        host);
+        if (tls) {
+                if (!kb_apiserver_tls_supported()) {
+                        fprintf(stderr, "kbatch-apiserver: --tls: this libmicrohttpd was built "
+                                        "without TLS support\n");
+                        goto out;
+                }
+                if (!tls_dir) {
+                        const char *base = getenv("TMPDIR");
+                        made_dir = kb_xasprintf("%s/kbatch-apiserver-tls.XXXXXX",
+                                                base && base[0] ? base : "/tmp");
+                        if (!mkdtemp(made_dir)) {
+                                fprintf(stderr, "kbatch-apiserver: %s: %s\n", made_dir,
+                                        strerror(errno));
+                                free(made_dir);
+                                made_dir = NULL;
+                                rc = 1;
+                                goto out;
+                        }
+                        tls_dir = made_dir;
+                }
+                char err[512];
+                if (kb_apiserver_tls_prepare(&certs, tls_dir, host, err, sizeof(err))) {
+                        fprintf(stderr, "kbatch-apiserver: --tls: %s\n", err);
+                        rc = 1;
+                        goto out;
+                }
+                KB_INFO("TLS: %s CA and server certificate in %s (CA: %s/ca.crt)",
+                        certs.generated ? "made a" : "reusing the", tls_dir, tls_dir);
+                o.tls_cert = certs.cert;
+                o.tls_key = certs.key;
+        }
+        o.token = token;
 
         /* Block the shutdown signals before any thread starts, so they all
          * inherit the mask and only sigwait below sees them. */
@@ -256,7 +416,7 @@ int main(int argc, char **argv)
         pthread_sigmask(SIG_BLOCK, &sigs, NULL);
         signal(SIGPIPE, SIG_IGN);
 
-        struct kb_apiserver *srv = kb_apiserver_new(&o);
+        srv = kb_apiserver_new(&o);
         for (size_t i = 0; i < nnodes; i++) {
                 char err[256];
                 if (kb_apiserver_add_nodes(srv, nodes[i], err, sizeof(err))) {
@@ -272,12 +432,27 @@ int main(int argc, char **argv)
                 goto out;
         }
         port = kb_apiserver_port(srv);
-        KB_INFO("kbatch-apiserver listening on http://%s:%d (local use, demos and tests only)",
-                host, port);
-        if (kubeconfig && (err = kb_apiserver_write_kubeconfig(kubeconfig, host, port))) {
+        KB_INFO("kbatch-apiserver listening on %s://%s:%d%s (local use, demos and tests only)",
+                tls ? "https" : "http", host, port, token ? " with a bearer token" : "");
+        if (kubeconfig && (err = kb_apiserver_write_kubeconfig(kubeconfig, host, port,
+                                                               certs.ca_cert, token))) {
                 fprintf(stderr, "kbatch-apiserver: %s: %s\n", kubeconfig, kb_strerror(err));
                 rc = 1;
                 goto out;
+        }
+        if (generate_token && token_file) {
+                struct kb_buf b;
+                kb_buf_init(&b);
+                kb_buf_printf(&b, "%s\n", token);
+                err = kb_write_file(token_file, b.data, b.len, 0600);
+                explicit_bzero(b.data, b.len);
+                kb_buf_release(&b);
+                if (err) {
+                        fprintf(stderr, "kbatch-apiserver: %s: %s\n", token_file,
+                                kb_strerror(err));
+                        rc = 1;
+                        goto out;
+                }
         }
         if (port_file) {
                 FILE *f = fopen(port_file, "w");
@@ -294,6 +469,15 @@ int main(int argc, char **argv)
         rc = 0;
 out:
         kb_apiserver_free(srv);
+        kb_apiserver_tls_release(&certs);
+        if (made_dir) {
+                kb_apiserver_tls_remove(made_dir);
+                free(made_dir);
+        }
+        if (token) {
+                explicit_bzero(token, strlen(token));
+                free(token);
+        }
         free(nodes);
         return rc;
 }

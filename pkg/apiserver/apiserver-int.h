@@ -109,6 +109,8 @@ struct kb_apiserver {
         int port;
         pthread_t sim;
         bool sim_started;
+        /* Owned copies of the strings in opts (opts points at these). */
+        char *tls_cert, *tls_key, *token;
 };
 
 /* ---- store (store.c), caller holds srv->mu --------------------------- */
@@ -244,6 +246,16 @@ struct kb_watch {
 
 int kb__sim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, size_t errlen);
 void kb__sim_tick(struct kb_apiserver *srv);
+
+/* ---- authentication (auth.c) ------------------------------------------ */
+
+/* Whether a request for path may go ahead: the server has no token, or the
+ * path is one anyone may ask for (/healthz, /readyz, /livez, /version), or
+ * authorization carries the server's bearer token.  Any thread, no lock. */
+bool kb__authorized(const struct kb_apiserver *srv, const char *path, const char *authorization);
+/* Whether the Authorization header value is "Bearer TOKEN" with exactly
+ * token; compares in time independent of where the texts differ. */
+bool kb__bearer_ok(const char *token, const char *authorization);
 
 /* ---- http (http.c) ----------------------------------------------------- */
 

@@ -36,6 +36,10 @@ struct kb_apiserver_opts {
         double fault_refuse_from; /* refuse connections from this second after start ... */
         double fault_refuse_for;  /* ... for this long */
         uint64_t seed;            /* for fault rolls and generated names; 0 = from time */
+        /* HTTPS and authentication; kb_apiserver_new copies the strings. */
+        const char *tls_cert; /* serve HTTPS with this certificate (PEM); NULL: plain HTTP */
+        const char *tls_key;  /* its private key (PEM); required with tls_cert */
+        const char *token;    /* require "Authorization: Bearer TOKEN"; NULL: no auth */
 };
 
 /* Defaults as documented above. */
@@ -59,9 +63,58 @@ int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port);
 /* The port listened on, after start. */
 int kb_apiserver_port(const struct kb_apiserver *srv);
 
-/* Writes a kubeconfig for http://host:port atomically (temp file, rename).
- * Returns 0 or -errno. */
-int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port);
+/*
+ * Writes a kubeconfig for host:port atomically (temp file, rename), mode
+ * 0600.  With ca_pem (the PEM of the CA that signed the server's
+ * certificate) the server is https:// and the CA goes in as
+ * certificate-authority-data; without it, http://.  A token goes in as the
+ * user's bearer token (kubectl sends it over https only).  Returns 0 or
+ * -errno.
+ */
+int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port,
+                                  const char *ca_pem, const char *token);
+
+/* ---- HTTPS and bearer tokens (tls.c, auth.c) ------------------------------ */
+
+/* Whether libmicrohttpd was built with TLS support. */
+bool kb_apiserver_tls_supported(void);
+
+/* The PEM texts of the server's local certificate authority, the server
+ * certificate it signed, and that certificate's private key. */
+struct kb_apiserver_tls {
+        char *ca_cert;
+        char *cert;
+        char *key;
+        bool generated; /* something was made anew rather than reused */
+};
+
+void kb_apiserver_tls_init(struct kb_apiserver_tls *t);
+void kb_apiserver_tls_release(struct kb_apiserver_tls *t);
+
+/*
+ * Fills t from the directory dir: ca.crt and ca.key (a self-signed CA),
+ * server.crt and server.key (a certificate the CA signed for 127.0.0.1,
+ * ::1, localhost and host).  Files already there are reused while they fit
+ * (they load, match their keys, verify, name host, and stay valid for more
+ * than a day); a server certificate that does not fit is reissued by the
+ * same CA, and a CA that does not fit is replaced with everything else.
+ * dir is created (0700) if missing.  Keys are written 0600, certificates
+ * 0644.  Returns 0, or a negative errno or KB_EBADINPUT with a message in
+ * err.  Any thread.
+ */
+int kb_apiserver_tls_prepare(struct kb_apiserver_tls *t, const char *dir, const char *host,
+                             char *err, size_t errlen);
+/* Removes the four files kb_apiserver_tls_prepare writes from dir, then dir
+ * itself if that leaves it empty. */
+void kb_apiserver_tls_remove(const char *dir);
+
+#define KB_APISERVER_TOKEN_LEN 64
+/* Writes a new random token (KB_APISERVER_TOKEN_LEN hex digits from
+ * GnuTLS's key-grade generator, then a NUL) to out.  Returns 0 or -EIO. */
+int kb_apiserver_token_new(char out[KB_APISERVER_TOKEN_LEN + 1]);
+/* Whether s can be a bearer token: 1 to 4096 characters of A-Z a-z 0-9 and
+ * "-._~+/=" (RFC 6750's token68, which also keeps it safe in YAML). */
+bool kb_apiserver_token_valid(const char *s);
 
 /* A request, transport-independent.  The query is decoded pairs. */
 struct kb_api_query {
@@ -75,6 +128,7 @@ struct kb_api_req {
         size_t nquery;
         const char *content_type; /* NULL when absent */
         const char *accept;
+        const char *authorization; /* the Authorization header, NULL when absent */
         const char *body;
         size_t body_len;
 };

@@ -1364,6 +1364,11 @@ void kb_apiserver_handle(struct kb_apiserver *srv, const struct kb_api_req *req,
         kb_buf_init(&resp->body);
         resp->status = 200;
         resp->content_type = CT_JSON;
+        if (!kb__authorized(srv, req->path, req->authorization)) {
+                fail(resp, 401, "Unauthorized", NULL, "Unauthorized");
+                KB_V(3, "%s %s -> 401 (no or wrong bearer token)", req->method, req->path);
+                return;
+        }
         if (srv->opts.fault_latency_ms > 0) {
                 KB_V(2, "fault: delaying %s %s by %d ms", req->method, req->path,
                      srv->opts.fault_latency_ms);

@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -56,6 +57,13 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
 {
         struct kb_apiserver *srv = kb_xcalloc(1, sizeof(*srv));
         srv->opts = *o;
+        /* The server keeps its own copies of the strings in the options. */
+        srv->tls_cert = o->tls_cert ? kb_xstrdup(o->tls_cert) : NULL;
+        srv->tls_key = o->tls_key ? kb_xstrdup(o->tls_key) : NULL;
+        srv->token = o->token ? kb_xstrdup(o->token) : NULL;
+        srv->opts.tls_cert = srv->tls_cert;
+        srv->opts.tls_key = srv->tls_key;
+        srv->opts.token = srv->token;
         if (srv->opts.history == 0)
                 srv->opts.history = 1000;
         if (srv->opts.max_body == 0)
@@ -122,6 +130,7 @@ static void *sim_main(void *arg)
 struct conn {
         struct kb_buf body;
         bool too_big;
+        bool unauthorized; /* answered 401 once the body (dropped) is in */
         /* watch streaming */
         struct kb_watch *watch;
         int fd;
@@ -131,10 +140,12 @@ struct conn {
 
 static bool hung_up(int fd)
 {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
+        struct pollfd p = {.fd = fd, .events = POLLIN | POLLRDHUP};
         if (poll(&p, 1, 0) <= 0)
                 return false;
-        if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
+        /* POLLRDHUP: the client shut its side.  Over TLS the peek below
+         * would see its close_notify alert, never the EOF behind it. */
+        if (p.revents & (POLLHUP | POLLERR | POLLNVAL | POLLRDHUP))
                 return true;
         char b;
         ssize_t n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -205,11 +216,17 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                                                              MHD_HTTP_HEADER_CONTENT_LENGTH);
                 if (cl && strtoull(cl, NULL, 10) > srv->opts.max_body)
                         c->too_big = true;
+                /* Decided on the headers, so a client without the token
+                 * cannot make the server buffer a body. */
+                c->unauthorized = !kb__authorized(
+                        srv, url,
+                        MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                    MHD_HTTP_HEADER_AUTHORIZATION));
                 *con_cls = c;
                 return MHD_YES;
         }
         if (*upload_size) {
-                if (!c->too_big) {
+                if (!c->too_big && !c->unauthorized) {
                         if (c->body.len + *upload_size > srv->opts.max_body) {
                                 c->too_big = true;
                                 kb_buf_release(&c->body);
@@ -222,7 +239,11 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 return MHD_YES;
         }
         struct kb_api_resp resp;
-        if (c->too_big) {
+        if (c->unauthorized) {
+                /* kb_apiserver_handle checks again and answers the 401. */
+                struct kb_api_req req = {.method = method, .path = url};
+                kb_apiserver_handle(srv, &req, &resp);
+        } else if (c->too_big) {
                 memset(&resp, 0, sizeof(resp));
                 kb_buf_init(&resp.body);
                 resp.status = 413;
@@ -245,6 +266,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                                                                     MHD_HTTP_HEADER_CONTENT_TYPE),
                         .accept = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
                                                               MHD_HTTP_HEADER_ACCEPT),
+                        .authorization = MHD_lookup_connection_value(
+                                con, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
                         .body = c->body.data,
                         .body_len = c->body.len,
                 };
@@ -338,12 +361,27 @@ int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
                 host = "127.0.0.1";
         if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
                 return -EINVAL;
+        unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                         MHD_USE_POLL | MHD_USE_ERROR_LOG;
+        if (srv->tls_cert) {
+                if (!srv->tls_key || !kb_apiserver_tls_supported())
+                        return -ENOTSUP;
+                flags |= MHD_USE_TLS;
+        }
+        /* Without TLS the two HTTPS options are skipped: MHD_OPTION_ARRAY
+         * ends at the first MHD_OPTION_END. */
+        struct MHD_OptionItem tls_opts[] = {
+                {MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key},
+                {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert},
+                {MHD_OPTION_END, 0, NULL},
+        };
+        /* The logger goes first, or MHD prints what comes before it (TLS
+         * set-up errors among them) on stderr itself. */
         srv->mhd = MHD_start_daemon(
-                MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-                        MHD_USE_ERROR_LOG,
-                (uint16_t)port, accept_policy, srv, answer, srv, MHD_OPTION_SOCK_ADDR, &sa,
-                MHD_OPTION_NOTIFY_COMPLETED, completed, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-                srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_END);
+                flags, (uint16_t)port, accept_policy, srv, answer, srv, MHD_OPTION_EXTERNAL_LOGGER,
+                mhd_log, srv, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED, completed,
+                srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_ARRAY,
+                srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
         if (!srv->mhd)
                 return -EADDRINUSE;
         const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_BIND_PORT);
@@ -373,45 +411,59 @@ void kb_apiserver_free(struct kb_apiserver *srv)
         kb__store_free(srv);
         pthread_cond_destroy(&srv->cond);
         pthread_mutex_destroy(&srv->mu);
+        free(srv->tls_cert);
+        if (srv->tls_key) {
+                explicit_bzero(srv->tls_key, strlen(srv->tls_key));
+                free(srv->tls_key);
+        }
+        if (srv->token) {
+                explicit_bzero(srv->token, strlen(srv->token));
+                free(srv->token);
+        }
         free(srv);
 }
 
-int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port)
+int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port,
+                                  const char *ca_pem, const char *token)
 {
-        char *tmp = kb_xasprintf("%s.tmp.%d", path, (int)getpid());
-        FILE *f = fopen(tmp, "w");
-        int rc = 0;
-        if (!f) {
-                rc = -errno;
-                free(tmp);
-                return rc;
-        }
+        struct kb_buf b;
+        kb_buf_init(&b);
         if (!strcmp(host, "0.0.0.0"))
                 host = "127.0.0.1";
-        fprintf(f,
-                "apiVersion: v1\n"
-                "kind: Config\n"
-                "clusters:\n"
-                "- name: kbatch\n"
-                "  cluster:\n"
-                "    server: http://%s:%d\n"
-                "contexts:\n"
-                "- name: kbatch\n"
-                "  context:\n"
-                "    cluster: kbatch\n"
-                "    user: kbatch\n"
-                "    namespace: default\n"
-                "current-context: kbatch\n"
-                "users:\n"
-                "- name: kbatch\n"
-                "  user: {}\n",
-                host, port);
-        if (fclose(f) != 0)
-                rc = -errno;
-        if (!rc && rename(tmp, path) != 0)
-                rc = -errno;
-        if (rc)
-                unlink(tmp);
-        free(tmp);
+        kb_buf_printf(&b,
+                      "apiVersion: v1\n"
+                      "kind: Config\n"
+                      "clusters:\n"
+                      "- name: kbatch\n"
+                      "  cluster:\n"
+                      "    server: %s://%s:%d\n",
+                      ca_pem ? "https" : "http", host, port);
+        if (ca_pem) {
+                gnutls_datum_t in = {(unsigned char *)ca_pem, (unsigned)strlen(ca_pem)}, out;
+                if (gnutls_base64_encode2(&in, &out) < 0)
+                        kb_die("out of memory encoding the CA certificate");
+                kb_buf_adds(&b, "    certificate-authority-data: ");
+                kb_buf_add(&b, (const char *)out.data, out.size);
+                kb_buf_adds(&b, "\n");
+                gnutls_free(out.data);
+        }
+        kb_buf_adds(&b, "contexts:\n"
+                        "- name: kbatch\n"
+                        "  context:\n"
+                        "    cluster: kbatch\n"
+                        "    user: kbatch\n"
+                        "    namespace: default\n"
+                        "current-context: kbatch\n"
+                        "users:\n"
+                        "- name: kbatch\n");
+        /* Quoted so that YAML reads a token such as 12345 as a string;
+         * kb_apiserver_token_valid's alphabet needs no escapes in quotes. */
+        if (token)
+                kb_buf_printf(&b, "  user:\n    token: \"%s\"\n", token);
+        else
+                kb_buf_adds(&b, "  user: {}\n");
+        int rc = kb_write_file(path, b.data, b.len, 0600);
+        explicit_bzero(b.data, b.len);
+        kb_buf_release(&b);
         return rc;
 }

@@ -1,9 +1,11 @@
 #include "base/base.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -295,6 +297,52 @@ int kb_read_file(const char *path, char **out, size_t *len)
                 *len = b.len;
         *out = kb_buf_detach(&b);
         return 0;
+}
+
+int kb_write_file(const char *path, const void *data, size_t len, unsigned mode)
+{
+        char *tmp = kb_xasprintf("%s.tmp.%d", path, (int)getpid());
+        const char *p = data;
+        int rc = 0;
+        unlink(tmp);
+        /* Created with no access at all, then given mode: the bits are exact
+         * whatever the umask, and there is no moment with wider ones. */
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+        if (fd < 0) {
+                rc = -errno;
+                goto out;
+        }
+        if (fchmod(fd, (mode_t)mode) != 0) {
+                rc = -errno;
+                goto fail_fd;
+        }
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        rc = -errno;
+                        goto fail_fd;
+                }
+                p += n;
+                len -= (size_t)n;
+        }
+        if (close(fd) != 0) {
+                rc = -errno;
+                goto fail_tmp;
+        }
+        if (rename(tmp, path) != 0) {
+                rc = -errno;
+                goto fail_tmp;
+        }
+        goto out;
+fail_fd:
+        close(fd);
+fail_tmp:
+        unlink(tmp);
+out:
+        free(tmp);
+        return rc;
 }
 
 uint64_t kb_hash(const void *data, size_t n, uint64_t seed)

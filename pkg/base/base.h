@@ -123,6 +123,11 @@ bool kb_has_prefix(const char *s, const char *prefix);
 /* Reads a whole file into a NUL-terminated heap string; "-" is stdin.
  * Returns 0 or -errno. */
 int kb_read_file(const char *path, char **out, size_t *len);
+/* Writes len bytes to path atomically (a temp file beside it, then rename)
+ * with exactly the permission bits mode (umask does not apply), so readers
+ * never see a partial file and a secret is never readable by others, not
+ * even for a moment.  Returns 0 or -errno. */
+int kb_write_file(const char *path, const void *data, size_t len, unsigned mode);
 /* FNV-1a, for hashing keys and signatures. */
 uint64_t kb_hash(const void *data, size_t n, uint64_t seed);
 #define KB_HASH_SEED 14695981039346656037ULL

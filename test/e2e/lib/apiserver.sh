@@ -12,6 +12,7 @@ BIN=${BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/bin}
 T=$(mktemp -d)
 SERVER_PID=
 FAILS=0
+PASSES=0
 export KUBECACHEDIR=$T/kubecache
 
 cleanup() {
@@ -56,19 +57,24 @@ fail() {
         FAILS=$((FAILS + 1))
 }
 
+pass() {
+        echo "ok: $*"
+        PASSES=$((PASSES + 1))
+}
+
 # expect_eq WHAT GOT WANT
 expect_eq() {
         if [ "$2" != "$3" ]; then
                 fail "$1: got [$2], want [$3]"
         else
-                echo "ok: $1"
+                pass "$1"
         fi
 }
 
 # expect_match WHAT TEXT EXTENDED-REGEX  (some line of TEXT matches)
 expect_match() {
         if printf '%s\n' "$2" | grep -Eq -- "$3"; then
-                echo "ok: $1"
+                pass "$1"
         else
                 fail "$1: no line matches /$3/ in:"; printf '%s\n' "$2" | head -30
         fi
@@ -78,7 +84,7 @@ expect_no_match() {
         if printf '%s\n' "$2" | grep -Eq -- "$3"; then
                 fail "$1: a line matches /$3/ in:"; printf '%s\n' "$2" | head -30
         else
-                echo "ok: $1"
+                pass "$1"
         fi
 }
 
@@ -89,7 +95,7 @@ wait_for() {
         local end=$((SECONDS + secs))
         while [ $SECONDS -lt $end ]; do
                 if "$@" >/dev/null 2>&1; then
-                        echo "ok: $what"; return 0
+                        pass "$what"; return 0
                 fi
                 sleep 0.2
         done
@@ -114,7 +120,13 @@ bind_pod() { # NS POD NODE
                 "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"$2\"},\"target\":{\"kind\":\"Node\",\"name\":\"$3\"}}"
 }
 
+# finish [NAME]: with NAME, the last line is "NAME: N passed, M failed"
 finish() {
+        if [ $# -ge 1 ]; then
+                echo "$1: $PASSES passed, $FAILS failed"
+                [ "$FAILS" = 0 ] || exit 1
+                return 0
+        fi
         if [ "$FAILS" != 0 ]; then
                 echo "$FAILS check(s) failed"; exit 1
         fi
