@@ -1,0 +1,417 @@
+/*
+ * The server's lifecycle and its HTTP transport on libmicrohttpd.
+ *
+ * Threads: MHD's listening thread plus one thread per connection (so a
+ * watch may block in its content callback without holding up anyone else),
+ * and one simulation thread that ticks every opts.tick seconds.  All share
+ * the store under srv->mu (see apiserver-int.h).
+ *
+ * Watches: the content callback waits for events a second at a time and,
+ * between waits, peeks at the socket; a client that hung up (readable with
+ * EOF) ends the stream, so abandoned watches do not pile up.
+ */
+#include "apiserver/apiserver-int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+void kb_apiserver_opts_init(struct kb_apiserver_opts *o)
+{
+        memset(o, 0, sizeof(*o));
+        o->history = 1000;
+        o->max_body = 3 * 1024 * 1024;
+        o->bookmark_interval = 30;
+        o->kubelet = true;
+        o->job_controller = true;
+        o->tick = 0.2;
+        o->fault_write_code = 500;
+        o->fault_retry_after = 1;
+}
+
+bool kb__fault_roll(struct kb_apiserver *srv, double rate)
+{
+        return (double)(kb__rand(srv) >> 11) / 9007199254740992.0 < rate;
+}
+
+static struct kb_value *namespace_obj(const char *name)
+{
+        struct kb_value *ns = kb_value_new(KB_VOBJECT);
+        kb_value_set(ns, "kind", kb_value_new_string("Namespace"));
+        kb_value_set(ns, "apiVersion", kb_value_new_string("v1"));
+        kb_value_set(kb_value_ensure_object(ns, "metadata"), "name", kb_value_new_string(name));
+        kb_value_set(ns, "spec", kb_value_new(KB_VOBJECT));
+        return ns;
+}
+
+struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
+{
+        struct kb_apiserver *srv = kb_xcalloc(1, sizeof(*srv));
+        srv->opts = *o;
+        if (srv->opts.history == 0)
+                srv->opts.history = 1000;
+        if (srv->opts.max_body == 0)
+                srv->opts.max_body = 3 * 1024 * 1024;
+        if (srv->opts.tick <= 0)
+                srv->opts.tick = 0.2;
+        srv->hist = kb_xcalloc(srv->opts.history, sizeof(*srv->hist));
+        srv->rng = o->seed ? o->seed : (uint64_t)kb__now() * 1000003ULL ^ (uint64_t)getpid();
+        if (!srv->rng)
+                srv->rng = 88172645463325252ULL;
+        srv->started = kb_now_mono();
+        pthread_mutex_init(&srv->mu, NULL);
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&srv->cond, &ca);
+        pthread_condattr_destroy(&ca);
+        pthread_mutex_lock(&srv->mu);
+        kb__builtin_types(srv);
+        struct kb_rtype *nst = kb__type_find(srv, "", "v1", "namespaces");
+        const char *names[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
+        for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++) {
+                struct kb_value *ns = namespace_obj(names[i]);
+                kb__prepare_create(srv, nst, ns);
+                kb__store_put(srv, nst, ns);
+        }
+        pthread_mutex_unlock(&srv->mu);
+        return srv;
+}
+
+int kb_apiserver_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, size_t errlen)
+{
+        pthread_mutex_lock(&srv->mu);
+        int rc = kb__sim_add_nodes(srv, spec, err, errlen);
+        pthread_mutex_unlock(&srv->mu);
+        return rc;
+}
+
+/* ---- the simulation thread ------------------------------------------------- */
+
+static void *sim_main(void *arg)
+{
+        struct kb_apiserver *srv = arg;
+        pthread_mutex_lock(&srv->mu);
+        double next = kb_now_mono();
+        while (!srv->stopping) {
+                next += srv->opts.tick;
+                kb__sim_tick(srv);
+                struct timespec ts;
+                double whole = (double)(time_t)next;
+                ts.tv_sec = (time_t)whole;
+                ts.tv_nsec = (long)((next - whole) * 1e9);
+                while (!srv->stopping && kb_now_mono() < next)
+                        pthread_cond_timedwait(&srv->cond, &srv->mu, &ts);
+                if (kb_now_mono() > next + 1)
+                        next = kb_now_mono();
+        }
+        pthread_mutex_unlock(&srv->mu);
+        return NULL;
+}
+
+/* ---- HTTP -------------------------------------------------------------------- */
+
+struct conn {
+        struct kb_buf body;
+        bool too_big;
+        /* watch streaming */
+        struct kb_watch *watch;
+        int fd;
+        const char *data;
+        size_t len, off;
+};
+
+static bool hung_up(int fd)
+{
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 0) <= 0)
+                return false;
+        if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
+                return true;
+        char b;
+        ssize_t n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+static ssize_t watch_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+        struct conn *c = cls;
+        (void)pos;
+        for (;;) {
+                if (c->off < c->len) {
+                        size_t n = KB_MIN(max, c->len - c->off);
+                        memcpy(buf, c->data + c->off, n);
+                        c->off += n;
+                        return (ssize_t)n;
+                }
+                const char *data;
+                long n = kb_apiserver_watch_next(c->watch, 1.0, &data);
+                if (n < 0)
+                        return MHD_CONTENT_READER_END_OF_STREAM;
+                if (n == 0) {
+                        if (c->fd >= 0 && hung_up(c->fd))
+                                return MHD_CONTENT_READER_END_WITH_ERROR;
+                        continue;
+                }
+                c->data = data;
+                c->len = (size_t)n;
+                c->off = 0;
+        }
+}
+
+static void watch_done(void *cls)
+{
+        (void)cls; /* the conn owns the watch; completed() frees both */
+}
+
+struct qcollect {
+        struct kb_api_query *q;
+        size_t n, cap;
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+        struct qcollect *qc = cls;
+        (void)kind;
+        if (qc->n == qc->cap)
+                kb_grow((void **)&qc->q, &qc->cap, qc->n + 1, sizeof(*qc->q));
+        qc->q[qc->n].key = key;
+        qc->q[qc->n].value = value;
+        qc->n++;
+        return MHD_YES;
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **con_cls)
+{
+        struct kb_apiserver *srv = cls;
+        struct conn *c = *con_cls;
+        (void)version;
+        if (!c) {
+                c = kb_xcalloc(1, sizeof(*c));
+                kb_buf_init(&c->body);
+                c->fd = -1;
+                const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
+                if (cl && strtoull(cl, NULL, 10) > srv->opts.max_body)
+                        c->too_big = true;
+                *con_cls = c;
+                return MHD_YES;
+        }
+        if (*upload_size) {
+                if (!c->too_big) {
+                        if (c->body.len + *upload_size > srv->opts.max_body) {
+                                c->too_big = true;
+                                kb_buf_release(&c->body);
+                                kb_buf_init(&c->body);
+                        } else {
+                                kb_buf_add(&c->body, upload, *upload_size);
+                        }
+                }
+                *upload_size = 0;
+                return MHD_YES;
+        }
+        struct kb_api_resp resp;
+        if (c->too_big) {
+                memset(&resp, 0, sizeof(resp));
+                kb_buf_init(&resp.body);
+                resp.status = 413;
+                resp.content_type = "application/json";
+                kb_buf_printf(&resp.body,
+                              "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+                              "\"status\":\"Failure\",\"message\":\"the request body is larger "
+                              "than the limit of %zu bytes\",\"reason\":\"RequestEntityTooLarge\","
+                              "\"code\":413}",
+                              srv->opts.max_body);
+        } else {
+                struct qcollect qc = {0};
+                MHD_get_connection_values(con, MHD_GET_ARGUMENT_KIND, collect_arg, &qc);
+                struct kb_api_req req = {
+                        .method = method,
+                        .path = url,
+                        .query = qc.q,
+                        .nquery = qc.n,
+                        .content_type = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                                    MHD_HTTP_HEADER_CONTENT_TYPE),
+                        .accept = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                              MHD_HTTP_HEADER_ACCEPT),
+                        .body = c->body.data,
+                        .body_len = c->body.len,
+                };
+                kb_apiserver_handle(srv, &req, &resp);
+                free(qc.q);
+        }
+        struct MHD_Response *r;
+        if (resp.watch) {
+                c->watch = resp.watch;
+                resp.watch = NULL;
+                const union MHD_ConnectionInfo *ci =
+                        MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+                c->fd = ci ? ci->connect_fd : -1;
+                r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, watch_reader, c,
+                                                      watch_done);
+        } else {
+                size_t len = resp.body.len;
+                char *body = kb_buf_detach(&resp.body);
+                r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+        }
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp.content_type);
+        if (resp.warning) {
+                char *w = kb_xasprintf("299 - \"%s\"", resp.warning);
+                MHD_add_response_header(r, "Warning", w);
+                free(w);
+        }
+        if (resp.retry_after > 0) {
+                char buf[16];
+                snprintf(buf, sizeof(buf), "%d", resp.retry_after);
+                MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, buf);
+        }
+        enum MHD_Result rc = MHD_queue_response(con, (unsigned)resp.status, r);
+        MHD_destroy_response(r);
+        kb_api_resp_release(&resp);
+        return rc;
+}
+
+static void completed(void *cls, struct MHD_Connection *con, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+        struct conn *c = *con_cls;
+        (void)cls;
+        (void)con;
+        (void)toe;
+        if (!c)
+                return;
+        kb_apiserver_watch_free(c->watch);
+        kb_buf_release(&c->body);
+        free(c);
+        *con_cls = NULL;
+}
+
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+        struct kb_apiserver *srv = cls;
+        (void)addr;
+        (void)len;
+        if (srv->opts.fault_refuse_for <= 0)
+                return MHD_YES;
+        double t = kb_now_mono() - srv->started;
+        if (t >= srv->opts.fault_refuse_from &&
+            t < srv->opts.fault_refuse_from + srv->opts.fault_refuse_for) {
+                KB_WARN("fault: refusing a connection (%.1fs into the %.1fs window)",
+                        t - srv->opts.fault_refuse_from, srv->opts.fault_refuse_for);
+                return MHD_NO;
+        }
+        return MHD_YES;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+        (void)cls;
+        if (kb_verbosity < 2)
+                return;
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb_buf_vprintf(&b, fmt, ap);
+        while (b.len && b.data[b.len - 1] == '\n')
+                b.data[--b.len] = 0;
+        KB_INFO("microhttpd: %s", b.data);
+        kb_buf_release(&b);
+}
+
+int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
+{
+        struct sockaddr_in sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons((uint16_t)port);
+        if (!strcmp(host, "localhost"))
+                host = "127.0.0.1";
+        if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+                return -EINVAL;
+        srv->mhd = MHD_start_daemon(
+                MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                        MHD_USE_ERROR_LOG,
+                (uint16_t)port, accept_policy, srv, answer, srv, MHD_OPTION_SOCK_ADDR, &sa,
+                MHD_OPTION_NOTIFY_COMPLETED, completed, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+                srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_END);
+        if (!srv->mhd)
+                return -EADDRINUSE;
+        const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_BIND_PORT);
+        srv->port = di ? di->port : port;
+        if (pthread_create(&srv->sim, NULL, sim_main, srv) == 0)
+                srv->sim_started = true;
+        return 0;
+}
+
+int kb_apiserver_port(const struct kb_apiserver *srv)
+{
+        return srv->port;
+}
+
+void kb_apiserver_free(struct kb_apiserver *srv)
+{
+        if (!srv)
+                return;
+        pthread_mutex_lock(&srv->mu);
+        srv->stopping = true;
+        pthread_cond_broadcast(&srv->cond);
+        pthread_mutex_unlock(&srv->mu);
+        if (srv->mhd)
+                MHD_stop_daemon(srv->mhd);
+        if (srv->sim_started)
+                pthread_join(srv->sim, NULL);
+        kb__store_free(srv);
+        pthread_cond_destroy(&srv->cond);
+        pthread_mutex_destroy(&srv->mu);
+        free(srv);
+}
+
+int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port)
+{
+        char *tmp = kb_xasprintf("%s.tmp.%d", path, (int)getpid());
+        FILE *f = fopen(tmp, "w");
+        int rc = 0;
+        if (!f) {
+                rc = -errno;
+                free(tmp);
+                return rc;
+        }
+        if (!strcmp(host, "0.0.0.0"))
+                host = "127.0.0.1";
+        fprintf(f,
+                "apiVersion: v1\n"
+                "kind: Config\n"
+                "clusters:\n"
+                "- name: kbatch\n"
+                "  cluster:\n"
+                "    server: http://%s:%d\n"
+                "contexts:\n"
+                "- name: kbatch\n"
+                "  context:\n"
+                "    cluster: kbatch\n"
+                "    user: kbatch\n"
+                "    namespace: default\n"
+                "current-context: kbatch\n"
+                "users:\n"
+                "- name: kbatch\n"
+                "  user: {}\n",
+                host, port);
+        if (fclose(f) != 0)
+                rc = -errno;
+        if (!rc && rename(tmp, path) != 0)
+                rc = -errno;
+        if (rc)
+                unlink(tmp);
+        free(tmp);
+        return rc;
+}
