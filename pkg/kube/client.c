@@ -626,6 +626,9 @@ static struct kb_kube_call *new_call(struct kb_kube *k, const char *method, cons
 struct kb_kube_call *kb_kube_request(struct kb_kube *k, const struct kb_kube_req *req,
                                      kb_kube_done_fn done, void *arg)
 {
+        if (k->freeing)
+                kb_die("kb_kube_request %s %s while the client is being freed", req->method,
+                       req->path);
         struct kb_kube_call *c = new_call(k, req->method, req->path);
         c->body = req->body ? kb_xstrdup(req->body) : NULL;
         c->content_type = req->content_type ? kb_xstrdup(req->content_type) : NULL;
@@ -710,15 +713,24 @@ void kb_kube_free(struct kb_kube *k)
 {
         if (!k)
                 return;
-        while (k->calls)
-                call_dispose(k->calls);
+        k->freeing = true;
+        while (k->calls) {
+                struct kb_kube_call *c = k->calls;
+                kb_kube_done_fn done = c->stream ? NULL : c->done;
+                void *arg = c->arg;
+                call_dispose(c);
+                if (done) {
+                        struct kb_kube_resp r = {.error = "cancelled", .body = "",
+                                                 .cancelled = true};
+                        done(arg, &r);
+                }
+        }
         /* Cleanup closes curl's sockets, which calls socket_cb with REMOVE
          * and closes their poll handles. */
         curl_multi_cleanup(k->multi);
         k->multi = NULL;
         while (k->socks)
                 sock_drop(k, k->socks);
-        k->freeing = true;
         uv_close((uv_handle_t *)&k->curl_timer, handle_closed);
         uv_close((uv_handle_t *)&k->rl_timer, handle_closed);
 }

@@ -75,6 +75,9 @@ struct kb_kube_resp {
         const char *body;  /* NUL-terminated; "" for none */
         size_t len;
         int attempts;
+        /* The client is being freed: the call never finished.  The callback
+         * must only release what it holds and start nothing new. */
+        bool cancelled;
 };
 
 /* Called once per request, on the loop thread, unless the call was
@@ -93,8 +96,10 @@ struct kb_kube_opts {
 /* A new client on loop with a copy of cfg.  Loop thread. */
 struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
                             const struct kb_kube_opts *opts);
-/* Cancels every call (no callbacks), closes its handles and frees it once
- * the loop has run their close callbacks.  NULL is fine.  Loop thread. */
+/* Ends every request with a cancelled answer (so callers free what they
+ * hold; cancelled watches get no callback), closes the handles and frees the
+ * client once the loop has run their close callbacks.  NULL is fine.  Loop
+ * thread. */
 void kb_kube_free(struct kb_kube *k);
 
 struct kb_kube_req {

@@ -129,7 +129,7 @@ struct fire {
 static void fire_done(void *arg, const struct kb_kube_resp *r)
 {
         struct fire *f = arg;
-        if (r->status < 200 || r->status >= 300) {
+        if (!r->cancelled && (r->status < 200 || r->status >= 300)) {
                 KB_WARN("%s: %ld %.200s", f->what, r->status, r->status ? r->body : r->error);
                 if (f->memo_key)
                         memo_forget(f->s, f->memo_key);
@@ -163,7 +163,7 @@ static void event_created(void *arg, const struct kb_kube_resp *r)
         struct event_call *ec = arg;
         struct kb__event_rec *e;
         HASH_FIND_STR(ec->s->events, ec->key, e);
-        if (e) {
+        if (e && !r->cancelled) {
                 e->creating = false;
                 if (r->status >= 200 && r->status < 300) {
                         struct kb_value *doc = NULL;
@@ -302,7 +302,7 @@ static void resync_done(void *arg, const struct kb_kube_resp *r)
 {
         struct bind_call *b = arg;
         struct kb_sched *s = b->s;
-        if (s->cache) {
+        if (!r->cancelled) {
                 if (r->status == 200) {
                         struct kb_value *doc = NULL;
                         if (kb_json_parse(r->body, r->len, &doc, NULL, 0) == 0)
@@ -313,13 +313,19 @@ static void resync_done(void *arg, const struct kb_kube_resp *r)
         }
         s->binds_inflight--;
         bind_call_free(b);
-        kb__sched_shutdown_check(s);
+        if (!r->cancelled)
+                kb__sched_shutdown_check(s);
 }
 
 static void bind_done(void *arg, const struct kb_kube_resp *r)
 {
         struct bind_call *b = arg;
         struct kb_sched *s = b->s;
+        if (r->cancelled) {
+                s->binds_inflight--;
+                bind_call_free(b);
+                return;
+        }
         if (r->status == 200 || r->status == 201) {
                 kb_cache_bind_done(s->cache, b->ns, b->name, true);
                 kb__metrics_bind(s, true);
@@ -664,6 +670,8 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
 static void default_queue_done(void *arg, const struct kb_kube_resp *r)
 {
         struct kb_sched *s = arg;
+        if (r->cancelled)
+                return;
         if (r->status == 201 || r->status == 200 || r->status == 409) {
                 KB_INFO("default queue %s: %s", s->o->default_queue,
                         r->status == 409 ? "exists" : "created");

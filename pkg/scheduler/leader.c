@@ -81,6 +81,8 @@ static void lease_written(void *arg, const struct kb_kube_resp *r)
 {
         struct kb_sched *s = arg;
         s->lease_inflight = false;
+        if (r->cancelled)
+                return;
         if (r->status == 200 || r->status == 201) {
                 s->lease_renewed = kb_now_mono();
                 set_leader(s, true);
@@ -97,6 +99,8 @@ static void lease_read(void *arg, const struct kb_kube_resp *r)
 {
         struct kb_sched *s = arg;
         s->lease_inflight = false;
+        if (r->cancelled)
+                return;
         if (s->stopping) {
                 kb__sched_shutdown_check(s);
                 return;
@@ -184,6 +188,10 @@ struct release_ctx {
 static void released(void *arg, const struct kb_kube_resp *r)
 {
         struct release_ctx *c = arg;
+        if (r->cancelled) {
+                free(c);
+                return;
+        }
         if (r->status == 200)
                 KB_INFO("lease released");
         else
@@ -198,6 +206,10 @@ static void release_read(void *arg, const struct kb_kube_resp *r)
         struct release_ctx *c = arg;
         struct kb_sched *s = c->s;
         struct kb_value *doc = NULL;
+        if (r->cancelled) {
+                free(c);
+                return;
+        }
         if (r->status != 200 || kb_json_parse(r->body, r->len, &doc, NULL, 0) ||
             !kb_streq(kb_value_str(kb_value_dig(doc, "spec", "holderIdentity", NULL)),
                       s->identity)) {

@@ -98,8 +98,12 @@ static void session_after(uv_work_t *req, int status)
         if (status == 0) {
                 if (w->rc)
                         KB_ERROR("session: %s", kb_strerror(w->rc));
-                KB_V(2, "session: %zu binds, %zu podgroups in %.3fs", w->result.nbinds,
-                     w->result.npodgroups, w->result.duration);
+                if (w->result.nbinds)
+                        KB_V(1, "session: %zu binds, %zu podgroups in %.3fs", w->result.nbinds,
+                             w->result.npodgroups, w->result.duration);
+                else
+                        KB_V(2, "session: no binds, %zu podgroups in %.3fs", w->result.npodgroups,
+                             w->result.duration);
                 if (!s->stopping && s->leader)
                         kb__dispatch_result(s, w->snap, &w->result);
                 kb__metrics_session(s, &w->result, kb_now_mono() - w->start, w->snap);
@@ -165,9 +169,22 @@ static void close_all(struct kb_sched *s)
         uv_close((uv_handle_t *)&s->sig_usr1, NULL);
 }
 
+static void close_fired(uv_timer_t *t)
+{
+        close_all(t->data);
+}
+
+/* Closing frees the client, which must not happen inside one of its own
+ * callbacks: do it from a fresh loop iteration (the tick timer is idle by
+ * now). */
+static void close_soon(struct kb_sched *s)
+{
+        uv_timer_start(&s->tick, close_fired, 0, 0);
+}
+
 static void released(struct kb_sched *s)
 {
-        close_all(s);
+        close_soon(s);
 }
 
 void kb__sched_shutdown_check(struct kb_sched *s)
@@ -180,7 +197,7 @@ void kb__sched_shutdown_check(struct kb_sched *s)
                 kb__leader_release(s, released);
                 return;
         }
-        close_all(s);
+        close_soon(s);
 }
 
 void kb__sched_stop(struct kb_sched *s, int code)
