@@ -511,8 +511,8 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         if (!memo_same(s, mkey, h)) {
                 memo_set(s, mkey, h);
                 char *text = kb_json_emit(body, false);
-                char *path = kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s%s", ns,
-                                          pg->meta.name, s->status_on_object ? "" : "/status");
+                char *path = kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s/status", ns,
+                                          pg->meta.name);
                 char *what = kb_xasprintf("podgroup %s/%s status", ns, pg->meta.name);
                 fire(s, "PATCH", path, text, "application/merge-patch+json", what, mkey);
                 free(what);

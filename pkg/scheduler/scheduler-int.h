@@ -52,7 +52,6 @@ struct kb_sched {
         int exit_code;
         size_t binds_inflight;
         bool default_queue_requested;
-        bool status_on_object; /* the PodGroup CRD has no status subresource */
 
         /* leader election */
         bool leader;

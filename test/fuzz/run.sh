@@ -15,8 +15,8 @@ CFLAGS="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recove
 LIBS="-lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lpthread -lm"
 for t in $targets; do
         bin=$OUT/${t}_fuzz
-        srcs=$(ls pkg/*/*.c)
-        if [ ! -x "$bin" ] || [ -n "$(find pkg test/fuzz/${t}_fuzz.c -newer "$bin" -name '*.[ch]' | head -1)" ]; then
+        srcs=$(ls pkg/*/*.c actions/*.c plugins/*.c)
+        if [ ! -x "$bin" ] || [ -n "$(find pkg actions plugins test/fuzz/${t}_fuzz.c -newer "$bin" -name '*.[ch]' | head -1)" ]; then
                 echo "== building $bin"
                 clang $CFLAGS -o "$bin" test/fuzz/${t}_fuzz.c $srcs $LIBS
         fi
