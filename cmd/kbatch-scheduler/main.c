@@ -17,46 +17,46 @@
 
 static void usage(FILE *f)
 {
-        fprintf(f,
-                "usage: kbatch-scheduler [flags]\n"
-                "\n"
-                "The kbatch gang batch scheduler: watches a cluster, runs a scheduling session\n"
-                "every period and binds the pods of ready gangs together.\n"
-                "\n"
-                "  --kubeconfig FILE                   kubeconfig (default: $KUBECONFIG, the\n"
-                "                                      in-cluster service account, ~/.kube/config)\n"
-                "  --master URL                        API server address (overrides the "
-                "kubeconfig)\n"
-                "  --context NAME                      kubeconfig context (default: current)\n"
-                "  --scheduler-name NAME               schedulerName of the pods to schedule\n"
-                "                                      (repeatable; default kbatch)\n"
-                "  --scheduler-conf FILE               Volcano-format conf, reloaded when it "
-                "changes\n"
-                "                                      (default: the built-in conf)\n"
-                "  --schedule-period DURATION          time between sessions (default 1s)\n"
-                "  --default-queue NAME                queue of PodGroups that name none "
-                "(default\n"
-                "                                      default; created when missing)\n"
-                "  --leader-elect[=BOOL]               run leader election (default false)\n"
-                "  --leader-elect-lease-duration D     default 15s\n"
-                "  --leader-elect-renew-deadline D     default 10s\n"
-                "  --leader-elect-retry-period D       default 2s\n"
-                "  --lock-object-namespace NS          namespace of the Lease (default "
-                "kube-system)\n"
-                "  --leader-elect-resource-name NAME   name of the Lease (default kbatch)\n"
-                "  --leader-elect-identity ID          identity in the Lease (default "
-                "hostname_pid)\n"
-                "  --listen-address HOST:PORT          serve /metrics, /healthz, /readyz\n"
-                "  --kube-api-qps N                    client rate limit (default 50)\n"
-                "  --kube-api-burst N                  client burst (default 100)\n"
-                "  --dump-dir DIR                      where SIGUSR1 writes cache dumps "
-                "(default\n"
-                "                                      $TMPDIR or /tmp)\n"
-                "  -v N                                log verbosity\n"
-                "  --version                           print the version\n"
-                "  --help\n"
-                "\n"
-                "Signals: SIGTERM/SIGINT stop gracefully, SIGUSR1 dumps the cache as JSON.\n");
+        fprintf(
+            f, "usage: kbatch-scheduler [flags]\n"
+               "\n"
+               "The kbatch gang batch scheduler: watches a cluster, runs a scheduling session\n"
+               "every period and binds the pods of ready gangs together.\n"
+               "\n"
+               "  --kubeconfig FILE                   kubeconfig (default: $KUBECONFIG, the\n"
+               "                                      in-cluster service account, ~/.kube/config)\n"
+               "  --master URL                        API server address (overrides the "
+               "kubeconfig)\n"
+               "  --context NAME                      kubeconfig context (default: current)\n"
+               "  --scheduler-name NAME               schedulerName of the pods to schedule\n"
+               "                                      (repeatable; default kbatch)\n"
+               "  --scheduler-conf FILE               Volcano-format conf, reloaded when it "
+               "changes\n"
+               "                                      (default: the built-in conf)\n"
+               "  --schedule-period DURATION          time between sessions (default 1s)\n"
+               "  --default-queue NAME                queue of PodGroups that name none "
+               "(default\n"
+               "                                      default; created when missing)\n"
+               "  --leader-elect[=BOOL]               run leader election (default false)\n"
+               "  --leader-elect-lease-duration D     default 15s\n"
+               "  --leader-elect-renew-deadline D     default 10s\n"
+               "  --leader-elect-retry-period D       default 2s\n"
+               "  --lock-object-namespace NS          namespace of the Lease (default "
+               "kube-system)\n"
+               "  --leader-elect-resource-name NAME   name of the Lease (default kbatch)\n"
+               "  --leader-elect-identity ID          identity in the Lease (default "
+               "hostname_pid)\n"
+               "  --listen-address HOST:PORT          serve /metrics, /healthz, /readyz\n"
+               "  --kube-api-qps N                    client rate limit (default 50)\n"
+               "  --kube-api-burst N                  client burst (default 100)\n"
+               "  --dump-dir DIR                      where SIGUSR1 writes cache dumps "
+               "(default\n"
+               "                                      $TMPDIR or /tmp)\n"
+               "  -v N                                log verbosity\n"
+               "  --version                           print the version\n"
+               "  --help\n"
+               "\n"
+               "Signals: SIGTERM/SIGINT stop gracefully, SIGUSR1 dumps the cache as JSON.\n");
 }
 
 /* "1s", "500ms", "2m", "1.5" (seconds). */
@@ -119,28 +119,28 @@ enum {
 int main(int argc, char **argv)
 {
         static const struct option longopts[] = {
-                {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-                {"master", required_argument, NULL, OPT_MASTER},
-                {"context", required_argument, NULL, OPT_CONTEXT},
-                {"scheduler-name", required_argument, NULL, OPT_NAME},
-                {"scheduler-conf", required_argument, NULL, OPT_CONF},
-                {"schedule-period", required_argument, NULL, OPT_PERIOD},
-                {"default-queue", required_argument, NULL, OPT_QUEUE},
-                {"leader-elect", optional_argument, NULL, OPT_LE},
-                {"leader-elect-lease-duration", required_argument, NULL, OPT_LE_DUR},
-                {"leader-elect-renew-deadline", required_argument, NULL, OPT_LE_RENEW},
-                {"leader-elect-retry-period", required_argument, NULL, OPT_LE_RETRY},
-                {"lock-object-namespace", required_argument, NULL, OPT_LE_NS},
-                {"leader-elect-resource-namespace", required_argument, NULL, OPT_LE_NS},
-                {"leader-elect-resource-name", required_argument, NULL, OPT_LE_NAME},
-                {"leader-elect-identity", required_argument, NULL, OPT_LE_ID},
-                {"listen-address", required_argument, NULL, OPT_LISTEN},
-                {"kube-api-qps", required_argument, NULL, OPT_QPS},
-                {"kube-api-burst", required_argument, NULL, OPT_BURST},
-                {"dump-dir", required_argument, NULL, OPT_DUMP},
-                {"version", no_argument, NULL, OPT_VERSION},
-                {"help", no_argument, NULL, OPT_HELP},
-                {NULL, 0, NULL, 0},
+            {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+            {"master", required_argument, NULL, OPT_MASTER},
+            {"context", required_argument, NULL, OPT_CONTEXT},
+            {"scheduler-name", required_argument, NULL, OPT_NAME},
+            {"scheduler-conf", required_argument, NULL, OPT_CONF},
+            {"schedule-period", required_argument, NULL, OPT_PERIOD},
+            {"default-queue", required_argument, NULL, OPT_QUEUE},
+            {"leader-elect", optional_argument, NULL, OPT_LE},
+            {"leader-elect-lease-duration", required_argument, NULL, OPT_LE_DUR},
+            {"leader-elect-renew-deadline", required_argument, NULL, OPT_LE_RENEW},
+            {"leader-elect-retry-period", required_argument, NULL, OPT_LE_RETRY},
+            {"lock-object-namespace", required_argument, NULL, OPT_LE_NS},
+            {"leader-elect-resource-namespace", required_argument, NULL, OPT_LE_NS},
+            {"leader-elect-resource-name", required_argument, NULL, OPT_LE_NAME},
+            {"leader-elect-identity", required_argument, NULL, OPT_LE_ID},
+            {"listen-address", required_argument, NULL, OPT_LISTEN},
+            {"kube-api-qps", required_argument, NULL, OPT_QPS},
+            {"kube-api-burst", required_argument, NULL, OPT_BURST},
+            {"dump-dir", required_argument, NULL, OPT_DUMP},
+            {"version", no_argument, NULL, OPT_VERSION},
+            {"help", no_argument, NULL, OPT_HELP},
+            {NULL, 0, NULL, 0},
         };
         struct kb_sched_opts o;
         kb_sched_opts_init(&o);
@@ -243,8 +243,8 @@ int main(int argc, char **argv)
                 free(names);
                 return 2;
         }
-        if (o.leader_elect && !(o.retry_period < o.renew_deadline &&
-                                o.renew_deadline < o.lease_duration)) {
+        if (o.leader_elect &&
+            !(o.retry_period < o.renew_deadline && o.renew_deadline < o.lease_duration)) {
                 fprintf(stderr, "kbatch-scheduler: leader election needs retry period < renew "
                                 "deadline < lease duration\n");
                 free(names);

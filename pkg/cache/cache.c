@@ -54,8 +54,8 @@ struct kb_cache {
 
 static const char *kind_name(enum kb_kind k)
 {
-        static const char *const names[NKINDS] = {"object", "node", "pod", "podgroup",
-                                                  "queue", "priorityclass", "namespace"};
+        static const char *const names[NKINDS] = {"object", "node",          "pod",      "podgroup",
+                                                  "queue",  "priorityclass", "namespace"};
         return (unsigned)k < NKINDS ? names[k] : "object";
 }
 
@@ -263,10 +263,10 @@ static void feed_end(void *arg)
 }
 
 const struct kb_reflector_ops kb_cache_reflector_ops = {
-        .list_begin = feed_begin,
-        .upsert = feed_upsert,
-        .remove = feed_remove,
-        .list_end = feed_end,
+    .list_begin = feed_begin,
+    .upsert = feed_upsert,
+    .remove = feed_remove,
+    .list_end = feed_end,
 };
 
 void *kb_cache_feed(struct kb_cache *c, enum kb_kind kind)
@@ -352,8 +352,8 @@ size_t kb_cache_nbinding(const struct kb_cache *c)
                 s->snap.nfield = i_;                                                               \
         } while (0)
 
-struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *names,
-                                        size_t nnames, const char *default_queue)
+struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *names, size_t nnames,
+                                        const char *default_queue)
 {
         struct kb_cache_snap *s = kb_xcalloc(1, sizeof(*s));
         size_t total = 0;
@@ -442,9 +442,8 @@ void kb_cache_snapshot_free(struct kb_cache_snap *s)
 char *kb_cache_dump_json(const struct kb_cache *c)
 {
         struct kb_value *root = kb_value_new(KB_VOBJECT);
-        static const char *const lists[NKINDS] = {NULL,     "nodes",  "pods",
-                                                  "podGroups", "queues", "priorityClasses",
-                                                  "namespaces"};
+        static const char *const lists[NKINDS] = {
+            NULL, "nodes", "pods", "podGroups", "queues", "priorityClasses", "namespaces"};
         for (int k = 1; k < NKINDS; k++) {
                 struct kb_value *arr = kb_value_new(KB_VARRAY);
                 struct entry *e, *t;
@@ -453,9 +452,9 @@ char *kb_cache_dump_json(const struct kb_cache *c)
                         const struct kb_meta *m = meta_of(e->o->ptr);
                         struct kb_value *o = kb_value_new(KB_VOBJECT);
                         kb_value_set(o, "name", kb_value_new_string(e->key));
-                        kb_value_set(o, "resourceVersion",
-                                     kb_value_new_string(m->resource_version ? m->resource_version
-                                                                             : ""));
+                        kb_value_set(
+                            o, "resourceVersion",
+                            kb_value_new_string(m->resource_version ? m->resource_version : ""));
                         char buf[256];
                         if (k == KB_KIND_POD) {
                                 const struct kb_pod *p = e->o->ptr;

@@ -84,8 +84,8 @@ struct kb_cache_snap {
 
 /* A snapshot of the current state for a session on another thread.  The
  * scheduler names and default queue strings must outlive it. */
-struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *names,
-                                        size_t nnames, const char *default_queue);
+struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *names, size_t nnames,
+                                        const char *default_queue);
 /* Loop thread. */
 void kb_cache_snapshot_free(struct kb_cache_snap *s);
 

@@ -573,12 +573,12 @@ static void finish(struct kb_kube_call *c, CURLcode res)
                 return;
         }
         struct kb_kube_resp r = {
-                .status = status,
-                .curl_code = (int)res,
-                .error = res == CURLE_OK ? NULL : curl_easy_strerror(res),
-                .body = c->resp.data,
-                .len = c->resp.len,
-                .attempts = c->attempt,
+            .status = status,
+            .curl_code = (int)res,
+            .error = res == CURLE_OK ? NULL : curl_easy_strerror(res),
+            .body = c->resp.data,
+            .len = c->resp.len,
+            .attempts = c->attempt,
         };
         kb_kube_done_fn done = c->done;
         void *arg = c->arg;
@@ -720,8 +720,8 @@ void kb_kube_free(struct kb_kube *k)
                 void *arg = c->arg;
                 call_dispose(c);
                 if (done) {
-                        struct kb_kube_resp r = {.error = "cancelled", .body = "",
-                                                 .cancelled = true};
+                        struct kb_kube_resp r = {
+                            .error = "cancelled", .body = "", .cancelled = true};
                         done(arg, &r);
                 }
         }

@@ -178,8 +178,8 @@ static int load_file(const char *file, const char *context, struct kb_kube_confi
                 }
                 c->cert_file = path_in(dir, kb_value_str(kb_value_get(u, "client-certificate")));
                 c->key_file = path_in(dir, kb_value_str(kb_value_get(u, "client-key")));
-                if (data_field(u, "client-certificate-data", &c->cert_data, &c->cert_len, file,
-                               err, errlen) ||
+                if (data_field(u, "client-certificate-data", &c->cert_data, &c->cert_len, file, err,
+                               errlen) ||
                     data_field(u, "client-key-data", &c->key_data, &c->key_len, file, err, errlen))
                         goto out;
                 const char *tok = kb_value_str(kb_value_get(u, "token"));

@@ -69,8 +69,8 @@ struct kb_kube;
 struct kb_kube_call;
 
 struct kb_kube_resp {
-        long status;      /* HTTP status, 0 when no response arrived */
-        int curl_code;    /* CURLcode, 0 when the transfer completed */
+        long status;       /* HTTP status, 0 when no response arrived */
+        int curl_code;     /* CURLcode, 0 when the transfer completed */
         const char *error; /* a short reason when status is 0 */
         const char *body;  /* NUL-terminated; "" for none */
         size_t len;
@@ -87,9 +87,9 @@ typedef void (*kb_kube_done_fn)(void *arg, const struct kb_kube_resp *resp);
 typedef void (*kb_kube_line_fn)(void *arg, const char *line, size_t len);
 
 struct kb_kube_opts {
-        double qps;   /* default 50 */
-        int burst;    /* default 100 */
-        double timeout; /* per attempt, seconds; default 30 */
+        double qps;       /* default 50 */
+        int burst;        /* default 100 */
+        double timeout;   /* per attempt, seconds; default 30 */
         int max_attempts; /* default 6 */
 };
 
@@ -103,11 +103,11 @@ struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
 void kb_kube_free(struct kb_kube *k);
 
 struct kb_kube_req {
-        const char *method; /* GET, POST, PUT, PATCH, DELETE */
-        const char *path;   /* "/api/v1/namespaces/x/pods?limit=500" */
-        const char *body;   /* NULL for none */
+        const char *method;       /* GET, POST, PUT, PATCH, DELETE */
+        const char *path;         /* "/api/v1/namespaces/x/pods?limit=500" */
+        const char *body;         /* NULL for none */
         const char *content_type; /* default application/json */
-        int max_attempts;   /* 0: the client's default; 1: no retries */
+        int max_attempts;         /* 0: the client's default; 1: no retries */
 };
 
 /*

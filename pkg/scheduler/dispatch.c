@@ -147,7 +147,7 @@ static void fire(struct kb_sched *s, const char *method, const char *path, const
         f->what = kb_xstrdup(what);
         f->memo_key = memo_key ? kb_xstrdup(memo_key) : NULL;
         struct kb_kube_req req = {
-                .method = method, .path = path, .body = body, .content_type = ctype};
+            .method = method, .path = path, .body = body, .content_type = ctype};
         kb_kube_request(s->kube, &req, fire_done, f);
 }
 
@@ -168,8 +168,8 @@ static void event_created(void *arg, const struct kb_kube_resp *r)
                 if (r->status >= 200 && r->status < 300) {
                         struct kb_value *doc = NULL;
                         if (kb_json_parse(r->body, r->len, &doc, NULL, 0) == 0) {
-                                const char *n = kb_value_str(kb_value_dig(doc, "metadata", "name",
-                                                                          NULL));
+                                const char *n =
+                                    kb_value_str(kb_value_dig(doc, "metadata", "name", NULL));
                                 if (n)
                                         e->name = kb_xstrdup(n);
                         }
@@ -192,8 +192,8 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                const char *name, const char *uid, const char *type, const char *reason,
                const char *message)
 {
-        char *key = kb_xasprintf("%s|%s|%s|%s|%s|%s|%s", kind, ns ? ns : "", name,
-                                 uid ? uid : "", type, reason, message);
+        char *key = kb_xasprintf("%s|%s|%s|%s|%s|%s|%s", kind, ns ? ns : "", name, uid ? uid : "",
+                                 type, reason, message);
         struct kb__event_rec *e;
         char ts[40];
         now_time(ts, sizeof(ts));
@@ -205,12 +205,12 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                 if (e->name && !e->creating && now - e->last_patch >= EVENT_PATCH_PERIOD) {
                         e->last_patch = now;
                         e->sent_count = e->count;
-                        char *body = kb_xasprintf("{\"count\":%d,\"lastTimestamp\":\"%s\"}",
-                                                  e->count, ts);
-                        char *path = kb_xasprintf("/api/v1/namespaces/%s/events/%s", e->ns,
-                                                  e->name);
-                        fire(s, "PATCH", path, body, "application/merge-patch+json",
-                             "event update", NULL);
+                        char *body =
+                            kb_xasprintf("{\"count\":%d,\"lastTimestamp\":\"%s\"}", e->count, ts);
+                        char *path =
+                            kb_xasprintf("/api/v1/namespaces/%s/events/%s", e->ns, e->name);
+                        fire(s, "PATCH", path, body, "application/merge-patch+json", "event update",
+                             NULL);
                         free(path);
                         free(body);
                 }
@@ -330,8 +330,8 @@ static void bind_done(void *arg, const struct kb_kube_resp *r)
                 kb_cache_bind_done(s->cache, b->ns, b->name, true);
                 kb__metrics_bind(s, true);
                 KB_V(1, "bound %s/%s to %s", b->ns, b->name, b->node);
-                char *msg = kb_xasprintf("Successfully assigned %s/%s to %s", b->ns, b->name,
-                                         b->node);
+                char *msg =
+                    kb_xasprintf("Successfully assigned %s/%s to %s", b->ns, b->name, b->node);
                 kb__event(s, "Pod", "v1", b->ns, b->name, b->uid, "Normal", "Scheduled", msg);
                 free(msg);
                 s->binds_inflight--;
@@ -361,11 +361,9 @@ static void dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
         /* The pod may have changed while the session ran: bind only the one
          * the session saw, still unbound and not already being bound. */
         const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
-        if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) ||
-            (cur->node_name && *cur->node_name) || cur->meta.deletion ||
-            kb_cache_binding(s->cache, ns, p->meta.name)) {
-                KB_V(1, "bind %s/%s skipped: the pod changed during the session", ns,
-                     p->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || (cur->node_name && *cur->node_name) ||
+            cur->meta.deletion || kb_cache_binding(s->cache, ns, p->meta.name)) {
+                KB_V(1, "bind %s/%s skipped: the pod changed during the session", ns, p->meta.name);
                 return;
         }
         kb_cache_assume(s->cache, cur, bd->node);
@@ -444,9 +442,9 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                         have = true;
                         if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
                                 changed = true;
-                                kb_value_append(conds, cond_json(c->type, st->cond_status,
-                                                                 st->cond_reason,
-                                                                 st->cond_message, ts, NULL));
+                                kb_value_append(conds,
+                                                cond_json(c->type, st->cond_status, st->cond_reason,
+                                                          st->cond_message, ts, NULL));
                                 continue;
                         }
                 } else if (st->cond_type && !strcmp(st->cond_type, "Scheduled") &&
@@ -459,9 +457,8 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 char lt[40] = "";
                 if (c->last_transition)
                         kb_format_time(c->last_transition, lt, sizeof(lt));
-                kb_value_append(conds, cond_json(c->type, c->status ? c->status : "",
-                                                 c->reason, c->message, lt[0] ? lt : ts,
-                                                 c->transition_id));
+                kb_value_append(conds, cond_json(c->type, c->status ? c->status : "", c->reason,
+                                                 c->message, lt[0] ? lt : ts, c->transition_id));
         }
         if (st->cond_type && !have) {
                 changed = true;
@@ -519,15 +516,14 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 free(path);
                 free(text);
                 if (unsched_new || unsched_changed)
-                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns,
-                                  pg->meta.name, pg->meta.uid, "Warning", "Unschedulable",
+                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
+                                  pg->meta.uid, "Warning", "Unschedulable",
                                   st->cond_message ? st->cond_message : "");
                 if (sched_new)
-                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns,
-                                  pg->meta.name, pg->meta.uid, "Normal", "Scheduled",
-                                  st->cond_message && *st->cond_message
-                                      ? st->cond_message
-                                      : "pod group is ready");
+                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
+                                  pg->meta.uid, "Normal", "Scheduled",
+                                  st->cond_message && *st->cond_message ? st->cond_message
+                                                                        : "pod group is ready");
         }
         free(mkey);
         kb_value_free(body);
@@ -618,16 +614,16 @@ static void pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                           "FailedScheduling", msg);
                 /* PodScheduled=False, written when the reason changes. */
                 uint64_t h = kb_hash(msg, strlen(msg), KB_HASH_SEED);
-                char *mkey = kb_xasprintf("pod/%s/%s/%s", ns, p->meta.name,
-                                          p->meta.uid ? p->meta.uid : "");
+                char *mkey =
+                    kb_xasprintf("pod/%s/%s/%s", ns, p->meta.name, p->meta.uid ? p->meta.uid : "");
                 if (!memo_same(s, mkey, h)) {
                         memo_set(s, mkey, h);
                         char ts[40];
                         now_time(ts, sizeof(ts));
                         struct kb_value *body = kb_value_new(KB_VOBJECT);
                         struct kb_value *conds = kb_value_new(KB_VARRAY);
-                        struct kb_value *c = cond_json("PodScheduled", "False", "Unschedulable",
-                                                       msg, ts, NULL);
+                        struct kb_value *c =
+                            cond_json("PodScheduled", "False", "Unschedulable", msg, ts, NULL);
                         kb_value_set(c, "lastProbeTime", kb_value_new(KB_VNULL));
                         kb_value_append(conds, c);
                         kb_value_set(kb_value_ensure_object(body, "status"), "conditions", conds);
@@ -676,8 +672,8 @@ static void default_queue_done(void *arg, const struct kb_kube_resp *r)
                 KB_INFO("default queue %s: %s", s->o->default_queue,
                         r->status == 409 ? "exists" : "created");
         } else {
-                KB_WARN("creating the default queue %s: %ld %.200s", s->o->default_queue,
-                        r->status, r->status ? r->body : r->error);
+                KB_WARN("creating the default queue %s: %ld %.200s", s->o->default_queue, r->status,
+                        r->status ? r->body : r->error);
                 s->default_queue_requested = false;
         }
 }

@@ -110,7 +110,7 @@ static void lease_read(void *arg, const struct kb_kube_resp *r)
                 char *body = lease_body(s, NULL, s->identity, NULL, 0, duration);
                 char *path = lease_path(s, false);
                 struct kb_kube_req req = {
-                        .method = "POST", .path = path, .body = body, .max_attempts = 1};
+                    .method = "POST", .path = path, .body = body, .max_attempts = 1};
                 s->lease_inflight = true;
                 kb_kube_request(s->kube, &req, lease_written, s);
                 free(path);

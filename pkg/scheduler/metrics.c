@@ -16,7 +16,7 @@
 
 /* Volcano's buckets for e2e latency (milliseconds): 5ms doubling. */
 #define NBUCKETS 12
-static const double e2e_buckets[NBUCKETS] = {5,   10,   20,   40,   80,    160,
+static const double e2e_buckets[NBUCKETS] = {5,   10,  20,   40,   80,   160,
                                              320, 640, 1280, 2560, 5120, 10240};
 
 struct hist {
@@ -134,8 +134,8 @@ static void hist_render(struct kb_buf *b, const char *name, const char *help, co
 
 static void api_stat(void *arg, const char *verb, long code, uint64_t n)
 {
-        kb_buf_printf(arg, "kbatch_api_requests_total{verb=\"%s\",code=\"%ld\"} %llu\n", verb,
-                      code, (unsigned long long)n);
+        kb_buf_printf(arg, "kbatch_api_requests_total{verb=\"%s\",code=\"%ld\"} %llu\n", verb, code,
+                      (unsigned long long)n);
 }
 
 static char *render(struct kb_sched *s)
@@ -176,16 +176,16 @@ static char *render(struct kb_sched *s)
                 const char *name, *help;
                 size_t off;
         } qm[] = {
-                {"kbatch_queue_allocated_milli_cpu", "Allocated CPU of the queue in millicores",
-                 offsetof(struct queue_m, alloc_cpu)},
-                {"kbatch_queue_allocated_memory_bytes", "Allocated memory of the queue in bytes",
-                 offsetof(struct queue_m, alloc_mem)},
-                {"kbatch_queue_deserved_milli_cpu", "Deserved CPU of the queue in millicores",
-                 offsetof(struct queue_m, deserved_cpu)},
-                {"kbatch_queue_deserved_memory_bytes", "Deserved memory of the queue in bytes",
-                 offsetof(struct queue_m, deserved_mem)},
-                {"kbatch_queue_share", "Share of the queue (allocated over deserved)",
-                 offsetof(struct queue_m, share)},
+            {"kbatch_queue_allocated_milli_cpu", "Allocated CPU of the queue in millicores",
+             offsetof(struct queue_m, alloc_cpu)},
+            {"kbatch_queue_allocated_memory_bytes", "Allocated memory of the queue in bytes",
+             offsetof(struct queue_m, alloc_mem)},
+            {"kbatch_queue_deserved_milli_cpu", "Deserved CPU of the queue in millicores",
+             offsetof(struct queue_m, deserved_cpu)},
+            {"kbatch_queue_deserved_memory_bytes", "Deserved memory of the queue in bytes",
+             offsetof(struct queue_m, deserved_mem)},
+            {"kbatch_queue_share", "Share of the queue (allocated over deserved)",
+             offsetof(struct queue_m, share)},
         };
         for (size_t k = 0; k < KB_ARRAY_SIZE(qm); k++) {
                 kb_buf_printf(&b, "# HELP %s %s\n# TYPE %s gauge\n", qm[k].name, qm[k].help,

@@ -59,8 +59,8 @@ struct kb_sched {
         bool lease_released;
         char *lease_holder;
         char *lease_renew;
-        double lease_observed;  /* monotonic: when the holder's record last changed */
-        double lease_renewed;   /* monotonic: our last successful renew */
+        double lease_observed; /* monotonic: when the holder's record last changed */
+        double lease_renewed;  /* monotonic: our last successful renew */
         int lease_transitions;
 
         struct kb__status_memo *memo;

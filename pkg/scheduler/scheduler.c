@@ -225,8 +225,8 @@ static void on_usr1(uv_signal_t *h, int sig)
         const char *dir = s->o->dump_dir ? s->o->dump_dir : getenv("TMPDIR");
         if (!dir || !*dir)
                 dir = "/tmp";
-        char *path = kb_xasprintf("%s/kbatch-cache-%d-%ld.json", dir, (int)getpid(),
-                                  (long)time(NULL));
+        char *path =
+            kb_xasprintf("%s/kbatch-cache-%d-%ld.json", dir, (int)getpid(), (long)time(NULL));
         FILE *f = fopen(path, "w");
         if (!f || fputs(json, f) < 0 || fclose(f)) {
                 KB_ERROR("cache dump %s: %s", path, strerror(errno));
@@ -280,13 +280,13 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 const char *name, *path;
                 enum kb_kind kind;
         } refl[KB__NREFL] = {
-                {"nodes", "/api/v1/nodes", KB_KIND_NODE},
-                {"pods", "/api/v1/pods", KB_KIND_POD},
-                {"podgroups", KB_GROUP_API "/podgroups", KB_KIND_PODGROUP},
-                {"queues", KB_GROUP_API "/queues", KB_KIND_QUEUE},
-                {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
-                 KB_KIND_PRIORITYCLASS},
-                {"namespaces", "/api/v1/namespaces", KB_KIND_NAMESPACE},
+            {"nodes", "/api/v1/nodes", KB_KIND_NODE},
+            {"pods", "/api/v1/pods", KB_KIND_POD},
+            {"podgroups", KB_GROUP_API "/podgroups", KB_KIND_PODGROUP},
+            {"queues", KB_GROUP_API "/queues", KB_KIND_QUEUE},
+            {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
+             KB_KIND_PRIORITYCLASS},
+            {"namespaces", "/api/v1/namespaces", KB_KIND_NAMESPACE},
         };
         for (int i = 0; i < KB__NREFL; i++)
                 s->refl[i] = kb_reflector_new(s->kube, refl[i].name, refl[i].path, NULL,
@@ -307,8 +307,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         uv_signal_start(&s->sig_int, on_signal, SIGINT);
         uv_signal_start(&s->sig_usr1, on_usr1, SIGUSR1);
 
-        if (o->listen_address && *o->listen_address &&
-            kb__http_start(s, o->listen_address) != 0) {
+        if (o->listen_address && *o->listen_address && kb__http_start(s, o->listen_address) != 0) {
                 fprintf(stderr, "kbatch-scheduler: --listen-address %s: cannot listen\n",
                         o->listen_address);
                 kb__sched_stop(s, 2);

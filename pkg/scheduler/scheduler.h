@@ -31,7 +31,7 @@ struct kb_sched_opts {
         bool leader_elect;
         double lease_duration, renew_deadline, retry_period;
         const char *lock_namespace, *lock_name;
-        const char *identity; /* NULL: hostname_pid */
+        const char *identity;       /* NULL: hostname_pid */
         const char *listen_address; /* "HOST:PORT", NULL for none */
         double qps;
         int burst;

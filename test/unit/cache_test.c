@@ -28,7 +28,8 @@ static void put(struct kb_cache *c, enum kb_kind kind, const char *text)
 static void test_upsert_remove_relist(void **state)
 {
         struct kb_cache *c = kb_cache_new();
-        put(c, KB_KIND_NODE, "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\"}}}");
+        put(c, KB_KIND_NODE,
+            "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\"}}}");
         put(c, KB_KIND_POD, POD("p1", "u1", ""));
         put(c, KB_KIND_POD, POD("p2", "u2", ""));
         assert_int_equal(kb_cache_count(c, KB_KIND_POD), 2);
@@ -100,8 +101,8 @@ static void test_binding_marks(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_upsert_remove_relist),
-                cmocka_unit_test(test_binding_marks),
+            cmocka_unit_test(test_upsert_remove_relist),
+            cmocka_unit_test(test_binding_marks),
         };
         return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }

@@ -21,7 +21,8 @@ static void test_base64(void **state)
 static void test_backoff(void **state)
 {
         assert_true(kb_kube_backoff(1, 0.2, 10, 0.5) == 0.2);
-        assert_true(kb_kube_backoff(3, 0.2, 10, 0.5) > 0.79 && kb_kube_backoff(3, 0.2, 10, 0.5) < 0.81);
+        assert_true(kb_kube_backoff(3, 0.2, 10, 0.5) > 0.79 &&
+                    kb_kube_backoff(3, 0.2, 10, 0.5) < 0.81);
         assert_true(kb_kube_backoff(30, 0.2, 10, 0.5) == 10);
         assert_true(kb_kube_backoff(1, 1, 10, 0.0) == 0.5);
         assert_true(kb_kube_retryable(0) && kb_kube_retryable(429) && kb_kube_retryable(503));
@@ -58,23 +59,24 @@ static const char *write_file(const char *name, const char *text)
 
 static void test_kubeconfig(void **state)
 {
-        const char *p = write_file("kc", "apiVersion: v1\nkind: Config\n"
-                                         "current-context: a\n"
-                                         "clusters:\n"
-                                         "- name: ca\n  cluster:\n    server: https://a:6443/\n"
-                                         "    certificate-authority: ca.crt\n"
-                                         "- name: cb\n  cluster:\n    server: https://b:6443\n"
-                                         "    insecure-skip-tls-verify: true\n"
-                                         "    certificate-authority-data: aGVsbG8=\n"
-                                         "users:\n"
-                                         "- name: ua\n  user:\n    token: sekret\n"
-                                         "- name: ub\n  user:\n    tokenFile: /t/token\n"
-                                         "    client-certificate-data: Y2VydA==\n"
-                                         "    client-key: key.pem\n"
-                                         "contexts:\n"
-                                         "- name: a\n  context: {cluster: ca, user: ua, namespace: x}\n"
-                                         "- name: b\n  context: {cluster: cb, user: ub}\n"
-                                         "- name: bad\n  context: {cluster: nope, user: ua}\n");
+        const char *p =
+            write_file("kc", "apiVersion: v1\nkind: Config\n"
+                             "current-context: a\n"
+                             "clusters:\n"
+                             "- name: ca\n  cluster:\n    server: https://a:6443/\n"
+                             "    certificate-authority: ca.crt\n"
+                             "- name: cb\n  cluster:\n    server: https://b:6443\n"
+                             "    insecure-skip-tls-verify: true\n"
+                             "    certificate-authority-data: aGVsbG8=\n"
+                             "users:\n"
+                             "- name: ua\n  user:\n    token: sekret\n"
+                             "- name: ub\n  user:\n    tokenFile: /t/token\n"
+                             "    client-certificate-data: Y2VydA==\n"
+                             "    client-key: key.pem\n"
+                             "contexts:\n"
+                             "- name: a\n  context: {cluster: ca, user: ua, namespace: x}\n"
+                             "- name: b\n  context: {cluster: cb, user: ub}\n"
+                             "- name: bad\n  context: {cluster: nope, user: ua}\n");
         char path[256], err[256];
         snprintf(path, sizeof(path), "%s", p);
         struct kb_kube_config c;
@@ -107,17 +109,16 @@ static void test_kubeconfig(void **state)
                                "users: [{name: u, user: {exec: {command: x}}}]\n"
                                "contexts: [{name: a, context: {cluster: c, user: u}}]\n");
         snprintf(path, sizeof(path), "%s", p);
-        assert_int_equal(kb_kube_config_load(path, NULL, NULL, &c, err, sizeof(err)),
-                         KB_EBADINPUT);
+        assert_int_equal(kb_kube_config_load(path, NULL, NULL, &c, err, sizeof(err)), KB_EBADINPUT);
         assert_non_null(strstr(err, "exec"));
 }
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_base64),
-                cmocka_unit_test(test_backoff),
-                cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
+            cmocka_unit_test(test_base64),
+            cmocka_unit_test(test_backoff),
+            cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
         };
         return cmocka_run_group_tests_name("kube", tests, NULL, NULL);
 }
