@@ -1,0 +1,95 @@
+/*
+ * cache: the scheduler's picture of the cluster — nodes, pods, PodGroups,
+ * Queues, PriorityClasses and Namespaces as reflectors report them — and the
+ * snapshots sessions run on.
+ *
+ * One writer.  Only the loop thread calls anything here.  Objects are
+ * decoded once (pkg/api) and never changed: an update decodes a new object
+ * and replaces the old one, which lives on while a snapshot holds it
+ * (reference counts, touched on the loop thread only).  So a snapshot can be
+ * handed to a session on a worker thread with no copying and no locks.
+ *
+ * Binding.  From the moment the dispatcher sends a bind until the watch
+ * shows the pod with its nodeName (or the bind fails), the pod is *assumed*
+ * on its node: snapshots show it bound there, so the node's resources stay
+ * taken and no later session places it again.
+ */
+#ifndef KB_PKG_CACHE_H
+#define KB_PKG_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "api/api.h"
+#include "base/base.h"
+#include "framework/framework.h"
+#include "kube/kube.h"
+
+struct kb_cache;
+
+struct kb_cache *kb_cache_new(void);
+/* Frees the cache; snapshots must be freed first.  NULL is fine. */
+void kb_cache_free(struct kb_cache *c);
+
+/* ---- feeding -------------------------------------------------------------------- */
+
+/* Decodes obj as kind and stores it (replacing any older one).  Returns 0
+ * or KB_EBADINPUT (logged, with the object and field). */
+int kb_cache_upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj);
+void kb_cache_remove(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj);
+/* A full list of kind starts / ends: objects not upserted in between are
+ * removed at the end. */
+void kb_cache_list_begin(struct kb_cache *c, enum kb_kind kind);
+void kb_cache_list_end(struct kb_cache *c, enum kb_kind kind);
+
+/* Reflector callbacks that feed kind into c: pass kb_cache_feed(c, kind) as
+ * the reflector's arg. */
+extern const struct kb_reflector_ops kb_cache_reflector_ops;
+void *kb_cache_feed(struct kb_cache *c, enum kb_kind kind);
+
+/* Called on every change with the kind (for tests and triggers); NULL. */
+typedef void (*kb_cache_change_fn)(void *arg, enum kb_kind kind);
+void kb_cache_on_change(struct kb_cache *c, kb_cache_change_fn fn, void *arg);
+
+/* ---- reading -------------------------------------------------------------------- */
+
+/* The current object, or NULL.  Valid until the next change of that object
+ * (the cache's loop thread). ns is NULL for cluster-scoped kinds. */
+const void *kb_cache_get(const struct kb_cache *c, enum kb_kind kind, const char *ns,
+                         const char *name);
+size_t kb_cache_count(const struct kb_cache *c, enum kb_kind kind);
+
+/* ---- binding ------------------------------------------------------------------ */
+
+/* Marks pod as binding to node (snapshots show it there).  The pod is the
+ * one the session saw; its uid guards against a pod recreated meanwhile. */
+void kb_cache_assume(struct kb_cache *c, const struct kb_pod *pod, const char *node);
+/* The bind's answer: ok keeps the mark until the watch shows the nodeName
+ * (at most a minute); !ok forgets it, so the pod is pending again. */
+void kb_cache_bind_done(struct kb_cache *c, const char *ns, const char *name, bool ok);
+/* Whether the pod is marked binding. */
+bool kb_cache_binding(const struct kb_cache *c, const char *ns, const char *name);
+size_t kb_cache_nbinding(const struct kb_cache *c);
+
+/* ---- snapshots ------------------------------------------------------------------ */
+
+struct kb_cache_snap {
+        struct kb_snapshot snap;
+        struct kb_cache *cache;
+        void **refs; /* the objects held */
+        size_t nrefs;
+        struct kb_pod **assumed; /* shallow copies with nodeName set */
+        size_t nassumed;
+};
+
+/* A snapshot of the current state for a session on another thread.  The
+ * scheduler names and default queue strings must outlive it. */
+struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *names, size_t nnames,
+                                        const char *default_queue);
+/* Loop thread. */
+void kb_cache_snapshot_free(struct kb_cache_snap *s);
+
+/* The cache as a JSON document (caller frees): for SIGUSR1 dumps. */
+char *kb_cache_dump_json(const struct kb_cache *c);
+
+#endif /* KB_PKG_CACHE_H */

@@ -1,0 +1,171 @@
+/*
+ * kube: a Kubernetes API client for the scheduler daemon — kubeconfig and
+ * in-cluster configuration, an HTTP client on libcurl's multi interface
+ * driven by a libuv loop, and reflectors (list, then watch) that keep a
+ * consumer current.
+ *
+ * Threads.  Everything here except config loading runs on the loop thread
+ * that owns the kb_kube: requests are started, and their callbacks run, on
+ * that thread only.  kb_kube_stats is the one exception (it locks).
+ *
+ * Retries.  A request (not a watch) that fails to connect, times out, or is
+ * answered 429 or 5xx is retried with exponential backoff and jitter, up to
+ * its attempt limit; a 429's Retry-After sets the delay.  Every request
+ * (retries too) takes a token from the client-side rate limiter (qps, burst);
+ * watches do not, as they are long-lived.
+ *
+ * Tokens never appear in logs: requests are logged by method and path only.
+ */
+#ifndef KB_PKG_KUBE_H
+#define KB_PKG_KUBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "base/base.h"
+#include "value/value.h"
+
+/* ---- configuration -------------------------------------------------------- */
+
+struct kb_kube_config {
+        char *server; /* "https://host:port", no trailing slash */
+        char *ca_file;
+        char *ca_data; /* PEM, decoded from certificate-authority-data */
+        size_t ca_len;
+        char *cert_file;
+        char *cert_data;
+        size_t cert_len;
+        char *key_file;
+        char *key_data;
+        size_t key_len;
+        char *token;      /* a static token, or NULL */
+        char *token_file; /* re-read when it changes (service account rotation) */
+        bool insecure;    /* insecure-skip-tls-verify */
+        char *namespace;  /* the context's namespace, or NULL */
+};
+
+/*
+ * Loads the client configuration as Volcano's flags do: with --kubeconfig
+ * (kubeconfig non-NULL) that file, else $KUBECONFIG, else the in-cluster
+ * service account when KUBERNETES_SERVICE_HOST is set, else ~/.kube/config.
+ * context selects a context (NULL: current-context); master, when set,
+ * overrides the server.  Returns 0, or KB_EBADINPUT with a message naming
+ * the file and field in err.  Any thread.
+ */
+int kb_kube_config_load(const char *kubeconfig, const char *context, const char *master,
+                        struct kb_kube_config *cfg, char *err, size_t errlen);
+void kb_kube_config_release(struct kb_kube_config *cfg);
+
+/* Decodes standard base64 (whitespace ignored).  Returns a NUL-terminated
+ * heap buffer (caller frees) and its length, or NULL on bad input. */
+char *kb_base64_decode(const char *in, size_t *outlen);
+
+/* ---- the client ------------------------------------------------------------- */
+
+struct kb_kube;
+struct kb_kube_call;
+
+struct kb_kube_resp {
+        long status;       /* HTTP status, 0 when no response arrived */
+        int curl_code;     /* CURLcode, 0 when the transfer completed */
+        const char *error; /* a short reason when status is 0 */
+        const char *body;  /* NUL-terminated; "" for none */
+        size_t len;
+        int attempts;
+        /* The client is being freed: the call never finished.  The callback
+         * must only release what it holds and start nothing new. */
+        bool cancelled;
+};
+
+/* Called once per request, on the loop thread, unless the call was
+ * cancelled.  resp and its body are valid during the call only. */
+typedef void (*kb_kube_done_fn)(void *arg, const struct kb_kube_resp *resp);
+/* A watch stream's lines, one per call, without the newline. */
+typedef void (*kb_kube_line_fn)(void *arg, const char *line, size_t len);
+
+struct kb_kube_opts {
+        double qps;       /* default 50 */
+        int burst;        /* default 100 */
+        double timeout;   /* per attempt, seconds; default 30 */
+        int max_attempts; /* default 6 */
+};
+
+/* A new client on loop with a copy of cfg.  Loop thread. */
+struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
+                            const struct kb_kube_opts *opts);
+/* Ends every request with a cancelled answer (so callers free what they
+ * hold; cancelled watches get no callback), closes the handles and frees the
+ * client once the loop has run their close callbacks.  NULL is fine.  Loop
+ * thread. */
+void kb_kube_free(struct kb_kube *k);
+
+struct kb_kube_req {
+        const char *method;       /* GET, POST, PUT, PATCH, DELETE */
+        const char *path;         /* "/api/v1/namespaces/x/pods?limit=500" */
+        const char *body;         /* NULL for none */
+        const char *content_type; /* default application/json */
+        int max_attempts;         /* 0: the client's default; 1: no retries */
+};
+
+/*
+ * Starts a request; done runs with the final answer after retries.  The
+ * returned handle is valid until done runs or kb_kube_cancel is called.
+ * Loop thread.
+ */
+struct kb_kube_call *kb_kube_request(struct kb_kube *k, const struct kb_kube_req *req,
+                                     kb_kube_done_fn done, void *arg);
+/* Starts a watch: line runs per line of a 200 answer; done runs when the
+ * stream ends (status 200, any error, or another status with its body). */
+struct kb_kube_call *kb_kube_watch(struct kb_kube *k, const char *path, double timeout,
+                                   kb_kube_line_fn line, kb_kube_done_fn done, void *arg);
+/* Stops a call; its callbacks will not run.  Loop thread. */
+void kb_kube_cancel(struct kb_kube_call *c);
+uv_loop_t *kb_kube_loop(struct kb_kube *k);
+/* Number of calls started and not yet done. */
+size_t kb_kube_inflight(const struct kb_kube *k);
+
+/* Requests by verb and code ("GET", 200, 1234); code 0 is a connection
+ * failure.  Calls fn for each, under the client's stats lock.  Any thread. */
+typedef void (*kb_kube_stat_fn)(void *arg, const char *verb, long code, uint64_t n);
+void kb_kube_stats(struct kb_kube *k, kb_kube_stat_fn fn, void *arg);
+
+/* Whether a status is worth retrying (connection failure, 429, 5xx). */
+bool kb_kube_retryable(long status);
+
+/* A backoff delay in seconds for attempt n (1-based): base * 2^(n-1),
+ * capped, times a jitter in [0.5, 1.5).  rnd is in [0, 1). */
+double kb_kube_backoff(int n, double base, double cap, double rnd);
+
+/* ---- reflectors ------------------------------------------------------------- */
+
+/*
+ * What a reflector feeds its consumer, on the loop thread.  A list calls
+ * list_begin, upsert per item, then list_end (objects not seen since
+ * list_begin are gone); a watch calls upsert and remove per event.  The
+ * object passed is only valid during the call.  Items of a list carry no
+ * kind; consumers decode by what they watch.
+ */
+struct kb_reflector_ops {
+        void (*list_begin)(void *arg);
+        void (*upsert)(void *arg, const struct kb_value *obj);
+        void (*remove)(void *arg, const struct kb_value *obj);
+        void (*list_end)(void *arg);
+};
+
+struct kb_reflector;
+/* name is for logs ("pods"); path the collection ("/api/v1/pods"); query
+ * extra parameters ("fieldSelector=...") or NULL.  Starts listing at once. */
+struct kb_reflector *kb_reflector_new(struct kb_kube *k, const char *name, const char *path,
+                                      const char *query, const struct kb_reflector_ops *ops,
+                                      void *arg);
+/* Whether a first list has completed. */
+bool kb_reflector_synced(const struct kb_reflector *r);
+/* Counts of lists and watches started, for tests and metrics. */
+void kb_reflector_counts(const struct kb_reflector *r, unsigned *lists, unsigned *watches);
+/* Stops and frees (after the loop runs the close callbacks).  NULL is fine. */
+void kb_reflector_free(struct kb_reflector *r);
+
+#endif /* KB_PKG_KUBE_H */

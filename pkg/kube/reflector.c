@@ -1,0 +1,294 @@
+/*
+ * Reflectors, as client-go's: list the collection in pages (limit=500 and
+ * continue), then watch from the list's resourceVersion with bookmarks.
+ * Every event moves the resourceVersion on, so a dropped stream rewatches
+ * from where it stopped; a 410 Gone (as an HTTP status or an ERROR event)
+ * means history was lost and the reflector lists again.  Failures back off
+ * exponentially with jitter, reset by a watch that delivered something.
+ *
+ *   list p1 (rv -) -> list p2 (continue) -> [list_end] -> watch rv=17
+ *     ADDED/MODIFIED -> upsert, DELETED -> remove, BOOKMARK -> rv only
+ *     stream ends -> watch rv=<last>      ERROR 410 -> list again
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "kube/kube.h"
+
+struct kb_reflector {
+        struct kb_kube *k;
+        char *name;
+        char *path;
+        char *query;
+        struct kb_reflector_ops ops;
+        void *arg;
+        char *rv;
+        char *cont; /* a list's continue token */
+        struct kb_kube_call *call;
+        uv_timer_t timer;
+        bool synced;
+        bool listing; /* a paged list is under way (list_begin called) */
+        bool relist;  /* the watch ended with 410 */
+        bool got_event;
+        int failures;
+        unsigned lists, watches;
+        uint64_t rnd;
+};
+
+static void start_list(struct kb_reflector *r);
+static void start_watch(struct kb_reflector *r);
+
+static double rnd01(struct kb_reflector *r)
+{
+        r->rnd ^= r->rnd << 13;
+        r->rnd ^= r->rnd >> 7;
+        r->rnd ^= r->rnd << 17;
+        return (double)(r->rnd >> 11) / 9007199254740992.0;
+}
+
+static void set_rv(struct kb_reflector *r, const char *rv)
+{
+        if (!rv || !*rv)
+                return;
+        free(r->rv);
+        r->rv = kb_xstrdup(rv);
+}
+
+static void timer_fired(uv_timer_t *t)
+{
+        struct kb_reflector *r = t->data;
+        if (r->relist || !r->rv)
+                start_list(r);
+        else
+                start_watch(r);
+}
+
+/* Schedules the next list or watch after a failure. */
+static void retry_later(struct kb_reflector *r)
+{
+        r->failures++;
+        double d = kb_kube_backoff(r->failures, 0.5, 30.0, rnd01(r));
+        KB_V(2, "reflector %s: retrying in %.2fs", r->name, d);
+        uv_timer_start(&r->timer, timer_fired, (uint64_t)(d * 1000), 0);
+}
+
+/* ---- list ------------------------------------------------------------------ */
+
+static void list_done(void *arg, const struct kb_kube_resp *resp)
+{
+        struct kb_reflector *r = arg;
+        r->call = NULL;
+        struct kb_value *doc = NULL;
+        char err[256];
+        if (resp->status == 410 && r->cont) {
+                /* The continue token expired: start over. */
+                free(r->cont);
+                r->cont = NULL;
+                retry_later(r);
+                return;
+        }
+        if (resp->status != 200) {
+                if (resp->status)
+                        KB_WARN("reflector %s: list: HTTP %ld: %.200s", r->name, resp->status,
+                                resp->body);
+                else
+                        KB_WARN("reflector %s: list: %s", r->name, resp->error);
+                free(r->cont);
+                r->cont = NULL;
+                retry_later(r);
+                return;
+        }
+        if (kb_json_parse(resp->body, resp->len, &doc, err, sizeof(err))) {
+                KB_WARN("reflector %s: list: %s", r->name, err);
+                free(r->cont);
+                r->cont = NULL;
+                retry_later(r);
+                return;
+        }
+        if (!r->listing) {
+                r->listing = true;
+                if (r->ops.list_begin)
+                        r->ops.list_begin(r->arg);
+        }
+        const struct kb_value *items = kb_value_get(doc, "items");
+        if (kb_value_is(items, KB_VARRAY))
+                for (size_t i = 0; i < items->arr.n; i++)
+                        r->ops.upsert(r->arg, items->arr.v[i]);
+        const char *cont = kb_value_str(kb_value_dig(doc, "metadata", "continue", NULL));
+        free(r->cont);
+        r->cont = cont && *cont ? kb_xstrdup(cont) : NULL;
+        if (r->cont) {
+                kb_value_free(doc);
+                start_list(r);
+                return;
+        }
+        /* The last page's resourceVersion is the list's. */
+        set_rv(r, kb_value_str(kb_value_dig(doc, "metadata", "resourceVersion", NULL)));
+        kb_value_free(doc);
+        r->listing = false;
+        r->relist = false;
+        if (r->ops.list_end)
+                r->ops.list_end(r->arg);
+        if (!r->synced)
+                KB_V(1, "reflector %s: synced", r->name);
+        r->synced = true;
+        r->failures = 0;
+        start_watch(r);
+}
+
+static void start_list(struct kb_reflector *r)
+{
+        struct kb_buf p;
+        kb_buf_init(&p);
+        kb_buf_printf(&p, "%s?limit=500", r->path);
+        if (r->query)
+                kb_buf_printf(&p, "&%s", r->query);
+        if (r->cont) {
+                char *e = curl_easy_escape(NULL, r->cont, 0);
+                kb_buf_printf(&p, "&continue=%s", e);
+                curl_free(e);
+        }
+        /* A paged list that broke off starts over; its list_begin stands. */
+        if (!r->cont)
+                r->lists++;
+        struct kb_kube_req req = {.method = "GET", .path = p.data};
+        r->call = kb_kube_request(r->k, &req, list_done, r);
+        kb_buf_release(&p);
+}
+
+/* ---- watch ------------------------------------------------------------------ */
+
+static void watch_line(void *arg, const char *line, size_t len)
+{
+        struct kb_reflector *r = arg;
+        struct kb_value *ev = NULL;
+        char err[256];
+        if (r->relist)
+                return;
+        if (kb_json_parse(line, len, &ev, err, sizeof(err))) {
+                KB_WARN("reflector %s: watch: %s", r->name, err);
+                return;
+        }
+        const char *type = kb_value_str(kb_value_get(ev, "type"));
+        const struct kb_value *obj = kb_value_get(ev, "object");
+        const char *rv = kb_value_str(kb_value_dig(obj, "metadata", "resourceVersion", NULL));
+        if (!type || !obj) {
+                KB_WARN("reflector %s: watch: event without type or object", r->name);
+        } else if (!strcmp(type, "ERROR")) {
+                int64_t code = 0;
+                kb_value_int(kb_value_get(obj, "code"), &code);
+                const char *msg = kb_value_str(kb_value_get(obj, "message"));
+                KB_V(1, "reflector %s: watch error %lld: %s", r->name, (long long)code,
+                     msg ? msg : "");
+                if (code == 410)
+                        r->relist = true;
+        } else {
+                r->got_event = true;
+                if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED"))
+                        r->ops.upsert(r->arg, obj);
+                else if (!strcmp(type, "DELETED"))
+                        r->ops.remove(r->arg, obj);
+                set_rv(r, rv);
+        }
+        kb_value_free(ev);
+}
+
+static void watch_done(void *arg, const struct kb_kube_resp *resp)
+{
+        struct kb_reflector *r = arg;
+        r->call = NULL;
+        if (resp->status == 410)
+                r->relist = true;
+        if (r->relist) {
+                KB_V(1, "reflector %s: resourceVersion %s expired, listing again", r->name,
+                     r->rv ? r->rv : "");
+                r->failures = 0;
+                start_list(r);
+                return;
+        }
+        if (resp->status == 200 && r->got_event) {
+                /* A stream that ended after delivering: rewatch at once. */
+                r->failures = 0;
+                start_watch(r);
+                return;
+        }
+        if (resp->status && resp->status != 200)
+                KB_WARN("reflector %s: watch: HTTP %ld", r->name, resp->status);
+        else if (resp->status == 0)
+                KB_V(1, "reflector %s: watch: %s", r->name, resp->error ? resp->error : "closed");
+        retry_later(r);
+}
+
+static void start_watch(struct kb_reflector *r)
+{
+        struct kb_buf p;
+        kb_buf_init(&p);
+        /* A server-side timeout of 5 to 10 minutes, as client-go picks, and
+         * a client-side cap a little above it for a silent dead peer. */
+        int secs = 300 + (int)(rnd01(r) * 300);
+        kb_buf_printf(&p, "%s?watch=true&allowWatchBookmarks=true&timeoutSeconds=%d", r->path,
+                      secs);
+        if (r->rv)
+                kb_buf_printf(&p, "&resourceVersion=%s", r->rv);
+        if (r->query)
+                kb_buf_printf(&p, "&%s", r->query);
+        r->watches++;
+        r->got_event = false;
+        r->call = kb_kube_watch(r->k, p.data, secs + 30, watch_line, watch_done, r);
+        kb_buf_release(&p);
+}
+
+/* ---- public -------------------------------------------------------------------- */
+
+struct kb_reflector *kb_reflector_new(struct kb_kube *k, const char *name, const char *path,
+                                      const char *query, const struct kb_reflector_ops *ops,
+                                      void *arg)
+{
+        struct kb_reflector *r = kb_xcalloc(1, sizeof(*r));
+        r->k = k;
+        r->name = kb_xstrdup(name);
+        r->path = kb_xstrdup(path);
+        r->query = query ? kb_xstrdup(query) : NULL;
+        r->ops = *ops;
+        r->arg = arg;
+        r->rnd = kb_hash(name, strlen(name), (uint64_t)(kb_now_mono() * 1e9)) | 1;
+        uv_timer_init(kb_kube_loop(k), &r->timer);
+        r->timer.data = r;
+        start_list(r);
+        return r;
+}
+
+bool kb_reflector_synced(const struct kb_reflector *r)
+{
+        return r->synced;
+}
+
+void kb_reflector_counts(const struct kb_reflector *r, unsigned *lists, unsigned *watches)
+{
+        *lists = r->lists;
+        *watches = r->watches;
+}
+
+static void reflector_closed(uv_handle_t *h)
+{
+        struct kb_reflector *r = h->data;
+        free(r->name);
+        free(r->path);
+        free(r->query);
+        free(r->rv);
+        free(r->cont);
+        free(r);
+}
+
+void kb_reflector_free(struct kb_reflector *r)
+{
+        if (!r)
+                return;
+        kb_kube_cancel(r->call);
+        r->call = NULL;
+        uv_timer_stop(&r->timer);
+        uv_close((uv_handle_t *)&r->timer, reflector_closed);
+}

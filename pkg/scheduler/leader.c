@@ -1,0 +1,249 @@
+/*
+ * Leader election on a coordination.k8s.io/v1 Lease, as client-go's
+ * leaderelection does it:
+ *
+ *  - every retry period, read the lease;
+ *  - another holder's lease counts as expired when its record (holder and
+ *    renewTime) has not changed for a lease duration *as observed here*, so
+ *    clocks need not agree;
+ *  - acquire or renew with an update that carries the resourceVersion read,
+ *    so of two candidates only one wins (the other gets 409);
+ *  - a leader that cannot renew for the renew deadline stops: it exits with
+ *    status 1 (as Volcano does) and the deployment restarts it;
+ *  - on a clean stop the leader releases the lease (empty holder) so the
+ *    next one takes over at its next retry rather than after expiry.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler/scheduler-int.h"
+
+static void lease_tick(uv_timer_t *t);
+
+static char *lease_path(struct kb_sched *s, bool item)
+{
+        if (item)
+                return kb_xasprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s",
+                                    s->o->lock_namespace, s->o->lock_name);
+        return kb_xasprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases",
+                            s->o->lock_namespace);
+}
+
+static void set_leader(struct kb_sched *s, bool leader)
+{
+        if (leader == s->leader)
+                return;
+        s->leader = leader;
+        kb__metrics_set_leader(s, leader);
+        if (leader)
+                KB_INFO("became the leader (lease %s/%s, identity %s)", s->o->lock_namespace,
+                        s->o->lock_name, s->identity);
+        else
+                KB_INFO("no longer the leader");
+}
+
+static void check_deadline(struct kb_sched *s)
+{
+        if (s->leader && kb_now_mono() - s->lease_renewed > s->o->renew_deadline) {
+                KB_ERROR("leader election lost: could not renew the lease for %.0fs",
+                         s->o->renew_deadline);
+                set_leader(s, false);
+                kb__sched_stop(s, 1);
+        }
+}
+
+static char *lease_body(struct kb_sched *s, const char *rv, const char *holder, const char *acquire,
+                        int transitions, int duration)
+{
+        char now[64];
+        kb__micro_time(now, sizeof(now));
+        struct kb_value *v = kb_value_new(KB_VOBJECT);
+        kb_value_set(v, "apiVersion", kb_value_new_string("coordination.k8s.io/v1"));
+        kb_value_set(v, "kind", kb_value_new_string("Lease"));
+        struct kb_value *md = kb_value_ensure_object(v, "metadata");
+        kb_value_set(md, "name", kb_value_new_string(s->o->lock_name));
+        kb_value_set(md, "namespace", kb_value_new_string(s->o->lock_namespace));
+        if (rv)
+                kb_value_set(md, "resourceVersion", kb_value_new_string(rv));
+        struct kb_value *sp = kb_value_ensure_object(v, "spec");
+        kb_value_set(sp, "holderIdentity", kb_value_new_string(holder));
+        kb_value_set(sp, "leaseDurationSeconds", kb_value_new_int(duration));
+        kb_value_set(sp, "acquireTime", kb_value_new_string(acquire ? acquire : now));
+        kb_value_set(sp, "renewTime", kb_value_new_string(now));
+        kb_value_set(sp, "leaseTransitions", kb_value_new_int(transitions));
+        char *text = kb_json_emit(v, false);
+        kb_value_free(v);
+        return text;
+}
+
+static void lease_written(void *arg, const struct kb_kube_resp *r)
+{
+        struct kb_sched *s = arg;
+        s->lease_inflight = false;
+        if (r->cancelled)
+                return;
+        if (r->status == 200 || r->status == 201) {
+                s->lease_renewed = kb_now_mono();
+                set_leader(s, true);
+        } else {
+                KB_V(1, "lease update: %ld", r->status);
+                if (r->status == 409)
+                        set_leader(s, false);
+                check_deadline(s);
+        }
+        kb__sched_shutdown_check(s);
+}
+
+static void lease_read(void *arg, const struct kb_kube_resp *r)
+{
+        struct kb_sched *s = arg;
+        s->lease_inflight = false;
+        if (r->cancelled)
+                return;
+        if (s->stopping) {
+                kb__sched_shutdown_check(s);
+                return;
+        }
+        int duration = (int)(s->o->lease_duration + 0.5);
+        if (r->status == 404) {
+                char *body = lease_body(s, NULL, s->identity, NULL, 0, duration);
+                char *path = lease_path(s, false);
+                struct kb_kube_req req = {
+                    .method = "POST", .path = path, .body = body, .max_attempts = 1};
+                s->lease_inflight = true;
+                kb_kube_request(s->kube, &req, lease_written, s);
+                free(path);
+                free(body);
+                return;
+        }
+        struct kb_value *doc = NULL;
+        if (r->status != 200 || kb_json_parse(r->body, r->len, &doc, NULL, 0)) {
+                KB_V(1, "lease read: %ld", r->status);
+                check_deadline(s);
+                return;
+        }
+        const struct kb_value *sp = kb_value_get(doc, "spec");
+        const char *holder = kb_value_str(kb_value_get(sp, "holderIdentity"));
+        const char *renew = kb_value_str(kb_value_get(sp, "renewTime"));
+        const char *acquire = kb_value_str(kb_value_get(sp, "acquireTime"));
+        const char *rv = kb_value_str(kb_value_dig(doc, "metadata", "resourceVersion", NULL));
+        int64_t trans = 0, ldur = 0;
+        kb_value_int(kb_value_get(sp, "leaseTransitions"), &trans);
+        kb_value_int(kb_value_get(sp, "leaseDurationSeconds"), &ldur);
+        double now = kb_now_mono();
+        if (!kb_streq(holder, s->lease_holder) || !kb_streq(renew, s->lease_renew)) {
+                free(s->lease_holder);
+                free(s->lease_renew);
+                s->lease_holder = holder ? kb_xstrdup(holder) : NULL;
+                s->lease_renew = renew ? kb_xstrdup(renew) : NULL;
+                s->lease_observed = now;
+        }
+        bool mine = kb_streq(holder, s->identity);
+        bool free_lease = !holder || !*holder;
+        double dur = ldur > 0 ? (double)ldur : s->o->lease_duration;
+        if (!mine && !free_lease && now - s->lease_observed < dur) {
+                set_leader(s, false);
+                kb_value_free(doc);
+                return;
+        }
+        char *body = lease_body(s, rv, s->identity, mine ? acquire : NULL,
+                                (int)trans + (mine ? 0 : 1), duration);
+        char *path = lease_path(s, true);
+        struct kb_kube_req req = {.method = "PUT", .path = path, .body = body, .max_attempts = 1};
+        s->lease_inflight = true;
+        kb_kube_request(s->kube, &req, lease_written, s);
+        free(path);
+        free(body);
+        kb_value_free(doc);
+}
+
+static void lease_tick(uv_timer_t *t)
+{
+        struct kb_sched *s = t->data;
+        if (s->lease_inflight || s->stopping)
+                return;
+        check_deadline(s);
+        if (s->stopping)
+                return;
+        char *path = lease_path(s, true);
+        struct kb_kube_req req = {.method = "GET", .path = path, .max_attempts = 1};
+        s->lease_inflight = true;
+        kb_kube_request(s->kube, &req, lease_read, s);
+        free(path);
+}
+
+void kb__leader_start(struct kb_sched *s)
+{
+        s->lease_observed = kb_now_mono();
+        uint64_t ms = (uint64_t)(s->o->retry_period * 1000);
+        uv_timer_start(&s->lease_timer, lease_tick, 0, ms ? ms : 1000);
+}
+
+struct release_ctx {
+        struct kb_sched *s;
+        void (*done)(struct kb_sched *s);
+};
+
+static void released(void *arg, const struct kb_kube_resp *r)
+{
+        struct release_ctx *c = arg;
+        if (r->cancelled) {
+                free(c);
+                return;
+        }
+        if (r->status == 200)
+                KB_INFO("lease released");
+        else
+                KB_WARN("releasing the lease: %ld", r->status);
+        c->s->lease_inflight = false;
+        c->done(c->s);
+        free(c);
+}
+
+static void release_read(void *arg, const struct kb_kube_resp *r)
+{
+        struct release_ctx *c = arg;
+        struct kb_sched *s = c->s;
+        struct kb_value *doc = NULL;
+        if (r->cancelled) {
+                free(c);
+                return;
+        }
+        if (r->status != 200 || kb_json_parse(r->body, r->len, &doc, NULL, 0) ||
+            !kb_streq(kb_value_str(kb_value_dig(doc, "spec", "holderIdentity", NULL)),
+                      s->identity)) {
+                kb_value_free(doc);
+                s->lease_inflight = false;
+                c->done(s);
+                free(c);
+                return;
+        }
+        const char *rv = kb_value_str(kb_value_dig(doc, "metadata", "resourceVersion", NULL));
+        int64_t trans = 0;
+        kb_value_int(kb_value_dig(doc, "spec", "leaseTransitions", NULL), &trans);
+        char *body = lease_body(s, rv, "", NULL, (int)trans, 1);
+        char *path = lease_path(s, true);
+        struct kb_kube_req req = {.method = "PUT", .path = path, .body = body, .max_attempts = 2};
+        kb_kube_request(s->kube, &req, released, c);
+        free(path);
+        free(body);
+        kb_value_free(doc);
+}
+
+void kb__leader_release(struct kb_sched *s, void (*done)(struct kb_sched *s))
+{
+        s->lease_released = true;
+        if (!s->o->leader_elect) {
+                done(s);
+                return;
+        }
+        struct release_ctx *c = kb_xcalloc(1, sizeof(*c));
+        c->s = s;
+        c->done = done;
+        char *path = lease_path(s, true);
+        struct kb_kube_req req = {.method = "GET", .path = path, .max_attempts = 2};
+        s->lease_inflight = true;
+        kb_kube_request(s->kube, &req, release_read, c);
+        free(path);
+}

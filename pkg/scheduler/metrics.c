@@ -1,0 +1,284 @@
+/*
+ * Metrics in the Prometheus text format, with Volcano's metric names under a
+ * kbatch_ prefix, and the HTTP endpoints /metrics, /healthz and /readyz on
+ * libmicrohttpd's own thread.  The loop thread updates the numbers and the
+ * HTTP thread renders them, both under one mutex.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+
+#include "scheduler/scheduler-int.h"
+
+/* Volcano's buckets for e2e latency (milliseconds): 5ms doubling. */
+#define NBUCKETS 12
+static const double e2e_buckets[NBUCKETS] = {5,   10,  20,   40,   80,   160,
+                                             320, 640, 1280, 2560, 5120, 10240};
+
+struct hist {
+        uint64_t b[NBUCKETS];
+        uint64_t count;
+        double sum;
+};
+
+struct queue_m {
+        char name[128];
+        double alloc_cpu, alloc_mem, deserved_cpu, deserved_mem, share;
+};
+
+struct kb__metrics {
+        pthread_mutex_t lock;
+        struct hist e2e;     /* milliseconds */
+        struct hist session; /* milliseconds, the session alone */
+        uint64_t attempts_scheduled, attempts_unschedulable, attempts_error;
+        uint64_t binds_ok, binds_failed;
+        uint64_t unschedulable_jobs, unschedulable_tasks;
+        struct queue_m *queues;
+        size_t nqueues, capqueues;
+        bool leader;
+        uint64_t sessions;
+};
+
+static void hist_add(struct hist *h, double v)
+{
+        for (int i = 0; i < NBUCKETS; i++)
+                if (v <= e2e_buckets[i])
+                        h->b[i]++;
+        h->count++;
+        h->sum += v;
+}
+
+struct kb__metrics *kb__metrics_new(void)
+{
+        struct kb__metrics *m = kb_xcalloc(1, sizeof(*m));
+        pthread_mutex_init(&m->lock, NULL);
+        return m;
+}
+
+void kb__metrics_free(struct kb__metrics *m)
+{
+        if (!m)
+                return;
+        pthread_mutex_destroy(&m->lock);
+        free(m->queues);
+        free(m);
+}
+
+void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e,
+                         const struct kb_cache_snap *snap)
+{
+        struct kb__metrics *m = s->metrics;
+        uint64_t ujobs = 0, utasks = 0;
+        for (size_t i = 0; i < r->npodgroups; i++) {
+                const struct kb_pg_status *st = &r->podgroups[i];
+                if (st->cond_type && !strcmp(st->cond_type, "Unschedulable") &&
+                    kb_streq(st->cond_status, "True")) {
+                        ujobs++;
+                        utasks += (uint64_t)st->pending;
+                }
+        }
+        pthread_mutex_lock(&m->lock);
+        m->sessions++;
+        hist_add(&m->e2e, e2e * 1000);
+        hist_add(&m->session, r->duration * 1000);
+        m->attempts_scheduled += r->nbinds;
+        m->attempts_unschedulable += utasks;
+        m->unschedulable_jobs = ujobs;
+        m->unschedulable_tasks = utasks;
+        m->nqueues = 0;
+        for (size_t i = 0; i < r->nqueues; i++) {
+                const struct kb_queue_status *q = &r->queues[i];
+                struct queue_m qm = {0};
+                snprintf(qm.name, sizeof(qm.name), "%s", q->name);
+                qm.alloc_cpu = (double)q->allocated.q[KB_RES_CPU];
+                qm.alloc_mem = (double)q->allocated.q[KB_RES_MEMORY];
+                qm.deserved_cpu = (double)q->deserved.q[KB_RES_CPU];
+                qm.deserved_mem = (double)q->deserved.q[KB_RES_MEMORY];
+                qm.share = q->share;
+                KB_PUSH(m->queues, m->nqueues, m->capqueues, qm);
+        }
+        pthread_mutex_unlock(&m->lock);
+}
+
+void kb__metrics_bind(struct kb_sched *s, bool ok)
+{
+        pthread_mutex_lock(&s->metrics->lock);
+        if (ok)
+                s->metrics->binds_ok++;
+        else
+                s->metrics->binds_failed++;
+        pthread_mutex_unlock(&s->metrics->lock);
+}
+
+void kb__metrics_set_leader(struct kb_sched *s, bool leader)
+{
+        pthread_mutex_lock(&s->metrics->lock);
+        s->metrics->leader = leader;
+        pthread_mutex_unlock(&s->metrics->lock);
+}
+
+static void hist_render(struct kb_buf *b, const char *name, const char *help, const struct hist *h)
+{
+        kb_buf_printf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+        for (int i = 0; i < NBUCKETS; i++)
+                kb_buf_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, e2e_buckets[i],
+                              (unsigned long long)h->b[i]);
+        kb_buf_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %g\n%s_count %llu\n", name,
+                      (unsigned long long)h->count, name, h->sum, name,
+                      (unsigned long long)h->count);
+}
+
+static void api_stat(void *arg, const char *verb, long code, uint64_t n)
+{
+        kb_buf_printf(arg, "kbatch_api_requests_total{verb=\"%s\",code=\"%ld\"} %llu\n", verb, code,
+                      (unsigned long long)n);
+}
+
+static char *render(struct kb_sched *s)
+{
+        struct kb__metrics *m = s->metrics;
+        struct kb_buf b;
+        kb_buf_init(&b);
+        pthread_mutex_lock(&m->lock);
+        hist_render(&b, "kbatch_e2e_scheduling_latency_milliseconds",
+                    "E2e scheduling latency in milliseconds (snapshot, session and hand-off)",
+                    &m->e2e);
+        hist_render(&b, "kbatch_session_latency_milliseconds",
+                    "Latency of the session alone (open, actions, close) in milliseconds",
+                    &m->session);
+        kb_buf_adds(&b, "# HELP kbatch_schedule_attempts_total Number of attempts to schedule "
+                        "pods, by the result\n# TYPE kbatch_schedule_attempts_total counter\n");
+        kb_buf_printf(&b, "kbatch_schedule_attempts_total{result=\"scheduled\"} %llu\n",
+                      (unsigned long long)m->attempts_scheduled);
+        kb_buf_printf(&b, "kbatch_schedule_attempts_total{result=\"unschedulable\"} %llu\n",
+                      (unsigned long long)m->attempts_unschedulable);
+        kb_buf_printf(&b, "kbatch_schedule_attempts_total{result=\"error\"} %llu\n",
+                      (unsigned long long)m->binds_failed);
+        kb_buf_printf(&b,
+                      "# HELP kbatch_unschedule_task_count Number of tasks that could not be "
+                      "scheduled\n# TYPE kbatch_unschedule_task_count gauge\n"
+                      "kbatch_unschedule_task_count %llu\n"
+                      "# HELP kbatch_unschedule_job_count Number of jobs that could not be "
+                      "scheduled\n# TYPE kbatch_unschedule_job_count gauge\n"
+                      "kbatch_unschedule_job_count %llu\n",
+                      (unsigned long long)m->unschedulable_tasks,
+                      (unsigned long long)m->unschedulable_jobs);
+        kb_buf_printf(&b,
+                      "# HELP kbatch_pod_bind_total Binds sent, by the result\n# TYPE "
+                      "kbatch_pod_bind_total counter\nkbatch_pod_bind_total{result=\"ok\"} "
+                      "%llu\nkbatch_pod_bind_total{result=\"failed\"} %llu\n",
+                      (unsigned long long)m->binds_ok, (unsigned long long)m->binds_failed);
+        static const struct {
+                const char *name, *help;
+                size_t off;
+        } qm[] = {
+            {"kbatch_queue_allocated_milli_cpu", "Allocated CPU of the queue in millicores",
+             offsetof(struct queue_m, alloc_cpu)},
+            {"kbatch_queue_allocated_memory_bytes", "Allocated memory of the queue in bytes",
+             offsetof(struct queue_m, alloc_mem)},
+            {"kbatch_queue_deserved_milli_cpu", "Deserved CPU of the queue in millicores",
+             offsetof(struct queue_m, deserved_cpu)},
+            {"kbatch_queue_deserved_memory_bytes", "Deserved memory of the queue in bytes",
+             offsetof(struct queue_m, deserved_mem)},
+            {"kbatch_queue_share", "Share of the queue (allocated over deserved)",
+             offsetof(struct queue_m, share)},
+        };
+        for (size_t k = 0; k < KB_ARRAY_SIZE(qm); k++) {
+                kb_buf_printf(&b, "# HELP %s %s\n# TYPE %s gauge\n", qm[k].name, qm[k].help,
+                              qm[k].name);
+                for (size_t i = 0; i < m->nqueues; i++)
+                        kb_buf_printf(&b, "%s{queue_name=\"%s\"} %.17g\n", qm[k].name,
+                                      m->queues[i].name,
+                                      *(const double *)((const char *)&m->queues[i] + qm[k].off));
+        }
+        kb_buf_printf(&b,
+                      "# HELP kbatch_leader Whether this instance leads (1) or stands by (0)\n"
+                      "# TYPE kbatch_leader gauge\nkbatch_leader %d\n"
+                      "# HELP kbatch_sessions_total Sessions run\n# TYPE kbatch_sessions_total "
+                      "counter\nkbatch_sessions_total %llu\n",
+                      m->leader ? 1 : 0, (unsigned long long)m->sessions);
+        pthread_mutex_unlock(&m->lock);
+        kb_buf_adds(&b, "# HELP kbatch_api_requests_total API requests by verb and HTTP code "
+                        "(0: no answer)\n# TYPE kbatch_api_requests_total counter\n");
+        struct kb_kube *k = s->kube;
+        if (k)
+                kb_kube_stats(k, api_stat, &b);
+        return kb_buf_detach(&b);
+}
+
+/* ---- HTTP -------------------------------------------------------------------------- */
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_len, void **con_cls)
+{
+        struct kb_sched *s = cls;
+        unsigned code = 200;
+        char *text;
+        const char *ctype = "text/plain; charset=utf-8";
+        if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+                code = 405;
+                text = kb_xstrdup("method not allowed\n");
+        } else if (!strcmp(url, "/metrics")) {
+                text = render(s);
+                ctype = "text/plain; version=0.0.4; charset=utf-8";
+        } else if (!strcmp(url, "/healthz")) {
+                text = kb_xstrdup("ok\n");
+        } else if (!strcmp(url, "/readyz")) {
+                bool ready = __atomic_load_n(&s->ready, __ATOMIC_RELAXED);
+                code = ready ? 200 : 503;
+                text = kb_xstrdup(ready ? "ok\n" : "caches not synced\n");
+        } else {
+                code = 404;
+                text = kb_xstrdup("not found\n");
+        }
+        struct MHD_Response *resp =
+            MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+        MHD_add_response_header(resp, "Content-Type", ctype);
+        enum MHD_Result rc = MHD_queue_response(conn, code, resp);
+        MHD_destroy_response(resp);
+        return rc;
+}
+
+int kb__http_start(struct kb_sched *s, const char *addr)
+{
+        const char *colon = strrchr(addr, ':');
+        if (!colon)
+                return -1;
+        char host[128];
+        size_t hl = (size_t)(colon - addr);
+        if (hl >= sizeof(host))
+                return -1;
+        memcpy(host, addr, hl);
+        host[hl] = 0;
+        int port = atoi(colon + 1);
+        if (port < 0 || port > 65535)
+                return -1;
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        if (!*host || !strcmp(host, "0.0.0.0"))
+                sa.sin_addr.s_addr = htonl(INADDR_ANY);
+        else if (!strcmp(host, "localhost"))
+                sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        else if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+                return -1;
+        s->http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
+                                   (uint16_t)port, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR,
+                                   (struct sockaddr *)&sa, MHD_OPTION_END);
+        if (!s->http)
+                return -1;
+        KB_INFO("serving /metrics, /healthz and /readyz on %s", addr);
+        return 0;
+}
+
+void kb__http_stop(struct kb_sched *s)
+{
+        /* The HTTP thread reads the client's stats: stop it before the
+         * client goes. */
+        if (s->http)
+                MHD_stop_daemon(s->http);
+        s->http = NULL;
+}

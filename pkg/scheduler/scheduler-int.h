@@ -1,0 +1,104 @@
+/* Shared between the scheduler's files; not a public interface. */
+#ifndef KB_PKG_SCHEDULER_INT_H
+#define KB_PKG_SCHEDULER_INT_H
+
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include <uv.h>
+
+#include "cache/cache.h"
+#include "kube/kube.h"
+#include "scheduler/scheduler.h"
+
+#define KB_GROUP_API "/apis/scheduling.volcano.sh/v1beta1"
+
+struct kb__conf_ref {
+        int refs;
+        struct kb_conf conf;
+};
+
+struct kb__status_memo; /* last written status per object (dispatch.c) */
+struct kb__event_rec;   /* event deduplication (dispatch.c) */
+struct kb__metrics;
+struct MHD_Daemon;
+
+enum {
+        KB__R_NODES,
+        KB__R_PODS,
+        KB__R_PODGROUPS,
+        KB__R_QUEUES,
+        KB__R_PRIORITYCLASSES,
+        KB__R_NAMESPACES,
+        KB__NREFL,
+};
+
+struct kb_sched {
+        const struct kb_sched_opts *o;
+        uv_loop_t loop;
+        struct kb_kube *kube;
+        struct kb_cache *cache;
+        struct kb_reflector *refl[KB__NREFL];
+        uv_timer_t tick;
+        uv_timer_t lease_timer;
+        uv_signal_t sig_term, sig_int, sig_usr1;
+        struct kb__conf_ref *conf;
+        struct stat conf_st;
+        char *identity;
+
+        bool session_running;
+        bool stopping;
+        bool closed;
+        int exit_code;
+        size_t binds_inflight;
+        bool default_queue_requested;
+
+        /* leader election */
+        bool leader;
+        bool lease_inflight;
+        bool lease_released;
+        char *lease_holder;
+        char *lease_renew;
+        double lease_observed; /* monotonic: when the holder's record last changed */
+        double lease_renewed;  /* monotonic: our last successful renew */
+        int lease_transitions;
+
+        struct kb__status_memo *memo;
+        struct kb__event_rec *events;
+        size_t nevents;
+
+        struct kb__metrics *metrics;
+        struct MHD_Daemon *http;
+        bool ready;
+};
+
+/* dispatch.c */
+void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
+                         const struct kb_result *r);
+void kb__ensure_default_queue(struct kb_sched *s);
+void kb__dispatch_release(struct kb_sched *s);
+void kb__event(struct kb_sched *s, const char *kind, const char *api_version, const char *ns,
+               const char *name, const char *uid, const char *type, const char *reason,
+               const char *message);
+void kb__micro_time(char *buf, size_t n);
+
+/* leader.c */
+void kb__leader_start(struct kb_sched *s);
+/* Releases the lease when held; calls done when finished. */
+void kb__leader_release(struct kb_sched *s, void (*done)(struct kb_sched *s));
+
+/* scheduler.c */
+void kb__sched_shutdown_check(struct kb_sched *s);
+void kb__sched_stop(struct kb_sched *s, int code);
+
+/* metrics.c */
+struct kb__metrics *kb__metrics_new(void);
+void kb__metrics_free(struct kb__metrics *m);
+void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e,
+                         const struct kb_cache_snap *snap);
+void kb__metrics_bind(struct kb_sched *s, bool ok);
+void kb__metrics_set_leader(struct kb_sched *s, bool leader);
+int kb__http_start(struct kb_sched *s, const char *addr);
+void kb__http_stop(struct kb_sched *s);
+
+#endif /* KB_PKG_SCHEDULER_INT_H */

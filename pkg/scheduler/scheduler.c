@@ -1,0 +1,337 @@
+/*
+ * The daemon's loop: reflectors feed the cache; a timer every period takes a
+ * snapshot and runs a session on a worker thread; the after-callback hands
+ * the result to the dispatcher.  Signals: SIGTERM and SIGINT stop gracefully,
+ * SIGUSR1 dumps the cache.
+ *
+ * Shutdown order: stop the timer (no new sessions) -> wait for the session
+ * and the binds in flight -> release the lease -> stop reflectors, the
+ * client and the HTTP endpoints -> close the remaining handles -> the loop
+ * runs dry and closes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scheduler/scheduler-int.h"
+
+void kb_sched_opts_init(struct kb_sched_opts *o)
+{
+        static const char *const dflt_names[] = {"kbatch"};
+        memset(o, 0, sizeof(*o));
+        o->scheduler_names = dflt_names;
+        o->nscheduler_names = 1;
+        o->period = 1.0;
+        o->default_queue = "default";
+        o->lease_duration = 15;
+        o->renew_deadline = 10;
+        o->retry_period = 2;
+        o->lock_namespace = "kube-system";
+        o->lock_name = "kbatch";
+        o->qps = 50;
+        o->burst = 100;
+}
+
+static void conf_unref(struct kb__conf_ref *c)
+{
+        if (c && --c->refs == 0) {
+                kb_conf_release(&c->conf);
+                free(c);
+        }
+}
+
+/* ---- conf reload --------------------------------------------------------------- */
+
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+        return a->st_ino == b->st_ino && a->st_size == b->st_size &&
+               a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Polls the conf file (a ConfigMap volume swaps a symlink, which inotify on
+ * the file would miss).  A bad file keeps the last good conf. */
+static void conf_check(struct kb_sched *s)
+{
+        struct stat st;
+        if (!s->o->conf_path || stat(s->o->conf_path, &st) != 0 || same_stat(&st, &s->conf_st))
+                return;
+        s->conf_st = st;
+        struct kb__conf_ref *c = kb_xcalloc(1, sizeof(*c));
+        char err[512];
+        if (kb_conf_load_file(s->o->conf_path, &c->conf, err, sizeof(err))) {
+                KB_ERROR("scheduler conf %s changed but is not valid, keeping the previous one: %s",
+                         s->o->conf_path, err);
+                free(c);
+                return;
+        }
+        c->refs = 1;
+        conf_unref(s->conf);
+        s->conf = c;
+        KB_INFO("scheduler conf %s reloaded", s->o->conf_path);
+}
+
+/* ---- sessions -------------------------------------------------------------------- */
+
+struct session_work {
+        uv_work_t req;
+        struct kb_sched *s;
+        struct kb_cache_snap *snap;
+        struct kb__conf_ref *conf;
+        struct kb_result result;
+        int rc;
+        double start;
+};
+
+static void session_work(uv_work_t *req)
+{
+        struct session_work *w = req->data;
+        w->rc = kb_session_run(&w->snap->snap, &w->conf->conf, &w->result);
+}
+
+static void session_after(uv_work_t *req, int status)
+{
+        struct session_work *w = req->data;
+        struct kb_sched *s = w->s;
+        s->session_running = false;
+        if (status == 0) {
+                if (w->rc)
+                        KB_ERROR("session: %s", kb_strerror(w->rc));
+                if (w->result.nbinds)
+                        KB_V(1, "session: %zu binds, %zu podgroups in %.3fs", w->result.nbinds,
+                             w->result.npodgroups, w->result.duration);
+                else
+                        KB_V(2, "session: no binds, %zu podgroups in %.3fs", w->result.npodgroups,
+                             w->result.duration);
+                if (!s->stopping && s->leader)
+                        kb__dispatch_result(s, w->snap, &w->result);
+                kb__metrics_session(s, &w->result, kb_now_mono() - w->start, w->snap);
+        }
+        kb_result_release(&w->result);
+        kb_cache_snapshot_free(w->snap);
+        conf_unref(w->conf);
+        free(w);
+        kb__sched_shutdown_check(s);
+}
+
+static bool synced(struct kb_sched *s)
+{
+        for (int i = 0; i < KB__NREFL; i++)
+                if (!kb_reflector_synced(s->refl[i]))
+                        return false;
+        return true;
+}
+
+static void tick(uv_timer_t *t)
+{
+        struct kb_sched *s = t->data;
+        conf_check(s);
+        if (s->stopping || s->session_running)
+                return;
+        if (!synced(s))
+                return;
+        __atomic_store_n(&s->ready, true, __ATOMIC_RELAXED);
+        if (!s->leader)
+                return;
+        kb__ensure_default_queue(s);
+        struct session_work *w = kb_xcalloc(1, sizeof(*w));
+        w->req.data = w;
+        w->s = s;
+        w->start = kb_now_mono();
+        w->snap = kb_cache_snapshot(s->cache, s->o->scheduler_names, s->o->nscheduler_names,
+                                    s->o->default_queue);
+        w->conf = s->conf;
+        w->conf->refs++;
+        s->session_running = true;
+        uv_queue_work(&s->loop, &w->req, session_work, session_after);
+}
+
+/* ---- shutdown ------------------------------------------------------------------- */
+
+static void close_all(struct kb_sched *s)
+{
+        if (s->closed)
+                return;
+        s->closed = true;
+        /* The HTTP thread reads the client's stats: stop it first. */
+        kb__http_stop(s);
+        for (int i = 0; i < KB__NREFL; i++) {
+                kb_reflector_free(s->refl[i]);
+                s->refl[i] = NULL;
+        }
+        kb_kube_free(s->kube);
+        s->kube = NULL;
+        uv_close((uv_handle_t *)&s->tick, NULL);
+        uv_close((uv_handle_t *)&s->lease_timer, NULL);
+        uv_close((uv_handle_t *)&s->sig_term, NULL);
+        uv_close((uv_handle_t *)&s->sig_int, NULL);
+        uv_close((uv_handle_t *)&s->sig_usr1, NULL);
+}
+
+static void close_fired(uv_timer_t *t)
+{
+        close_all(t->data);
+}
+
+/* Closing frees the client, which must not happen inside one of its own
+ * callbacks: do it from a fresh loop iteration (the tick timer is idle by
+ * now). */
+static void close_soon(struct kb_sched *s)
+{
+        uv_timer_start(&s->tick, close_fired, 0, 0);
+}
+
+static void released(struct kb_sched *s)
+{
+        close_soon(s);
+}
+
+void kb__sched_shutdown_check(struct kb_sched *s)
+{
+        if (!s->stopping || s->closed || s->session_running || s->binds_inflight)
+                return;
+        if (s->lease_inflight)
+                return; /* the lease answer calls back here */
+        if (s->leader && !s->lease_released) {
+                kb__leader_release(s, released);
+                return;
+        }
+        close_soon(s);
+}
+
+void kb__sched_stop(struct kb_sched *s, int code)
+{
+        if (s->stopping)
+                return;
+        s->stopping = true;
+        s->exit_code = code;
+        uv_timer_stop(&s->tick);
+        uv_timer_stop(&s->lease_timer);
+        kb__sched_shutdown_check(s);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+        struct kb_sched *s = h->data;
+        KB_INFO("signal %d: finishing the dispatch in flight and stopping", sig);
+        kb__sched_stop(s, 0);
+}
+
+static void on_usr1(uv_signal_t *h, int sig)
+{
+        struct kb_sched *s = h->data;
+        char *json = kb_cache_dump_json(s->cache);
+        const char *dir = s->o->dump_dir ? s->o->dump_dir : getenv("TMPDIR");
+        if (!dir || !*dir)
+                dir = "/tmp";
+        char *path =
+            kb_xasprintf("%s/kbatch-cache-%d-%ld.json", dir, (int)getpid(), (long)time(NULL));
+        FILE *f = fopen(path, "w");
+        if (!f || fputs(json, f) < 0 || fclose(f)) {
+                KB_ERROR("cache dump %s: %s", path, strerror(errno));
+        } else {
+                KB_INFO("cache dumped to %s", path);
+        }
+        free(path);
+        free(json);
+}
+
+/* ---- run -------------------------------------------------------------------------- */
+
+int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
+{
+        struct kb_sched *s = kb_xcalloc(1, sizeof(*s));
+        struct kb_kube_config cfg;
+        char err[512];
+        int rc = 0;
+        s->o = o;
+        if (kb_kube_config_load(o->kubeconfig, o->context, o->master, &cfg, err, sizeof(err))) {
+                fprintf(stderr, "kbatch-scheduler: %s\n", err);
+                kb_conf_release(conf);
+                free(s);
+                return 2;
+        }
+        s->conf = kb_xcalloc(1, sizeof(*s->conf));
+        s->conf->refs = 1;
+        s->conf->conf = *conf;
+        memset(conf, 0, sizeof(*conf));
+        if (o->conf_path)
+                stat(o->conf_path, &s->conf_st);
+        if (o->identity) {
+                s->identity = kb_xstrdup(o->identity);
+        } else {
+                char host[256] = "kbatch";
+                gethostname(host, sizeof(host) - 1);
+                s->identity = kb_xasprintf("%s_%d", host, (int)getpid());
+        }
+
+        uv_loop_init(&s->loop);
+        struct kb_kube_opts ko = {.qps = o->qps, .burst = o->burst};
+        s->kube = kb_kube_new(&s->loop, &cfg, &ko);
+        KB_INFO("kbatch-scheduler %s: API server %s, schedulers %s%s, period %.3gs", s->identity,
+                cfg.server, o->scheduler_names[0], o->nscheduler_names > 1 ? ",..." : "",
+                o->period);
+        kb_kube_config_release(&cfg);
+        s->cache = kb_cache_new();
+        s->metrics = kb__metrics_new();
+
+        static const struct {
+                const char *name, *path;
+                enum kb_kind kind;
+        } refl[KB__NREFL] = {
+            {"nodes", "/api/v1/nodes", KB_KIND_NODE},
+            {"pods", "/api/v1/pods", KB_KIND_POD},
+            {"podgroups", KB_GROUP_API "/podgroups", KB_KIND_PODGROUP},
+            {"queues", KB_GROUP_API "/queues", KB_KIND_QUEUE},
+            {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
+             KB_KIND_PRIORITYCLASS},
+            {"namespaces", "/api/v1/namespaces", KB_KIND_NAMESPACE},
+        };
+        for (int i = 0; i < KB__NREFL; i++)
+                s->refl[i] = kb_reflector_new(s->kube, refl[i].name, refl[i].path, NULL,
+                                              &kb_cache_reflector_ops,
+                                              kb_cache_feed(s->cache, refl[i].kind));
+
+        uv_timer_init(&s->loop, &s->tick);
+        s->tick.data = s;
+        uint64_t ms = (uint64_t)(o->period * 1000);
+        uv_timer_start(&s->tick, tick, ms, ms ? ms : 1);
+        uv_timer_init(&s->loop, &s->lease_timer);
+        s->lease_timer.data = s;
+        uv_signal_init(&s->loop, &s->sig_term);
+        uv_signal_init(&s->loop, &s->sig_int);
+        uv_signal_init(&s->loop, &s->sig_usr1);
+        s->sig_term.data = s->sig_int.data = s->sig_usr1.data = s;
+        uv_signal_start(&s->sig_term, on_signal, SIGTERM);
+        uv_signal_start(&s->sig_int, on_signal, SIGINT);
+        uv_signal_start(&s->sig_usr1, on_usr1, SIGUSR1);
+
+        if (o->listen_address && *o->listen_address && kb__http_start(s, o->listen_address) != 0) {
+                fprintf(stderr, "kbatch-scheduler: --listen-address %s: cannot listen\n",
+                        o->listen_address);
+                kb__sched_stop(s, 2);
+        } else if (o->leader_elect) {
+                kb__leader_start(s);
+        } else {
+                s->leader = true;
+                kb__metrics_set_leader(s, true);
+        }
+
+        uv_run(&s->loop, UV_RUN_DEFAULT);
+        rc = s->exit_code;
+        if (uv_loop_close(&s->loop) != 0) {
+                KB_ERROR("the loop did not close clean");
+                rc = rc ? rc : 1;
+        }
+        kb__dispatch_release(s);
+        kb_cache_free(s->cache);
+        kb__metrics_free(s->metrics);
+        conf_unref(s->conf);
+        free(s->lease_holder);
+        free(s->lease_renew);
+        free(s->identity);
+        free(s);
+        KB_INFO("kbatch-scheduler stopped");
+        return rc;
+}

@@ -1,0 +1,53 @@
+/*
+ * scheduler: the kbatch-scheduler daemon — one libuv loop thread that owns
+ * the Kubernetes client, the reflectors and the cache; a session every
+ * period on a worker thread; the dispatcher that writes binds, PodGroup and
+ * Queue status and events back; leader election; /metrics, /healthz and
+ * /readyz.
+ *
+ * Threads.  The loop thread does all I/O and owns all state.  A session runs
+ * on a libuv worker (uv_queue_work) over a snapshot and hands its result back
+ * in the after-callback, on the loop thread; sessions never overlap.  The
+ * HTTP endpoints run on libmicrohttpd's thread and read only the metrics,
+ * which are guarded by a mutex.
+ */
+#ifndef KB_PKG_SCHEDULER_H
+#define KB_PKG_SCHEDULER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "framework/framework.h"
+
+struct kb_sched_opts {
+        const char *kubeconfig; /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
+        const char *master;
+        const char *context;
+        const char *const *scheduler_names;
+        size_t nscheduler_names;
+        const char *conf_path; /* NULL: the built-in default conf */
+        double period;         /* seconds between sessions */
+        const char *default_queue;
+        bool leader_elect;
+        double lease_duration, renew_deadline, retry_period;
+        const char *lock_namespace, *lock_name;
+        const char *identity;       /* NULL: hostname_pid */
+        const char *listen_address; /* "HOST:PORT", NULL for none */
+        double qps;
+        int burst;
+        const char *dump_dir; /* SIGUSR1 cache dumps; NULL: the temp directory */
+};
+
+void kb_sched_opts_init(struct kb_sched_opts *o);
+
+/*
+ * Runs the daemon until SIGTERM or SIGINT (graceful: no new sessions, the
+ * dispatch in flight finishes, the lease is released) and returns the exit
+ * code: 0 after a clean stop, 1 on a runtime failure (lost leadership, no
+ * usable API), 2 on bad input (conf, kubeconfig, flags) with a message on
+ * stderr.  conf is the conf already loaded (the caller checked it); it is
+ * taken over.  Call from the main thread.
+ */
+int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf);
+
+#endif /* KB_PKG_SCHEDULER_H */
