@@ -30,8 +30,8 @@ void kb_sched_opts_init(struct kb_sched_opts *o)
         o->retry_period = 2;
         o->lock_namespace = "kube-system";
         o->lock_name = "kbatch";
-        o->qps = 50;
-        o->burst = 100;
+        o->qps = 2000; /* Volcano's scheduler defaults (cmd/scheduler options) */
+        o->burst = 2000;
 }
 
 static void conf_unref(struct kb__conf_ref *c)
