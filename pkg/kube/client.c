@@ -47,6 +47,7 @@ struct kb_kube_call {
         double retry_after;
         enum call_state state;
         bool queued;
+        bool active;    /* a transfer counted against MAX_ACTIVE */
         bool in_write;  /* inside write_cb: curl must not be touched */
         bool cancelled; /* cancelled from a line callback; reaped in finish */
         kb_kube_done_fn done;
@@ -74,6 +75,7 @@ struct kb_kube {
         struct kb_kube_call *calls;
         struct sock_ctx *socks;
         size_t inflight;
+        size_t active; /* non-watch transfers inside curl */
         bool freeing;
         char *token;
         double token_read;
@@ -255,6 +257,23 @@ static int timer_cb(CURLM *multi, long ms, void *userp)
 
 /* ---- calls --------------------------------------------------------------------- */
 
+/*
+ * At most this many requests (watches aside) are inside curl at once; the
+ * rest wait in the rate limiter's queue.  Without the window, a session's
+ * thousands of binds would all wait inside curl for one of its connections
+ * (CURLMOPT_MAX_HOST_CONNECTIONS), and curl's per-request timeout, which
+ * counts that wait, would expire them before they were sent.
+ */
+#define MAX_ACTIVE 64
+
+static void deactivate(struct kb_kube_call *c)
+{
+        if (c->active) {
+                c->active = false;
+                c->k->active--;
+        }
+}
+
 static void call_closed(uv_handle_t *h)
 {
         struct kb_kube_call *c = h->data;
@@ -294,6 +313,7 @@ static void call_dispose(struct kb_kube_call *c)
                 curl_easy_cleanup(c->easy);
                 c->easy = NULL;
         }
+        deactivate(c);
         curl_slist_free_all(c->hdrs);
         c->hdrs = NULL;
         rl_unqueue(k, c);
@@ -308,6 +328,8 @@ static void call_dispose(struct kb_kube_call *c)
         c->state = CALL_DONE;
         uv_timer_stop(&c->timer);
         uv_close((uv_handle_t *)&c->timer, call_closed);
+        if (!k->freeing)
+                rl_kick(k); /* a place in the window may have opened */
 }
 
 void kb_kube_cancel(struct kb_kube_call *c)
@@ -482,6 +504,10 @@ static void start_transfer(struct kb_kube_call *c)
 {
         c->state = CALL_RUNNING;
         c->attempt++;
+        if (!c->stream) {
+                c->active = true;
+                c->k->active++;
+        }
         setup_easy(c);
         KB_V(4, "%s %s (attempt %d)", c->method, c->path, c->attempt);
         curl_multi_add_handle(c->k->multi, c->easy);
@@ -507,7 +533,7 @@ static void rl_timer_cb(uv_timer_t *t)
 static void rl_kick(struct kb_kube *k)
 {
         rl_refill(k);
-        while (k->qhead && k->tokens >= 1) {
+        while (k->qhead && k->tokens >= 1 && (k->qhead->stream || k->active < MAX_ACTIVE)) {
                 struct kb_kube_call *c = k->qhead;
                 k->qhead = c->qnext;
                 if (!k->qhead)
@@ -516,7 +542,9 @@ static void rl_kick(struct kb_kube *k)
                 k->tokens -= 1;
                 start_transfer(c);
         }
-        if (k->qhead) {
+        /* Short of tokens: wait for the next one.  Short of window: the
+         * next transfer to end kicks the queue. */
+        if (k->qhead && k->tokens < 1) {
                 double wait = (1 - k->tokens) / k->opts.qps;
                 uv_timer_start(&k->rl_timer, rl_timer_cb, (uint64_t)(wait * 1000) + 1, 0);
         }
@@ -558,6 +586,7 @@ static void finish(struct kb_kube_call *c, CURLcode res)
         curl_multi_remove_handle(k->multi, c->easy);
         curl_easy_cleanup(c->easy);
         c->easy = NULL;
+        deactivate(c);
 
         if (!c->stream && kb_kube_retryable(status) && c->attempt < c->max_attempts) {
                 double d = kb_kube_backoff(c->attempt, 0.2, 10.0, rand01(k));
@@ -570,6 +599,7 @@ static void finish(struct kb_kube_call *c, CURLcode res)
                              curl_easy_strerror(res), d);
                 c->state = CALL_WAITING;
                 uv_timer_start(&c->timer, backoff_fired, (uint64_t)(d * 1000), 0);
+                rl_kick(k);
                 return;
         }
         struct kb_kube_resp r = {
