@@ -268,6 +268,15 @@ struct kb_eviction {
         const char *reason;
 };
 
+/* A task left Pipelined when the session closed: it waits on node for
+ * resources being released there.  The daemon writes the node to the pod's
+ * status.nominatedNodeName (as Volcano does for pipelined tasks), so that
+ * users and other schedulers see the claim. */
+struct kb_nomination {
+        const struct kb_pod *pod;
+        const char *node;
+};
+
 struct kb_pg_status {
         const struct kb_podgroup *pg; /* NULL: no PodGroup object (a lone pod) */
         const char *name;             /* namespace/name */
@@ -304,6 +313,10 @@ struct kb_result {
         size_t npodgroups;
         struct kb_queue_status *queues;
         size_t nqueues;
+        /* Pipelined tasks at close, in task order (only tasks of statements
+         * kept, since a discarded statement undoes its pipelines). */
+        struct kb_nomination *nominations;
+        size_t nnominations;
         double duration; /* seconds, the session alone */
 };
 void kb_result_release(struct kb_result *r);

@@ -562,6 +562,20 @@ static void close_statuses(struct kb_session *s)
                 }
         }
 
+        /* Nominations: whatever is still Pipelined now was kept. */
+        size_t nnom = 0;
+        for (size_t i = 0; i < s->ntasks; i++)
+                nnom += s->tasks[i].status == KB_TASK_PIPELINED && s->tasks[i].node >= 0;
+        r->nominations = kb_pool_alloc(&r->pool, (nnom + 1) * sizeof(*r->nominations));
+        for (size_t i = 0; i < s->ntasks; i++) {
+                const struct kb_task *t = &s->tasks[i];
+                if (t->status != KB_TASK_PIPELINED || t->node < 0)
+                        continue;
+                struct kb_nomination *nm = &r->nominations[r->nnominations++];
+                nm->pod = t->pod;
+                nm->node = kb_pool_strdup(&r->pool, s->nodes[t->node].name);
+        }
+
         /* Queue status: counts of PodGroups per phase and allocated. */
         r->nqueues = s->nqueues;
         r->queues = kb_pool_alloc(&r->pool, (s->nqueues + 1) * sizeof(*r->queues));

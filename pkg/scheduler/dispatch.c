@@ -33,6 +33,11 @@ struct kb__status_memo {
         uint64_t hash;
 };
 
+struct kb__evicting {
+        UT_hash_handle hh;
+        char *key;
+};
+
 struct kb__event_rec {
         UT_hash_handle hh;
         char *key;
@@ -107,6 +112,13 @@ void kb__dispatch_release(struct kb_sched *s)
                 HASH_DEL(s->memo, m);
                 free(m->key);
                 free(m);
+        }
+        struct kb__evicting *x, *xt;
+        HASH_ITER(hh, s->evicting, x, xt)
+        {
+                HASH_DEL(s->evicting, x);
+                free(x->key);
+                free(x);
         }
         struct kb__event_rec *e, *et;
         HASH_ITER(hh, s->events, e, et)
@@ -395,6 +407,135 @@ static void dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
         free(body);
 }
 
+/* ---- evictions ---------------------------------------------------------------------- */
+
+struct evict_call {
+        struct kb_sched *s;
+        char *key; /* "ns/name", in s->evicting while in flight */
+        char *ns, *name, *uid, *action, *reason;
+};
+
+static void evict_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct evict_call *ev = arg;
+        struct kb_sched *s = ev->s;
+        struct kb__evicting *e;
+        HASH_FIND_STR(s->evicting, ev->key, e);
+        if (e) {
+                HASH_DEL(s->evicting, e);
+                free(e->key);
+                free(e);
+        }
+        if (!r->cancelled) {
+                if (r->status == 200 || r->status == 202) {
+                        KB_V(1, "evicted %s/%s (%s)", ev->ns, ev->name, ev->action);
+                        /* Volcano's evictor records a Warning "Evict" with
+                         * the reason on the pod. */
+                        kb__event(s, "Pod", "v1", ev->ns, ev->name, ev->uid, "Warning", "Evict",
+                                  ev->reason);
+                } else if (r->status == 404 || r->status == 409) {
+                        /* Gone already, or replaced by a pod of the same
+                         * name (the uid precondition failed): done. */
+                        KB_V(1, "evict %s/%s: the pod is gone", ev->ns, ev->name);
+                } else {
+                        KB_WARN("evict %s/%s failed after %d attempts: %ld %.200s", ev->ns,
+                                ev->name, r->attempts, r->status,
+                                r->status ? r->body : r->error);
+                }
+        }
+        s->binds_inflight--;
+        free(ev->key);
+        free(ev->ns);
+        free(ev->name);
+        free(ev->uid);
+        free(ev->action);
+        free(ev->reason);
+        free(ev);
+        if (!r->cancelled)
+                kb__sched_shutdown_check(s);
+}
+
+/* DELETE with the pod's own grace period and its uid as a precondition;
+ * the client retries transient failures, a 404 means done. */
+static void dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
+{
+        const struct kb_pod *p = e->pod;
+        const char *ns = ns_of(&p->meta);
+        const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || cur->meta.deletion) {
+                KB_V(2, "evict %s/%s skipped: the pod is gone or going", ns, p->meta.name);
+                return;
+        }
+        char *key = kb_xasprintf("%s/%s", ns, p->meta.name);
+        struct kb__evicting *x;
+        HASH_FIND_STR(s->evicting, key, x);
+        if (x) {
+                free(key);
+                return; /* an earlier session's eviction is in flight */
+        }
+        x = kb_xcalloc(1, sizeof(*x));
+        x->key = key;
+        HASH_ADD_KEYPTR(hh, s->evicting, x->key, strlen(x->key), x);
+
+        struct evict_call *ev = kb_xcalloc(1, sizeof(*ev));
+        ev->s = s;
+        ev->key = kb_xstrdup(key);
+        ev->ns = kb_xstrdup(ns);
+        ev->name = kb_xstrdup(p->meta.name);
+        ev->uid = p->meta.uid ? kb_xstrdup(p->meta.uid) : NULL;
+        ev->action = kb_xstrdup(e->action ? e->action : "evict");
+        ev->reason = kb_xstrdup(e->reason && *e->reason ? e->reason : ev->action);
+        struct kb_value *v = kb_value_new(KB_VOBJECT);
+        kb_value_set(v, "apiVersion", kb_value_new_string("v1"));
+        kb_value_set(v, "kind", kb_value_new_string("DeleteOptions"));
+        if (p->grace_period >= 0)
+                kb_value_set(v, "gracePeriodSeconds", kb_value_new_int(p->grace_period));
+        if (p->meta.uid)
+                kb_value_set(kb_value_ensure_object(v, "preconditions"), "uid",
+                             kb_value_new_string(p->meta.uid));
+        char *body = kb_json_emit(v, false);
+        kb_value_free(v);
+        char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s", ns, p->meta.name);
+        struct kb_kube_req req = {.method = "DELETE", .path = path, .body = body};
+        s->binds_inflight++;
+        kb_kube_request(s->kube, &req, evict_done, ev);
+        free(path);
+        free(body);
+}
+
+/* ---- nominations -------------------------------------------------------------------- */
+
+/* status.nominatedNodeName of a pipelined task, through the status
+ * subresource, when the pod does not say it already. */
+static void dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm)
+{
+        const struct kb_pod *p = nm->pod;
+        const char *ns = ns_of(&p->meta);
+        const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || (cur->node_name && *cur->node_name) ||
+            cur->meta.deletion || kb_streq(cur->nominated_node_name, nm->node))
+                return;
+        uint64_t h = kb_hash(nm->node, strlen(nm->node), KB_HASH_SEED);
+        char *mkey =
+            kb_xasprintf("nominate/%s/%s/%s", ns, p->meta.name, p->meta.uid ? p->meta.uid : "");
+        if (!memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                struct kb_value *body = kb_value_new(KB_VOBJECT);
+                kb_value_set(kb_value_ensure_object(body, "status"), "nominatedNodeName",
+                             kb_value_new_string(nm->node));
+                char *text = kb_json_emit(body, false);
+                kb_value_free(body);
+                char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, p->meta.name);
+                char *what = kb_xasprintf("pod %s/%s nominatedNodeName", ns, p->meta.name);
+                KB_V(1, "nominating %s/%s to %s", ns, p->meta.name, nm->node);
+                fire(s, "PATCH", path, text, "application/merge-patch+json", what, mkey);
+                free(what);
+                free(path);
+                free(text);
+        }
+        free(mkey);
+}
+
 /* ---- PodGroup status -------------------------------------------------------------- */
 
 static struct kb_value *cond_json(const char *type, const char *status, const char *reason,
@@ -653,8 +794,10 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
 {
         for (size_t i = 0; i < r->nbinds; i++)
                 dispatch_bind(s, &r->binds[i]);
-        if (r->nevictions)
-                KB_V(1, "%zu evictions decided; evictions are not dispatched yet", r->nevictions);
+        for (size_t i = 0; i < r->nevictions; i++)
+                dispatch_eviction(s, &r->evictions[i]);
+        for (size_t i = 0; i < r->nnominations; i++)
+                dispatch_nomination(s, &r->nominations[i]);
         for (size_t i = 0; i < r->npodgroups; i++)
                 if (r->podgroups[i].pg)
                         pg_status(s, &r->podgroups[i]);

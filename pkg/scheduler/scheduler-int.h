@@ -20,6 +20,7 @@ struct kb__conf_ref {
 
 struct kb__status_memo; /* last written status per object (dispatch.c) */
 struct kb__event_rec;   /* event deduplication (dispatch.c) */
+struct kb__evicting;    /* evictions in flight (dispatch.c) */
 struct kb__metrics;
 struct MHD_Daemon;
 
@@ -50,6 +51,8 @@ struct kb_sched {
         bool stopping;
         bool closed;
         int exit_code;
+        /* Binds and evictions sent and not answered yet; a stop waits
+         * for them. */
         size_t binds_inflight;
         bool default_queue_requested;
 
@@ -64,6 +67,7 @@ struct kb_sched {
         int lease_transitions;
 
         struct kb__status_memo *memo;
+        struct kb__evicting *evicting;
         struct kb__event_rec *events;
         size_t nevents;
 
