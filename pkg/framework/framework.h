@@ -300,6 +300,18 @@ struct kb_queue_status {
         double share;
 };
 
+/* How long parts of a session took, for the daemon's latency histograms
+ * (Volcano's action_ and plugin_scheduling_latency_microseconds).  name
+ * points at the conf (valid while the conf is), seconds are monotonic. */
+struct kb_action_time {
+        const char *name;
+        double seconds; /* execute */
+};
+struct kb_plugin_time {
+        const char *name;
+        double open, close; /* seconds in open (OnSessionOpen), close (OnSessionClose) */
+};
+
 /* Everything a session decided.  Strings and pointers stay valid until
  * kb_result_release (they point into the result's own pool or at snapshot
  * objects). */
@@ -318,6 +330,12 @@ struct kb_result {
         struct kb_nomination *nominations;
         size_t nnominations;
         double duration; /* seconds, the session alone */
+        /* One entry per action run, in conf order, and per plugin, in tier
+         * order (from the result's pool). */
+        struct kb_action_time *action_times;
+        size_t naction_times;
+        struct kb_plugin_time *plugin_times;
+        size_t nplugin_times;
 };
 void kb_result_release(struct kb_result *r);
 

@@ -12,8 +12,12 @@
  * Status.  PodGroup status (phase, counts, conditions) is written with a
  * merge patch only when it differs from the object's and from what was last
  * sent; Queue status likewise.  Events are deduplicated as the Kubernetes
- * event recorder does: the same object, reason and message bump the count
- * of one Event instead of creating new ones, at most every 10 seconds.
+ * event recorder does: a repeat of the same object, type, reason and
+ * message within EVENT_WINDOW of the last one bumps the count of one Event
+ * instead of creating another; the Event is patched with count,
+ * lastTimestamp and series {count, lastObservedTime} at most every
+ * EVENT_PATCH_PERIOD (so a gang waiting for an hour costs one Event and a
+ * patch every few seconds, not an Event per session).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +28,11 @@
 
 #include "scheduler/scheduler-int.h"
 
-#define EVENT_PATCH_PERIOD 10.0
-#define EVENT_MAX          20000
+#define EVENT_PATCH_PERIOD 5.0
+/* A repeat after this long starts a new Event, as the recorder's series
+ * end after a quiet while. */
+#define EVENT_WINDOW 600.0
+#define EVENT_MAX    20000
 
 struct kb__status_memo {
         UT_hash_handle hh;
@@ -45,6 +52,7 @@ struct kb__event_rec {
         char *name; /* the Event's name, NULL until created */
         int count, sent_count;
         double last_patch;
+        double last_seen; /* monotonic */
         char first[40];
         bool creating;
 };
@@ -210,15 +218,30 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
         char ts[40];
         now_time(ts, sizeof(ts));
         HASH_FIND_STR(s->events, key, e);
+        double now = kb_now_mono();
+        if (e && !e->creating && now - e->last_seen > EVENT_WINDOW) {
+                /* The series went quiet: a new Event. */
+                HASH_DEL(s->events, e);
+                s->nevents--;
+                free(e->key);
+                free(e->ns);
+                free(e->name);
+                free(e);
+                e = NULL;
+        }
         if (e) {
                 free(key);
                 e->count++;
-                double now = kb_now_mono();
+                e->last_seen = now;
                 if (e->name && !e->creating && now - e->last_patch >= EVENT_PATCH_PERIOD) {
                         e->last_patch = now;
                         e->sent_count = e->count;
-                        char *body =
-                            kb_xasprintf("{\"count\":%d,\"lastTimestamp\":\"%s\"}", e->count, ts);
+                        char micro[40];
+                        kb__micro_time(micro, sizeof(micro));
+                        char *body = kb_xasprintf(
+                            "{\"count\":%d,\"lastTimestamp\":\"%s\",\"series\":{\"count\":%d,"
+                            "\"lastObservedTime\":\"%s\"}}",
+                            e->count, ts, e->count, micro);
                         char *path =
                             kb_xasprintf("/api/v1/namespaces/%s/events/%s", e->ns, e->name);
                         fire(s, "PATCH", path, body, "application/merge-patch+json", "event update",
@@ -248,7 +271,7 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
         e->ns = kb_xstrdup(ns ? ns : "default");
         e->count = e->sent_count = 1;
         e->creating = true;
-        e->last_patch = kb_now_mono();
+        e->last_patch = e->last_seen = now;
         snprintf(e->first, sizeof(e->first), "%s", ts);
         HASH_ADD_KEYPTR(hh, s->events, e->key, strlen(e->key), e);
         s->nevents++;
@@ -318,7 +341,7 @@ static void resync_done(void *arg, const struct kb_kube_resp *r)
                 if (r->status == 200) {
                         struct kb_value *doc = NULL;
                         if (kb_json_parse(r->body, r->len, &doc, NULL, 0) == 0)
-                                kb_cache_upsert(s->cache, KB_KIND_POD, doc);
+                                kb_cache_refresh(s->cache, KB_KIND_POD, doc);
                         kb_value_free(doc);
                 }
                 kb_cache_bind_done(s->cache, b->ns, b->name, false);
@@ -439,8 +462,7 @@ static void evict_done(void *arg, const struct kb_kube_resp *r)
                         KB_V(1, "evict %s/%s: the pod is gone", ev->ns, ev->name);
                 } else {
                         KB_WARN("evict %s/%s failed after %d attempts: %ld %.200s", ev->ns,
-                                ev->name, r->attempts, r->status,
-                                r->status ? r->body : r->error);
+                                ev->name, r->attempts, r->status, r->status ? r->body : r->error);
                 }
         }
         s->binds_inflight--;
@@ -569,6 +591,14 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         const char *phase = kb_pg_phase_name(st->phase);
         char ts[40];
         now_time(ts, sizeof(ts));
+        /* Every session that finds the gang unschedulable says so, as
+         * Volcano's RecordJobStatusEvent; repeats become one Event's count
+         * and series. */
+        if (st->cond_type && !strcmp(st->cond_type, "Unschedulable") &&
+            kb_streq(st->cond_status, "True"))
+                kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
+                          pg->meta.uid, "Warning", "Unschedulable",
+                          st->cond_message ? st->cond_message : "");
 
         /* The desired conditions: the current ones with the session's
          * replacing its type (Volcano's UpdatePodGroupCondition); Scheduled
@@ -606,14 +636,11 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 kb_value_append(conds, cond_json(st->cond_type, st->cond_status, st->cond_reason,
                                                  st->cond_message, ts, NULL));
         }
-        bool unsched_new = st->cond_type && !strcmp(st->cond_type, "Unschedulable") && !have;
-        bool unsched_changed = false, sched_new = false;
+        bool sched_new = false;
         for (size_t i = 0; i < cur->nconditions && st->cond_type; i++) {
                 const struct kb_condition *c = &cur->conditions[i];
                 if (kb_streq(c->type, st->cond_type) &&
                     !cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
-                        unsched_changed = !strcmp(st->cond_type, "Unschedulable") &&
-                                          kb_streq(st->cond_status, "True");
                         sched_new = !strcmp(st->cond_type, "Scheduled");
                 }
         }
@@ -656,10 +683,6 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 free(what);
                 free(path);
                 free(text);
-                if (unsched_new || unsched_changed)
-                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
-                                  pg->meta.uid, "Warning", "Unschedulable",
-                                  st->cond_message ? st->cond_message : "");
                 if (sched_new)
                         kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
                                   pg->meta.uid, "Normal", "Scheduled",

@@ -24,6 +24,9 @@ struct kb__evicting;    /* evictions in flight (dispatch.c) */
 struct kb__metrics;
 struct MHD_Daemon;
 
+/* Reflectors with one per kind; pods have KB__R_PODS for the bound pods of
+ * every scheduler ("spec.nodeName!=") plus one per scheduler name
+ * (pod_refl), so pending pods of other schedulers are never fetched. */
 enum {
         KB__R_NODES,
         KB__R_PODS,
@@ -40,6 +43,8 @@ struct kb_sched {
         struct kb_kube *kube;
         struct kb_cache *cache;
         struct kb_reflector *refl[KB__NREFL];
+        struct kb_reflector **pod_refl; /* per scheduler name */
+        size_t npod_refl;
         uv_timer_t tick;
         uv_timer_t lease_timer;
         uv_signal_t sig_term, sig_int, sig_usr1;

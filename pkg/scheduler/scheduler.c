@@ -9,6 +9,7 @@
  * client and the HTTP endpoints -> close the remaining handles -> the loop
  * runs dry and closes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,9 @@ static bool synced(struct kb_sched *s)
         for (int i = 0; i < KB__NREFL; i++)
                 if (!kb_reflector_synced(s->refl[i]))
                         return false;
+        for (size_t i = 0; i < s->npod_refl; i++)
+                if (!kb_reflector_synced(s->pod_refl[i]))
+                        return false;
         return true;
 }
 
@@ -160,6 +164,11 @@ static void close_all(struct kb_sched *s)
                 kb_reflector_free(s->refl[i]);
                 s->refl[i] = NULL;
         }
+        for (size_t i = 0; i < s->npod_refl; i++)
+                kb_reflector_free(s->pod_refl[i]);
+        free(s->pod_refl);
+        s->pod_refl = NULL;
+        s->npod_refl = 0;
         kb_kube_free(s->kube);
         s->kube = NULL;
         uv_close((uv_handle_t *)&s->tick, NULL);
@@ -239,6 +248,24 @@ static void on_usr1(uv_signal_t *h, int sig)
 
 /* ---- run -------------------------------------------------------------------------- */
 
+/* "fieldSelector=" and selector + value, percent-encoded. */
+static char *field_query(const char *selector, const char *value)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb_buf_adds(&b, "fieldSelector=");
+        char *text = kb_xasprintf("%s%s", selector, value);
+        for (const char *p = text; *p; p++) {
+                unsigned char ch = (unsigned char)*p;
+                if (isalnum(ch) || ch == '.' || ch == '-' || ch == '_')
+                        kb_buf_addc(&b, (char)ch);
+                else
+                        kb_buf_printf(&b, "%%%02X", ch);
+        }
+        free(text);
+        return kb_buf_detach(&b);
+}
+
 int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
 {
         struct kb_sched *s = kb_xcalloc(1, sizeof(*s));
@@ -246,6 +273,13 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         char err[512];
         int rc = 0;
         s->o = o;
+        if (o->nscheduler_names + 1 > KB_CACHE_MAX_SOURCES) {
+                fprintf(stderr, "kbatch-scheduler: --scheduler-name: at most %d names\n",
+                        KB_CACHE_MAX_SOURCES - 1);
+                kb_conf_release(conf);
+                free(s);
+                return 2;
+        }
         if (kb_kube_config_load(o->kubeconfig, o->context, o->master, &cfg, err, sizeof(err))) {
                 fprintf(stderr, "kbatch-scheduler: %s\n", err);
                 kb_conf_release(conf);
@@ -281,17 +315,32 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 enum kb_kind kind;
         } refl[KB__NREFL] = {
             {"nodes", "/api/v1/nodes", KB_KIND_NODE},
-            {"pods", "/api/v1/pods", KB_KIND_POD},
+            {"pods (bound)", "/api/v1/pods", KB_KIND_POD},
             {"podgroups", KB_GROUP_API "/podgroups", KB_KIND_PODGROUP},
             {"queues", KB_GROUP_API "/queues", KB_KIND_QUEUE},
             {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
              KB_KIND_PRIORITYCLASS},
             {"namespaces", "/api/v1/namespaces", KB_KIND_NAMESPACE},
         };
+        /* Pods: every bound pod (they hold node resources, whichever
+         * scheduler placed them) as source 0, and the pods of each of our
+         * scheduler names as sources 1.. (the cache merges the overlap). */
+        char *bound_query = field_query("spec.nodeName!=", "");
         for (int i = 0; i < KB__NREFL; i++)
-                s->refl[i] = kb_reflector_new(s->kube, refl[i].name, refl[i].path, NULL,
-                                              &kb_cache_reflector_ops,
-                                              kb_cache_feed(s->cache, refl[i].kind));
+                s->refl[i] = kb_reflector_new(
+                    s->kube, refl[i].name, refl[i].path, i == KB__R_PODS ? bound_query : NULL,
+                    &kb_cache_reflector_ops, kb_cache_feed(s->cache, refl[i].kind));
+        free(bound_query);
+        s->pod_refl = kb_xcalloc(o->nscheduler_names + 1, sizeof(*s->pod_refl));
+        for (size_t i = 0; i < o->nscheduler_names; i++) {
+                char *q = field_query("spec.schedulerName=", o->scheduler_names[i]);
+                char *name = kb_xasprintf("pods (%s)", o->scheduler_names[i]);
+                s->pod_refl[s->npod_refl++] =
+                    kb_reflector_new(s->kube, name, "/api/v1/pods", q, &kb_cache_reflector_ops,
+                                     kb_cache_feed_source(s->cache, KB_KIND_POD, (unsigned)i + 1));
+                free(name);
+                free(q);
+        }
 
         uv_timer_init(&s->loop, &s->tick);
         s->tick.data = s;

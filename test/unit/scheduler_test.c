@@ -146,8 +146,8 @@ static void test_eviction(void **state)
                               NULL),
                          201);
         const struct kb_pod *ghost = cache_pod(f, "ghost");
-        assert_int_equal(call(f->srv, "DELETE", "/api/v1/namespaces/default/pods/ghost", NULL, NULL),
-                         200);
+        assert_int_equal(
+            call(f->srv, "DELETE", "/api/v1/namespaces/default/pods/ghost", NULL, NULL), 200);
 
         struct kb_result r = {0};
         kb_pool_init(&r.pool, 0);
@@ -186,8 +186,8 @@ static void test_eviction(void **state)
                 if (!kb_streq(kb_value_str(kb_value_get(e, "reason")), "Evict"))
                         continue;
                 evicts++;
-                assert_string_equal(
-                    kb_value_str(kb_value_dig(e, "involvedObject", "name", NULL)), "victim");
+                assert_string_equal(kb_value_str(kb_value_dig(e, "involvedObject", "name", NULL)),
+                                    "victim");
                 assert_string_equal(kb_value_str(kb_value_get(e, "type")), "Warning");
                 assert_string_equal(kb_value_str(kb_value_get(e, "message")),
                                     "preempted by default/high");
