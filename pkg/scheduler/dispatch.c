@@ -673,11 +673,14 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         uint64_t h = kb_hash(kj, strlen(kj), KB_HASH_SEED);
         free(kj);
         char *mkey = kb_xasprintf("pg/%s/%s", ns, pg->meta.name);
-        if (!memo_same(s, mkey, h)) {
+        /* Until discovery says how status is written, nothing is (the
+         * next session tries again). */
+        h ^= (uint64_t)s->pg_status_sub;
+        if (s->pg_status_sub >= 0 && !memo_same(s, mkey, h)) {
                 memo_set(s, mkey, h);
                 char *text = kb_json_emit(body, false);
-                char *path = kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s/status", ns,
-                                          pg->meta.name);
+                char *path = kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s%s", ns,
+                                          pg->meta.name, s->pg_status_sub ? "/status" : "");
                 char *what = kb_xasprintf("podgroup %s/%s status", ns, pg->meta.name);
                 fire(s, "PATCH", path, text, "application/merge-patch+json", what, mkey);
                 free(what);
@@ -716,11 +719,12 @@ static void queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
         }
         char *text = kb_json_emit(body, false);
         kb_value_free(body);
-        uint64_t h = kb_hash(text, strlen(text), KB_HASH_SEED);
+        uint64_t h = kb_hash(text, strlen(text), KB_HASH_SEED) ^ (uint64_t)s->queue_status_sub;
         char *mkey = kb_xasprintf("queue/%s", qs->name);
-        if (!memo_same(s, mkey, h)) {
+        if (s->queue_status_sub >= 0 && !memo_same(s, mkey, h)) {
                 memo_set(s, mkey, h);
-                char *path = kb_xasprintf(KB_GROUP_API "/queues/%s/status", qs->name);
+                char *path = kb_xasprintf(KB_GROUP_API "/queues/%s%s", qs->name,
+                                          s->queue_status_sub ? "/status" : "");
                 char *what = kb_xasprintf("queue %s status", qs->name);
                 fire(s, "PATCH", path, text, "application/merge-patch+json", what, mkey);
                 free(what);
@@ -827,6 +831,59 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
         for (size_t i = 0; i < r->nqueues; i++)
                 queue_status(s, &r->queues[i]);
         pod_failures(s, snap, r);
+}
+
+/* ---- discovery ------------------------------------------------------------------------ */
+
+#define DISCOVERY_PERIOD 30.0
+
+/* Whether the group's discovery document lists resource/status. */
+static int has_status(const struct kb_value *doc, const char *resource)
+{
+        const struct kb_value *l = kb_value_get(doc, "resources");
+        char *want = kb_xasprintf("%s/status", resource);
+        int found = 0;
+        for (size_t i = 0; kb_value_is(l, KB_VARRAY) && i < l->arr.n; i++)
+                found |= kb_streq(kb_value_str(kb_value_get(l->arr.v[i], "name")), want);
+        free(want);
+        return found;
+}
+
+static void discovery_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct kb_sched *s = arg;
+        if (r->cancelled)
+                return;
+        s->discovery_inflight = false;
+        s->discovered_at = kb_now_mono();
+        struct kb_value *doc = NULL;
+        if (r->status != 200 || kb_json_parse(r->body, r->len, &doc, NULL, 0) != 0) {
+                /* Not known yet (the CRDs may be missing): status waits,
+                 * and the next tick asks again. */
+                KB_V(2, "discovery of " KB_GROUP_API ": %ld", r->status);
+                s->discovered_at = 0;
+                kb_value_free(doc);
+                return;
+        }
+        signed char pg = (signed char)has_status(doc, "podgroups");
+        signed char q = (signed char)has_status(doc, "queues");
+        if (pg != s->pg_status_sub || q != s->queue_status_sub)
+                KB_INFO("status of podgroups %s, of queues %s",
+                        pg ? "through the status subresource" : "on the object (no subresource)",
+                        q ? "through the status subresource" : "on the object (no subresource)");
+        s->pg_status_sub = pg;
+        s->queue_status_sub = q;
+        kb_value_free(doc);
+}
+
+void kb__discover(struct kb_sched *s)
+{
+        if (s->discovery_inflight ||
+            (s->discovered_at && kb_now_mono() - s->discovered_at < DISCOVERY_PERIOD))
+                return;
+        s->discovery_inflight = true;
+        struct kb_kube_req req = {.method = "GET", .path = KB_GROUP_API};
+        kb_kube_request(s->kube, &req, discovery_done, s);
 }
 
 static void default_queue_done(void *arg, const struct kb_kube_resp *r)

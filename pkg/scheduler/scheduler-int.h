@@ -47,7 +47,12 @@ struct kb_sched {
         size_t npod_refl;
         uv_timer_t tick;
         uv_timer_t lease_timer;
-        uv_signal_t sig_term, sig_int, sig_usr1;
+        /* Signals: blocked in every thread; one thread sigwaits for them
+         * and hands them to the loop through sig_async (pending bits). */
+        uv_async_t sig_async;
+        pthread_t sig_thread;
+        bool sig_thread_started;
+        unsigned sig_pending; /* atomic: 1 << signal number */
         struct kb__conf_ref *conf;
         struct stat conf_st;
         char *identity;
@@ -71,6 +76,13 @@ struct kb_sched {
         double lease_renewed;  /* monotonic: our last successful renew */
         int lease_transitions;
 
+        /* From discovery: whether podgroups and queues have a status
+         * subresource (1), not (0: status is written on the object), or
+         * not known yet (-1: status waits). */
+        signed char pg_status_sub, queue_status_sub;
+        bool discovery_inflight;
+        double discovered_at; /* monotonic, 0 when never */
+
         struct kb__status_memo *memo;
         struct kb__evicting *evicting;
         struct kb__event_rec *events;
@@ -85,6 +97,8 @@ struct kb_sched {
 void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                          const struct kb_result *r);
 void kb__ensure_default_queue(struct kb_sched *s);
+/* Asks discovery (again, every 30 s) whether status subresources exist. */
+void kb__discover(struct kb_sched *s);
 void kb__dispatch_release(struct kb_sched *s);
 void kb__event(struct kb_sched *s, const char *kind, const char *api_version, const char *ns,
                const char *name, const char *uid, const char *type, const char *reason,

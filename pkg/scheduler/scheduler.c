@@ -4,6 +4,11 @@
  * the result to the dispatcher.  Signals: SIGTERM and SIGINT stop gracefully,
  * SIGUSR1 dumps the cache.
  *
+ * Signals are blocked before any thread starts, so every thread (libuv's
+ * pool, libmicrohttpd's, curl's resolver threads) inherits the mask and
+ * none is interrupted by them; one thread sigwaits for them and hands them
+ * to the loop with uv_async_send, as kbatch-apiserver handles its own.
+ *
  * Shutdown order: stop the timer (no new sessions) -> wait for the session
  * and the binds in flight -> release the lease -> stop reflectors, the
  * client and the HTTP endpoints -> close the remaining handles -> the loop
@@ -11,6 +16,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +139,7 @@ static void tick(uv_timer_t *t)
         conf_check(s);
         if (s->stopping || s->session_running)
                 return;
+        kb__discover(s);
         if (!synced(s))
                 return;
         __atomic_store_n(&s->ready, true, __ATOMIC_RELAXED);
@@ -173,9 +180,7 @@ static void close_all(struct kb_sched *s)
         s->kube = NULL;
         uv_close((uv_handle_t *)&s->tick, NULL);
         uv_close((uv_handle_t *)&s->lease_timer, NULL);
-        uv_close((uv_handle_t *)&s->sig_term, NULL);
-        uv_close((uv_handle_t *)&s->sig_int, NULL);
-        uv_close((uv_handle_t *)&s->sig_usr1, NULL);
+        uv_close((uv_handle_t *)&s->sig_async, NULL);
 }
 
 static void close_fired(uv_timer_t *t)
@@ -220,16 +225,14 @@ void kb__sched_stop(struct kb_sched *s, int code)
         kb__sched_shutdown_check(s);
 }
 
-static void on_signal(uv_signal_t *h, int sig)
+static void on_signal(struct kb_sched *s, int sig)
 {
-        struct kb_sched *s = h->data;
         KB_INFO("signal %d: finishing the dispatch in flight and stopping", sig);
         kb__sched_stop(s, 0);
 }
 
-static void on_usr1(uv_signal_t *h, int sig)
+static void on_usr1(struct kb_sched *s)
 {
-        struct kb_sched *s = h->data;
         char *json = kb_cache_dump_json(s->cache);
         const char *dir = s->o->dump_dir ? s->o->dump_dir : getenv("TMPDIR");
         if (!dir || !*dir)
@@ -244,6 +247,46 @@ static void on_usr1(uv_signal_t *h, int sig)
         }
         free(path);
         free(json);
+}
+
+/* The loop's side: drain the pending signals (sends coalesce). */
+static void signals_arrived(uv_async_t *h)
+{
+        struct kb_sched *s = h->data;
+        unsigned bits = __atomic_exchange_n(&s->sig_pending, 0, __ATOMIC_ACQ_REL);
+        if (bits & (1u << SIGUSR1))
+                on_usr1(s);
+        if (bits & (1u << SIGTERM))
+                on_signal(s, SIGTERM);
+        if (bits & (1u << SIGINT))
+                on_signal(s, SIGINT);
+}
+
+static void signal_set(sigset_t *set)
+{
+        sigemptyset(set);
+        sigaddset(set, SIGTERM);
+        sigaddset(set, SIGINT);
+        sigaddset(set, SIGUSR1);
+}
+
+/* The signal thread: waits for the blocked signals and hands them over.
+ * It ends when the loop is gone (sig_async closed): the main thread then
+ * sends it a SIGUSR1 of its own with sig_pending's top bit set. */
+static void *signal_thread(void *arg)
+{
+        struct kb_sched *s = arg;
+        sigset_t set;
+        signal_set(&set);
+        for (;;) {
+                int sig = 0;
+                if (sigwait(&set, &sig) != 0)
+                        continue;
+                unsigned prev = __atomic_fetch_or(&s->sig_pending, 1u << sig, __ATOMIC_ACQ_REL);
+                if (prev & (1u << 31))
+                        return NULL;
+                uv_async_send(&s->sig_async);
+        }
 }
 
 /* ---- run -------------------------------------------------------------------------- */
@@ -273,6 +316,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         char err[512];
         int rc = 0;
         s->o = o;
+        s->pg_status_sub = s->queue_status_sub = -1;
         if (o->nscheduler_names + 1 > KB_CACHE_MAX_SOURCES) {
                 fprintf(stderr, "kbatch-scheduler: --scheduler-name: at most %d names\n",
                         KB_CACHE_MAX_SOURCES - 1);
@@ -300,6 +344,11 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 s->identity = kb_xasprintf("%s_%d", host, (int)getpid());
         }
 
+        /* Before any thread starts (libuv's pool, the HTTP thread, curl's
+         * resolvers, the signal thread), so that all inherit the mask. */
+        sigset_t set;
+        signal_set(&set);
+        pthread_sigmask(SIG_BLOCK, &set, NULL);
         uv_loop_init(&s->loop);
         struct kb_kube_opts ko = {.qps = o->qps, .burst = o->burst};
         s->kube = kb_kube_new(&s->loop, &cfg, &ko);
@@ -348,13 +397,12 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         uv_timer_start(&s->tick, tick, ms, ms ? ms : 1);
         uv_timer_init(&s->loop, &s->lease_timer);
         s->lease_timer.data = s;
-        uv_signal_init(&s->loop, &s->sig_term);
-        uv_signal_init(&s->loop, &s->sig_int);
-        uv_signal_init(&s->loop, &s->sig_usr1);
-        s->sig_term.data = s->sig_int.data = s->sig_usr1.data = s;
-        uv_signal_start(&s->sig_term, on_signal, SIGTERM);
-        uv_signal_start(&s->sig_int, on_signal, SIGINT);
-        uv_signal_start(&s->sig_usr1, on_usr1, SIGUSR1);
+        uv_async_init(&s->loop, &s->sig_async, signals_arrived);
+        s->sig_async.data = s;
+        if (pthread_create(&s->sig_thread, NULL, signal_thread, s) == 0)
+                s->sig_thread_started = true;
+        else
+                KB_ERROR("cannot start the signal thread: signals are ignored");
 
         if (o->listen_address && *o->listen_address && kb__http_start(s, o->listen_address) != 0) {
                 fprintf(stderr, "kbatch-scheduler: --listen-address %s: cannot listen\n",
@@ -368,6 +416,12 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         }
 
         uv_run(&s->loop, UV_RUN_DEFAULT);
+        if (s->sig_thread_started) {
+                /* The loop is gone: tell the signal thread to end. */
+                __atomic_fetch_or(&s->sig_pending, 1u << 31, __ATOMIC_ACQ_REL);
+                pthread_kill(s->sig_thread, SIGUSR1);
+                pthread_join(s->sig_thread, NULL);
+        }
         rc = s->exit_code;
         if (uv_loop_close(&s->loop) != 0) {
                 KB_ERROR("the loop did not close clean");
