@@ -215,6 +215,20 @@ int kb_kube_exec_credential(const struct kb_kube_exec *x, struct kb_kube_cred *o
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+        /* The daemon blocks its shutdown signals in every thread; the
+         * plugin starts with none blocked and default handlers. */
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        sigset_t none, dflt;
+        sigemptyset(&none);
+        sigemptyset(&dflt);
+        sigaddset(&dflt, SIGTERM);
+        sigaddset(&dflt, SIGINT);
+        sigaddset(&dflt, SIGUSR1);
+        sigaddset(&dflt, SIGPIPE);
+        posix_spawnattr_setsigmask(&attr, &none);
+        posix_spawnattr_setsigdefault(&attr, &dflt);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
         char **argv = kb_xcalloc(x->nargs + 2, sizeof(*argv));
         argv[0] = x->command;
         for (size_t i = 0; i < x->nargs; i++)
@@ -224,9 +238,10 @@ int kb_kube_exec_credential(const struct kb_kube_exec *x, struct kb_kube_cred *o
         pid_t pid;
         /* A command with a slash is a path; without, it is looked up in
          * PATH, as kubectl does. */
-        int src = strchr(x->command, '/') ? posix_spawn(&pid, x->command, &fa, NULL, argv, env)
-                                          : posix_spawnp(&pid, x->command, &fa, NULL, argv, env);
+        int src = strchr(x->command, '/') ? posix_spawn(&pid, x->command, &fa, &attr, argv, env)
+                                          : posix_spawnp(&pid, x->command, &fa, &attr, argv, env);
         posix_spawn_file_actions_destroy(&fa);
+        posix_spawnattr_destroy(&attr);
         free(argv);
         free(env);
         free(info);
