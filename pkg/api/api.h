@@ -214,6 +214,9 @@ struct kb_pod {
         int32_t priority;
         bool has_priority;  /* spec.priority was set */
         bool preempt_never; /* spec.preemptionPolicy: Never */
+        /* spec.terminationGracePeriodSeconds, -1 when unset (the API
+         * server's default applies); evictions send it. */
+        int32_t grace_period;
         struct kb_kv *node_selector;
         size_t nnode_selector;
         struct kb_node_term *required; /* ORed terms of requiredDuringScheduling... */

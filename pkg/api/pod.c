@@ -557,6 +557,13 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
                 return rc;
         pod->has_priority = kb__api_set(prio);
 
+        const struct kb_value *grace = kb_value_get(spec, "terminationGracePeriodSeconds");
+        pod->grace_period = -1;
+        if (kb__api_set(grace) &&
+            (rc = kb__api_int32(d, grace, "spec.terminationGracePeriodSeconds", 0, INT32_MAX,
+                                &pod->grace_period)))
+                return rc;
+
         if ((rc = kb__api_str(d, kb_value_get(spec, "preemptionPolicy"), "spec.preemptionPolicy",
                               &policy)))
                 return rc;

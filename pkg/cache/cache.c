@@ -4,6 +4,18 @@
  *
  * Every kb_<kind> struct starts with its struct kb_meta, so the cache reads
  * names and uids through a cast to the meta without knowing the kind.
+ *
+ * Sources.  Several reflectors may feed one kind, each watching a part of
+ * it through a field selector (pods: "spec.schedulerName=kbatch" and
+ * "spec.nodeName!="), and the parts overlap.  Each entry remembers which
+ * sources hold it (a bit per source) and goes only when none does: a
+ * DELETED from one source, or its absence from one source's relist, only
+ * drops that source's bit.  For example, a pod of ours that gets bound is
+ * held by both; a pod of another scheduler arrives from the second when it
+ * is bound and was never in the first; a deleted pod goes when the last of
+ * its sources says so.  The sources' streams are not ordered with respect
+ * to each other, so an update never replaces a newer copy of the same
+ * object (same uid, higher numeric resourceVersion) with an older one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +39,8 @@ struct entry {
         UT_hash_handle hh;
         char *key;
         struct cobj *o;
-        unsigned gen;
+        unsigned sources; /* a bit per source holding the object */
+        unsigned seen;    /* a bit per source: upserted since its list began */
 };
 
 struct mark {
@@ -41,13 +54,13 @@ struct mark {
 struct feed {
         struct kb_cache *c;
         enum kb_kind kind;
+        unsigned source;
 };
 
 struct kb_cache {
         struct entry *tab[NKINDS];
-        unsigned gen[NKINDS];
         struct mark *marks;
-        struct feed feeds[NKINDS];
+        struct feed feeds[NKINDS][KB_CACHE_MAX_SOURCES];
         kb_cache_change_fn on_change;
         void *on_change_arg;
 };
@@ -105,8 +118,11 @@ struct kb_cache *kb_cache_new(void)
 {
         struct kb_cache *c = kb_xcalloc(1, sizeof(*c));
         for (int k = 0; k < NKINDS; k++) {
-                c->feeds[k].c = c;
-                c->feeds[k].kind = (enum kb_kind)k;
+                for (unsigned src = 0; src < KB_CACHE_MAX_SOURCES; src++) {
+                        c->feeds[k][src].c = c;
+                        c->feeds[k][src].kind = (enum kb_kind)k;
+                        c->feeds[k][src].source = src;
+                }
         }
         return c;
 }
@@ -162,7 +178,26 @@ static int decode(enum kb_kind kind, const struct kb_value *obj, void **out, cha
         }
 }
 
-int kb_cache_upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj)
+/* Whether b is an older copy of the object a is: the same uid and a lower
+ * resourceVersion, when both versions are decimal numbers (as etcd's and
+ * kbatch-apiserver's are; anything else counts as not older). */
+static bool older(const struct kb_meta *a, const struct kb_meta *b)
+{
+        if (!a->uid || !b->uid || strcmp(a->uid, b->uid) || !a->resource_version ||
+            !b->resource_version)
+                return false;
+        char *ea, *eb;
+        unsigned long long va = strtoull(a->resource_version, &ea, 10);
+        unsigned long long vb = strtoull(b->resource_version, &eb, 10);
+        if (*ea || *eb || ea == a->resource_version || eb == b->resource_version)
+                return false;
+        return vb < va;
+}
+
+/* Stores obj for source src; refresh_only: update an entry that exists and
+ * change no membership (refresh_only and src are exclusive). */
+static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj, unsigned src,
+                  bool refresh_only)
 {
         char err[512];
         void *ptr = NULL;
@@ -175,19 +210,38 @@ int kb_cache_upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value
         char *key = make_key(m->namespace, m->name);
         struct entry *e;
         HASH_FIND_STR(c->tab[kind], key, e);
+        if (!e && refresh_only) {
+                free(key);
+                struct kb_object o = {.kind = kind, .ptr = ptr};
+                kb_object_release(&o);
+                return 0;
+        }
         if (!e) {
                 e = kb_xcalloc(1, sizeof(*e));
                 e->key = key;
                 HASH_ADD_KEYPTR(hh, c->tab[kind], e->key, strlen(e->key), e);
         } else {
                 free(key);
+                if (older(meta_of(e->o->ptr), m)) {
+                        /* Another source is ahead: keep its copy. */
+                        if (!refresh_only) {
+                                e->sources |= 1u << src;
+                                e->seen |= 1u << src;
+                        }
+                        struct kb_object o = {.kind = kind, .ptr = ptr};
+                        kb_object_release(&o);
+                        return 0;
+                }
                 cobj_unref(e->o);
         }
         e->o = kb_xcalloc(1, sizeof(*e->o));
         e->o->refs = 1;
         e->o->kind = kind;
         e->o->ptr = ptr;
-        e->gen = c->gen[kind];
+        if (!refresh_only) {
+                e->sources |= 1u << src;
+                e->seen |= 1u << src;
+        }
         if (kind == KB_KIND_POD) {
                 /* The watch shows the pod bound (or replaced): the mark has
                  * done its work. */
@@ -202,7 +256,18 @@ int kb_cache_upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value
         return 0;
 }
 
-void kb_cache_remove(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj)
+int kb_cache_upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj)
+{
+        return upsert(c, kind, obj, 0, false);
+}
+
+int kb_cache_refresh(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj)
+{
+        return upsert(c, kind, obj, 0, true);
+}
+
+static void remove_src(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj,
+                       unsigned src)
 {
         const char *ns = kb_value_str(kb_value_dig(obj, "metadata", "namespace", NULL));
         const char *name = kb_value_str(kb_value_dig(obj, "metadata", "name", NULL));
@@ -212,24 +277,37 @@ void kb_cache_remove(struct kb_cache *c, enum kb_kind kind, const struct kb_valu
         struct entry *e;
         HASH_FIND_STR(c->tab[kind], key, e);
         free(key);
-        if (e) {
+        if (!e)
+                return;
+        e->sources &= ~(1u << src);
+        if (!e->sources) {
                 entry_del(c, kind, e);
                 changed(c, kind);
         }
 }
 
-void kb_cache_list_begin(struct kb_cache *c, enum kb_kind kind)
+void kb_cache_remove(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj)
 {
-        c->gen[kind]++;
+        remove_src(c, kind, obj, 0);
 }
 
-void kb_cache_list_end(struct kb_cache *c, enum kb_kind kind)
+static void list_begin(struct kb_cache *c, enum kb_kind kind, unsigned src)
+{
+        struct entry *e, *tmp;
+        HASH_ITER(hh, c->tab[kind], e, tmp)
+        e->seen &= ~(1u << src);
+}
+
+static void list_end(struct kb_cache *c, enum kb_kind kind, unsigned src)
 {
         struct entry *e, *tmp;
         bool any = false;
         HASH_ITER(hh, c->tab[kind], e, tmp)
         {
-                if (e->gen != c->gen[kind]) {
+                if (e->seen & (1u << src))
+                        continue;
+                e->sources &= ~(1u << src);
+                if (!e->sources) {
                         entry_del(c, kind, e);
                         any = true;
                 }
@@ -238,28 +316,38 @@ void kb_cache_list_end(struct kb_cache *c, enum kb_kind kind)
                 changed(c, kind);
 }
 
+void kb_cache_list_begin(struct kb_cache *c, enum kb_kind kind)
+{
+        list_begin(c, kind, 0);
+}
+
+void kb_cache_list_end(struct kb_cache *c, enum kb_kind kind)
+{
+        list_end(c, kind, 0);
+}
+
 static void feed_begin(void *arg)
 {
         struct feed *f = arg;
-        kb_cache_list_begin(f->c, f->kind);
+        list_begin(f->c, f->kind, f->source);
 }
 
 static void feed_upsert(void *arg, const struct kb_value *obj)
 {
         struct feed *f = arg;
-        kb_cache_upsert(f->c, f->kind, obj);
+        upsert(f->c, f->kind, obj, f->source, false);
 }
 
 static void feed_remove(void *arg, const struct kb_value *obj)
 {
         struct feed *f = arg;
-        kb_cache_remove(f->c, f->kind, obj);
+        remove_src(f->c, f->kind, obj, f->source);
 }
 
 static void feed_end(void *arg)
 {
         struct feed *f = arg;
-        kb_cache_list_end(f->c, f->kind);
+        list_end(f->c, f->kind, f->source);
 }
 
 const struct kb_reflector_ops kb_cache_reflector_ops = {
@@ -271,7 +359,14 @@ const struct kb_reflector_ops kb_cache_reflector_ops = {
 
 void *kb_cache_feed(struct kb_cache *c, enum kb_kind kind)
 {
-        return &c->feeds[kind];
+        return &c->feeds[kind][0];
+}
+
+void *kb_cache_feed_source(struct kb_cache *c, enum kb_kind kind, unsigned source)
+{
+        if (source >= KB_CACHE_MAX_SOURCES)
+                kb_die("cache: source %u out of range", source);
+        return &c->feeds[kind][source];
 }
 
 /* ---- reading ------------------------------------------------------------------- */

@@ -33,19 +33,34 @@ void kb_cache_free(struct kb_cache *c);
 
 /* ---- feeding -------------------------------------------------------------------- */
 
+/*
+ * Sources: a kind may be fed by up to KB_CACHE_MAX_SOURCES reflectors that
+ * each see part of it (field selectors; the parts may overlap).  An object
+ * stays while some source holds it: a removal, or a relist without it,
+ * only concerns the source it comes from.  An update never replaces a
+ * newer copy of the same object (same uid, higher numeric
+ * resourceVersion).  The functions below without a source act as source 0.
+ */
+#define KB_CACHE_MAX_SOURCES 16
+
 /* Decodes obj as kind and stores it (replacing any older one).  Returns 0
  * or KB_EBADINPUT (logged, with the object and field). */
 int kb_cache_upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj);
+/* As kb_cache_upsert, but only for an object the cache holds, and without
+ * changing which sources hold it: for a fresh read (GET) of an object the
+ * reflectors own.  An object the cache lacks is ignored. */
+int kb_cache_refresh(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj);
 void kb_cache_remove(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj);
 /* A full list of kind starts / ends: objects not upserted in between are
  * removed at the end. */
 void kb_cache_list_begin(struct kb_cache *c, enum kb_kind kind);
 void kb_cache_list_end(struct kb_cache *c, enum kb_kind kind);
 
-/* Reflector callbacks that feed kind into c: pass kb_cache_feed(c, kind) as
- * the reflector's arg. */
+/* Reflector callbacks that feed kind into c: pass kb_cache_feed(c, kind)
+ * (source 0) or kb_cache_feed_source(c, kind, n) as the reflector's arg. */
 extern const struct kb_reflector_ops kb_cache_reflector_ops;
 void *kb_cache_feed(struct kb_cache *c, enum kb_kind kind);
+void *kb_cache_feed_source(struct kb_cache *c, enum kb_kind kind, unsigned source);
 
 /* Called on every change with the kind (for tests and triggers); NULL. */
 typedef void (*kb_cache_change_fn)(void *arg, enum kb_kind kind);

@@ -268,6 +268,15 @@ struct kb_eviction {
         const char *reason;
 };
 
+/* A task left Pipelined when the session closed: it waits on node for
+ * resources being released there.  The daemon writes the node to the pod's
+ * status.nominatedNodeName (as Volcano does for pipelined tasks), so that
+ * users and other schedulers see the claim. */
+struct kb_nomination {
+        const struct kb_pod *pod;
+        const char *node;
+};
+
 struct kb_pg_status {
         const struct kb_podgroup *pg; /* NULL: no PodGroup object (a lone pod) */
         const char *name;             /* namespace/name */
@@ -291,6 +300,18 @@ struct kb_queue_status {
         double share;
 };
 
+/* How long parts of a session took, for the daemon's latency histograms
+ * (Volcano's action_ and plugin_scheduling_latency_microseconds).  name
+ * points at the conf (valid while the conf is), seconds are monotonic. */
+struct kb_action_time {
+        const char *name;
+        double seconds; /* execute */
+};
+struct kb_plugin_time {
+        const char *name;
+        double open, close; /* seconds in open (OnSessionOpen), close (OnSessionClose) */
+};
+
 /* Everything a session decided.  Strings and pointers stay valid until
  * kb_result_release (they point into the result's own pool or at snapshot
  * objects). */
@@ -304,7 +325,17 @@ struct kb_result {
         size_t npodgroups;
         struct kb_queue_status *queues;
         size_t nqueues;
+        /* Pipelined tasks at close, in task order (only tasks of statements
+         * kept, since a discarded statement undoes its pipelines). */
+        struct kb_nomination *nominations;
+        size_t nnominations;
         double duration; /* seconds, the session alone */
+        /* One entry per action run, in conf order, and per plugin, in tier
+         * order (from the result's pool). */
+        struct kb_action_time *action_times;
+        size_t naction_times;
+        struct kb_plugin_time *plugin_times;
+        size_t nplugin_times;
 };
 void kb_result_release(struct kb_result *r);
 

@@ -562,6 +562,20 @@ static void close_statuses(struct kb_session *s)
                 }
         }
 
+        /* Nominations: whatever is still Pipelined now was kept. */
+        size_t nnom = 0;
+        for (size_t i = 0; i < s->ntasks; i++)
+                nnom += s->tasks[i].status == KB_TASK_PIPELINED && s->tasks[i].node >= 0;
+        r->nominations = kb_pool_alloc(&r->pool, (nnom + 1) * sizeof(*r->nominations));
+        for (size_t i = 0; i < s->ntasks; i++) {
+                const struct kb_task *t = &s->tasks[i];
+                if (t->status != KB_TASK_PIPELINED || t->node < 0)
+                        continue;
+                struct kb_nomination *nm = &r->nominations[r->nnominations++];
+                nm->pod = t->pod;
+                nm->node = kb_pool_strdup(&r->pool, s->nodes[t->node].name);
+        }
+
         /* Queue status: counts of PodGroups per phase and allocated. */
         r->nqueues = s->nqueues;
         r->queues = kb_pool_alloc(&r->pool, (s->nqueues + 1) * sizeof(*r->queues));
@@ -659,17 +673,26 @@ int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
         for (size_t t = 0; t < conf->ntiers; t++)
                 nplugins += conf->tiers[t].nplugins;
         s->plugin_state = kb_pool_alloc(&s->pool, (nplugins + 1) * sizeof(void *));
+        result->plugin_times =
+            kb_pool_alloc(&result->pool, (nplugins + 1) * sizeof(*result->plugin_times));
+        result->action_times =
+            kb_pool_alloc(&result->pool, (conf->nactions + 1) * sizeof(*result->action_times));
         for (size_t t = 0; t < conf->ntiers; t++) {
                 for (size_t p = 0; p < conf->tiers[t].nplugins; p++, k++) {
                         const struct kb_plugin_conf *pc = &conf->tiers[t].plugins[p];
                         const struct kb_plugin *plugin = kb_plugin_find(pc->name);
+                        struct kb_plugin_time *pt = &result->plugin_times[k];
+                        pt->name = pc->name;
+                        result->nplugin_times = k + 1;
                         if (!plugin) {
                                 rc = KB_EBADCONF;
                                 continue;
                         }
                         s->cur_plugin = pc;
                         s->cur_tier = (int)t;
+                        double t0 = kb_now_mono();
                         s->plugin_state[k] = plugin->open ? plugin->open(s, pc->arguments) : NULL;
+                        pt->open = kb_now_mono() - t0;
                 }
         }
         s->cur_plugin = NULL;
@@ -683,7 +706,10 @@ int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
                 s->cur_action = &conf->actions[a];
                 double t0 = kb_now_mono();
                 action->execute(s);
-                KB_V(3, "action %s took %.6fs", action->name, kb_now_mono() - t0);
+                struct kb_action_time *at = &result->action_times[result->naction_times++];
+                at->name = conf->actions[a].name;
+                at->seconds = kb_now_mono() - t0;
+                KB_V(3, "action %s took %.6fs", action->name, at->seconds);
         }
         s->cur_action = NULL;
 
@@ -692,8 +718,10 @@ int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
                 for (size_t p = 0; p < conf->tiers[t].nplugins; p++, k++) {
                         const struct kb_plugin *plugin =
                             kb_plugin_find(conf->tiers[t].plugins[p].name);
+                        double t0 = kb_now_mono();
                         if (plugin && plugin->close)
                                 plugin->close(s, s->plugin_state[k]);
+                        result->plugin_times[k].close = kb_now_mono() - t0;
                 }
         }
         close_statuses(s);

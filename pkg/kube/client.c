@@ -80,6 +80,10 @@ struct kb_kube {
         char *token;
         double token_read;
         struct timespec token_mtime;
+        /* The exec plugin's last answer (cfg.has_exec). */
+        struct kb_kube_cred cred;
+        bool have_cred;
+        double cred_failed; /* monotonic time of the last failed run, 0 if none */
         uint64_t rnd;
         pthread_mutex_t stats_lock;
         struct stat_entry *stats;
@@ -157,6 +161,7 @@ static void handle_gone(struct kb_kube *k)
                 if (k->token)
                         memset(k->token, 0, strlen(k->token));
                 free(k->token);
+                kb_kube_cred_release(&k->cred);
                 free(k);
         }
 }
@@ -430,10 +435,49 @@ static const char *current_token(struct kb_kube *k)
         return k->token ? k->token : k->cfg.token;
 }
 
+static double wall_now(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs the exec credential plugin when there is no credential yet or it
+ * has expired (its expirationTimestamp passed, or a 401 said so).  This
+ * blocks the loop while the plugin runs, as it does at startup and about
+ * once per credential lifetime; a failing plugin is tried again at most
+ * every 5 seconds, and meanwhile the old credential (if any) is sent. */
+static void exec_refresh(struct kb_kube *k)
+{
+        if (!k->cfg.has_exec)
+                return;
+        if (k->have_cred && (k->cred.expiry == 0 || wall_now() < k->cred.expiry))
+                return;
+        if (k->cred_failed && kb_now_mono() - k->cred_failed < 5.0)
+                return;
+        struct kb_kube_cred cred;
+        char err[512];
+        if (kb_kube_exec_credential(&k->cfg.exec, &cred, err, sizeof(err))) {
+                KB_WARN("%s", err);
+                k->cred_failed = kb_now_mono();
+                return;
+        }
+        k->cred_failed = 0;
+        kb_kube_cred_release(&k->cred);
+        k->cred = cred;
+        k->have_cred = true;
+        char exp[40] = "no expiry";
+        if (cred.expiry)
+                kb_format_time(cred.expiry, exp, sizeof(exp));
+        KB_V(1, "exec credential plugin %s: new %s (%s)", k->cfg.exec.command,
+             cred.token ? "token" : "client certificate", exp);
+}
+
 static void setup_easy(struct kb_kube_call *c)
 {
         struct kb_kube *k = c->k;
         const struct kb_kube_config *cfg = &k->cfg;
+        exec_refresh(k);
         CURL *e = curl_easy_init();
         if (!e)
                 kb_die("curl_easy_init failed");
@@ -476,9 +520,17 @@ static void setup_easy(struct kb_kube_call *c)
                 curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b);
                 curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
         }
+        if (k->have_cred && k->cred.cert) {
+                struct curl_blob cb = {k->cred.cert, k->cred.cert_len, CURL_BLOB_COPY};
+                struct curl_blob kb = {k->cred.key, k->cred.key_len, CURL_BLOB_COPY};
+                curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cb);
+                curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+                curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &kb);
+                curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+        }
         curl_slist_free_all(c->hdrs);
         c->hdrs = curl_slist_append(NULL, "Accept: application/json");
-        const char *tok = current_token(k);
+        const char *tok = k->have_cred && k->cred.token ? k->cred.token : current_token(k);
         if (tok && *tok) {
                 char *h = kb_xasprintf("Authorization: Bearer %s", tok);
                 c->hdrs = curl_slist_append(c->hdrs, h);
@@ -587,6 +639,10 @@ static void finish(struct kb_kube_call *c, CURLcode res)
         curl_easy_cleanup(c->easy);
         c->easy = NULL;
         deactivate(c);
+        /* As client-go: a 401 with an exec credential means it no longer
+         * works; the next request runs the plugin again. */
+        if (status == 401 && k->have_cred)
+                k->cred.expiry = 1;
 
         if (!c->stream && kb_kube_retryable(status) && c->attempt < c->max_attempts) {
                 double d = kb_kube_backoff(c->attempt, 0.2, 10.0, rand01(k));
@@ -724,6 +780,10 @@ struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
         BLOB(key_data, key_len);
 #undef BLOB
         k->cfg.insecure = cfg->insecure;
+        if (cfg->has_exec) {
+                kb_kube_exec_copy(&k->cfg.exec, &cfg->exec);
+                k->cfg.has_exec = true;
+        }
         k->multi = curl_multi_init();
         curl_multi_setopt(k->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
         curl_multi_setopt(k->multi, CURLMOPT_SOCKETDATA, k);

@@ -3,8 +3,8 @@
  * kubectl reads them) or the in-cluster service account.
  *
  * File paths inside a kubeconfig are relative to the kubeconfig's directory.
- * Exec credential plugins are not supported yet; a user that needs one is
- * an error that says so.
+ * Exec credential plugins are read here and run by the client (exec.c);
+ * auth-provider users are an error that says so.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,6 +68,8 @@ void kb_kube_config_release(struct kb_kube_config *c)
         free(c->token);
         free(c->token_file);
         free(c->namespace);
+        if (c->has_exec)
+                kb_kube_exec_release(&c->exec);
         memset(c, 0, sizeof(*c));
 }
 
@@ -104,6 +106,58 @@ static int data_field(const struct kb_value *obj, const char *key, char **out, s
         if (!*out) {
                 snprintf(err, errlen, "%s: %s: not valid base64", file, key);
                 return KB_EBADINPUT;
+        }
+        return 0;
+}
+
+/* users[].user.exec: command, args, env, apiVersion. */
+static int load_exec(const struct kb_value *ex, const char *file, const char *uname,
+                     const char *dir, struct kb_kube_exec *x, char *err, size_t errlen)
+{
+        memset(x, 0, sizeof(*x));
+        const char *av = kb_value_str(kb_value_get(ex, "apiVersion"));
+        const char *cmd = kb_value_str(kb_value_get(ex, "command"));
+        if (!kb_streq(av, "client.authentication.k8s.io/v1") &&
+            !kb_streq(av, "client.authentication.k8s.io/v1beta1")) {
+                snprintf(err, errlen,
+                         "%s: users.%s.exec.apiVersion: want client.authentication.k8s.io/v1 or "
+                         "v1beta1, got \"%s\"",
+                         file, uname, av ? av : "");
+                return KB_EBADINPUT;
+        }
+        if (!cmd || !*cmd) {
+                snprintf(err, errlen, "%s: users.%s.exec.command: not set", file, uname);
+                return KB_EBADINPUT;
+        }
+        x->api_version = kb_xstrdup(av);
+        /* As client-go: a relative path with a slash is relative to the
+         * kubeconfig; a bare name is looked up in PATH. */
+        x->command = cmd[0] != '/' && strchr(cmd, '/') && dir ? kb_xasprintf("%s/%s", dir, cmd)
+                                                              : kb_xstrdup(cmd);
+        const struct kb_value *args = kb_value_get(ex, "args");
+        size_t na = kb_value_is(args, KB_VARRAY) ? args->arr.n : 0;
+        x->args = kb_xcalloc(na + 1, sizeof(*x->args));
+        for (size_t i = 0; i < na; i++) {
+                const char *a = kb_value_str(args->arr.v[i]);
+                if (!a) {
+                        snprintf(err, errlen, "%s: users.%s.exec.args[%zu]: not a string", file,
+                                 uname, i);
+                        return KB_EBADINPUT;
+                }
+                x->args[x->nargs++] = kb_xstrdup(a);
+        }
+        const struct kb_value *env = kb_value_get(ex, "env");
+        size_t ne = kb_value_is(env, KB_VARRAY) ? env->arr.n : 0;
+        x->env = kb_xcalloc(ne + 1, sizeof(*x->env));
+        for (size_t i = 0; i < ne; i++) {
+                const char *n = kb_value_str(kb_value_get(env->arr.v[i], "name"));
+                const char *v = kb_value_str(kb_value_get(env->arr.v[i], "value"));
+                if (!n || !*n || strchr(n, '=') || !v) {
+                        snprintf(err, errlen, "%s: users.%s.exec.env[%zu]: want a name and a value",
+                                 file, uname, i);
+                        return KB_EBADINPUT;
+                }
+                x->env[x->nenv++] = kb_xasprintf("%s=%s", n, v);
         }
         return 0;
 }
@@ -169,12 +223,18 @@ static int load_file(const char *file, const char *context, struct kb_kube_confi
                 goto out;
         }
         if (u) {
-                if (kb_value_get(u, "exec") || kb_value_get(u, "auth-provider")) {
+                if (kb_value_get(u, "auth-provider")) {
                         snprintf(err, errlen,
-                                 "%s: users.%s: exec and auth-provider credentials are not "
-                                 "supported; use a token, tokenFile or client certificate",
+                                 "%s: users.%s: auth-provider credentials are not supported; use "
+                                 "exec, a token, tokenFile or client certificate",
                                  file, uname);
                         goto out;
+                }
+                const struct kb_value *ex = kb_value_get(u, "exec");
+                if (ex) {
+                        c->has_exec = true;
+                        if (load_exec(ex, file, uname, dir, &c->exec, err, errlen))
+                                goto out;
                 }
                 c->cert_file = path_in(dir, kb_value_str(kb_value_get(u, "client-certificate")));
                 c->key_file = path_in(dir, kb_value_str(kb_value_get(u, "client-key")));

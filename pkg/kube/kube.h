@@ -30,6 +30,27 @@
 
 /* ---- configuration -------------------------------------------------------- */
 
+/* A kubeconfig user's exec credential plugin (users[].user.exec). */
+struct kb_kube_exec {
+        char *api_version; /* client.authentication.k8s.io/v1 or v1beta1 */
+        char *command;     /* a path (relative ones resolved against the
+                            * kubeconfig's directory) or a name in PATH */
+        char **args;
+        size_t nargs;
+        char **env; /* "NAME=value" */
+        size_t nenv;
+};
+
+/* What a plugin answered.  PEM strings for the certificate and key. */
+struct kb_kube_cred {
+        char *token;
+        char *cert;
+        size_t cert_len;
+        char *key;
+        size_t key_len;
+        double expiry; /* wall-clock seconds; 0 when the plugin gave none */
+};
+
 struct kb_kube_config {
         char *server; /* "https://host:port", no trailing slash */
         char *ca_file;
@@ -45,6 +66,8 @@ struct kb_kube_config {
         char *token_file; /* re-read when it changes (service account rotation) */
         bool insecure;    /* insecure-skip-tls-verify */
         char *namespace;  /* the context's namespace, or NULL */
+        bool has_exec;
+        struct kb_kube_exec exec; /* when has_exec */
 };
 
 /*
@@ -58,6 +81,18 @@ struct kb_kube_config {
 int kb_kube_config_load(const char *kubeconfig, const char *context, const char *master,
                         struct kb_kube_config *cfg, char *err, size_t errlen);
 void kb_kube_config_release(struct kb_kube_config *cfg);
+
+/*
+ * Runs an exec credential plugin once and parses its ExecCredential
+ * (blocking, at most 30 s).  Returns 0 and fills out (release with
+ * kb_kube_cred_release), or KB_EBADINPUT with a message naming the command
+ * and what is wrong (never the secret).  Any thread.
+ */
+int kb_kube_exec_credential(const struct kb_kube_exec *x, struct kb_kube_cred *out, char *err,
+                            size_t errlen);
+void kb_kube_cred_release(struct kb_kube_cred *c);
+void kb_kube_exec_copy(struct kb_kube_exec *dst, const struct kb_kube_exec *src);
+void kb_kube_exec_release(struct kb_kube_exec *x);
 
 /* Decodes standard base64 (whitespace ignored).  Returns a NUL-terminated
  * heap buffer (caller frees) and its length, or NULL on bad input. */

@@ -12,8 +12,12 @@
  * Status.  PodGroup status (phase, counts, conditions) is written with a
  * merge patch only when it differs from the object's and from what was last
  * sent; Queue status likewise.  Events are deduplicated as the Kubernetes
- * event recorder does: the same object, reason and message bump the count
- * of one Event instead of creating new ones, at most every 10 seconds.
+ * event recorder does: a repeat of the same object, type, reason and
+ * message within EVENT_WINDOW of the last one bumps the count of one Event
+ * instead of creating another; the Event is patched with count,
+ * lastTimestamp and series {count, lastObservedTime} at most every
+ * EVENT_PATCH_PERIOD (so a gang waiting for an hour costs one Event and a
+ * patch every few seconds, not an Event per session).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +28,21 @@
 
 #include "scheduler/scheduler-int.h"
 
-#define EVENT_PATCH_PERIOD 10.0
-#define EVENT_MAX          20000
+#define EVENT_PATCH_PERIOD 5.0
+/* A repeat after this long starts a new Event, as the recorder's series
+ * end after a quiet while. */
+#define EVENT_WINDOW 600.0
+#define EVENT_MAX    20000
 
 struct kb__status_memo {
         UT_hash_handle hh;
         char *key;
         uint64_t hash;
+};
+
+struct kb__evicting {
+        UT_hash_handle hh;
+        char *key;
 };
 
 struct kb__event_rec {
@@ -40,6 +52,7 @@ struct kb__event_rec {
         char *name; /* the Event's name, NULL until created */
         int count, sent_count;
         double last_patch;
+        double last_seen; /* monotonic */
         char first[40];
         bool creating;
 };
@@ -107,6 +120,13 @@ void kb__dispatch_release(struct kb_sched *s)
                 HASH_DEL(s->memo, m);
                 free(m->key);
                 free(m);
+        }
+        struct kb__evicting *x, *xt;
+        HASH_ITER(hh, s->evicting, x, xt)
+        {
+                HASH_DEL(s->evicting, x);
+                free(x->key);
+                free(x);
         }
         struct kb__event_rec *e, *et;
         HASH_ITER(hh, s->events, e, et)
@@ -198,15 +218,30 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
         char ts[40];
         now_time(ts, sizeof(ts));
         HASH_FIND_STR(s->events, key, e);
+        double now = kb_now_mono();
+        if (e && !e->creating && now - e->last_seen > EVENT_WINDOW) {
+                /* The series went quiet: a new Event. */
+                HASH_DEL(s->events, e);
+                s->nevents--;
+                free(e->key);
+                free(e->ns);
+                free(e->name);
+                free(e);
+                e = NULL;
+        }
         if (e) {
                 free(key);
                 e->count++;
-                double now = kb_now_mono();
+                e->last_seen = now;
                 if (e->name && !e->creating && now - e->last_patch >= EVENT_PATCH_PERIOD) {
                         e->last_patch = now;
                         e->sent_count = e->count;
-                        char *body =
-                            kb_xasprintf("{\"count\":%d,\"lastTimestamp\":\"%s\"}", e->count, ts);
+                        char micro[40];
+                        kb__micro_time(micro, sizeof(micro));
+                        char *body = kb_xasprintf(
+                            "{\"count\":%d,\"lastTimestamp\":\"%s\",\"series\":{\"count\":%d,"
+                            "\"lastObservedTime\":\"%s\"}}",
+                            e->count, ts, e->count, micro);
                         char *path =
                             kb_xasprintf("/api/v1/namespaces/%s/events/%s", e->ns, e->name);
                         fire(s, "PATCH", path, body, "application/merge-patch+json", "event update",
@@ -236,7 +271,7 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
         e->ns = kb_xstrdup(ns ? ns : "default");
         e->count = e->sent_count = 1;
         e->creating = true;
-        e->last_patch = kb_now_mono();
+        e->last_patch = e->last_seen = now;
         snprintf(e->first, sizeof(e->first), "%s", ts);
         HASH_ADD_KEYPTR(hh, s->events, e->key, strlen(e->key), e);
         s->nevents++;
@@ -306,7 +341,7 @@ static void resync_done(void *arg, const struct kb_kube_resp *r)
                 if (r->status == 200) {
                         struct kb_value *doc = NULL;
                         if (kb_json_parse(r->body, r->len, &doc, NULL, 0) == 0)
-                                kb_cache_upsert(s->cache, KB_KIND_POD, doc);
+                                kb_cache_refresh(s->cache, KB_KIND_POD, doc);
                         kb_value_free(doc);
                 }
                 kb_cache_bind_done(s->cache, b->ns, b->name, false);
@@ -395,6 +430,134 @@ static void dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
         free(body);
 }
 
+/* ---- evictions ---------------------------------------------------------------------- */
+
+struct evict_call {
+        struct kb_sched *s;
+        char *key; /* "ns/name", in s->evicting while in flight */
+        char *ns, *name, *uid, *action, *reason;
+};
+
+static void evict_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct evict_call *ev = arg;
+        struct kb_sched *s = ev->s;
+        struct kb__evicting *e;
+        HASH_FIND_STR(s->evicting, ev->key, e);
+        if (e) {
+                HASH_DEL(s->evicting, e);
+                free(e->key);
+                free(e);
+        }
+        if (!r->cancelled) {
+                if (r->status == 200 || r->status == 202) {
+                        KB_V(1, "evicted %s/%s (%s)", ev->ns, ev->name, ev->action);
+                        /* Volcano's evictor records a Warning "Evict" with
+                         * the reason on the pod. */
+                        kb__event(s, "Pod", "v1", ev->ns, ev->name, ev->uid, "Warning", "Evict",
+                                  ev->reason);
+                } else if (r->status == 404 || r->status == 409) {
+                        /* Gone already, or replaced by a pod of the same
+                         * name (the uid precondition failed): done. */
+                        KB_V(1, "evict %s/%s: the pod is gone", ev->ns, ev->name);
+                } else {
+                        KB_WARN("evict %s/%s failed after %d attempts: %ld %.200s", ev->ns,
+                                ev->name, r->attempts, r->status, r->status ? r->body : r->error);
+                }
+        }
+        s->binds_inflight--;
+        free(ev->key);
+        free(ev->ns);
+        free(ev->name);
+        free(ev->uid);
+        free(ev->action);
+        free(ev->reason);
+        free(ev);
+        if (!r->cancelled)
+                kb__sched_shutdown_check(s);
+}
+
+/* DELETE with the pod's own grace period and its uid as a precondition;
+ * the client retries transient failures, a 404 means done. */
+static void dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
+{
+        const struct kb_pod *p = e->pod;
+        const char *ns = ns_of(&p->meta);
+        const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || cur->meta.deletion) {
+                KB_V(2, "evict %s/%s skipped: the pod is gone or going", ns, p->meta.name);
+                return;
+        }
+        char *key = kb_xasprintf("%s/%s", ns, p->meta.name);
+        struct kb__evicting *x;
+        HASH_FIND_STR(s->evicting, key, x);
+        if (x) {
+                free(key);
+                return; /* an earlier session's eviction is in flight */
+        }
+        x = kb_xcalloc(1, sizeof(*x));
+        x->key = key;
+        HASH_ADD_KEYPTR(hh, s->evicting, x->key, strlen(x->key), x);
+
+        struct evict_call *ev = kb_xcalloc(1, sizeof(*ev));
+        ev->s = s;
+        ev->key = kb_xstrdup(key);
+        ev->ns = kb_xstrdup(ns);
+        ev->name = kb_xstrdup(p->meta.name);
+        ev->uid = p->meta.uid ? kb_xstrdup(p->meta.uid) : NULL;
+        ev->action = kb_xstrdup(e->action ? e->action : "evict");
+        ev->reason = kb_xstrdup(e->reason && *e->reason ? e->reason : ev->action);
+        struct kb_value *v = kb_value_new(KB_VOBJECT);
+        kb_value_set(v, "apiVersion", kb_value_new_string("v1"));
+        kb_value_set(v, "kind", kb_value_new_string("DeleteOptions"));
+        if (p->grace_period >= 0)
+                kb_value_set(v, "gracePeriodSeconds", kb_value_new_int(p->grace_period));
+        if (p->meta.uid)
+                kb_value_set(kb_value_ensure_object(v, "preconditions"), "uid",
+                             kb_value_new_string(p->meta.uid));
+        char *body = kb_json_emit(v, false);
+        kb_value_free(v);
+        char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s", ns, p->meta.name);
+        struct kb_kube_req req = {.method = "DELETE", .path = path, .body = body};
+        s->binds_inflight++;
+        kb_kube_request(s->kube, &req, evict_done, ev);
+        free(path);
+        free(body);
+}
+
+/* ---- nominations -------------------------------------------------------------------- */
+
+/* status.nominatedNodeName of a pipelined task, through the status
+ * subresource, when the pod does not say it already. */
+static void dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm)
+{
+        const struct kb_pod *p = nm->pod;
+        const char *ns = ns_of(&p->meta);
+        const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || (cur->node_name && *cur->node_name) ||
+            cur->meta.deletion || kb_streq(cur->nominated_node_name, nm->node))
+                return;
+        uint64_t h = kb_hash(nm->node, strlen(nm->node), KB_HASH_SEED);
+        char *mkey =
+            kb_xasprintf("nominate/%s/%s/%s", ns, p->meta.name, p->meta.uid ? p->meta.uid : "");
+        if (!memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                struct kb_value *body = kb_value_new(KB_VOBJECT);
+                kb_value_set(kb_value_ensure_object(body, "status"), "nominatedNodeName",
+                             kb_value_new_string(nm->node));
+                char *text = kb_json_emit(body, false);
+                kb_value_free(body);
+                char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, p->meta.name);
+                char *what = kb_xasprintf("pod %s/%s nominatedNodeName", ns, p->meta.name);
+                KB_V(1, "nominating %s/%s to %s", ns, p->meta.name, nm->node);
+                fire(s, "PATCH", path, text, "application/merge-patch+json", what, mkey);
+                free(what);
+                free(path);
+                free(text);
+        }
+        free(mkey);
+}
+
 /* ---- PodGroup status -------------------------------------------------------------- */
 
 static struct kb_value *cond_json(const char *type, const char *status, const char *reason,
@@ -428,6 +591,14 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         const char *phase = kb_pg_phase_name(st->phase);
         char ts[40];
         now_time(ts, sizeof(ts));
+        /* Every session that finds the gang unschedulable says so, as
+         * Volcano's RecordJobStatusEvent; repeats become one Event's count
+         * and series. */
+        if (st->cond_type && !strcmp(st->cond_type, "Unschedulable") &&
+            kb_streq(st->cond_status, "True"))
+                kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
+                          pg->meta.uid, "Warning", "Unschedulable",
+                          st->cond_message ? st->cond_message : "");
 
         /* The desired conditions: the current ones with the session's
          * replacing its type (Volcano's UpdatePodGroupCondition); Scheduled
@@ -465,14 +636,11 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 kb_value_append(conds, cond_json(st->cond_type, st->cond_status, st->cond_reason,
                                                  st->cond_message, ts, NULL));
         }
-        bool unsched_new = st->cond_type && !strcmp(st->cond_type, "Unschedulable") && !have;
-        bool unsched_changed = false, sched_new = false;
+        bool sched_new = false;
         for (size_t i = 0; i < cur->nconditions && st->cond_type; i++) {
                 const struct kb_condition *c = &cur->conditions[i];
                 if (kb_streq(c->type, st->cond_type) &&
                     !cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
-                        unsched_changed = !strcmp(st->cond_type, "Unschedulable") &&
-                                          kb_streq(st->cond_status, "True");
                         sched_new = !strcmp(st->cond_type, "Scheduled");
                 }
         }
@@ -505,20 +673,19 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         uint64_t h = kb_hash(kj, strlen(kj), KB_HASH_SEED);
         free(kj);
         char *mkey = kb_xasprintf("pg/%s/%s", ns, pg->meta.name);
-        if (!memo_same(s, mkey, h)) {
+        /* Until discovery says how status is written, nothing is (the
+         * next session tries again). */
+        h ^= (uint64_t)s->pg_status_sub;
+        if (s->pg_status_sub >= 0 && !memo_same(s, mkey, h)) {
                 memo_set(s, mkey, h);
                 char *text = kb_json_emit(body, false);
-                char *path = kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s/status", ns,
-                                          pg->meta.name);
+                char *path = kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s%s", ns,
+                                          pg->meta.name, s->pg_status_sub ? "/status" : "");
                 char *what = kb_xasprintf("podgroup %s/%s status", ns, pg->meta.name);
                 fire(s, "PATCH", path, text, "application/merge-patch+json", what, mkey);
                 free(what);
                 free(path);
                 free(text);
-                if (unsched_new || unsched_changed)
-                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
-                                  pg->meta.uid, "Warning", "Unschedulable",
-                                  st->cond_message ? st->cond_message : "");
                 if (sched_new)
                         kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
                                   pg->meta.uid, "Normal", "Scheduled",
@@ -552,11 +719,12 @@ static void queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
         }
         char *text = kb_json_emit(body, false);
         kb_value_free(body);
-        uint64_t h = kb_hash(text, strlen(text), KB_HASH_SEED);
+        uint64_t h = kb_hash(text, strlen(text), KB_HASH_SEED) ^ (uint64_t)s->queue_status_sub;
         char *mkey = kb_xasprintf("queue/%s", qs->name);
-        if (!memo_same(s, mkey, h)) {
+        if (s->queue_status_sub >= 0 && !memo_same(s, mkey, h)) {
                 memo_set(s, mkey, h);
-                char *path = kb_xasprintf(KB_GROUP_API "/queues/%s/status", qs->name);
+                char *path = kb_xasprintf(KB_GROUP_API "/queues/%s%s", qs->name,
+                                          s->queue_status_sub ? "/status" : "");
                 char *what = kb_xasprintf("queue %s status", qs->name);
                 fire(s, "PATCH", path, text, "application/merge-patch+json", what, mkey);
                 free(what);
@@ -653,14 +821,69 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
 {
         for (size_t i = 0; i < r->nbinds; i++)
                 dispatch_bind(s, &r->binds[i]);
-        if (r->nevictions)
-                KB_V(1, "%zu evictions decided; evictions are not dispatched yet", r->nevictions);
+        for (size_t i = 0; i < r->nevictions; i++)
+                dispatch_eviction(s, &r->evictions[i]);
+        for (size_t i = 0; i < r->nnominations; i++)
+                dispatch_nomination(s, &r->nominations[i]);
         for (size_t i = 0; i < r->npodgroups; i++)
                 if (r->podgroups[i].pg)
                         pg_status(s, &r->podgroups[i]);
         for (size_t i = 0; i < r->nqueues; i++)
                 queue_status(s, &r->queues[i]);
         pod_failures(s, snap, r);
+}
+
+/* ---- discovery ------------------------------------------------------------------------ */
+
+#define DISCOVERY_PERIOD 30.0
+
+/* Whether the group's discovery document lists resource/status. */
+static int has_status(const struct kb_value *doc, const char *resource)
+{
+        const struct kb_value *l = kb_value_get(doc, "resources");
+        char *want = kb_xasprintf("%s/status", resource);
+        int found = 0;
+        for (size_t i = 0; kb_value_is(l, KB_VARRAY) && i < l->arr.n; i++)
+                found |= kb_streq(kb_value_str(kb_value_get(l->arr.v[i], "name")), want);
+        free(want);
+        return found;
+}
+
+static void discovery_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct kb_sched *s = arg;
+        if (r->cancelled)
+                return;
+        s->discovery_inflight = false;
+        s->discovered_at = kb_now_mono();
+        struct kb_value *doc = NULL;
+        if (r->status != 200 || kb_json_parse(r->body, r->len, &doc, NULL, 0) != 0) {
+                /* Not known yet (the CRDs may be missing): status waits,
+                 * and the next tick asks again. */
+                KB_V(2, "discovery of " KB_GROUP_API ": %ld", r->status);
+                s->discovered_at = 0;
+                kb_value_free(doc);
+                return;
+        }
+        signed char pg = (signed char)has_status(doc, "podgroups");
+        signed char q = (signed char)has_status(doc, "queues");
+        if (pg != s->pg_status_sub || q != s->queue_status_sub)
+                KB_INFO("status of podgroups %s, of queues %s",
+                        pg ? "through the status subresource" : "on the object (no subresource)",
+                        q ? "through the status subresource" : "on the object (no subresource)");
+        s->pg_status_sub = pg;
+        s->queue_status_sub = q;
+        kb_value_free(doc);
+}
+
+void kb__discover(struct kb_sched *s)
+{
+        if (s->discovery_inflight ||
+            (s->discovered_at && kb_now_mono() - s->discovered_at < DISCOVERY_PERIOD))
+                return;
+        s->discovery_inflight = true;
+        struct kb_kube_req req = {.method = "GET", .path = KB_GROUP_API};
+        kb_kube_request(s->kube, &req, discovery_done, s);
 }
 
 static void default_queue_done(void *arg, const struct kb_kube_resp *r)

@@ -14,7 +14,9 @@
 
 #include "scheduler/scheduler-int.h"
 
-/* Volcano's buckets for e2e latency (milliseconds): 5ms doubling. */
+/* Volcano's buckets for e2e latency (milliseconds): 5ms doubling.  The
+ * action and plugin histograms (microseconds) use the same bounds, as
+ * Volcano's do (5us doubling), with two more buckets at the top. */
 #define NBUCKETS 12
 static const double e2e_buckets[NBUCKETS] = {5,   10,  20,   40,   80,   160,
                                              320, 640, 1280, 2560, 5120, 10240};
@@ -23,6 +25,12 @@ struct hist {
         uint64_t b[NBUCKETS];
         uint64_t count;
         double sum;
+};
+
+/* A histogram per label set ("action=\"allocate\""). */
+struct labeled_hist {
+        char labels[160];
+        struct hist h;
 };
 
 struct queue_m {
@@ -41,7 +49,22 @@ struct kb__metrics {
         size_t nqueues, capqueues;
         bool leader;
         uint64_t sessions;
+        struct labeled_hist *actions; /* microseconds */
+        size_t nactions, capactions;
+        struct labeled_hist *plugins; /* microseconds */
+        size_t nplugins, capplugins;
 };
+
+static struct hist *labeled(struct labeled_hist **v, size_t *n, size_t *cap, const char *labels)
+{
+        for (size_t i = 0; i < *n; i++)
+                if (!strcmp((*v)[i].labels, labels))
+                        return &(*v)[i].h;
+        struct labeled_hist e = {0};
+        snprintf(e.labels, sizeof(e.labels), "%s", labels);
+        KB_PUSH(*v, *n, *cap, e);
+        return &(*v)[*n - 1].h;
+}
 
 static void hist_add(struct hist *h, double v)
 {
@@ -65,6 +88,8 @@ void kb__metrics_free(struct kb__metrics *m)
                 return;
         pthread_mutex_destroy(&m->lock);
         free(m->queues);
+        free(m->actions);
+        free(m->plugins);
         free(m);
 }
 
@@ -85,6 +110,23 @@ void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e
         m->sessions++;
         hist_add(&m->e2e, e2e * 1000);
         hist_add(&m->session, r->duration * 1000);
+        char labels[160];
+        for (size_t i = 0; i < r->naction_times; i++) {
+                snprintf(labels, sizeof(labels), "action=\"%s\"", r->action_times[i].name);
+                hist_add(labeled(&m->actions, &m->nactions, &m->capactions, labels),
+                         r->action_times[i].seconds * 1e6);
+        }
+        for (size_t i = 0; i < r->nplugin_times; i++) {
+                const struct kb_plugin_time *pt = &r->plugin_times[i];
+                snprintf(labels, sizeof(labels), "plugin=\"%s\",OnSession=\"OnSessionOpen\"",
+                         pt->name);
+                hist_add(labeled(&m->plugins, &m->nplugins, &m->capplugins, labels),
+                         pt->open * 1e6);
+                snprintf(labels, sizeof(labels), "plugin=\"%s\",OnSession=\"OnSessionClose\"",
+                         pt->name);
+                hist_add(labeled(&m->plugins, &m->nplugins, &m->capplugins, labels),
+                         pt->close * 1e6);
+        }
         m->attempts_scheduled += r->nbinds;
         m->attempts_unschedulable += utasks;
         m->unschedulable_jobs = ujobs;
@@ -121,15 +163,36 @@ void kb__metrics_set_leader(struct kb_sched *s, bool leader)
         pthread_mutex_unlock(&s->metrics->lock);
 }
 
+/* One histogram's series; labels "" or "k=\"v\",..." */
+static void hist_series(struct kb_buf *b, const char *name, const char *labels,
+                        const struct hist *h)
+{
+        const char *sep = *labels ? "," : "";
+        for (int i = 0; i < NBUCKETS; i++)
+                kb_buf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep,
+                              e2e_buckets[i], (unsigned long long)h->b[i]);
+        kb_buf_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep,
+                      (unsigned long long)h->count);
+        if (*labels)
+                kb_buf_printf(b, "%s_sum{%s} %g\n%s_count{%s} %llu\n", name, labels, h->sum, name,
+                              labels, (unsigned long long)h->count);
+        else
+                kb_buf_printf(b, "%s_sum %g\n%s_count %llu\n", name, h->sum, name,
+                              (unsigned long long)h->count);
+}
+
 static void hist_render(struct kb_buf *b, const char *name, const char *help, const struct hist *h)
 {
         kb_buf_printf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
-        for (int i = 0; i < NBUCKETS; i++)
-                kb_buf_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, e2e_buckets[i],
-                              (unsigned long long)h->b[i]);
-        kb_buf_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %g\n%s_count %llu\n", name,
-                      (unsigned long long)h->count, name, h->sum, name,
-                      (unsigned long long)h->count);
+        hist_series(b, name, "", h);
+}
+
+static void labeled_render(struct kb_buf *b, const char *name, const char *help,
+                           const struct labeled_hist *v, size_t n)
+{
+        kb_buf_printf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+        for (size_t i = 0; i < n; i++)
+                hist_series(b, name, v[i].labels, &v[i].h);
 }
 
 static void api_stat(void *arg, const char *verb, long code, uint64_t n)
@@ -150,6 +213,11 @@ static char *render(struct kb_sched *s)
         hist_render(&b, "kbatch_session_latency_milliseconds",
                     "Latency of the session alone (open, actions, close) in milliseconds",
                     &m->session);
+        labeled_render(&b, "kbatch_action_scheduling_latency_microseconds",
+                       "Action scheduling latency in microseconds", m->actions, m->nactions);
+        labeled_render(&b, "kbatch_plugin_scheduling_latency_microseconds",
+                       "Plugin scheduling latency in microseconds (session open and close)",
+                       m->plugins, m->nplugins);
         kb_buf_adds(&b, "# HELP kbatch_schedule_attempts_total Number of attempts to schedule "
                         "pods, by the result\n# TYPE kbatch_schedule_attempts_total counter\n");
         kb_buf_printf(&b, "kbatch_schedule_attempts_total{result=\"scheduled\"} %llu\n",

@@ -20,9 +20,13 @@ struct kb__conf_ref {
 
 struct kb__status_memo; /* last written status per object (dispatch.c) */
 struct kb__event_rec;   /* event deduplication (dispatch.c) */
+struct kb__evicting;    /* evictions in flight (dispatch.c) */
 struct kb__metrics;
 struct MHD_Daemon;
 
+/* Reflectors with one per kind; pods have KB__R_PODS for the bound pods of
+ * every scheduler ("spec.nodeName!=") plus one per scheduler name
+ * (pod_refl), so pending pods of other schedulers are never fetched. */
 enum {
         KB__R_NODES,
         KB__R_PODS,
@@ -39,9 +43,16 @@ struct kb_sched {
         struct kb_kube *kube;
         struct kb_cache *cache;
         struct kb_reflector *refl[KB__NREFL];
+        struct kb_reflector **pod_refl; /* per scheduler name */
+        size_t npod_refl;
         uv_timer_t tick;
         uv_timer_t lease_timer;
-        uv_signal_t sig_term, sig_int, sig_usr1;
+        /* Signals: blocked in every thread; one thread sigwaits for them
+         * and hands them to the loop through sig_async (pending bits). */
+        uv_async_t sig_async;
+        pthread_t sig_thread;
+        bool sig_thread_started;
+        unsigned sig_pending; /* atomic: 1 << signal number */
         struct kb__conf_ref *conf;
         struct stat conf_st;
         char *identity;
@@ -50,6 +61,8 @@ struct kb_sched {
         bool stopping;
         bool closed;
         int exit_code;
+        /* Binds and evictions sent and not answered yet; a stop waits
+         * for them. */
         size_t binds_inflight;
         bool default_queue_requested;
 
@@ -63,7 +76,15 @@ struct kb_sched {
         double lease_renewed;  /* monotonic: our last successful renew */
         int lease_transitions;
 
+        /* From discovery: whether podgroups and queues have a status
+         * subresource (1), not (0: status is written on the object), or
+         * not known yet (-1: status waits). */
+        signed char pg_status_sub, queue_status_sub;
+        bool discovery_inflight;
+        double discovered_at; /* monotonic, 0 when never */
+
         struct kb__status_memo *memo;
+        struct kb__evicting *evicting;
         struct kb__event_rec *events;
         size_t nevents;
 
@@ -76,6 +97,8 @@ struct kb_sched {
 void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                          const struct kb_result *r);
 void kb__ensure_default_queue(struct kb_sched *s);
+/* Asks discovery (again, every 30 s) whether status subresources exist. */
+void kb__discover(struct kb_sched *s);
 void kb__dispatch_release(struct kb_sched *s);
 void kb__event(struct kb_sched *s, const char *kind, const char *api_version, const char *ns,
                const char *name, const char *uid, const char *type, const char *reason,

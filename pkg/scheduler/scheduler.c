@@ -4,12 +4,19 @@
  * the result to the dispatcher.  Signals: SIGTERM and SIGINT stop gracefully,
  * SIGUSR1 dumps the cache.
  *
+ * Signals are blocked before any thread starts, so every thread (libuv's
+ * pool, libmicrohttpd's, curl's resolver threads) inherits the mask and
+ * none is interrupted by them; one thread sigwaits for them and hands them
+ * to the loop with uv_async_send, as kbatch-apiserver handles its own.
+ *
  * Shutdown order: stop the timer (no new sessions) -> wait for the session
  * and the binds in flight -> release the lease -> stop reflectors, the
  * client and the HTTP endpoints -> close the remaining handles -> the loop
  * runs dry and closes.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +127,9 @@ static bool synced(struct kb_sched *s)
         for (int i = 0; i < KB__NREFL; i++)
                 if (!kb_reflector_synced(s->refl[i]))
                         return false;
+        for (size_t i = 0; i < s->npod_refl; i++)
+                if (!kb_reflector_synced(s->pod_refl[i]))
+                        return false;
         return true;
 }
 
@@ -129,6 +139,7 @@ static void tick(uv_timer_t *t)
         conf_check(s);
         if (s->stopping || s->session_running)
                 return;
+        kb__discover(s);
         if (!synced(s))
                 return;
         __atomic_store_n(&s->ready, true, __ATOMIC_RELAXED);
@@ -160,13 +171,16 @@ static void close_all(struct kb_sched *s)
                 kb_reflector_free(s->refl[i]);
                 s->refl[i] = NULL;
         }
+        for (size_t i = 0; i < s->npod_refl; i++)
+                kb_reflector_free(s->pod_refl[i]);
+        free(s->pod_refl);
+        s->pod_refl = NULL;
+        s->npod_refl = 0;
         kb_kube_free(s->kube);
         s->kube = NULL;
         uv_close((uv_handle_t *)&s->tick, NULL);
         uv_close((uv_handle_t *)&s->lease_timer, NULL);
-        uv_close((uv_handle_t *)&s->sig_term, NULL);
-        uv_close((uv_handle_t *)&s->sig_int, NULL);
-        uv_close((uv_handle_t *)&s->sig_usr1, NULL);
+        uv_close((uv_handle_t *)&s->sig_async, NULL);
 }
 
 static void close_fired(uv_timer_t *t)
@@ -211,16 +225,14 @@ void kb__sched_stop(struct kb_sched *s, int code)
         kb__sched_shutdown_check(s);
 }
 
-static void on_signal(uv_signal_t *h, int sig)
+static void on_signal(struct kb_sched *s, int sig)
 {
-        struct kb_sched *s = h->data;
         KB_INFO("signal %d: finishing the dispatch in flight and stopping", sig);
         kb__sched_stop(s, 0);
 }
 
-static void on_usr1(uv_signal_t *h, int sig)
+static void on_usr1(struct kb_sched *s)
 {
-        struct kb_sched *s = h->data;
         char *json = kb_cache_dump_json(s->cache);
         const char *dir = s->o->dump_dir ? s->o->dump_dir : getenv("TMPDIR");
         if (!dir || !*dir)
@@ -237,7 +249,65 @@ static void on_usr1(uv_signal_t *h, int sig)
         free(json);
 }
 
+/* The loop's side: drain the pending signals (sends coalesce). */
+static void signals_arrived(uv_async_t *h)
+{
+        struct kb_sched *s = h->data;
+        unsigned bits = __atomic_exchange_n(&s->sig_pending, 0, __ATOMIC_ACQ_REL);
+        if (bits & (1u << SIGUSR1))
+                on_usr1(s);
+        if (bits & (1u << SIGTERM))
+                on_signal(s, SIGTERM);
+        if (bits & (1u << SIGINT))
+                on_signal(s, SIGINT);
+}
+
+static void signal_set(sigset_t *set)
+{
+        sigemptyset(set);
+        sigaddset(set, SIGTERM);
+        sigaddset(set, SIGINT);
+        sigaddset(set, SIGUSR1);
+}
+
+/* The signal thread: waits for the blocked signals and hands them over.
+ * It ends when the loop is gone (sig_async closed): the main thread then
+ * sends it a SIGUSR1 of its own with sig_pending's top bit set. */
+static void *signal_thread(void *arg)
+{
+        struct kb_sched *s = arg;
+        sigset_t set;
+        signal_set(&set);
+        for (;;) {
+                int sig = 0;
+                if (sigwait(&set, &sig) != 0)
+                        continue;
+                unsigned prev = __atomic_fetch_or(&s->sig_pending, 1u << sig, __ATOMIC_ACQ_REL);
+                if (prev & (1u << 31))
+                        return NULL;
+                uv_async_send(&s->sig_async);
+        }
+}
+
 /* ---- run -------------------------------------------------------------------------- */
+
+/* "fieldSelector=" and selector + value, percent-encoded. */
+static char *field_query(const char *selector, const char *value)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb_buf_adds(&b, "fieldSelector=");
+        char *text = kb_xasprintf("%s%s", selector, value);
+        for (const char *p = text; *p; p++) {
+                unsigned char ch = (unsigned char)*p;
+                if (isalnum(ch) || ch == '.' || ch == '-' || ch == '_')
+                        kb_buf_addc(&b, (char)ch);
+                else
+                        kb_buf_printf(&b, "%%%02X", ch);
+        }
+        free(text);
+        return kb_buf_detach(&b);
+}
 
 int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
 {
@@ -246,6 +316,14 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         char err[512];
         int rc = 0;
         s->o = o;
+        s->pg_status_sub = s->queue_status_sub = -1;
+        if (o->nscheduler_names + 1 > KB_CACHE_MAX_SOURCES) {
+                fprintf(stderr, "kbatch-scheduler: --scheduler-name: at most %d names\n",
+                        KB_CACHE_MAX_SOURCES - 1);
+                kb_conf_release(conf);
+                free(s);
+                return 2;
+        }
         if (kb_kube_config_load(o->kubeconfig, o->context, o->master, &cfg, err, sizeof(err))) {
                 fprintf(stderr, "kbatch-scheduler: %s\n", err);
                 kb_conf_release(conf);
@@ -266,6 +344,11 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 s->identity = kb_xasprintf("%s_%d", host, (int)getpid());
         }
 
+        /* Before any thread starts (libuv's pool, the HTTP thread, curl's
+         * resolvers, the signal thread), so that all inherit the mask. */
+        sigset_t set;
+        signal_set(&set);
+        pthread_sigmask(SIG_BLOCK, &set, NULL);
         uv_loop_init(&s->loop);
         struct kb_kube_opts ko = {.qps = o->qps, .burst = o->burst};
         s->kube = kb_kube_new(&s->loop, &cfg, &ko);
@@ -281,17 +364,32 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 enum kb_kind kind;
         } refl[KB__NREFL] = {
             {"nodes", "/api/v1/nodes", KB_KIND_NODE},
-            {"pods", "/api/v1/pods", KB_KIND_POD},
+            {"pods (bound)", "/api/v1/pods", KB_KIND_POD},
             {"podgroups", KB_GROUP_API "/podgroups", KB_KIND_PODGROUP},
             {"queues", KB_GROUP_API "/queues", KB_KIND_QUEUE},
             {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
              KB_KIND_PRIORITYCLASS},
             {"namespaces", "/api/v1/namespaces", KB_KIND_NAMESPACE},
         };
+        /* Pods: every bound pod (they hold node resources, whichever
+         * scheduler placed them) as source 0, and the pods of each of our
+         * scheduler names as sources 1.. (the cache merges the overlap). */
+        char *bound_query = field_query("spec.nodeName!=", "");
         for (int i = 0; i < KB__NREFL; i++)
-                s->refl[i] = kb_reflector_new(s->kube, refl[i].name, refl[i].path, NULL,
-                                              &kb_cache_reflector_ops,
-                                              kb_cache_feed(s->cache, refl[i].kind));
+                s->refl[i] = kb_reflector_new(
+                    s->kube, refl[i].name, refl[i].path, i == KB__R_PODS ? bound_query : NULL,
+                    &kb_cache_reflector_ops, kb_cache_feed(s->cache, refl[i].kind));
+        free(bound_query);
+        s->pod_refl = kb_xcalloc(o->nscheduler_names + 1, sizeof(*s->pod_refl));
+        for (size_t i = 0; i < o->nscheduler_names; i++) {
+                char *q = field_query("spec.schedulerName=", o->scheduler_names[i]);
+                char *name = kb_xasprintf("pods (%s)", o->scheduler_names[i]);
+                s->pod_refl[s->npod_refl++] =
+                    kb_reflector_new(s->kube, name, "/api/v1/pods", q, &kb_cache_reflector_ops,
+                                     kb_cache_feed_source(s->cache, KB_KIND_POD, (unsigned)i + 1));
+                free(name);
+                free(q);
+        }
 
         uv_timer_init(&s->loop, &s->tick);
         s->tick.data = s;
@@ -299,13 +397,12 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         uv_timer_start(&s->tick, tick, ms, ms ? ms : 1);
         uv_timer_init(&s->loop, &s->lease_timer);
         s->lease_timer.data = s;
-        uv_signal_init(&s->loop, &s->sig_term);
-        uv_signal_init(&s->loop, &s->sig_int);
-        uv_signal_init(&s->loop, &s->sig_usr1);
-        s->sig_term.data = s->sig_int.data = s->sig_usr1.data = s;
-        uv_signal_start(&s->sig_term, on_signal, SIGTERM);
-        uv_signal_start(&s->sig_int, on_signal, SIGINT);
-        uv_signal_start(&s->sig_usr1, on_usr1, SIGUSR1);
+        uv_async_init(&s->loop, &s->sig_async, signals_arrived);
+        s->sig_async.data = s;
+        if (pthread_create(&s->sig_thread, NULL, signal_thread, s) == 0)
+                s->sig_thread_started = true;
+        else
+                KB_ERROR("cannot start the signal thread: signals are ignored");
 
         if (o->listen_address && *o->listen_address && kb__http_start(s, o->listen_address) != 0) {
                 fprintf(stderr, "kbatch-scheduler: --listen-address %s: cannot listen\n",
@@ -319,6 +416,12 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         }
 
         uv_run(&s->loop, UV_RUN_DEFAULT);
+        if (s->sig_thread_started) {
+                /* The loop is gone: tell the signal thread to end. */
+                __atomic_fetch_or(&s->sig_pending, 1u << 31, __ATOMIC_ACQ_REL);
+                pthread_kill(s->sig_thread, SIGUSR1);
+                pthread_join(s->sig_thread, NULL);
+        }
         rc = s->exit_code;
         if (uv_loop_close(&s->loop) != 0) {
                 KB_ERROR("the loop did not close clean");

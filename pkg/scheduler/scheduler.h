@@ -46,7 +46,10 @@ void kb_sched_opts_init(struct kb_sched_opts *o);
  * code: 0 after a clean stop, 1 on a runtime failure (lost leadership, no
  * usable API), 2 on bad input (conf, kubeconfig, flags) with a message on
  * stderr.  conf is the conf already loaded (the caller checked it); it is
- * taken over.  Call from the main thread.
+ * taken over.  Call from the main thread, before any other thread starts:
+ * SIGTERM, SIGINT and SIGUSR1 are blocked here (and stay blocked after it
+ * returns) so that every thread inherits the mask, and a thread of its own
+ * takes them.
  */
 int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf);
 

@@ -57,6 +57,9 @@ static void test_selectors(void **state)
                 {"!gone,app", false, true},      {"", false, true},
                 {"spec.nodeName=n1", true, true}, {"status.phase!=Running", true, false},
                 {"involvedObject.namespace=", true, true}, {"metadata.name=q", true, false},
+                /* The scheduler's bound-pods watch; "x!=" matches a set x. */
+                {"spec.nodeName!=", true, true}, {"spec.nodeName!=,spec.schedulerName=kbatch", true, false},
+                {"spec.schedulerName!=", true, false},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
                 struct kb_selector *s;

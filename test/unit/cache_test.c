@@ -52,6 +52,86 @@ static void test_upsert_remove_relist(void **state)
         kb_cache_free(c);
 }
 
+/* A pod with a resourceVersion, from a source as a reflector feeds it. */
+#define PODRV(name, uid, rv, sched, node)                                                          \
+        "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"" uid            \
+        "\",\"resourceVersion\":\"" rv "\"},\"spec\":{\"schedulerName\":\"" sched "\"" node        \
+        ",\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"Pending\"}}"
+
+static void feed(struct kb_cache *c, unsigned src, const char *op, const char *text)
+{
+        void *arg = kb_cache_feed_source(c, KB_KIND_POD, src);
+        struct kb_value *v = text ? json(text) : NULL;
+        if (!strcmp(op, "upsert"))
+                kb_cache_reflector_ops.upsert(arg, v);
+        else if (!strcmp(op, "remove"))
+                kb_cache_reflector_ops.remove(arg, v);
+        else if (!strcmp(op, "begin"))
+                kb_cache_reflector_ops.list_begin(arg);
+        else
+                kb_cache_reflector_ops.list_end(arg);
+        kb_value_free(v);
+}
+
+/* Two pod sources as the daemon has them: 0 bound pods ("spec.nodeName!="),
+ * 1 our scheduler's pods ("spec.schedulerName=kbatch"). */
+#define BOUND ",\"nodeName\":\"n1\""
+static void test_sources(void **state)
+{
+        struct kb_cache *c = kb_cache_new();
+
+        /* Ours, pending: only source 1 has it.  Bound: both report it,
+         * source 1's older copy arriving last must not win. */
+        feed(c, 1, "upsert", PODRV("a", "ua", "3", "kbatch", ""));
+        feed(c, 0, "upsert", PODRV("a", "ua", "5", "kbatch", BOUND));
+        feed(c, 1, "upsert", PODRV("a", "ua", "4", "kbatch", ""));
+        const struct kb_pod *p = kb_cache_get(c, KB_KIND_POD, "default", "a");
+        assert_non_null(p);
+        assert_string_equal(p->node_name, "n1");
+        assert_string_equal(p->meta.resource_version, "5");
+
+        /* Deleted: it goes when the last source says so. */
+        feed(c, 1, "remove", PODRV("a", "ua", "6", "kbatch", BOUND));
+        assert_non_null(kb_cache_get(c, KB_KIND_POD, "default", "a"));
+        feed(c, 0, "remove", PODRV("a", "ua", "6", "kbatch", BOUND));
+        assert_null(kb_cache_get(c, KB_KIND_POD, "default", "a"));
+
+        /* Another scheduler's pod arrives from source 0 once bound; a
+         * relist of source 1 (which never had it) keeps it, one of source 0
+         * without it removes it. */
+        feed(c, 0, "upsert", PODRV("web", "uw", "7", "default-scheduler", BOUND));
+        feed(c, 1, "begin", NULL);
+        feed(c, 1, "end", NULL);
+        assert_non_null(kb_cache_get(c, KB_KIND_POD, "default", "web"));
+        feed(c, 0, "begin", NULL);
+        feed(c, 0, "end", NULL);
+        assert_null(kb_cache_get(c, KB_KIND_POD, "default", "web"));
+
+        /* A pod recreated under its name: the new uid replaces the old
+         * copy whatever the versions, and the old one's DELETED from the
+         * other source leaves the new one alone. */
+        feed(c, 0, "upsert", PODRV("b", "old", "9", "kbatch", BOUND));
+        feed(c, 1, "upsert", PODRV("b", "new", "8", "kbatch", ""));
+        p = kb_cache_get(c, KB_KIND_POD, "default", "b");
+        assert_string_equal(p->meta.uid, "new");
+        feed(c, 0, "remove", PODRV("b", "old", "10", "kbatch", BOUND));
+        p = kb_cache_get(c, KB_KIND_POD, "default", "b");
+        assert_non_null(p);
+        assert_string_equal(p->meta.uid, "new");
+
+        /* A refresh updates a held object and adds none. */
+        struct kb_value *v = json(PODRV("b", "new", "11", "kbatch", BOUND));
+        assert_int_equal(kb_cache_refresh(c, KB_KIND_POD, v), 0);
+        kb_value_free(v);
+        p = kb_cache_get(c, KB_KIND_POD, "default", "b");
+        assert_string_equal(p->node_name, "n1");
+        v = json(PODRV("zz", "uz", "12", "kbatch", ""));
+        assert_int_equal(kb_cache_refresh(c, KB_KIND_POD, v), 0);
+        kb_value_free(v);
+        assert_null(kb_cache_get(c, KB_KIND_POD, "default", "zz"));
+        kb_cache_free(c);
+}
+
 static void test_binding_marks(void **state)
 {
         static const char *const names[] = {"kbatch"};
@@ -103,6 +183,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_upsert_remove_relist),
             cmocka_unit_test(test_binding_marks),
+            cmocka_unit_test(test_sources),
         };
         return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }

@@ -349,6 +349,18 @@ static char *run_binds(const char *manifests, const char *conf_text, bool full_s
                 struct kb_result r;
                 kb_cluster_snapshot(&c, &snap);
                 assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+                /* Every action and plugin is timed, in conf order. */
+                assert_int_equal(r.naction_times, conf.nactions);
+                for (size_t k = 0; k < conf.nactions; k++) {
+                        assert_string_equal(r.action_times[k].name, conf.actions[k].name);
+                        assert_true(r.action_times[k].seconds >= 0);
+                }
+                size_t np = 0;
+                for (size_t t = 0; t < conf.ntiers; t++)
+                        for (size_t p = 0; p < conf.tiers[t].nplugins; p++, np++)
+                                assert_string_equal(r.plugin_times[np].name,
+                                                    conf.tiers[t].plugins[p].name);
+                assert_int_equal(r.nplugin_times, np);
                 for (size_t k = 0; k < r.nbinds; k++)
                         kb_buf_printf(&out, "%s=%s ", r.binds[k].pod->meta.name, r.binds[k].node);
                 for (size_t k = 0; k < r.npodgroups; k++)

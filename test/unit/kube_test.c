@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kube/kube.h"
@@ -113,12 +114,123 @@ static void test_kubeconfig(void **state)
         assert_non_null(strstr(err, "exec"));
 }
 
+/* An exec plugin: a shell script that records what it was given and
+ * answers as its first argument says. */
+static const char plugin[] =
+    "#!/bin/sh\n"
+    "printf '%s\\n' \"$KUBERNETES_EXEC_INFO\" >\"$OUT/info\"\n"
+    "case \"$1\" in\n"
+    "token) printf "
+    "'{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+    "\"status\":{\"token\":\"tok-%s-%s\",\"expirationTimestamp\":\"2030-01-02T03:04:05Z\"}}' "
+    "\"$FOO\" \"$2\" ;;\n"
+    "cert) printf '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":"
+    "\"ExecCredential\",\"status\":{\"clientCertificateData\":\"CERT\",\"clientKeyData\":\"KEY\"}}'"
+    " ;;\n"
+    "badkind) printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"Secret\","
+    "\"status\":{\"token\":\"tok-secret\"}}' ;;\n"
+    "empty) printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
+    "\"ExecCredential\",\"status\":{}}' ;;\n"
+    "*) echo 'no credential for you' >&2; exit 3 ;;\n"
+    "esac\n";
+
+/* Loads a kubeconfig whose user runs ./plugin.sh (relative: resolved
+ * against the kubeconfig's directory) with args and FOO=bar. */
+static int load_exec(const char *api_version, const char *args, struct kb_kube_config *c, char *err,
+                     size_t errlen)
+{
+        char text[1024], path[256];
+        snprintf(text, sizeof(text),
+                 "current-context: a\nclusters: [{name: c, cluster: {server: https://s}}]\n"
+                 "users:\n- name: u\n  user:\n    exec:\n      apiVersion: %s\n"
+                 "      command: ./plugin.sh\n      args: [%s]\n"
+                 "      env: [{name: FOO, value: bar}, {name: OUT, value: %s}]\n"
+                 "contexts: [{name: a, context: {cluster: c, user: u}}]\n",
+                 api_version, args, dir);
+        snprintf(path, sizeof(path), "%s", write_file("kc-exec", text));
+        return kb_kube_config_load(path, NULL, NULL, c, err, errlen);
+}
+
+static void test_exec_plugin(void **state)
+{
+        char path[256], err[512];
+        snprintf(path, sizeof(path), "%s", write_file("plugin.sh", plugin));
+        assert_int_equal(chmod(path, 0755), 0);
+        struct kb_kube_config c;
+        struct kb_kube_cred cred;
+
+        /* A token with an expiry; args and env reach the plugin, and so does
+         * KUBERNETES_EXEC_INFO. */
+        assert_int_equal(
+            load_exec("client.authentication.k8s.io/v1", "token, a1", &c, err, sizeof(err)), 0);
+        assert_true(c.has_exec);
+        char want_cmd[300];
+        snprintf(want_cmd, sizeof(want_cmd), "%s/./plugin.sh", dir);
+        assert_string_equal(c.exec.command, want_cmd);
+        assert_int_equal(c.exec.nargs, 2);
+        assert_int_equal(kb_kube_exec_credential(&c.exec, &cred, err, sizeof(err)), 0);
+        assert_string_equal(cred.token, "tok-bar-a1");
+        double want;
+        assert_int_equal(kb_parse_time("2030-01-02T03:04:05Z", &want), 0);
+        assert_true(cred.expiry == want);
+        assert_null(cred.cert);
+        kb_kube_cred_release(&cred);
+        char *info = NULL;
+        size_t n;
+        char ipath[256];
+        snprintf(ipath, sizeof(ipath), "%s/info", dir);
+        assert_int_equal(kb_read_file(ipath, &info, &n), 0);
+        assert_non_null(strstr(info, "\"apiVersion\":\"client.authentication.k8s.io/v1\""));
+        assert_non_null(strstr(info, "\"interactive\":false"));
+        free(info);
+        kb_kube_config_release(&c);
+
+        /* v1beta1 with a client certificate and key. */
+        assert_int_equal(
+            load_exec("client.authentication.k8s.io/v1beta1", "cert", &c, err, sizeof(err)), 0);
+        assert_int_equal(kb_kube_exec_credential(&c.exec, &cred, err, sizeof(err)), 0);
+        assert_null(cred.token);
+        assert_string_equal(cred.cert, "CERT");
+        assert_string_equal(cred.key, "KEY");
+        assert_true(cred.expiry == 0);
+        kb_kube_cred_release(&cred);
+        kb_kube_config_release(&c);
+
+        /* Failures say what is wrong, never the secret. */
+        static const struct {
+                const char *api, *arg, *want;
+        } bad[] = {
+            {"client.authentication.k8s.io/v1beta1", "token", "apiVersion: want"},
+            {"client.authentication.k8s.io/v1", "badkind", "kind: want ExecCredential"},
+            {"client.authentication.k8s.io/v1", "empty", "neither a token nor"},
+            {"client.authentication.k8s.io/v1", "fail", "exited with status 3"},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
+                assert_int_equal(load_exec(bad[i].api, bad[i].arg, &c, err, sizeof(err)), 0);
+                assert_int_equal(kb_kube_exec_credential(&c.exec, &cred, err, sizeof(err)),
+                                 KB_EBADINPUT);
+                if (!strstr(err, bad[i].want))
+                        fail_msg("%s: want \"%s\" in \"%s\"", bad[i].arg, bad[i].want, err);
+                assert_null(strstr(err, "tok-"));
+                kb_kube_config_release(&c);
+        }
+
+        /* A command that does not exist, and a kubeconfig without apiVersion. */
+        struct kb_kube_exec x = {.api_version = "client.authentication.k8s.io/v1",
+                                 .command = "/nonexistent/kbatch-plugin"};
+        assert_int_equal(kb_kube_exec_credential(&x, &cred, err, sizeof(err)), KB_EBADINPUT);
+        assert_non_null(strstr(err, "cannot run it"));
+        assert_int_equal(load_exec("v1", "token", &c, err, sizeof(err)), KB_EBADINPUT);
+        assert_non_null(strstr(err, "exec.apiVersion"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_base64),
             cmocka_unit_test(test_backoff),
             cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_exec_plugin, setup, teardown),
         };
         return cmocka_run_group_tests_name("kube", tests, NULL, NULL);
 }

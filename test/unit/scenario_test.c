@@ -735,7 +735,7 @@ static const struct kb_scenario accounting[] = {
          * are not idle, only future-idle.  a-0 fits future idle (0 + 4 - 0)
          * but not idle (0), so it is pipelined: the gang is not ready
          * (0 < 1) but pipelined, so the statement is kept, nothing binds,
-         * and the group stays Inqueue. */
+         * and the group stays Inqueue.  The kept pipeline nominates a-0 to n1. */
         .name = "a Releasing pod's room is future idle: pipelined, not bound",
         .manifests = NODE("n1")
             POD("old", ", deletionTimestamp: '2024-01-01T00:00:00Z'",
@@ -744,6 +744,20 @@ static const struct kb_scenario accounting[] = {
         .binds = "",
         .phases = "a=Inqueue",
         .message = "a: 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pipelined",
+        .nominated = "a-0=n1",
+    },
+    {
+        /* The same Releasing pod, but a gang of two 4-cpu tasks: a-0 is
+         * pipelined on n1's future idle, a-1 fits nowhere; the gang is
+         * neither ready nor pipelined (1 < 2), the statement is discarded,
+         * and with it the pipeline: nothing is nominated. */
+        .name = "a discarded pipeline nominates nothing",
+        .manifests = NODE("n1")
+            POD("old", ", deletionTimestamp: '2024-01-01T00:00:00Z'",
+                "  schedulerName: default-scheduler\n  nodeName: n1\n" POD_REQ("4"), "phase: Running")
+            GANG("a", "2", "2", "4", ""),
+        .binds = "",
+        .nominated = "",
     },
     {
         /* Each pod: containers 1 cpu, an init container 3 cpu, overhead

@@ -79,8 +79,10 @@ static char *join(char **v, size_t n)
 }
 
 static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_out,
-                     char **phases_out, char **messages_out)
+                     char **phases_out, char **messages_out, char **nominated_out)
 {
+        char **nom = NULL;
+        size_t nnom = 0, capnom = 0;
         struct kb_cluster c;
         struct kb_conf conf;
         char err[1024];
@@ -115,6 +117,12 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                         KB_PUSH(got, ngot, cap, s);
                 }
                 if (i == sessions - 1) {
+                        for (size_t k = 0; k < r.nnominations; k++) {
+                                const struct kb_nomination *nm = &r.nominations[k];
+                                char *s = kb_xasprintf("%s/%s=%s", nm->pod->meta.namespace,
+                                                       nm->pod->meta.name, nm->node);
+                                KB_PUSH(nom, nnom, capnom, s);
+                        }
                         for (size_t k = 0; k < r.npodgroups; k++) {
                                 const struct kb_pg_status *st = &r.podgroups[k];
                                 kb_buf_printf(&phases, "%s=%s ", st->name,
@@ -133,6 +141,12 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
         for (size_t k = 0; k < ngot; k++)
                 free(got[k]);
         free(got);
+        if (nnom)
+                qsort(nom, nnom, sizeof(*nom), cmp_str);
+        *nominated_out = join(nom, nnom);
+        for (size_t k = 0; k < nnom; k++)
+                free(nom[k]);
+        free(nom);
         *phases_out = kb_buf_detach(&phases);
         *messages_out = kb_buf_detach(&messages);
         kb_conf_release(&conf);
@@ -145,8 +159,8 @@ void kb_run_scenario(const struct kb_scenario *sc)
         size_t nwant = expected_binds(sc->binds, &want);
         char *want_text = join(want, nwant);
         for (int mode = 0; mode < 2; mode++) {
-                char *binds, *phases, *messages;
-                run_once(sc, mode == 1, &binds, &phases, &messages);
+                char *binds, *phases, *messages, *nominated;
+                run_once(sc, mode == 1, &binds, &phases, &messages, &nominated);
                 if (strcmp(binds, want_text) != 0) {
                         fprintf(stderr,
                                 "scenario %s (%s):\n  want binds: %s\n  got binds:  %s\n  "
@@ -182,9 +196,27 @@ void kb_run_scenario(const struct kb_scenario *sc)
                                 sc->name, sc->message, messages);
                         fail();
                 }
+                if (sc->nominated) {
+                        char **wn;
+                        size_t nwn = expected_binds(sc->nominated, &wn);
+                        char *wn_text = join(wn, nwn);
+                        if (strcmp(nominated, wn_text) != 0) {
+                                fprintf(stderr,
+                                        "scenario %s (%s):\n  want nominated: %s\n  got "
+                                        "nominated:  %s\n",
+                                        sc->name, mode ? "full scan" : "cached", wn_text,
+                                        nominated);
+                                fail();
+                        }
+                        for (size_t i = 0; i < nwn; i++)
+                                free(wn[i]);
+                        free(wn);
+                        free(wn_text);
+                }
                 free(binds);
                 free(phases);
                 free(messages);
+                free(nominated);
         }
         for (size_t i = 0; i < nwant; i++)
                 free(want[i]);

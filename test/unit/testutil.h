@@ -32,6 +32,8 @@ int kb_test_log_contains(const char *needle);
  *   phases     "pg=Phase ..." checked after the last session (optional).
  *   message    a text some Unschedulable condition of the last session
  *              must contain (optional).
+ *   nominated  the last session's nominations (pipelined tasks), as
+ *              "pod=node" like binds; checked when not NULL.
  *
  * Each scenario runs twice, through the node-selection caches and as a
  * full scan, and both must give exactly the expected binds.
@@ -44,6 +46,7 @@ struct kb_scenario {
         const char *binds;
         const char *phases;
         const char *message;
+        const char *nominated;
 };
 void kb_run_scenario(const struct kb_scenario *sc);
 /* Runs a table of scenarios as one cmocka test, reporting each by name. */

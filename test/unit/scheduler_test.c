@@ -1,0 +1,242 @@
+/*
+ * pkg/scheduler's dispatcher against an in-process kbatch-apiserver: a
+ * session result is fed to kb__dispatch_result as the session's
+ * after-callback would, the loop runs until every request is answered, and
+ * the server is asked what happened.  No session runs here: the results are
+ * made by hand, so paths no action exercises yet (evictions) are covered.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/apiserver.h"
+#include "scheduler/scheduler-int.h"
+
+struct fixture {
+        struct kb_apiserver *srv;
+        struct kb_sched s;
+        struct kb_sched_opts o;
+        uv_timer_t timer;
+};
+
+static int call(struct kb_apiserver *srv, const char *method, const char *path, const char *body,
+                struct kb_value **out)
+{
+        struct kb_api_req req = {.method = method,
+                                 .path = path,
+                                 .content_type = "application/json",
+                                 .body = body,
+                                 .body_len = body ? strlen(body) : 0};
+        struct kb_api_resp resp;
+        kb_apiserver_handle(srv, &req, &resp);
+        int code = resp.status;
+        if (out) {
+                *out = NULL;
+                assert_int_equal(kb_json_parse(resp.body.data ? resp.body.data : "", resp.body.len,
+                                               out, NULL, 0),
+                                 0);
+        }
+        kb_api_resp_release(&resp);
+        return code;
+}
+
+static int setup(void **state)
+{
+        struct fixture *f = kb_xcalloc(1, sizeof(*f));
+        struct kb_apiserver_opts ao;
+        char err[256];
+        kb_apiserver_opts_init(&ao);
+        ao.seed = 3;
+        f->srv = kb_apiserver_new(&ao);
+        assert_int_equal(kb_apiserver_add_nodes(f->srv, "1:cpu=8,memory=32Gi", err, sizeof(err)),
+                         0);
+        assert_int_equal(kb_apiserver_start(f->srv, "127.0.0.1", 0), 0);
+
+        struct kb_sched *s = &f->s;
+        kb_sched_opts_init(&f->o);
+        s->o = &f->o;
+        s->identity = kb_xstrdup("test");
+        s->leader = true;
+        assert_int_equal(uv_loop_init(&s->loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(f->srv));
+        struct kb_kube_config cfg = {.server = server};
+        s->kube = kb_kube_new(&s->loop, &cfg, NULL);
+        free(server);
+        s->cache = kb_cache_new();
+        s->metrics = kb__metrics_new();
+        uv_timer_init(&s->loop, &f->timer);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        struct fixture *f = *state;
+        struct kb_sched *s = &f->s;
+        kb_kube_free(s->kube);
+        uv_close((uv_handle_t *)&f->timer, NULL);
+        uv_run(&s->loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&s->loop), 0);
+        kb__dispatch_release(s);
+        kb_cache_free(s->cache);
+        kb__metrics_free(s->metrics);
+        free(s->identity);
+        kb_apiserver_free(f->srv);
+        free(f);
+        return 0;
+}
+
+/* Puts the server's pod into the cache (as the reflector would) and returns
+ * the cached object. */
+static const struct kb_pod *cache_pod(struct fixture *f, const char *name)
+{
+        struct kb_value *doc;
+        char *path = kb_xasprintf("/api/v1/namespaces/default/pods/%s", name);
+        assert_int_equal(call(f->srv, "GET", path, NULL, &doc), 200);
+        assert_int_equal(kb_cache_upsert(f->s.cache, KB_KIND_POD, doc), 0);
+        kb_value_free(doc);
+        free(path);
+        return kb_cache_get(f->s.cache, KB_KIND_POD, "default", name);
+}
+
+static void tick(uv_timer_t *t)
+{
+        struct fixture *f = t->data;
+        if (f->s.binds_inflight == 0 && kb_kube_inflight(f->s.kube) == 0)
+                uv_stop(&f->s.loop);
+}
+
+/* Runs the loop until nothing is in flight (at most 10 seconds). */
+static void drain(struct fixture *f)
+{
+        f->timer.data = f;
+        uv_timer_start(&f->timer, tick, 10, 10);
+        double end = kb_now_mono() + 10;
+        while (kb_now_mono() < end) {
+                uv_run(&f->s.loop, UV_RUN_DEFAULT);
+                if (f->s.binds_inflight == 0 && kb_kube_inflight(f->s.kube) == 0)
+                        break;
+        }
+        uv_timer_stop(&f->timer);
+        assert_int_equal(f->s.binds_inflight, 0);
+}
+
+static void test_eviction(void **state)
+{
+        struct fixture *f = *state;
+        /* A running pod with a 7 s grace period, bound to node-1. */
+        assert_int_equal(
+            call(f->srv, "POST", "/api/v1/namespaces/default/pods",
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"victim\"},"
+                 "\"spec\":{\"nodeName\":\"node-1\",\"terminationGracePeriodSeconds\":7,"
+                 "\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                 NULL),
+            201);
+        const struct kb_pod *p = cache_pod(f, "victim");
+        assert_non_null(p);
+        assert_int_equal(p->grace_period, 7);
+
+        /* A pod the server no longer has: its eviction ends at the 404. */
+        assert_int_equal(call(f->srv, "POST", "/api/v1/namespaces/default/pods",
+                              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+                              "\"ghost\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
+                              "\"x\"}]}}",
+                              NULL),
+                         201);
+        const struct kb_pod *ghost = cache_pod(f, "ghost");
+        assert_int_equal(
+            call(f->srv, "DELETE", "/api/v1/namespaces/default/pods/ghost", NULL, NULL), 200);
+
+        struct kb_result r = {0};
+        kb_pool_init(&r.pool, 0);
+        struct kb_eviction ev[2] = {{p, "preempt", "preempted by default/high"},
+                                    {ghost, "reclaim", "reclaimed"}};
+        r.evictions = ev;
+        r.nevictions = 2;
+        struct kb_cache_snap snap = {0};
+        kb__dispatch_result(&f->s, &snap, &r);
+        assert_int_equal(f->s.binds_inflight, 2);
+        /* A second session deciding the same while the first is in flight
+         * sends nothing more. */
+        kb__dispatch_result(&f->s, &snap, &r);
+        assert_int_equal(f->s.binds_inflight, 2);
+        drain(f);
+        kb_pool_release(&r.pool);
+
+        /* The pod is terminating with its own grace period (the simulated
+         * kubelet keeps it that long). */
+        struct kb_value *doc;
+        assert_int_equal(call(f->srv, "GET", "/api/v1/namespaces/default/pods/victim", NULL, &doc),
+                         200);
+        assert_non_null(kb_value_dig(doc, "metadata", "deletionTimestamp", NULL));
+        int64_t g = 0;
+        assert_int_equal(
+            kb_value_int(kb_value_dig(doc, "metadata", "deletionGracePeriodSeconds", NULL), &g), 0);
+        assert_int_equal(g, 7);
+        kb_value_free(doc);
+
+        /* One Warning "Evict" event on the victim, with the reason. */
+        assert_int_equal(call(f->srv, "GET", "/api/v1/namespaces/default/events", NULL, &doc), 200);
+        const struct kb_value *items = kb_value_get(doc, "items");
+        int evicts = 0;
+        for (size_t i = 0; kb_value_is(items, KB_VARRAY) && i < items->arr.n; i++) {
+                const struct kb_value *e = items->arr.v[i];
+                if (!kb_streq(kb_value_str(kb_value_get(e, "reason")), "Evict"))
+                        continue;
+                evicts++;
+                assert_string_equal(kb_value_str(kb_value_dig(e, "involvedObject", "name", NULL)),
+                                    "victim");
+                assert_string_equal(kb_value_str(kb_value_get(e, "type")), "Warning");
+                assert_string_equal(kb_value_str(kb_value_get(e, "message")),
+                                    "preempted by default/high");
+        }
+        assert_int_equal(evicts, 1);
+        kb_value_free(doc);
+}
+
+static void test_nomination(void **state)
+{
+        struct fixture *f = *state;
+        assert_int_equal(
+            call(f->srv, "POST", "/api/v1/namespaces/default/pods",
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"waiter\"},"
+                 "\"spec\":{\"schedulerName\":\"kbatch\",\"containers\":[{\"name\":\"c\","
+                 "\"image\":\"x\"}]}}",
+                 NULL),
+            201);
+        const struct kb_pod *p = cache_pod(f, "waiter");
+        struct kb_result r = {0};
+        kb_pool_init(&r.pool, 0);
+        struct kb_nomination nm = {p, "node-1"};
+        r.nominations = &nm;
+        r.nnominations = 1;
+        struct kb_cache_snap snap = {0};
+        kb__dispatch_result(&f->s, &snap, &r);
+        drain(f);
+
+        struct kb_value *doc;
+        assert_int_equal(call(f->srv, "GET", "/api/v1/namespaces/default/pods/waiter", NULL, &doc),
+                         200);
+        assert_string_equal(kb_value_str(kb_value_dig(doc, "status", "nominatedNodeName", NULL)),
+                            "node-1");
+        assert_int_equal(kb_cache_upsert(f->s.cache, KB_KIND_POD, doc), 0);
+        kb_value_free(doc);
+
+        /* The pod says it now: the next session's nomination sends nothing. */
+        p = kb_cache_get(f->s.cache, KB_KIND_POD, "default", "waiter");
+        nm.pod = p;
+        kb__dispatch_result(&f->s, &snap, &r);
+        assert_int_equal(kb_kube_inflight(f->s.kube), 0);
+        kb_pool_release(&r.pool);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_nomination, setup, teardown),
+        };
+        return cmocka_run_group_tests_name("scheduler", tests, NULL, NULL);
+}
