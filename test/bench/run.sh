@@ -7,7 +7,8 @@
 # peak RSS.  Then checks that the node-selection caches place every pod where
 # a full scan of every node would (same binds, same order), for the workloads
 # named in CHECK (default: W1 W3 W4; W2's full scan takes a while: CHECK="W1
-# W2 W3 W4" includes it).
+# W2 W3 W4" includes it), then (unless DAEMON=0) the daemon end to end:
+# test/bench/daemon.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIM=${SIM:-bin/kbatch-sim}
@@ -56,3 +57,10 @@ for w in $CHECK; do
     exit 1
   fi
 done
+
+# The daemon end to end against kbatch-apiserver (DAEMON=0 skips it).
+if [ "${DAEMON:-1}" != 0 ]; then
+  echo
+  echo "daemon, end to end (kbatch-apiserver with simulated nodes; seconds from kubectl apply until every pod is bound):"
+  bash test/bench/daemon.sh 1000 1000 10 3
+fi
