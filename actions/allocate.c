@@ -125,7 +125,9 @@ static void allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *
                                 n = kb_select_node(s, t, &why);
                                 char msg[300];
                                 snprintf(msg, sizeof(msg),
-                                         "queue %s has used its deserved resources", q->name);
+                                         "queue %s has no room left for the gang within its "
+                                         "deserved resources",
+                                         q->name);
                                 j->fit_error = n ? kb_session_intern(s, msg) : why;
                         }
                         continue;
