@@ -190,8 +190,8 @@ bool kb__is_dns_label(const char *s);
 bool kb__is_dns_subdomain(const char *s);
 void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj,
                          struct kb_causes *c);
-void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v,
-                         const char *path, struct kb_causes *c);
+void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v, const char *path,
+                         struct kb_causes *c);
 void kb__validate_pod(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_pod_spec(const struct kb_value *spec, const char *path, struct kb_causes *c);
 void kb__validate_node(const struct kb_value *obj, struct kb_causes *c);
@@ -222,6 +222,74 @@ void kb__openapi_index(struct kb_apiserver *srv, struct kb_value *out);
 int kb__openapi_gv(struct kb_apiserver *srv, const char *group, const char *version,
                    struct kb_value *out);
 
+/* ---- requests (request.c, read.c, write.c, subresources.c) ---------------- */
+
+#define CT_JSON "application/json"
+
+/* One request on its way through the handlers, with srv->mu held. */
+struct kb_ctx {
+        struct kb_apiserver *srv;
+        const struct kb_api_req *req;
+        struct kb_api_resp *resp;
+        struct kb_rtype *rt;
+        const char *ns;   /* path namespace, or NULL */
+        const char *name; /* item name, or NULL */
+        const char *sub;  /* subresource, or NULL */
+};
+
+/* The value of a query parameter ("" when given without one), or NULL. */
+const char *kb__query(const struct kb_api_req *req, const char *key);
+/* Replies with v (owned) as JSON. */
+void kb__reply(struct kb_api_resp *resp, int status, struct kb_value *v);
+struct kb_value *kb__status_obj(int code, const char *reason, const char *msg);
+/* Replies with a Status; details (owned) may be NULL. */
+KB_PRINTF(5, 6)
+void kb__fail(struct kb_api_resp *resp, int code, const char *reason, struct kb_value *details,
+              const char *fmt, ...);
+void kb__not_found_path(struct kb_api_resp *resp);
+/* "pods" or "podgroups.scheduling.volcano.sh", as messages name a resource;
+ * the caller frees it. */
+char *kb__qualified(const struct kb_rtype *rt);
+struct kb_value *kb__details(const struct kb_rtype *rt, const char *name, const char *kind);
+void kb__not_found(struct kb_ctx *c, const struct kb_rtype *rt, const char *name);
+void kb__conflict(struct kb_ctx *c, const char *name);
+/* 422 Invalid naming each cause's field. */
+void kb__invalid(struct kb_ctx *c, const char *name, struct kb_causes *causes);
+bool kb__wants_table(const struct kb_api_req *req);
+bool kb__is_protobuf(const char *ct);
+/* The body as JSON (or YAML when the content type says so); NULL after
+ * answering 400 or 415. */
+struct kb_value *kb__parse_body(struct kb_ctx *c);
+/* Whether an injected fault failed this write (the reply is made). */
+bool kb__fault_write(struct kb_ctx *c, const char *what);
+bool kb__namespace_exists(struct kb_apiserver *srv, const char *ns);
+/* Fills kind and apiVersion of obj, or answers 400 when they name another
+ * type. */
+bool kb__check_kind(struct kb_ctx *c, struct kb_value *obj);
+bool kb__dry_run(const struct kb_api_req *req);
+
+struct kb_listing {
+        const struct kb_value **objs;
+        size_t n, cap;
+};
+/* Parses labelSelector and fieldSelector; false after answering 400. */
+bool kb__selectors(struct kb_ctx *c, struct kb_selector **ls, struct kb_selector **fs);
+/* The objects of c->rt in c->ns that match, sorted by namespace and name. */
+void kb__collect(struct kb_ctx *c, struct kb_selector *ls, struct kb_selector *fs,
+                 struct kb_listing *l);
+void kb__do_list(struct kb_ctx *c);
+void kb__do_watch(struct kb_ctx *c);
+void kb__do_item_get(struct kb_ctx *c, struct kb_obj *o);
+/* Creates obj (owned) and answers code (201, or 201 for an apply). */
+void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code);
+/* Replaces o with obj (owned), as PUT does; patches end here too. */
+void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj);
+void kb__do_patch(struct kb_ctx *c, struct kb_obj *o);
+void kb__do_delete(struct kb_ctx *c, struct kb_obj *o);
+void kb__do_delete_collection(struct kb_ctx *c);
+void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
+void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);
+
 /* ---- watch (watch.c) --------------------------------------------------- */
 
 struct kb_watch {
@@ -241,11 +309,24 @@ struct kb_watch {
         size_t off;
         bool end; /* end the stream once out is drained */
 };
+/* Appends one event for obj to w->out. */
+void kb__watch_event(struct kb_watch *w, const char *type, const struct kb_value *obj);
 
 /* ---- simulation (sim.c) ------------------------------------------------ */
 
 int kb__sim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, size_t errlen);
 void kb__sim_tick(struct kb_apiserver *srv);
+void kb__sim_reap(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
+void kb__sim_kubelet(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
+void kb__sim_job_controller(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_rtype *pods);
+/* A condition {type, status, lastProbeTime: null, lastTransitionTime: ts,
+ * reason}; reason may be NULL. */
+struct kb_value *kb__condition(const char *type, const char *status, const char *reason,
+                               const char *ts);
+/* Replaces the condition of c's type in conds, or appends c (owned). */
+void kb__set_condition(struct kb_value *conds, struct kb_value *c);
+/* st.conditions, made an empty array when missing. */
+struct kb_value *kb__conds_of(struct kb_value *st);
 
 /* ---- authentication (auth.c) ------------------------------------------ */
 

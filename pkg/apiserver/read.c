@@ -1,0 +1,259 @@
+/*
+ * Reads: get, list (label and field selectors, limit and continue) and the
+ * start of a watch (initial ADDED events, or a cursor into the history).
+ */
+#include "apiserver/apiserver-int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int cmp_key(const void *a, const void *b)
+{
+        const struct kb_value *x = *(const struct kb_value *const *)a;
+        const struct kb_value *y = *(const struct kb_value *const *)b;
+        const char *nx = kb__meta_str(x, "namespace"), *ny = kb__meta_str(y, "namespace");
+        int r = strcmp(nx ? nx : "", ny ? ny : "");
+        return r ? r : strcmp(kb__meta_str(x, "name"), kb__meta_str(y, "name"));
+}
+
+bool kb__selectors(struct kb_ctx *c, struct kb_selector **ls, struct kb_selector **fs)
+{
+        char err[256];
+        *ls = *fs = NULL;
+        if (kb__selector_parse(kb__query(c->req, "labelSelector"), false, ls, err, sizeof(err)) ||
+            kb__selector_parse(kb__query(c->req, "fieldSelector"), true, fs, err, sizeof(err))) {
+                kb__selector_free(*ls);
+                *ls = NULL;
+                kb__fail(c->resp, 400, "BadRequest", NULL, "%s", err);
+                return false;
+        }
+        return true;
+}
+
+static bool in_scope(const struct kb_ctx *c, const struct kb_value *obj)
+{
+        return !c->ns || kb_streq(kb__meta_str(obj, "namespace"), c->ns);
+}
+
+void kb__collect(struct kb_ctx *c, struct kb_selector *ls, struct kb_selector *fs,
+                 struct kb_listing *l)
+{
+        struct kb_obj *o, *tmp;
+        HASH_ITER(hh, c->rt->objs, o, tmp)
+        {
+                const struct kb_value *v = o->doc->v;
+                if (in_scope(c, v) && kb__selector_match(ls, v) && kb__selector_match(fs, v))
+                        KB_PUSH(l->objs, l->n, l->cap, v);
+        }
+        if (l->n > 1)
+                qsort(l->objs, l->n, sizeof(*l->objs), cmp_key);
+}
+
+static char *hex_encode(const char *s)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+                kb_buf_printf(&b, "%02x", *p);
+        return kb_buf_detach(&b);
+}
+
+static char *hex_decode(const char *s)
+{
+        size_t n = strlen(s);
+        if (n % 2)
+                return NULL;
+        char *out = kb_xmalloc(n / 2 + 1);
+        for (size_t i = 0; i < n / 2; i++) {
+                unsigned v;
+                char two[3] = {s[2 * i], s[2 * i + 1], 0};
+                char *end;
+                v = (unsigned)strtoul(two, &end, 16);
+                if (*end || !v) {
+                        free(out);
+                        return NULL;
+                }
+                out[i] = (char)v;
+        }
+        out[n / 2] = 0;
+        return out;
+}
+
+void kb__do_list(struct kb_ctx *c)
+{
+        struct kb_apiserver *srv = c->srv;
+        struct kb_selector *ls, *fs;
+        if (!kb__selectors(c, &ls, &fs))
+                return;
+        struct kb_listing l = {0};
+        kb__collect(c, ls, fs, &l);
+        size_t start = 0, end = l.n;
+        const char *cont = kb__query(c->req, "continue");
+        const char *lim = kb__query(c->req, "limit");
+        char rvbuf[32];
+        snprintf(rvbuf, sizeof(rvbuf), "%" PRIu64, srv->rv);
+        char *next = NULL;
+        if (cont && cont[0]) {
+                char *tok = hex_decode(cont);
+                char *colon = tok ? strchr(tok, ':') : NULL;
+                if (!colon) {
+                        free(tok);
+                        kb__fail(c->resp, 400, "BadRequest", NULL, "continue key is not valid");
+                        goto out;
+                }
+                *colon = 0;
+                uint64_t trv = strtoull(tok, NULL, 10);
+                if (trv < srv->compacted_rv) {
+                        free(tok);
+                        kb__fail(
+                            c->resp, 410, "Expired", NULL,
+                            "The provided continue parameter is too old to display a consistent "
+                            "list result. You can start a new list without the continue "
+                            "parameter.");
+                        goto out;
+                }
+                while (start < l.n) {
+                        const struct kb_value *v = l.objs[start];
+                        const char *ns = kb__meta_str(v, "namespace");
+                        char *key = ns ? kb_xasprintf("%s/%s", ns, kb__meta_str(v, "name"))
+                                       : kb_xstrdup(kb__meta_str(v, "name"));
+                        int r = strcmp(key, colon + 1);
+                        free(key);
+                        if (r > 0)
+                                break;
+                        start++;
+                }
+                free(tok);
+        }
+        long limit = lim ? strtol(lim, NULL, 10) : 0;
+        if (limit > 0 && (size_t)limit < end - start) {
+                end = start + (size_t)limit;
+                const struct kb_value *v = l.objs[end - 1];
+                const char *ns = kb__meta_str(v, "namespace");
+                char *tok =
+                    ns ? kb_xasprintf("%" PRIu64 ":%s/%s", srv->rv, ns, kb__meta_str(v, "name"))
+                       : kb_xasprintf("%" PRIu64 ":%s", srv->rv, kb__meta_str(v, "name"));
+                next = hex_encode(tok);
+                free(tok);
+        }
+        struct kb_value *out = kb_value_new(KB_VOBJECT);
+        if (kb__wants_table(c->req)) {
+                const char *inc = kb__query(c->req, "includeObject");
+                kb__table(srv, c->rt, l.n ? l.objs + start : NULL, end - start,
+                          inc ? inc : "Metadata", true, rvbuf, out);
+                struct kb_value *md = kb_value_get(out, "metadata");
+                if (next)
+                        kb_value_set(md, "continue", kb_value_new_string(next));
+        } else {
+                char *av = kb__api_version(c->rt);
+                kb_value_set(out, "kind", kb_value_new_string(c->rt->list_kind));
+                kb_value_set(out, "apiVersion", kb_value_new_string(av));
+                free(av);
+                struct kb_value *md = kb_value_ensure_object(out, "metadata");
+                kb_value_set(md, "resourceVersion", kb_value_new_string(rvbuf));
+                if (next) {
+                        kb_value_set(md, "continue", kb_value_new_string(next));
+                        kb_value_set(md, "remainingItemCount",
+                                     kb_value_new_int((int64_t)(l.n - end)));
+                }
+                struct kb_value *items = kb_value_new(KB_VARRAY);
+                for (size_t i = start; i < end; i++)
+                        kb_value_append(items, kb_value_clone(l.objs[i]));
+                kb_value_set(out, "items", items);
+        }
+        kb__reply(c->resp, 200, out);
+out:
+        free(next);
+        free(l.objs);
+        kb__selector_free(ls);
+        kb__selector_free(fs);
+}
+
+/* ---- watch ------------------------------------------------------------------ */
+
+void kb__do_watch(struct kb_ctx *c)
+{
+        struct kb_apiserver *srv = c->srv;
+        struct kb_selector *ls, *fs;
+        if (!kb__selectors(c, &ls, &fs))
+                return;
+        struct kb_watch *w = kb_xcalloc(1, sizeof(*w));
+        w->srv = srv;
+        w->rt = c->rt;
+        w->ns = c->ns ? kb_xstrdup(c->ns) : NULL;
+        w->lsel = ls;
+        w->fsel = fs;
+        w->table = kb__wants_table(c->req);
+        const char *inc = kb__query(c->req, "includeObject");
+        w->include = kb_xstrdup(inc ? inc : "Metadata");
+        kb_buf_init(&w->out);
+        const char *b = kb__query(c->req, "allowWatchBookmarks");
+        w->bookmarks = b && (!strcmp(b, "true") || !strcmp(b, "1"));
+        double now = kb_now_mono();
+        double interval = srv->opts.bookmark_interval > 0 ? srv->opts.bookmark_interval : 30;
+        w->next_bookmark = now + interval;
+        const char *ts = kb__query(c->req, "timeoutSeconds");
+        if (ts && strtod(ts, NULL) > 0)
+                w->deadline = now + strtod(ts, NULL);
+        if (srv->opts.fault_watch_close > 0)
+                w->fault_close = now + srv->opts.fault_watch_close;
+        const char *rv = kb__query(c->req, "resourceVersion");
+        c->resp->status = 200;
+        c->resp->content_type = CT_JSON;
+        c->resp->watch = w;
+        if (!rv || !rv[0] || !strcmp(rv, "0")) {
+                struct kb_listing l = {0};
+                kb__collect(c, ls, fs, &l);
+                for (size_t i = 0; i < l.n; i++)
+                        kb__watch_event(w, "ADDED", l.objs[i]);
+                free(l.objs);
+                w->cursor = srv->rv;
+                return;
+        }
+        char *end;
+        errno = 0;
+        uint64_t n = strtoull(rv, &end, 10);
+        bool bad = *end || errno;
+        bool injected =
+            !bad && srv->opts.fault_watch_410 > 0 && kb__fault_roll(srv, srv->opts.fault_watch_410);
+        if (injected)
+                KB_WARN("fault: answering watch %s from resourceVersion %s with 410", c->req->path,
+                        rv);
+        if (bad || injected || n < srv->compacted_rv) {
+                struct kb_value *st = kb__status_obj(410, "Expired", NULL);
+                char *msg = kb_xasprintf("too old resource version: %s (%" PRIu64 ")", rv,
+                                         srv->compacted_rv + 1);
+                kb_value_set(st, "message", kb_value_new_string(msg));
+                free(msg);
+                kb_value_set(st, "code", kb_value_new_int(410));
+                char *text = kb_json_emit(st, false);
+                kb_buf_printf(&w->out, "{\"type\":\"ERROR\",\"object\":%s}\n", text);
+                free(text);
+                kb_value_free(st);
+                w->end = true;
+                return;
+        }
+        w->cursor = n;
+}
+
+void kb__do_item_get(struct kb_ctx *c, struct kb_obj *o)
+{
+        if (!o) {
+                kb__not_found(c, c->rt, c->name);
+                return;
+        }
+        if (kb__wants_table(c->req)) {
+                struct kb_value *out = kb_value_new(KB_VOBJECT);
+                const struct kb_value *objs[1] = {o->doc->v};
+                const char *inc = kb__query(c->req, "includeObject");
+                kb__table(c->srv, c->rt, objs, 1, inc ? inc : "Metadata", true,
+                          kb__meta_str(o->doc->v, "resourceVersion"), out);
+                kb__reply(c->resp, 200, out);
+                return;
+        }
+        kb__reply(c->resp, 200, kb_value_clone(o->doc->v));
+}
