@@ -48,6 +48,10 @@ typedef void (*kb_row_fn)(struct kb_apiserver *srv, const struct kb_value *obj,
 /* Validation of a built-in type: appends causes. */
 struct kb_causes;
 typedef void (*kb_validate_fn)(const struct kb_value *obj, struct kb_causes *c);
+/* A type that is only ever created and never stored (bindings, access
+ * reviews): answers a POST whose body (owned) has the type's kind. */
+struct kb_ctx;
+typedef void (*kb_create_fn)(struct kb_ctx *c, struct kb_value *body);
 
 struct kb_rtype {
         char *group; /* "" for core */
@@ -69,6 +73,10 @@ struct kb_rtype {
         size_t ncols;
         kb_row_fn row;
         kb_validate_fn validate;
+        kb_create_fn create; /* create-only: nothing stored, no other verb */
+        /* Another version of a stored type (events.k8s.io/v1 Events are core
+         * Events): objects live in view_of and convert on the way in and out. */
+        struct kb_rtype *view_of;
         /* custom resources */
         struct kb_value *schema;  /* openAPIV3Schema, or NULL */
         struct kb_value *columns; /* additionalPrinterColumns, or NULL */
@@ -147,9 +155,12 @@ char *kb__api_version(const struct kb_rtype *rt);
 /* Server-set fields of a new object (uid, timestamps) and the defaults of
  * its type (a pod's phase, a job's selector, a CRD's conditions). */
 void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_value *obj);
+/* Makes what a new namespace gets (its "default" ServiceAccount). */
+void kb__namespace_created(struct kb_apiserver *srv, const char *ns);
 /* A random 5-character suffix for generateName. */
 void kb__name_suffix(struct kb_apiserver *srv, char out[6]);
 void kb__store_free(struct kb_apiserver *srv);
+void kb__type_free(struct kb_rtype *rt);
 
 /* ---- selectors (select.c) --------------------------------------------- */
 
@@ -199,6 +210,13 @@ void kb__validate_job(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_priorityclass(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_crd(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_namespace(const struct kb_value *obj, struct kb_causes *c);
+/* Server-side rewriting of a written object before validation (a Secret's
+ * stringData into data); KB_EBADINPUT with err for an undecodable object. */
+int kb__normalize(const struct kb_rtype *rt, struct kb_value *obj, char *err, size_t errlen);
+void kb__validate_configmap(const struct kb_value *obj, struct kb_causes *c);
+void kb__validate_secret(const struct kb_value *obj, struct kb_causes *c);
+void kb__validate_role(const struct kb_value *obj, struct kb_causes *c);
+void kb__validate_rolebinding(const struct kb_value *obj, struct kb_causes *c);
 
 /* ---- printing (table.c) ------------------------------------------------ */
 
@@ -208,6 +226,21 @@ void kb__table(struct kb_apiserver *srv, const struct kb_rtype *rt, const struct
                size_t n, const char *include, bool with_columns, const char *rv,
                struct kb_value *out);
 void kb__builtin_printers(struct kb_rtype *rt);
+/* The printers of config, RBAC and apps kinds (printers.c); false for
+ * another type. */
+bool kb__more_printers(struct kb_rtype *rt);
+/* Cells: a string ("<none>" when empty), an age, the object's name. */
+void kb__cell_str(struct kb_value *cells, const char *s);
+void kb__cell_age(struct kb_value *cells, const struct kb_value *obj);
+void kb__cell_name(struct kb_value *cells, const struct kb_value *obj);
+#define KB_COL_NAME                                                                                \
+        {                                                                                          \
+                "Name", "string", "name", 0, "Name must be unique within a namespace."             \
+        }
+#define KB_COL_AGE                                                                                 \
+        {                                                                                          \
+                "Age", "string", "", 0, "CreationTimestamp is a timestamp."                        \
+        }
 
 /* ---- discovery (discovery.c) ------------------------------------------ */
 
@@ -235,6 +268,8 @@ struct kb_ctx {
         const char *ns;   /* path namespace, or NULL */
         const char *name; /* item name, or NULL */
         const char *sub;  /* subresource, or NULL */
+        /* The type the path named when it is a view of rt (see kb_rtype). */
+        struct kb_rtype *view;
 };
 
 /* The value of a query parameter ("" when given without one), or NULL. */
@@ -266,7 +301,20 @@ bool kb__namespace_exists(struct kb_apiserver *srv, const char *ns);
 /* Fills kind and apiVersion of obj, or answers 400 when they name another
  * type. */
 bool kb__check_kind(struct kb_ctx *c, struct kb_value *obj);
+/* A boolean query parameter as Kubernetes reads one: present and neither
+ * "0" nor "false" (any case) is true, even with no value. */
+bool kb__query_bool(const struct kb_api_req *req, const char *key);
+/* Checks dryRun and fieldValidation of a write; false after answering 422
+ * as the real server words it (kind CreateOptions, UpdateOptions, ...). */
+bool kb__check_options(struct kb_ctx *c, const char *options_kind);
+/* dryRun=All was asked for. */
 bool kb__dry_run(const struct kb_api_req *req);
+/* Whether the server can answer in a type the Accept header allows; sets
+ * *yaml when the first that it can is application/yaml. */
+bool kb__acceptable(const char *accept, bool *yaml);
+/* 422 Invalid for an object of group/kind other than the path's type. */
+void kb__invalid_kind(struct kb_api_resp *resp, const char *group, const char *kind,
+                      const char *name, struct kb_causes *causes);
 
 struct kb_listing {
         const struct kb_value **objs;
@@ -289,6 +337,24 @@ void kb__do_delete(struct kb_ctx *c, struct kb_obj *o);
 void kb__do_delete_collection(struct kb_ctx *c);
 void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
 void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);
+/* GET pods/NAME/log: what the simulated kubelet knows, as text. */
+void kb__do_pod_log(struct kb_ctx *c, struct kb_obj *o);
+/* The create-only types' handlers (subresources.c, reviews.c). */
+void kb__create_bindings(struct kb_ctx *c, struct kb_value *body);
+void kb__create_access_review(struct kb_ctx *c, struct kb_value *body);
+void kb__create_rules_review(struct kb_ctx *c, struct kb_value *body);
+void kb__create_self_review(struct kb_ctx *c, struct kb_value *body);
+
+/* ---- views of another version (events.c) -------------------------------- */
+
+/* An events.k8s.io/v1 Event from a core/v1 one (returned, caller frees). */
+struct kb_value *kb__event_to_v1(const struct kb_value *core);
+/* A core/v1 Event from an events.k8s.io/v1 one (v1 is consumed). */
+struct kb_value *kb__event_from_v1(struct kb_value *v1);
+/* The object as the view type shows it (a clone when there is no view). */
+struct kb_value *kb__view_out(const struct kb_rtype *view, const struct kb_value *obj);
+/* Rewrites a JSON reply made for the stored type into the view's version. */
+void kb__view_reply(struct kb_ctx *c);
 
 /* ---- watch (watch.c) --------------------------------------------------- */
 
@@ -307,10 +373,14 @@ struct kb_watch {
         double fault_close;   /* monotonic, 0 for none */
         struct kb_buf out;
         size_t off;
-        bool end; /* end the stream once out is drained */
+        bool end;              /* end the stream once out is drained */
+        struct kb_rtype *view; /* show objects as this version, or NULL */
+        bool initial_end;      /* sendInitialEvents: bookmark the end of them */
 };
 /* Appends one event for obj to w->out. */
 void kb__watch_event(struct kb_watch *w, const char *type, const struct kb_value *obj);
+/* Appends a BOOKMARK at the cursor. */
+void kb__watch_bookmark(struct kb_watch *w);
 
 /* ---- simulation (sim.c) ------------------------------------------------ */
 

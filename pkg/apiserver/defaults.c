@@ -136,3 +136,20 @@ void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb
                 kb_value_set(obj, "status", st);
         }
 }
+
+/* What the controller manager puts in every new namespace: the "default"
+ * ServiceAccount. */
+void kb__namespace_created(struct kb_apiserver *srv, const char *ns)
+{
+        struct kb_rtype *sat = kb__type_find(srv, "", "v1", "serviceaccounts");
+        if (kb__obj_find(sat, ns, "default"))
+                return;
+        struct kb_value *sa = kb_value_new(KB_VOBJECT);
+        kb_value_set(sa, "kind", kb_value_new_string("ServiceAccount"));
+        kb_value_set(sa, "apiVersion", kb_value_new_string("v1"));
+        struct kb_value *md = kb_value_ensure_object(sa, "metadata");
+        kb_value_set(md, "name", kb_value_new_string("default"));
+        kb_value_set(md, "namespace", kb_value_new_string(ns));
+        kb__prepare_create(srv, sat, sa);
+        kb__store_put(srv, sat, sa);
+}

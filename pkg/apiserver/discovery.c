@@ -28,6 +28,16 @@ static struct kb_value *verb_list(void)
         return strs((char *const *)verbs, KB_ARRAY_SIZE(verbs));
 }
 
+/* What a type allows: everything, or only create (bindings, reviews). */
+static struct kb_value *type_verbs(const struct kb_rtype *rt)
+{
+        if (!rt->create)
+                return verb_list();
+        struct kb_value *v = kb_value_new(KB_VARRAY);
+        kb_value_append(v, kb_value_new_string("create"));
+        return v;
+}
+
 static struct kb_value *gvk(const struct kb_rtype *rt, const char *kind)
 {
         struct kb_value *k = kb_value_new(KB_VOBJECT);
@@ -127,7 +137,7 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                                     kb_value_new_string(rt->namespaced ? "Namespaced" : "Cluster"));
                                 kb_value_set(r, "singularResource",
                                              kb_value_new_string(rt->singular));
-                                kb_value_set(r, "verbs", verb_list());
+                                kb_value_set(r, "verbs", type_verbs(rt));
                                 if (rt->nshort)
                                         kb_value_set(r, "shortNames",
                                                      strs(rt->short_names, rt->nshort));
@@ -256,6 +266,7 @@ int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const c
                         continue;
                 struct kb_value *r = legacy_entry(rt->resource, rt->kind, rt->namespaced, true);
                 kb_value_set(r, "singularName", kb_value_new_string(rt->singular));
+                kb_value_set(r, "verbs", type_verbs(rt));
                 if (rt->nshort)
                         kb_value_set(r, "shortNames", strs(rt->short_names, rt->nshort));
                 if (rt->ncat)
@@ -270,6 +281,11 @@ int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const c
                         kb_value_append(res, legacy_entry("pods/binding", "Binding", true, false));
                         kb_value_append(res,
                                         legacy_entry("pods/eviction", "Eviction", true, false));
+                        struct kb_value *log = legacy_entry("pods/log", "Pod", true, false);
+                        struct kb_value *get = kb_value_new(KB_VARRAY);
+                        kb_value_append(get, kb_value_new_string("get"));
+                        kb_value_set(log, "verbs", get);
+                        kb_value_append(res, log);
                 }
         }
         if (res->arr.n == 0) {

@@ -22,64 +22,122 @@ static void method_not_allowed(struct kb_ctx *c)
                  "the server does not allow this method on the requested resource");
 }
 
-static void resource(struct kb_ctx *c)
+/* A create-only type (bindings, access reviews): POST on the collection. */
+static void create_only(struct kb_ctx *c)
+{
+        if (c->name || strcmp(c->req->method, "POST")) {
+                method_not_allowed(c);
+                return;
+        }
+        struct kb_value *body = kb__parse_body(c);
+        if (!body)
+                return;
+        if (!kb__check_kind(c, body)) {
+                kb_value_free(body);
+                return;
+        }
+        c->rt->create(c, body);
+}
+
+/* The body of a POST or PUT, in the stored type's version. */
+static struct kb_value *body_in(struct kb_ctx *c)
+{
+        struct kb_value *obj = kb__parse_body(c);
+        if (!obj || !c->view)
+                return obj;
+        struct kb_rtype *stored = c->rt;
+        c->rt = c->view;
+        bool ok = kb__check_kind(c, obj);
+        c->rt = stored;
+        if (!ok) {
+                kb_value_free(obj);
+                return NULL;
+        }
+        return kb__event_from_v1(obj);
+}
+
+static void collection(struct kb_ctx *c)
 {
         const char *m = c->req->method;
-        if (c->rt->namespaced && c->name && !c->ns) {
+        if (!strcmp(m, "GET")) {
+                if (kb__query_bool(c->req, "watch"))
+                        kb__do_watch(c);
+                else
+                        kb__do_list(c);
+        } else if (!strcmp(m, "POST")) {
+                if (!kb__check_options(c, "CreateOptions"))
+                        return;
+                struct kb_value *obj = body_in(c);
+                if (obj)
+                        kb__do_create(c, obj, 201);
+        } else if (!strcmp(m, "DELETE")) {
+                if (kb__check_options(c, "DeleteOptions"))
+                        kb__do_delete_collection(c);
+        } else {
+                method_not_allowed(c);
+        }
+}
+
+/* Subresources other than status; false when there is none of that name. */
+static bool pod_subresource(struct kb_ctx *c, struct kb_obj *o)
+{
+        const char *m = c->req->method;
+        if (c->rt->custom || strcmp(c->rt->resource, "pods") || c->rt->group[0])
+                return false;
+        if (!strcmp(c->sub, "binding") || !strcmp(c->sub, "eviction")) {
+                if (strcmp(m, "POST"))
+                        method_not_allowed(c);
+                else if (kb__check_options(c, "CreateOptions")) {
+                        if (!strcmp(c->sub, "binding"))
+                                kb__do_binding(c, o);
+                        else
+                                kb__do_eviction(c, o);
+                }
+                return true;
+        }
+        if (!strcmp(c->sub, "log")) {
+                if (strcmp(m, "GET"))
+                        method_not_allowed(c);
+                else
+                        kb__do_pod_log(c, o);
+                return true;
+        }
+        return false;
+}
+
+static void item(struct kb_ctx *c)
+{
+        const char *m = c->req->method;
+        struct kb_obj *o = kb__obj_find(c->rt, c->ns, c->name);
+        if (c->sub && pod_subresource(c, o))
+                return;
+        if (c->sub && (strcmp(c->sub, "status") || !c->rt->has_status)) {
                 kb__not_found_path(c->resp);
                 return;
-        }
-        if (!c->name) {
-                if (!strcmp(m, "GET")) {
-                        const char *wq = kb__query(c->req, "watch");
-                        if (wq && (!strcmp(wq, "true") || !strcmp(wq, "1")))
-                                kb__do_watch(c);
-                        else
-                                kb__do_list(c);
-                } else if (!strcmp(m, "POST")) {
-                        struct kb_value *obj = kb__parse_body(c);
-                        if (obj)
-                                kb__do_create(c, obj, 201);
-                } else if (!strcmp(m, "DELETE")) {
-                        kb__do_delete_collection(c);
-                } else {
-                        method_not_allowed(c);
-                }
-                return;
-        }
-        struct kb_obj *o = kb__obj_find(c->rt, c->ns, c->name);
-        if (c->sub) {
-                bool pods = !c->rt->custom && !strcmp(c->rt->resource, "pods");
-                if (pods && !strcmp(c->sub, "binding") && !strcmp(m, "POST")) {
-                        kb__do_binding(c, o);
-                        return;
-                }
-                if (pods && !strcmp(c->sub, "eviction") && !strcmp(m, "POST")) {
-                        kb__do_eviction(c, o);
-                        return;
-                }
-                if (strcmp(c->sub, "status") || !c->rt->has_status) {
-                        kb__not_found_path(c->resp);
-                        return;
-                }
         }
         if (!strcmp(m, "GET")) {
                 kb__do_item_get(c, o);
         } else if (!strcmp(m, "PUT")) {
+                if (!kb__check_options(c, "UpdateOptions"))
+                        return;
                 if (!o) {
                         kb__not_found(c, c->rt, c->name);
                         return;
                 }
                 if (c->sub && kb__fault_write(c, "status write"))
                         return;
-                struct kb_value *obj = kb__parse_body(c);
+                struct kb_value *obj = body_in(c);
                 if (obj)
                         kb__do_update(c, o, obj);
         } else if (!strcmp(m, "PATCH")) {
+                if (!kb__check_options(c, "PatchOptions"))
+                        return;
                 if (c->sub && kb__fault_write(c, "status write"))
                         return;
                 kb__do_patch(c, o);
         } else if (!strcmp(m, "DELETE") && !c->sub) {
+                if (!kb__check_options(c, "DeleteOptions"))
+                        return;
                 if (!o) {
                         kb__not_found(c, c->rt, c->name);
                         return;
@@ -88,6 +146,28 @@ static void resource(struct kb_ctx *c)
         } else {
                 method_not_allowed(c);
         }
+}
+
+static void resource(struct kb_ctx *c)
+{
+        if (c->rt->namespaced && c->name && !c->ns) {
+                kb__not_found_path(c->resp);
+                return;
+        }
+        if (c->rt->create) {
+                create_only(c);
+                return;
+        }
+        if (c->rt->view_of) {
+                c->view = c->rt;
+                c->rt = c->rt->view_of;
+        }
+        if (!c->name)
+                collection(c);
+        else
+                item(c);
+        if (c->view)
+                kb__view_reply(c);
 }
 
 static void version(struct kb_api_resp *resp)
@@ -290,6 +370,19 @@ void kb_apiserver_handle(struct kb_apiserver *srv, const struct kb_api_req *req,
                 seg[n++] = t;
         }
         struct kb_ctx c = {.srv = srv, .req = req, .resp = resp};
+        /* The API answers JSON, and YAML to a client that prefers it (JSON
+         * is YAML); a client that takes neither gets 406, as upstream says
+         * it. */
+        bool api = n > 0 && (!strcmp(seg[0], "api") || !strcmp(seg[0], "apis"));
+        bool yaml = false;
+        if (api && !kb__acceptable(req->accept, &yaml)) {
+                kb__fail(resp, 406, "NotAcceptable", NULL,
+                         "only the following media types are accepted: application/json, "
+                         "application/yaml");
+                KB_V(3, "%s %s -> 406 (Accept: %s)", req->method, req->path, req->accept);
+                free(path);
+                return;
+        }
         pthread_mutex_lock(&srv->mu);
         if (too_deep)
                 kb__not_found_path(resp);
@@ -305,6 +398,8 @@ void kb_apiserver_handle(struct kb_apiserver *srv, const struct kb_api_req *req,
         } else
                 route(&c, seg, n);
         pthread_mutex_unlock(&srv->mu);
+        if (yaml && !resp->watch && !strcmp(resp->content_type, CT_JSON))
+                resp->content_type = "application/yaml";
         KB_V(3, "%s %s -> %d", req->method, req->path, resp->status);
         free(path);
 }

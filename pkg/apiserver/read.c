@@ -184,6 +184,7 @@ void kb__do_watch(struct kb_ctx *c)
         struct kb_watch *w = kb_xcalloc(1, sizeof(*w));
         w->srv = srv;
         w->rt = c->rt;
+        w->view = c->view;
         w->ns = c->ns ? kb_xstrdup(c->ns) : NULL;
         w->lsel = ls;
         w->fsel = fs;
@@ -191,8 +192,7 @@ void kb__do_watch(struct kb_ctx *c)
         const char *inc = kb__query(c->req, "includeObject");
         w->include = kb_xstrdup(inc ? inc : "Metadata");
         kb_buf_init(&w->out);
-        const char *b = kb__query(c->req, "allowWatchBookmarks");
-        w->bookmarks = b && (!strcmp(b, "true") || !strcmp(b, "1"));
+        w->bookmarks = kb__query_bool(c->req, "allowWatchBookmarks");
         double now = kb_now_mono();
         double interval = srv->opts.bookmark_interval > 0 ? srv->opts.bookmark_interval : 30;
         w->next_bookmark = now + interval;
@@ -205,13 +205,27 @@ void kb__do_watch(struct kb_ctx *c)
         c->resp->status = 200;
         c->resp->content_type = CT_JSON;
         c->resp->watch = w;
-        if (!rv || !rv[0] || !strcmp(rv, "0")) {
+        /* sendInitialEvents (the watch-list protocol): the current state as
+         * ADDED events from any resourceVersion, then a bookmark that marks
+         * their end; =false from "" or "0" starts at the newest event. */
+        const char *sie = kb__query(c->req, "sendInitialEvents");
+        bool initial = kb__query_bool(c->req, "sendInitialEvents");
+        bool from_now = !rv || !rv[0] || !strcmp(rv, "0");
+        if (sie && !initial && from_now) {
+                w->cursor = srv->rv;
+                return;
+        }
+        if (from_now || initial) {
                 struct kb_listing l = {0};
                 kb__collect(c, ls, fs, &l);
                 for (size_t i = 0; i < l.n; i++)
                         kb__watch_event(w, "ADDED", l.objs[i]);
                 free(l.objs);
                 w->cursor = srv->rv;
+                if (initial && w->bookmarks) {
+                        w->initial_end = true;
+                        kb__watch_bookmark(w);
+                }
                 return;
         }
         char *end;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 const char *kb__query(const struct kb_api_req *req, const char *key)
@@ -103,11 +104,16 @@ void kb__conflict(struct kb_ctx *c, const char *name)
         free(q);
 }
 
-void kb__invalid(struct kb_ctx *c, const char *name, struct kb_causes *causes)
+void kb__invalid_kind(struct kb_api_resp *resp, const char *group, const char *kind,
+                      const char *name, struct kb_causes *causes)
 {
         struct kb_buf msg;
         kb_buf_init(&msg);
-        struct kb_value *d = kb__details(c->rt, name, c->rt->kind);
+        struct kb_value *d = kb_value_new(KB_VOBJECT);
+        kb_value_set(d, "name", kb_value_new_string(name ? name : ""));
+        if (group[0])
+                kb_value_set(d, "group", kb_value_new_string(group));
+        kb_value_set(d, "kind", kb_value_new_string(kind));
         struct kb_value *cl = kb_value_new(KB_VARRAY);
         for (size_t i = 0; i < causes->n; i++) {
                 struct kb_value *cv = kb_value_new(KB_VOBJECT);
@@ -119,24 +125,19 @@ void kb__invalid(struct kb_ctx *c, const char *name, struct kb_causes *causes)
                               causes->v[i].message);
         }
         kb_value_set(d, "causes", cl);
-        const char *kind = c->rt->kind;
-        if (c->rt->group[0]) {
-                char *gk = kb_xasprintf("%s.%s", kind, c->rt->group);
-                if (causes->n > 1)
-                        kb__fail(c->resp, 422, "Invalid", d, "%s \"%s\" is invalid: [%s]", gk,
-                                 name ? name : "", msg.data);
-                else
-                        kb__fail(c->resp, 422, "Invalid", d, "%s \"%s\" is invalid: %s", gk,
-                                 name ? name : "", msg.data);
-                free(gk);
-        } else if (causes->n > 1) {
-                kb__fail(c->resp, 422, "Invalid", d, "%s \"%s\" is invalid: [%s]", kind,
-                         name ? name : "", msg.data);
-        } else {
-                kb__fail(c->resp, 422, "Invalid", d, "%s \"%s\" is invalid: %s", kind,
-                         name ? name : "", msg.data);
-        }
+        /* "Pod", or "PodGroup.scheduling.volcano.sh" for a group's kind. */
+        char *gk = group[0] ? kb_xasprintf("%s.%s", kind, group) : kb_xstrdup(kind);
+        kb__fail(resp, 422, "Invalid", d,
+                 causes->n > 1 ? "%s \"%s\" is invalid: [%s]" : "%s \"%s\" is invalid: %s", gk,
+                 name ? name : "", msg.data);
+        free(gk);
         kb_buf_release(&msg);
+}
+
+void kb__invalid(struct kb_ctx *c, const char *name, struct kb_causes *causes)
+{
+        const struct kb_rtype *rt = c->view ? c->view : c->rt;
+        kb__invalid_kind(c->resp, rt->group, rt->kind, name, causes);
 }
 
 bool kb__wants_table(const struct kb_api_req *req)
@@ -244,7 +245,71 @@ bool kb__check_kind(struct kb_ctx *c, struct kb_value *obj)
         return true;
 }
 
+bool kb__query_bool(const struct kb_api_req *req, const char *key)
+{
+        const char *v = kb__query(req, key);
+        return v && strcmp(v, "0") && strcasecmp(v, "false");
+}
+
 bool kb__dry_run(const struct kb_api_req *req)
 {
-        return kb__query(req, "dryRun") != NULL;
+        return kb_streq(kb__query(req, "dryRun"), "All");
+}
+
+bool kb__check_options(struct kb_ctx *c, const char *options_kind)
+{
+        const struct kb_api_req *req = c->req;
+        struct kb_causes causes = {0};
+        for (size_t i = 0; i < req->nquery; i++) {
+                const char *k = req->query[i].key, *v = req->query[i].value;
+                if (!v)
+                        v = "";
+                if (kb_streq(k, "dryRun") && strcmp(v, "All"))
+                        kb__cause_add(&causes, "FieldValueNotSupported", "dryRun",
+                                      "Unsupported value: []string{\"%s\"}: supported values: "
+                                      "\"All\"",
+                                      v);
+                if (kb_streq(k, "fieldValidation") && v[0] && strcmp(v, "Ignore") &&
+                    strcmp(v, "Warn") && strcmp(v, "Strict"))
+                        kb__cause_add(&causes, "FieldValueNotSupported", "fieldValidation",
+                                      "Unsupported value: \"%s\": supported values: \"\", "
+                                      "\"Ignore\", \"Strict\", \"Warn\"",
+                                      v);
+        }
+        if (!causes.n)
+                return true;
+        kb__invalid_kind(c->resp, "meta.k8s.io", options_kind, "", &causes);
+        kb__causes_release(&causes);
+        return false;
+}
+
+/* Media types are case-insensitive; parameters (";as=Table", ";stream=watch",
+ * ";q=0.9") do not change what the server can produce. */
+static bool media_is(const char *range, size_t len, const char *type)
+{
+        size_t n = strlen(type);
+        return len == n && !strncasecmp(range, type, n);
+}
+
+bool kb__acceptable(const char *accept, bool *yaml)
+{
+        *yaml = false;
+        if (!accept || !accept[0])
+                return true;
+        const char *p = accept;
+        while (*p) {
+                p += strspn(p, " \t,");
+                size_t len = strcspn(p, ";,");
+                while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+                        len--;
+                if (media_is(p, len, "application/yaml")) {
+                        *yaml = true;
+                        return true;
+                }
+                if (media_is(p, len, "application/json") || media_is(p, len, "*/*") ||
+                    media_is(p, len, "application/*"))
+                        return true;
+                p += strcspn(p, ",");
+        }
+        return false;
 }

@@ -89,6 +89,7 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
                 struct kb_value *ns = namespace_obj(names[i]);
                 kb__prepare_create(srv, nst, ns);
                 kb__store_put(srv, nst, ns);
+                kb__namespace_created(srv, names[i]);
         }
         pthread_mutex_unlock(&srv->mu);
         return srv;

@@ -12,6 +12,25 @@
 #include <string.h>
 #include <time.h>
 
+/* What every write passes before it is stored: the server's rewriting of
+ * the object, then validation.  False after answering 400 or 422. */
+static bool admit(struct kb_ctx *c, const char *name, struct kb_value *obj)
+{
+        char err[256];
+        if (kb__normalize(c->rt, obj, err, sizeof(err))) {
+                kb__fail(c->resp, 400, "BadRequest", NULL, "%s", err);
+                return false;
+        }
+        struct kb_causes causes = {0};
+        kb__validate_object(c->rt, obj, &causes);
+        if (causes.n) {
+                kb__invalid(c, name, &causes);
+                kb__causes_release(&causes);
+                return false;
+        }
+        return true;
+}
+
 void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code)
 {
         struct kb_apiserver *srv = c->srv;
@@ -51,13 +70,8 @@ void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code)
                 kb__not_found(c, nst, c->ns);
                 goto out;
         }
-        struct kb_causes causes = {0};
-        kb__validate_object(c->rt, obj, &causes);
-        if (causes.n) {
-                kb__invalid(c, name, &causes);
-                kb__causes_release(&causes);
+        if (!admit(c, name, obj))
                 goto out;
-        }
         if (kb__obj_find(c->rt, c->ns, name)) {
                 char *q = kb__qualified(c->rt);
                 kb__fail(c->resp, 409, "AlreadyExists", kb__details(c->rt, name, NULL),
@@ -77,6 +91,8 @@ void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code)
                 kb__register_crd(srv, obj);
         struct kb_doc *d = kb__store_put(srv, c->rt, obj);
         kb__reply(c->resp, code, kb_value_clone(d->v));
+        if (!c->rt->custom && !strcmp(c->rt->resource, "namespaces"))
+                kb__namespace_created(srv, kb__meta_str(d->v, "name"));
         return;
 out:
         kb_value_free(obj);
@@ -159,13 +175,8 @@ void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj)
         for (size_t i = 0; i < KB_ARRAY_SIZE(keep); i++)
                 copy_meta(obj, old, keep[i]);
         copy_meta(obj, old, "resourceVersion");
-        struct kb_causes causes = {0};
-        kb__validate_object(c->rt, obj, &causes);
-        if (causes.n) {
-                kb__invalid(c, c->name, &causes);
-                kb__causes_release(&causes);
+        if (!admit(c, c->name, obj))
                 goto out;
-        }
         if (same_object(old, obj)) {
                 kb_value_free(obj);
                 kb__reply(c->resp, 200, kb_value_clone(old));
@@ -223,14 +234,15 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
                 return;
         if (!o) {
                 if (apply && !c->sub) {
-                        kb__do_create(c, patch, 201);
+                        kb__do_create(c, c->view ? kb__event_from_v1(patch) : patch, 201);
                         return;
                 }
                 kb__not_found(c, c->rt, c->name);
                 kb_value_free(patch);
                 return;
         }
-        struct kb_value *doc = kb_value_clone(o->doc->v);
+        /* A patch applies to the object as the path's version shows it. */
+        struct kb_value *doc = kb__view_out(c->view, o->doc->v);
         char err[256] = "";
         int rc = 0;
         if (json)
@@ -248,6 +260,8 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
                         kb__fail(c->resp, 400, "BadRequest", NULL, "%s", err);
                 return;
         }
+        if (c->view)
+                doc = kb__event_from_v1(doc);
         kb__do_update(c, o, doc);
 }
 
