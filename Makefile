@@ -18,7 +18,7 @@
 
 DEB_PKGS := gcc make pkg-config libcurl4-openssl-dev libyajl-dev libuv1-dev \
             libyaml-dev libcmocka-dev libmicrohttpd-dev uthash-dev \
-            libgnutls28-dev curl clang
+            libgnutls28-dev curl clang python3-kubernetes
 CC      ?= cc
 MODE    ?= release
 
