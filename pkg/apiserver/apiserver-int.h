@@ -77,6 +77,7 @@ struct kb_rtype {
         /* Another version of a stored type (events.k8s.io/v1 Events are core
          * Events): objects live in view_of and convert on the way in and out. */
         struct kb_rtype *view_of;
+        const struct kb_value *def; /* a built-in's schema, in srv->defs */
         /* custom resources */
         struct kb_value *schema;  /* openAPIV3Schema, or NULL */
         struct kb_value *columns; /* additionalPrinterColumns, or NULL */
@@ -103,6 +104,7 @@ struct kb_apiserver {
         pthread_mutex_t mu;
         pthread_cond_t cond;
         uint64_t rv;
+        struct kb_value *defs;   /* the built-in kinds' OpenAPI schemas, by name */
         struct kb_rtype **types; /* every type ever registered, in order */
         size_t ntypes, captypes;
         /* Watch history: a ring of the last opts.history events. */
@@ -218,6 +220,34 @@ void kb__validate_secret(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_role(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_rolebinding(const struct kb_value *obj, struct kb_causes *c);
 
+/* ---- schemas (schema.c, fieldcheck.c) ------------------------------------ */
+
+/* The built-in kinds' schemas as OpenAPI v3 components, by full name. */
+struct kb_value *kb__schemas_new(void);
+/* The component whose x-kubernetes-group-version-kind is this, or NULL. */
+const struct kb_value *kb__schema_for(const struct kb_value *defs, const char *group,
+                                      const char *version, const char *kind);
+/* Follows $ref (and a one-element allOf); *name gets the component's name
+ * when a reference was followed. */
+const struct kb_value *kb__schema_resolve(const struct kb_value *defs, const struct kb_value *s,
+                                          const char **name);
+
+struct kb_fieldcheck {
+        const struct kb_value *defs;
+        bool builtin;             /* wrong JSON types are decode errors; enums checked */
+        struct kb_causes *causes; /* enum violations (422) */
+        char *decode_err;         /* the first type error, or NULL */
+        struct kb_buf unknown;    /* unknown field "a", unknown field "b" */
+        size_t nunknown;
+        char *paths[64]; /* the first unknown fields' paths */
+};
+/* Checks v against schema, dropping unknown fields from v; a field equal in
+ * old (what is stored) is not judged.  parent names the enclosing Go type
+ * in decode errors. */
+void kb__field_check(struct kb_fieldcheck *fc, const struct kb_value *schema, struct kb_value *v,
+                     const struct kb_value *old, const char *path, const char *parent);
+void kb__fieldcheck_release(struct kb_fieldcheck *fc);
+
 /* ---- printing (table.c) ------------------------------------------------ */
 
 void kb__humanize(double secs, char *buf, size_t n);
@@ -330,6 +360,14 @@ void kb__do_watch(struct kb_ctx *c);
 void kb__do_item_get(struct kb_ctx *c, struct kb_obj *o);
 /* Creates obj (owned) and answers code (201, or 201 for an apply). */
 void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code);
+/* What every write passes before it is stored (admit.c): the field check
+ * by fieldValidation, the server's rewriting, validation.  obj may lose
+ * unknown fields; old is the stored object of an update, or NULL.  False
+ * after answering 400 or 422. */
+bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj,
+               const struct kb_value *old);
+/* Adds a Warning header text to the reply. */
+void kb__warn(struct kb_api_resp *resp, const char *text);
 /* Replaces o with obj (owned), as PUT does; patches end here too. */
 void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj);
 void kb__do_patch(struct kb_ctx *c, struct kb_obj *o);

@@ -82,6 +82,7 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
         pthread_cond_init(&srv->cond, &ca);
         pthread_condattr_destroy(&ca);
         pthread_mutex_lock(&srv->mu);
+        srv->defs = kb__schemas_new();
         kb__builtin_types(srv);
         struct kb_rtype *nst = kb__type_find(srv, "", "v1", "namespaces");
         const char *names[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
@@ -290,10 +291,20 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
         }
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp.content_type);
-        if (resp.warning) {
-                char *w = kb_xasprintf("299 - \"%s\"", resp.warning);
-                MHD_add_response_header(r, "Warning", w);
-                free(w);
+        /* One header per warning, each a quoted string (RFC 9111). */
+        for (char *save = NULL, *t = resp.warning ? strtok_r(resp.warning, "\n", &save) : NULL; t;
+             t = strtok_r(NULL, "\n", &save)) {
+                struct kb_buf w;
+                kb_buf_init(&w);
+                kb_buf_adds(&w, "299 - \"");
+                for (const char *q = t; *q; q++) {
+                        if (*q == '"' || *q == '\\')
+                                kb_buf_adds(&w, "\\");
+                        kb_buf_add(&w, q, 1);
+                }
+                kb_buf_adds(&w, "\"");
+                MHD_add_response_header(r, "Warning", w.data);
+                kb_buf_release(&w);
         }
         if (resp.retry_after > 0) {
                 char buf[16];
@@ -410,6 +421,7 @@ void kb_apiserver_free(struct kb_apiserver *srv)
         if (srv->sim_started)
                 pthread_join(srv->sim, NULL);
         kb__store_free(srv);
+        kb_value_free(srv->defs);
         pthread_cond_destroy(&srv->cond);
         pthread_mutex_destroy(&srv->mu);
         free(srv->tls_cert);

@@ -186,6 +186,7 @@ void kb__builtin_types(struct kb_apiserver *srv)
                 rt->categories = strv_dup(b->all ? all : NULL, &rt->ncat);
                 rt->validate = b->validate;
                 rt->create = b->create;
+                rt->def = kb__schema_for(srv->defs, b->group, b->version, b->kind);
                 kb__builtin_printers(rt);
         }
         /* events.k8s.io/v1 Events are core Events seen another way (events.c). */

@@ -12,25 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-/* What every write passes before it is stored: the server's rewriting of
- * the object, then validation.  False after answering 400 or 422. */
-static bool admit(struct kb_ctx *c, const char *name, struct kb_value *obj)
-{
-        char err[256];
-        if (kb__normalize(c->rt, obj, err, sizeof(err))) {
-                kb__fail(c->resp, 400, "BadRequest", NULL, "%s", err);
-                return false;
-        }
-        struct kb_causes causes = {0};
-        kb__validate_object(c->rt, obj, &causes);
-        if (causes.n) {
-                kb__invalid(c, name, &causes);
-                kb__causes_release(&causes);
-                return false;
-        }
-        return true;
-}
-
 void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code)
 {
         struct kb_apiserver *srv = c->srv;
@@ -70,7 +51,7 @@ void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code)
                 kb__not_found(c, nst, c->ns);
                 goto out;
         }
-        if (!admit(c, name, obj))
+        if (!kb__admit(c, name, obj, NULL))
                 goto out;
         if (kb__obj_find(c->rt, c->ns, name)) {
                 char *q = kb__qualified(c->rt);
@@ -175,7 +156,7 @@ void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj)
         for (size_t i = 0; i < KB_ARRAY_SIZE(keep); i++)
                 copy_meta(obj, old, keep[i]);
         copy_meta(obj, old, "resourceVersion");
-        if (!admit(c, c->name, obj))
+        if (!kb__admit(c, c->name, obj, old))
                 goto out;
         if (same_object(old, obj)) {
                 kb_value_free(obj);
