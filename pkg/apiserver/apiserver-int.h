@@ -82,7 +82,8 @@ struct kb_rtype {
         struct kb_value *schema;  /* openAPIV3Schema, or NULL */
         struct kb_value *columns; /* additionalPrinterColumns, or NULL */
         char *crd_name;
-        struct kb_obj *objs; /* uthash by key */
+        struct kb_obj *objs;    /* uthash by key */
+        struct kb_inode *index; /* the same objects in key order (index.c) */
 };
 
 enum kb_evtype { KB_EV_ADDED, KB_EV_MODIFIED, KB_EV_DELETED };
@@ -119,9 +120,26 @@ struct kb_apiserver {
         int port;
         pthread_t sim;
         bool sim_started;
+        struct kb_simindex *simidx;   /* the controllers' indexes (simindex.c) */
+        struct kb_rtype *pods, *jobs; /* the types the controllers watch */
         /* Owned copies of the strings in opts (opts points at these). */
         char *tls_cert, *tls_key, *token;
 };
+
+/* ---- the ordered index (index.c), caller holds srv->mu ----------------- */
+
+struct kb_inode;
+/* Orders keys by namespace, then name ('/' below every other byte). */
+int kb__key_cmp(const char *a, const char *b);
+void kb__index_insert(struct kb_rtype *rt, struct kb_obj *o);
+void kb__index_remove(struct kb_rtype *rt, struct kb_obj *o);
+/* The first object whose key is > key (>= when inclusive); key NULL: the
+ * first object.  NULL past the end. */
+struct kb_obj *kb__index_seek(const struct kb_rtype *rt, const char *key, bool inclusive);
+/* How many objects have keys < key. */
+size_t kb__index_rank(const struct kb_rtype *rt, const char *key);
+size_t kb__index_count(const struct kb_rtype *rt);
+void kb__index_free(struct kb_rtype *rt);
 
 /* ---- store (store.c), caller holds srv->mu --------------------------- */
 
@@ -419,6 +437,43 @@ struct kb_watch {
 void kb__watch_event(struct kb_watch *w, const char *type, const struct kb_value *obj);
 /* Appends a BOOKMARK at the cursor. */
 void kb__watch_bookmark(struct kb_watch *w);
+
+/* ---- the controllers' indexes (simindex.c) ------------------------------- */
+
+struct kb_owner_counts {
+        int64_t active, ready, succeeded, failed;
+};
+/* Records a write of a pod or job (old or now NULL for a create or a
+ * removal); any other type is ignored.  Called by the store. */
+void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const char *key,
+                     const struct kb_value *old, const struct kb_value *now);
+/* The keys of the bound, Pending pods, emptying that set; kb__strv_free. */
+char **kb__sim_take_to_start(struct kb_apiserver *srv, size_t *n);
+/* Puts back what a tick over its budget leaves for the next one. */
+void kb__sim_requeue_start(struct kb_apiserver *srv, const char *key);
+void kb__sim_requeue_job(struct kb_apiserver *srv, const char *key);
+/* Writes one controller makes in a tick at most, so that a burst (140,000
+ * pods bound at once) is spread over ticks and requests get the lock in
+ * between: at 0.2 s a tick, 25,000 writes a second. */
+#define KB_SIM_TICK_BUDGET 5000
+/* The key of a pod whose sim-duration (or deletion grace) may be over by
+ * now, or NULL; the caller frees it and checks the pod. */
+char *kb__sim_next_finish(struct kb_apiserver *srv, double now);
+char *kb__sim_next_reap(struct kb_apiserver *srv, double now);
+/* The keys of the jobs to sync, emptying that set. */
+char **kb__sim_take_dirty_jobs(struct kb_apiserver *srv, size_t *n);
+/* The counts of the pods an owner uid owns, or NULL when it owns none. */
+const struct kb_owner_counts *kb__sim_owner_counts(struct kb_apiserver *srv, const char *uid);
+/* The keys of the pods an owner uid owns. */
+char **kb__sim_owned_pods(struct kb_apiserver *srv, const char *uid, size_t *n);
+void kb__strv_free(char **v, size_t n);
+void kb__sim_index_free(struct kb_apiserver *srv);
+/* When a pod's state asks something of the kubelet. */
+bool kb__pod_wants_start(const struct kb_value *p);
+bool kb__pod_finish_at(const struct kb_value *p, double *at);
+bool kb__pod_reap_at(const struct kb_value *p, double *at);
+/* "30s", "2m", "1h30m", "1.5s", or a plain number of seconds. */
+bool kb__parse_duration(const char *s, double *out);
 
 /* ---- simulation (sim.c) ------------------------------------------------ */
 

@@ -14,8 +14,7 @@
 
 #include "api/api.h"
 
-/* "30s", "2m", "1h30m", "1.5s", or a plain number of seconds. */
-static bool parse_duration(const char *s, double *out)
+bool kb__parse_duration(const char *s, double *out)
 {
         double total = 0;
         const char *p = s;
@@ -143,50 +142,57 @@ static void pod_finish(struct kb_apiserver *srv, struct kb_rtype *pods, const st
                                  "Container exited with code %d (simulated)", exit_code);
 }
 
+/*
+ * One kubelet tick: start the bound Pending pods, end the pods whose
+ * sim-duration is over.  The work comes from simindex.c, so a tick with
+ * nothing to do costs nothing, however many pods there are.
+ */
 void kb__sim_kubelet(struct kb_apiserver *srv, struct kb_rtype *pods, double now)
 {
-        struct kb_obj *o, *tmp;
-        HASH_ITER(hh, pods->objs, o, tmp)
-        {
-                const struct kb_value *p = o->doc->v;
-                const char *node = kb_value_str(kb_value_dig(p, "spec", "nodeName"));
-                if (!node || !node[0] || kb_value_dig(p, "metadata", "deletionTimestamp"))
-                        continue;
-                const char *phase = kb_value_str(kb_value_dig(p, "status", "phase"));
-                const struct kb_value *nd;
-                if (!phase || !strcmp(phase, "Pending")) {
-                        if ((nd = find_node(srv, node)))
-                                pod_start(srv, pods, p, nd);
+        size_t n;
+        char **keys = kb__sim_take_to_start(srv, &n);
+        size_t started = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (started == KB_SIM_TICK_BUDGET) {
+                        kb__sim_requeue_start(srv, keys[i]);
                         continue;
                 }
-                if (strcmp(phase, "Running"))
+                struct kb_obj *o = NULL;
+                HASH_FIND_STR(pods->objs, keys[i], o);
+                if (!o || !kb__pod_wants_start(o->doc->v))
                         continue;
-                const char *dur = kb_value_str(
-                    kb_value_dig(p, "metadata", "annotations", "kbatch.io/sim-duration"));
-                const char *start = kb_value_str(kb_value_dig(p, "status", "startTime"));
-                double d, st;
-                if (!dur || !parse_duration(dur, &d) || !start || kb_parse_time(start, &st))
-                        continue;
-                if (now < st + d)
-                        continue;
-                const char *code = kb_value_str(
-                    kb_value_dig(p, "metadata", "annotations", "kbatch.io/sim-exit-code"));
-                pod_finish(srv, pods, p, code ? atoi(code) : 0);
+                const struct kb_value *nd =
+                    find_node(srv, kb_value_str(kb_value_dig(o->doc->v, "spec", "nodeName")));
+                if (nd) {
+                        pod_start(srv, pods, o->doc->v, nd);
+                        started++;
+                }
+        }
+        kb__strv_free(keys, n);
+        char *key;
+        while ((key = kb__sim_next_finish(srv, now))) {
+                struct kb_obj *o = NULL;
+                HASH_FIND_STR(pods->objs, key, o);
+                double at;
+                if (o && kb__pod_finish_at(o->doc->v, &at) && at <= now) {
+                        const char *code = kb_value_str(kb_value_dig(
+                            o->doc->v, "metadata", "annotations", "kbatch.io/sim-exit-code"));
+                        pod_finish(srv, pods, o->doc->v, code ? atoi(code) : 0);
+                }
+                free(key);
         }
 }
 
 /* Pods deleted with a grace period go once it is over. */
 void kb__sim_reap(struct kb_apiserver *srv, struct kb_rtype *pods, double now)
 {
-        struct kb_obj *o, *tmp;
-        HASH_ITER(hh, pods->objs, o, tmp)
-        {
-                const char *ts = kb__meta_str(o->doc->v, "deletionTimestamp");
-                const struct kb_value *fin = kb_value_dig(o->doc->v, "metadata", "finalizers");
-                double t;
-                if (!ts || (kb_value_is(fin, KB_VARRAY) && fin->arr.n) || kb_parse_time(ts, &t))
-                        continue;
-                if (now >= t)
+        char *key;
+        while ((key = kb__sim_next_reap(srv, now))) {
+                struct kb_obj *o = NULL;
+                HASH_FIND_STR(pods->objs, key, o);
+                double at;
+                if (o && kb__pod_reap_at(o->doc->v, &at) && at <= now)
                         kb__store_remove(srv, pods, o);
+                free(key);
         }
 }

@@ -11,15 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-static int cmp_key(const void *a, const void *b)
-{
-        const struct kb_value *x = *(const struct kb_value *const *)a;
-        const struct kb_value *y = *(const struct kb_value *const *)b;
-        const char *nx = kb__meta_str(x, "namespace"), *ny = kb__meta_str(y, "namespace");
-        int r = strcmp(nx ? nx : "", ny ? ny : "");
-        return r ? r : strcmp(kb__meta_str(x, "name"), kb__meta_str(y, "name"));
-}
-
 bool kb__selectors(struct kb_ctx *c, struct kb_selector **ls, struct kb_selector **fs)
 {
         char err[256];
@@ -34,23 +25,56 @@ bool kb__selectors(struct kb_ctx *c, struct kb_selector **ls, struct kb_selector
         return true;
 }
 
-static bool in_scope(const struct kb_ctx *c, const struct kb_value *obj)
+/* The request's keys: a namespace's ("ns/..." keys, between "ns/" and
+ * "ns\x02" in kb__key_cmp's order) or every key. */
+struct range {
+        char *first; /* seek from here, inclusive; NULL: the first key */
+        char *end;   /* the first key past the range; NULL: none */
+        size_t nslen;
+        const char *ns;
+};
+
+static void range_init(struct range *r, const struct kb_ctx *c)
 {
-        return !c->ns || kb_streq(kb__meta_str(obj, "namespace"), c->ns);
+        memset(r, 0, sizeof(*r));
+        if (!c->ns || !c->rt->namespaced)
+                return;
+        r->ns = c->ns;
+        r->nslen = strlen(c->ns);
+        r->first = kb_xasprintf("%s/", c->ns);
+        r->end = kb_xasprintf("%s\x02", c->ns);
+}
+
+static void range_release(struct range *r)
+{
+        free(r->first);
+        free(r->end);
+}
+
+static bool in_range(const struct range *r, const struct kb_obj *o)
+{
+        return !o || !r->ns || (!strncmp(o->key, r->ns, r->nslen) && o->key[r->nslen] == '/');
+}
+
+static struct kb_obj *next_in(const struct range *r, const struct kb_rtype *rt,
+                              const struct kb_obj *o)
+{
+        struct kb_obj *n = kb__index_seek(rt, o->key, false);
+        return n && in_range(r, n) ? n : NULL;
 }
 
 void kb__collect(struct kb_ctx *c, struct kb_selector *ls, struct kb_selector *fs,
                  struct kb_listing *l)
 {
-        struct kb_obj *o, *tmp;
-        HASH_ITER(hh, c->rt->objs, o, tmp)
-        {
+        struct range r;
+        range_init(&r, c);
+        struct kb_obj *o = kb__index_seek(c->rt, r.first, true);
+        for (o = in_range(&r, o) ? o : NULL; o; o = next_in(&r, c->rt, o)) {
                 const struct kb_value *v = o->doc->v;
-                if (in_scope(c, v) && kb__selector_match(ls, v) && kb__selector_match(fs, v))
+                if (kb__selector_match(ls, v) && kb__selector_match(fs, v))
                         KB_PUSH(l->objs, l->n, l->cap, v);
         }
-        if (l->n > 1)
-                qsort(l->objs, l->n, sizeof(*l->objs), cmp_key);
+        range_release(&r);
 }
 
 static char *hex_encode(const char *s)
@@ -83,20 +107,30 @@ static char *hex_decode(const char *s)
         return out;
 }
 
+/*
+ * A list, or one page of it.  The page walks the ordered index from the
+ * continue key, so it costs its own length (plus what selectors skip), not
+ * the whole type's.  remainingItemCount comes from ranks in the index, and
+ * is left out when selectors make it unknowable, as upstream does.
+ */
 void kb__do_list(struct kb_ctx *c)
 {
         struct kb_apiserver *srv = c->srv;
         struct kb_selector *ls, *fs;
         if (!kb__selectors(c, &ls, &fs))
                 return;
+        struct range r;
+        range_init(&r, c);
         struct kb_listing l = {0};
-        kb__collect(c, ls, fs, &l);
-        size_t start = 0, end = l.n;
         const char *cont = kb__query(c->req, "continue");
         const char *lim = kb__query(c->req, "limit");
+        const char *lq = kb__query(c->req, "labelSelector");
+        const char *fq = kb__query(c->req, "fieldSelector");
+        bool selective = (lq && lq[0]) || (fq && fq[0]);
         char rvbuf[32];
         snprintf(rvbuf, sizeof(rvbuf), "%" PRIu64, srv->rv);
         char *next = NULL;
+        struct kb_obj *o;
         if (cont && cont[0]) {
                 char *tok = hex_decode(cont);
                 char *colon = tok ? strchr(tok, ':') : NULL;
@@ -116,35 +150,38 @@ void kb__do_list(struct kb_ctx *c)
                             "parameter.");
                         goto out;
                 }
-                while (start < l.n) {
-                        const struct kb_value *v = l.objs[start];
-                        const char *ns = kb__meta_str(v, "namespace");
-                        char *key = ns ? kb_xasprintf("%s/%s", ns, kb__meta_str(v, "name"))
-                                       : kb_xstrdup(kb__meta_str(v, "name"));
-                        int r = strcmp(key, colon + 1);
-                        free(key);
-                        if (r > 0)
-                                break;
-                        start++;
-                }
+                o = kb__index_seek(c->rt, colon + 1, false);
                 free(tok);
+        } else {
+                o = kb__index_seek(c->rt, r.first, true);
         }
+        if (!in_range(&r, o))
+                o = NULL;
         long limit = lim ? strtol(lim, NULL, 10) : 0;
-        if (limit > 0 && (size_t)limit < end - start) {
-                end = start + (size_t)limit;
-                const struct kb_value *v = l.objs[end - 1];
-                const char *ns = kb__meta_str(v, "namespace");
-                char *tok =
-                    ns ? kb_xasprintf("%" PRIu64 ":%s/%s", srv->rv, ns, kb__meta_str(v, "name"))
-                       : kb_xasprintf("%" PRIu64 ":%s", srv->rv, kb__meta_str(v, "name"));
+        struct kb_obj *last = NULL;
+        for (; o; o = next_in(&r, c->rt, o)) {
+                const struct kb_value *v = o->doc->v;
+                if (!kb__selector_match(ls, v) || !kb__selector_match(fs, v))
+                        continue;
+                KB_PUSH(l.objs, l.n, l.cap, v);
+                if (limit > 0 && l.n == (size_t)limit) {
+                        last = o;
+                        break;
+                }
+        }
+        int64_t remaining = -1;
+        if (last && next_in(&r, c->rt, last)) {
+                char *tok = kb_xasprintf("%" PRIu64 ":%s", srv->rv, last->key);
                 next = hex_encode(tok);
                 free(tok);
+                size_t end = r.end ? kb__index_rank(c->rt, r.end) : kb__index_count(c->rt);
+                if (!selective)
+                        remaining = (int64_t)(end - kb__index_rank(c->rt, last->key) - 1);
         }
         struct kb_value *out = kb_value_new(KB_VOBJECT);
         if (kb__wants_table(c->req)) {
                 const char *inc = kb__query(c->req, "includeObject");
-                kb__table(srv, c->rt, l.n ? l.objs + start : NULL, end - start,
-                          inc ? inc : "Metadata", true, rvbuf, out);
+                kb__table(srv, c->rt, l.objs, l.n, inc ? inc : "Metadata", true, rvbuf, out);
                 struct kb_value *md = kb_value_get(out, "metadata");
                 if (next)
                         kb_value_set(md, "continue", kb_value_new_string(next));
@@ -155,13 +192,12 @@ void kb__do_list(struct kb_ctx *c)
                 free(av);
                 struct kb_value *md = kb_value_ensure_object(out, "metadata");
                 kb_value_set(md, "resourceVersion", kb_value_new_string(rvbuf));
-                if (next) {
+                if (next)
                         kb_value_set(md, "continue", kb_value_new_string(next));
-                        kb_value_set(md, "remainingItemCount",
-                                     kb_value_new_int((int64_t)(l.n - end)));
-                }
+                if (remaining >= 0)
+                        kb_value_set(md, "remainingItemCount", kb_value_new_int(remaining));
                 struct kb_value *items = kb_value_new(KB_VARRAY);
-                for (size_t i = start; i < end; i++)
+                for (size_t i = 0; i < l.n; i++)
                         kb_value_append(items, kb_value_clone(l.objs[i]));
                 kb_value_set(out, "items", items);
         }
@@ -169,6 +205,7 @@ void kb__do_list(struct kb_ctx *c)
 out:
         free(next);
         free(l.objs);
+        range_release(&r);
         kb__selector_free(ls);
         kb__selector_free(fs);
 }

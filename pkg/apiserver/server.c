@@ -28,7 +28,7 @@
 void kb_apiserver_opts_init(struct kb_apiserver_opts *o)
 {
         memset(o, 0, sizeof(*o));
-        o->history = 1000;
+        o->history = 100000;
         o->max_body = 3 * 1024 * 1024;
         o->bookmark_interval = 30;
         o->kubelet = true;
@@ -65,7 +65,7 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
         srv->opts.tls_key = srv->tls_key;
         srv->opts.token = srv->token;
         if (srv->opts.history == 0)
-                srv->opts.history = 1000;
+                srv->opts.history = 100000;
         if (srv->opts.max_body == 0)
                 srv->opts.max_body = 3 * 1024 * 1024;
         if (srv->opts.tick <= 0)
@@ -84,6 +84,8 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
         pthread_mutex_lock(&srv->mu);
         srv->defs = kb__schemas_new();
         kb__builtin_types(srv);
+        srv->pods = kb__type_find(srv, "", "v1", "pods");
+        srv->jobs = kb__type_find(srv, "batch", "v1", "jobs");
         struct kb_rtype *nst = kb__type_find(srv, "", "v1", "namespaces");
         const char *names[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
         for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++) {
@@ -113,7 +115,11 @@ static void *sim_main(void *arg)
         double next = kb_now_mono();
         while (!srv->stopping) {
                 next += srv->opts.tick;
+                double t0 = kb_now_mono();
                 kb__sim_tick(srv);
+                double took = kb_now_mono() - t0;
+                if (took > 0.05)
+                        KB_V(2, "simulation tick took %.0f ms", took * 1000);
                 struct timespec ts;
                 double whole = (double)(time_t)next;
                 ts.tv_sec = (time_t)whole;
@@ -421,6 +427,7 @@ void kb_apiserver_free(struct kb_apiserver *srv)
         if (srv->sim_started)
                 pthread_join(srv->sim, NULL);
         kb__store_free(srv);
+        kb__sim_index_free(srv);
         kb_value_free(srv->defs);
         pthread_cond_destroy(&srv->cond);
         pthread_mutex_destroy(&srv->mu);

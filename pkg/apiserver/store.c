@@ -124,6 +124,7 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
         if (o) {
                 free(key);
                 struct kb_doc *old = o->doc;
+                kb__sim_observe(srv, rt, o->key, old->v, v);
                 o->doc = d;
                 hist_push(srv, KB_EV_MODIFIED, rt, d, old);
                 kb__doc_unref(old);
@@ -132,6 +133,8 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
                 o->key = key;
                 o->doc = d;
                 HASH_ADD_KEYPTR(hh, rt->objs, o->key, strlen(o->key), o);
+                kb__index_insert(rt, o);
+                kb__sim_observe(srv, rt, o->key, NULL, v);
                 hist_push(srv, KB_EV_ADDED, rt, d, NULL);
         }
         return d;
@@ -140,6 +143,8 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
 void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o)
 {
         HASH_DEL(rt->objs, o);
+        kb__index_remove(rt, o);
+        kb__sim_observe(srv, rt, o->key, o->doc->v, NULL);
         /* The DELETED event carries the last state under a new rv. */
         srv->rv++;
         struct kb_value *last = kb_value_clone(o->doc->v);

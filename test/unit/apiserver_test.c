@@ -357,6 +357,70 @@ static void test_secret_data(void **state)
         kb_apiserver_free(srv);
 }
 
+static int key_order(const void *a, const void *b)
+{
+        return kb__key_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The ordered index against a sorted array: seek, rank and count agree
+ * after random inserts and removals. */
+static void test_index(void **state)
+{
+        (void)state;
+        struct kb_apiserver_opts o;
+        kb_apiserver_opts_init(&o);
+        o.seed = 3;
+        struct kb_apiserver *srv = kb_apiserver_new(&o);
+        struct kb_rtype rt = {0};
+        enum { N = 600 };
+        static const char *const ns[] = {"a", "a-b", "ab", "b"};
+        struct kb_obj objs[N];
+        char *keys[N];
+        bool in[N] = {false};
+        for (int i = 0; i < N; i++) {
+                keys[i] = kb_xasprintf("%s/p%03d", ns[i % 4], (i * 7919) % N);
+                objs[i].key = keys[i];
+        }
+        assert_true(kb__key_cmp("a/x", "a-b/w") < 0); /* namespace a before a-b */
+        assert_true(kb__key_cmp("a-b/w", "ab/a") < 0);
+        uint64_t r = 12345;
+        for (int step = 0; step < 3000; step++) {
+                r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+                int i = (int)((r >> 33) % N);
+                if (in[i])
+                        kb__index_remove(&rt, &objs[i]);
+                else
+                        kb__index_insert(&rt, &objs[i]);
+                in[i] = !in[i];
+                if (step % 100)
+                        continue;
+                const char *sorted[N];
+                size_t n = 0;
+                for (int k = 0; k < N; k++)
+                        if (in[k])
+                                sorted[n++] = keys[k];
+                qsort(sorted, n, sizeof(*sorted), key_order);
+                assert_int_equal(kb__index_count(&rt), n);
+                const struct kb_obj *first = kb__index_seek(&rt, NULL, true);
+                assert_ptr_equal(first ? first->key : NULL, n ? sorted[0] : NULL);
+                for (size_t k = 0; k < n; k++) {
+                        assert_int_equal(kb__index_rank(&rt, sorted[k]), k);
+                        const struct kb_obj *nx = kb__index_seek(&rt, sorted[k], false);
+                        assert_ptr_equal(nx ? nx->key : NULL, k + 1 < n ? sorted[k + 1] : NULL);
+                }
+                /* The first key of namespace "ab" is the first past "ab/". */
+                const struct kb_obj *ab = kb__index_seek(&rt, "ab/", true);
+                size_t k = 0;
+                while (k < n && kb__key_cmp(sorted[k], "ab/") < 0)
+                        k++;
+                assert_ptr_equal(ab ? ab->key : NULL, k < n ? sorted[k] : NULL);
+        }
+        kb__index_free(&rt);
+        for (int i = 0; i < N; i++)
+                free(keys[i]);
+        kb_apiserver_free(srv);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -365,7 +429,7 @@ int main(void)
             cmocka_unit_test(test_json_patch),  cmocka_unit_test(test_schema),
             cmocka_unit_test(test_requests),    cmocka_unit_test(test_query_bool),
             cmocka_unit_test(test_accept),      cmocka_unit_test(test_event_versions),
-            cmocka_unit_test(test_secret_data),
+            cmocka_unit_test(test_secret_data), cmocka_unit_test(test_index),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
