@@ -401,6 +401,15 @@ void kb__create_access_review(struct kb_ctx *c, struct kb_value *body);
 void kb__create_rules_review(struct kb_ctx *c, struct kb_value *body);
 void kb__create_self_review(struct kb_ctx *c, struct kb_value *body);
 
+/* ---- protobuf bodies (protobuf.c) ----------------------------------------- */
+
+/* Decodes an application/vnd.kubernetes.protobuf body ("k8s\0" and a
+ * runtime.Unknown) into the JSON tree of the object.  Returns 0, -ENOTSUP
+ * for a kind or field k8s.proto does not describe, or KB_EBADINPUT for a
+ * body that does not decode; err says which. */
+int kb__protobuf_decode(const char *body, size_t len, struct kb_value **out, char *err,
+                        size_t errlen);
+
 /* ---- views of another version (events.c) -------------------------------- */
 
 /* An events.k8s.io/v1 Event from a core/v1 one (returned, caller frees). */

@@ -157,10 +157,13 @@ struct kb_value *kb__parse_body(struct kb_ctx *c)
         char err[256] = "";
         struct kb_value *v = NULL;
         if (kb__is_protobuf(req->content_type)) {
-                kb__fail(c->resp, 415, "UnsupportedMediaType", NULL,
-                         "the body of the request was in an unknown format - accepted media types "
-                         "include: application/json, application/yaml");
-                return NULL;
+                int rc = kb__protobuf_decode(req->body, req->body_len, &v, err, sizeof(err));
+                if (rc == -ENOTSUP)
+                        kb__fail(c->resp, 415, "UnsupportedMediaType", NULL, "%s", err);
+                else if (rc)
+                        kb__fail(c->resp, 400, "BadRequest", NULL,
+                                 "the object provided is unrecognized: %s", err);
+                return v;
         }
         if (req->body_len == 0) {
                 kb__fail(c->resp, 400, "BadRequest", NULL, "the request body is empty");

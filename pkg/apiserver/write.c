@@ -294,12 +294,11 @@ void kb__do_delete(struct kb_ctx *c, struct kb_obj *o)
 {
         struct kb_value *opts = NULL;
         if (c->req->body_len) {
-                if (kb__is_protobuf(c->req->content_type)) {
-                        kb__parse_body(c);
-                        return;
-                }
                 char err[128];
-                if (kb_json_parse(c->req->body, c->req->body_len, &opts, err, sizeof(err))) {
+                if (kb__is_protobuf(c->req->content_type)) {
+                        if (!(opts = kb__parse_body(c)))
+                                return;
+                } else if (kb_json_parse(c->req->body, c->req->body_len, &opts, err, sizeof(err))) {
                         kb__fail(c->resp, 400, "BadRequest", NULL, "bad DeleteOptions: %s", err);
                         return;
                 }
