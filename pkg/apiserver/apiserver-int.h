@@ -299,6 +299,12 @@ void kb__discovery_groups(struct kb_apiserver *srv, struct kb_value *out);
 int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const char *version,
                             struct kb_value *out);
 int kb__discovery_group(struct kb_apiserver *srv, const char *group, struct kb_value *out);
+/* The API groups served, in the order first registered (core "" first),
+ * and the versions of one; at most max of them. */
+size_t kb__api_groups(struct kb_apiserver *srv, const char **out, size_t max);
+size_t kb__api_versions(struct kb_apiserver *srv, const char *group, const char **out, size_t max);
+/* OpenAPI v3 (openapi.c): the index, and one group-version's document with
+ * its paths and component schemas. */
 void kb__openapi_index(struct kb_apiserver *srv, struct kb_value *out);
 int kb__openapi_gv(struct kb_apiserver *srv, const char *group, const char *version,
                    struct kb_value *out);

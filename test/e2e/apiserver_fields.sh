@@ -127,5 +127,22 @@ expect_match "PodGroup spec keeps unknown fields (the CRD preserves them)" "$r" 
 r=$(api POST /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"pg2","labels":"x"},"spec":{"minMember":1}}')
 expect_match "CR metadata decoded strictly" "$r" '^400 .*cannot unmarshal string into Go struct field ObjectMeta.metadata.labels'
 
+# kubectl explain reads the same schemas through OpenAPI v3.
+out=$($K explain pod.spec.nodeName 2>&1)
+expect_match "explain pod.spec.nodeName: type" "$out" '^FIELD: nodeName <string>$'
+expect_match "explain pod.spec.nodeName: description" "$out" '^ +The node the pod is bound to\. The scheduler sets it through the binding$'
+out=$($K explain jobs.spec.template.spec.containers.imagePullPolicy 2>&1)
+expect_match "explain an enum" "$out" '^ENUM:$'
+expect_match "explain an enum: values" "$out" '^ +IfNotPresent$'
+out=$($K explain podgroup.spec 2>&1)
+expect_match "explain podgroup.spec: from the CRD" "$out" '^KIND: +PodGroup$'
+expect_match "explain podgroup.spec: minMember" "$out" '^  minMember\s+<integer>$'
+out=$($K explain widgets.spec.parts 2>&1)
+expect_match "explain a CRD's nested field" "$out" '^  name\s+<string>$'
+out=$($K explain podgroup.metadata.labels 2>&1)
+expect_match "CR metadata is ObjectMeta" "$out" '^FIELD: labels <map\[string\]string>$'
+out=$($K explain pod.spec.bogus 2>&1)
+expect_match "explain a field that is not there" "$out" 'field "bogus" does not exist'
+
 stop_server
 finish apiserver_fields
