@@ -79,8 +79,8 @@ struct kb_rtype {
         struct kb_rtype *view_of;
         const struct kb_value *def; /* a built-in's schema, in srv->defs */
         /* custom resources */
-        struct kb_value *schema;  /* openAPIV3Schema, or NULL */
-        struct kb_value *columns; /* additionalPrinterColumns, or NULL */
+        struct kb_value *schema;     /* openAPIV3Schema, or NULL */
+        struct kb_value *columns;    /* additionalPrinterColumns, or NULL */
         char *crd_name;
         struct kb_obj *objs;    /* uthash by key */
         struct kb_inode *index; /* the same objects in key order (index.c) */
@@ -324,6 +324,7 @@ struct kb_ctx {
         const char *sub;  /* subresource, or NULL */
         /* The type the path named when it is a view of rt (see kb_rtype). */
         struct kb_rtype *view;
+        bool apply; /* a server-side apply: managedFields are already set */
 };
 
 /* The value of a query parameter ("" when given without one), or NULL. */
@@ -406,6 +407,38 @@ void kb__create_bindings(struct kb_ctx *c, struct kb_value *body);
 void kb__create_access_review(struct kb_ctx *c, struct kb_value *body);
 void kb__create_rules_review(struct kb_ctx *c, struct kb_value *body);
 void kb__create_self_review(struct kb_ctx *c, struct kb_value *body);
+
+/* ---- field ownership and server-side apply (fieldset.c, ssa.c) ----------- */
+
+/* Walks an object into its FieldsV1 set: builtin types key lists by the
+ * strategic merge keys, custom ones by x-kubernetes-list-type in schema. */
+struct kb_fieldwalk {
+        const struct kb_value *defs;
+        bool builtin;
+};
+#define KB_FIELDS_MAX_DEPTH 64
+typedef void (*kb_fields_leaf_fn)(char *const *path, size_t n, void *arg);
+/* The FieldsV1 set of obj (returned, caller frees). */
+struct kb_value *kb__fields_of(const struct kb_fieldwalk *fw, const struct kb_value *schema,
+                               const struct kb_value *obj);
+/* into gets every leaf of add; from loses every leaf of what. */
+void kb__fields_union(struct kb_value *into, const struct kb_value *add);
+void kb__fields_remove(struct kb_value *from, const struct kb_value *what);
+/* Calls fn with the path (FieldsV1 keys from the root) of every leaf. */
+void kb__fields_leaves(const struct kb_value *set, kb_fields_leaf_fn fn, void *arg);
+bool kb__fields_has(const struct kb_value *set, char *const *path, size_t n);
+/* The value a path names in obj, or NULL; deleting it; ".spec.x[name="c"]". */
+struct kb_value *kb__fields_value(struct kb_value *obj, char *const *path, size_t n);
+bool kb__fields_delete(struct kb_value *obj, char *const *path, size_t n);
+char *kb__fields_path(char *const *path, size_t n);
+/* The list key strategic merge patch merges a built-in list field by. */
+const char *kb__merge_key(const char *field);
+/* Records in now's managedFields what a non-apply write changed from old
+ * (NULL for a create). */
+void kb__ssa_track_update(struct kb_ctx *c, const struct kb_value *old, struct kb_value *now);
+/* Server-side apply of applied (owned) to o (NULL: create): the merged
+ * object with its managedFields, or NULL after answering 409 or 422. */
+struct kb_value *kb__ssa_apply(struct kb_ctx *c, struct kb_obj *o, struct kb_value *applied);
 
 /* ---- protobuf bodies (protobuf.c) ----------------------------------------- */
 

@@ -129,6 +129,7 @@ struct kb_api_req {
         const char *content_type; /* NULL when absent */
         const char *accept;
         const char *authorization; /* the Authorization header, NULL when absent */
+        const char *user_agent;    /* the User-Agent header, NULL when absent */
         const char *body;
         size_t body_len;
 };

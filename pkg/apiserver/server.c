@@ -276,6 +276,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                         MHD_lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
                     .authorization = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
                                                                  MHD_HTTP_HEADER_AUTHORIZATION),
+                    .user_agent = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                              MHD_HTTP_HEADER_USER_AGENT),
                     .body = c->body.data,
                     .body_len = c->body.len,
                 };

@@ -63,7 +63,12 @@ void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code)
         if (kb__fault_write(c, "create"))
                 goto out;
         kb_value_del(md, "resourceVersion");
+        struct kb_value *mf = c->apply ? kb_value_take(md, "managedFields") : NULL;
         kb__prepare_create(srv, c->rt, obj);
+        if (mf)
+                kb_value_set(kb_value_ensure_object(obj, "metadata"), "managedFields", mf);
+        else
+                kb__ssa_track_update(c, NULL, obj);
         if (kb__dry_run(c->req)) {
                 kb__reply(c->resp, code, obj);
                 return;
@@ -85,15 +90,18 @@ static bool has_finalizers(const struct kb_value *obj)
         return kb_value_is(f, KB_VARRAY) && f->arr.n > 0;
 }
 
-/* Equal ignoring resourceVersion and managedFields. */
-static bool same_object(const struct kb_value *a, const struct kb_value *b)
+/* Equal ignoring resourceVersion, and managedFields unless asked: an apply
+ * that changes only who owns what is still a change. */
+static bool same_object(const struct kb_value *a, const struct kb_value *b, bool managed)
 {
         struct kb_value *x = kb_value_clone(a), *y = kb_value_clone(b);
         struct kb_value *mx = kb_value_get(x, "metadata"), *my = kb_value_get(y, "metadata");
         kb_value_del(mx, "resourceVersion");
         kb_value_del(my, "resourceVersion");
-        kb_value_del(mx, "managedFields");
-        kb_value_del(my, "managedFields");
+        if (!managed) {
+                kb_value_del(mx, "managedFields");
+                kb_value_del(my, "managedFields");
+        }
         bool eq = kb_value_equal(x, y);
         kb_value_free(x);
         kb_value_free(y);
@@ -158,7 +166,7 @@ void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj)
         copy_meta(obj, old, "resourceVersion");
         if (!kb__admit(c, c->name, obj, old))
                 goto out;
-        if (same_object(old, obj)) {
+        if (same_object(old, obj, c->apply)) {
                 kb_value_free(obj);
                 kb__reply(c->resp, 200, kb_value_clone(old));
                 return;
@@ -169,6 +177,8 @@ void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj)
                 kb_value_set(kb_value_ensure_object(obj, "metadata"), "generation",
                              kb_value_new_int(g + 1));
         }
+        if (!c->apply)
+                kb__ssa_track_update(c, old, obj);
         if (kb__dry_run(c->req)) {
                 kb__reply(c->resp, 200, obj);
                 return;
@@ -214,12 +224,22 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
         if (!patch)
                 return;
         if (!o) {
-                if (apply && !c->sub) {
-                        kb__do_create(c, c->view ? kb__event_from_v1(patch) : patch, 201);
+                if (!apply || c->sub) {
+                        kb__not_found(c, c->rt, c->name);
+                        kb_value_free(patch);
                         return;
                 }
-                kb__not_found(c, c->rt, c->name);
-                kb_value_free(patch);
+        }
+        if (apply) {
+                struct kb_value *merged =
+                    kb__ssa_apply(c, o, c->view ? kb__event_from_v1(patch) : patch);
+                if (!merged)
+                        return;
+                c->apply = true;
+                if (o)
+                        kb__do_update(c, o, merged);
+                else
+                        kb__do_create(c, merged, 201);
                 return;
         }
         /* A patch applies to the object as the path's version shows it. */
@@ -228,7 +248,7 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
         int rc = 0;
         if (json)
                 rc = kb__json_patch(&doc, patch, err, sizeof(err));
-        else if (merge || (apply && c->rt->custom))
+        else if (merge)
                 kb__merge_patch(&doc, patch);
         else
                 rc = kb__strategic_patch(&doc, patch, err, sizeof(err));

@@ -421,6 +421,53 @@ static void test_index(void **state)
         kb_apiserver_free(srv);
 }
 
+static void path_of(char *const *path, size_t n, void *arg)
+{
+        char *p = kb__fields_path(path, n);
+        struct kb_buf *b = arg;
+        kb_buf_printf(b, "%s;", p);
+        free(p);
+}
+
+/* FieldsV1 as upstream writes it: keyed list items, set items, leaves. */
+static void test_fieldsets(void **state)
+{
+        (void)state;
+        struct kb_value *pod =
+            json("{\"metadata\":{\"labels\":{\"a\":\"1\"},\"finalizers\":[\"x\"]},"
+                 "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
+                 "\"tolerations\":[{\"key\":\"k\"}]}}");
+        struct kb_fieldwalk fw = {.defs = NULL, .builtin = true};
+        struct kb_value *f = kb__fields_of(&fw, NULL, pod);
+        assert_json(
+            f, "{\"f:metadata\":{\"f:labels\":{\"f:a\":{}},\"f:finalizers\":{\"v:\\\"x\\\"\":{}}},"
+               "\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"c\\\"}\":{\".\":{},"
+               "\"f:name\":{},\"f:image\":{}}},\"f:tolerations\":{}}}");
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb__fields_leaves(f, path_of, &b);
+        assert_string_equal(b.data,
+                            ".metadata.labels.a;.metadata.finalizers[=\"x\"];"
+                            ".spec.containers[name=\"c\"];.spec.containers[name=\"c\"].name;"
+                            ".spec.containers[name=\"c\"].image;.spec.tolerations;");
+        kb_buf_release(&b);
+        struct kb_value *minus =
+            json("{\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"c\\\"}\":{"
+                 "\"f:image\":{}}},\"f:tolerations\":{}}}");
+        kb__fields_remove(f, minus);
+        assert_json(
+            f, "{\"f:metadata\":{\"f:labels\":{\"f:a\":{}},\"f:finalizers\":{\"v:\\\"x\\\"\":{}}},"
+               "\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"c\\\"}\":{\".\":{},"
+               "\"f:name\":{}}}}}");
+        char *path[] = {"f:spec", "f:containers", "k:{\"name\":\"c\"}", "."};
+        assert_true(kb__fields_delete(pod, path, 4));
+        assert_json(kb_value_get(pod, "spec"),
+                    "{\"containers\":[],\"tolerations\":[{\"key\":\"k\"}]}");
+        kb_value_free(minus);
+        kb_value_free(f);
+        kb_value_free(pod);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -430,6 +477,7 @@ int main(void)
             cmocka_unit_test(test_requests),    cmocka_unit_test(test_query_bool),
             cmocka_unit_test(test_accept),      cmocka_unit_test(test_event_versions),
             cmocka_unit_test(test_secret_data), cmocka_unit_test(test_index),
+            cmocka_unit_test(test_fieldsets),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
