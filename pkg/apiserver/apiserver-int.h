@@ -81,6 +81,7 @@ struct kb_rtype {
         /* custom resources */
         struct kb_value *schema;     /* openAPIV3Schema, or NULL */
         struct kb_value *columns;    /* additionalPrinterColumns, or NULL */
+        struct kb_value *selectable; /* selectableFields' paths, "spec.x" (an array) */
         char *crd_name;
         struct kb_obj *objs;    /* uthash by key */
         struct kb_inode *index; /* the same objects in key order (index.c) */
@@ -191,6 +192,9 @@ int kb__selector_parse(const char *text, bool fields, struct kb_selector **out, 
                        size_t errlen);
 bool kb__selector_match(const struct kb_selector *s, const struct kb_value *obj);
 void kb__selector_free(struct kb_selector *s);
+/* The first field of a field selector the real server would not accept
+ * for rt, or NULL when every field is accepted. */
+const char *kb__selector_unsupported(const struct kb_selector *s, const struct kb_rtype *rt);
 /* The value of a dotted field path as text, "" when missing. */
 const char *kb__field_text(const struct kb_value *obj, const char *path, char *buf, size_t n);
 

@@ -22,6 +22,14 @@ bool kb__selectors(struct kb_ctx *c, struct kb_selector **ls, struct kb_selector
                 kb__fail(c->resp, 400, "BadRequest", NULL, "%s", err);
                 return false;
         }
+        const char *bad = kb__selector_unsupported(*fs, c->rt);
+        if (bad) {
+                kb__fail(c->resp, 400, "BadRequest", NULL, "field label not supported: %s", bad);
+                kb__selector_free(*ls);
+                kb__selector_free(*fs);
+                *ls = *fs = NULL;
+                return false;
+        }
         return true;
 }
 

@@ -329,6 +329,12 @@ struct kb_value *kb__ssa_apply(struct kb_ctx *c, struct kb_obj *o, struct kb_val
                 kb_value_free(applied);
                 return NULL;
         }
+        if (!kb_value_is(applied, KB_VOBJECT)) {
+                kb__fail(c->resp, 400, "BadRequest", NULL,
+                         "the object provided is not a JSON object");
+                kb_value_free(applied);
+                return NULL;
+        }
         struct kb_value *live = o ? o->doc->v : NULL;
         struct applying a = {
             .c = c, .applied = managed_part(c, applied), .taken = kb_value_new(KB_VOBJECT)};

@@ -219,6 +219,7 @@ void kb__type_free(struct kb_rtype *rt)
         free(rt->list_kind);
         kb_value_free(rt->schema);
         kb_value_free(rt->columns);
+        kb_value_free(rt->selectable);
         free(rt->crd_name);
         free(rt);
 }
@@ -281,6 +282,8 @@ int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd)
                         free(rt->categories);
                         kb_value_free(rt->schema);
                         kb_value_free(rt->columns);
+                        kb_value_free(rt->selectable);
+                        rt->selectable = NULL;
                 }
                 const char *plural = kb_value_str(kb_value_get(names, "plural"));
                 const char *kind = kb_value_str(kb_value_get(names, "kind"));
@@ -306,6 +309,14 @@ int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd)
                 rt->schema = schema ? kb_value_clone(schema) : NULL;
                 const struct kb_value *cols = kb_value_get(ver, "additionalPrinterColumns");
                 rt->columns = kb_value_is(cols, KB_VARRAY) ? kb_value_clone(cols) : NULL;
+                /* selectableFields: [{jsonPath: .spec.x}] -> ["spec.x"]. */
+                const struct kb_value *sel = kb_value_get(ver, "selectableFields");
+                rt->selectable = kb_value_new(KB_VARRAY);
+                for (size_t k = 0; kb_value_is(sel, KB_VARRAY) && k < sel->arr.n; k++) {
+                        const char *jp = kb_value_str(kb_value_get(sel->arr.v[k], "jsonPath"));
+                        if (jp && jp[0] == '.')
+                                kb_value_append(rt->selectable, kb_value_new_string(jp + 1));
+                }
         }
         return 0;
 }

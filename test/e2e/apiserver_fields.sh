@@ -84,6 +84,7 @@ spec:
   - name: v1
     served: true
     storage: true
+    selectableFields: [{jsonPath: .spec.size}]
     schema:
       openAPIV3Schema:
         type: object
@@ -126,6 +127,24 @@ r=$(api POST /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups?fi
 expect_match "PodGroup spec keeps unknown fields (the CRD preserves them)" "$r" '^201 .*"kbatchExtension":true'
 r=$(api POST /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"pg2","labels":"x"},"spec":{"minMember":1}}')
 expect_match "CR metadata decoded strictly" "$r" '^400 .*cannot unmarshal string into Go struct field ObjectMeta.metadata.labels'
+
+# Field selectors: what the real server accepts and no more.
+r=$(api GET "/api/v1/pods?fieldSelector=spec.nodeName=node-1,status.phase=Running")
+expect_eq "pod field selectors upstream supports" "$(code "$r")" 200
+r=$(api GET "/api/v1/pods?fieldSelector=spec.containers.image=busybox")
+expect_eq "an unsupported pod field" "$r" '400 {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"field label not supported: spec.containers.image","reason":"BadRequest","code":400}'
+r=$(api GET "/apis/scheduling.volcano.sh/v1beta1/podgroups?fieldSelector=spec.queue=default")
+expect_match "a CR's spec field without selectableFields" "$r" '^400 .*field label not supported: spec.queue'
+r=$(api GET "/apis/scheduling.volcano.sh/v1beta1/podgroups?fieldSelector=metadata.name=pg")
+expect_match "metadata.name on a CR" "$r" '^200 .*"name":"pg"'
+r=$(api GET "/apis/example.com/v1/namespaces/default/widgets?fieldSelector=spec.size=3")
+expect_match "a CRD's selectableFields" "$r" '^200 .*"name":"w1"'
+r=$(api GET "/apis/example.com/v1/namespaces/default/widgets?fieldSelector=spec.size=4")
+expect_match "selectableFields filter" "$r" '^200 .*"items":\[\]'
+out=$($K get pods --field-selector spec.bogus=1 2>&1)
+expect_match "kubectl shows it" "$out" 'field label not supported: spec.bogus'
+w=$(curl -s "$URL/api/v1/nodes?watch=1&fieldSelector=spec.providerID=x")
+expect_match "watches too" "$w" '"message":"field label not supported: spec.providerID"'
 
 # kubectl explain reads the same schemas through OpenAPI v3.
 out=$($K explain pod.spec.nodeName 2>&1)
