@@ -1,7 +1,8 @@
 /*
  * drf: dominant resource fairness between jobs, as Volcano's plugins/drf.
- * A job's share is the largest, over resources, of what it has allocated
- * divided by the cluster's total; the job with the lower share goes first.
+ * A job's share is the largest, over resources (pods too, as in Volcano),
+ * of what it has allocated divided by the cluster's total; the job with the
+ * lower share goes first.
  *
  * Example: a cluster of 10 cpu and 100Gi.  Job A holds 2 cpu and 10Gi
  * (shares 0.2 and 0.1: dominant 0.2), job B 1 cpu and 40Gi (0.1 and 0.4:
@@ -29,8 +30,6 @@ static double share(const struct drf *d, const struct kb_res *alloc)
 {
         double best = 0;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS)
-                        continue;
                 double t = (double)d->total->q[i], a = (double)alloc->q[i];
                 double sh = t > 0 ? a / t : (a > 0 ? 1 : 0);
                 if (sh > best)

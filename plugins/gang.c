@@ -34,9 +34,14 @@ const struct kb_plugin kb_plugin_gang = {
 
 enum role_count { COUNT_VALID, COUNT_READY, COUNT_PIPELINED };
 
-static bool counts(enum role_count which, enum kb_task_status st)
+/* Volcano's per-role counts (JobInfo.CheckTaskValid, CheckTaskReady and
+ * CheckTaskPipelined): a pending best-effort task counts as ready, since it
+ * needs no room. */
+static bool counts(enum role_count which, const struct kb_task *t)
 {
-        bool ready = kb_task_status_allocated(st) || st == KB_TASK_SUCCEEDED;
+        enum kb_task_status st = t->status;
+        bool ready = kb_task_status_allocated(st) || st == KB_TASK_SUCCEEDED ||
+                     (st == KB_TASK_PENDING && t->best_effort);
         switch (which) {
         case COUNT_VALID:
                 return ready || st == KB_TASK_PIPELINED || st == KB_TASK_PENDING;
@@ -65,8 +70,7 @@ static bool roles_ok(const struct kb_job *j, enum role_count which)
                 if (m->min == 0)
                         continue;
                 for (uint32_t i = 0; i < j->ntasks; i++)
-                        if (strcmp(j->tasks[i]->role, m->name) == 0 &&
-                            counts(which, j->tasks[i]->status))
+                        if (strcmp(j->tasks[i]->role, m->name) == 0 && counts(which, j->tasks[i]))
                                 n++;
                 if (n < m->min)
                         return false;
@@ -104,11 +108,15 @@ static const char *gang_valid(void *arg, const struct kb_job *j)
                 return "Not enough valid pods of each task for gang-scheduling";
         uint32_t valid = 0;
         for (uint32_t i = 0; i < j->ntasks; i++)
-                valid += counts(COUNT_VALID, j->tasks[i]->status);
-        if (valid < (uint32_t)j->min_available)
-                return kb_session_intern(
-                    g->s, j->ntasks == 0 ? "Not enough valid tasks for gang-scheduling: no pods yet"
-                                         : "Not enough valid tasks for gang-scheduling");
+                valid += counts(COUNT_VALID, j->tasks[i]);
+        if (valid < (uint32_t)j->min_available) {
+                /* Volcano's words and numbers, and why when nothing exists. */
+                char why[160];
+                snprintf(why, sizeof(why),
+                         "Not enough valid tasks for gang-scheduling, valid: %u, min: %d%s", valid,
+                         (int)j->min_available, j->ntasks == 0 ? " (no pods yet)" : "");
+                return kb_session_intern(g->s, why);
+        }
         return NULL;
 }
 
@@ -181,7 +189,7 @@ static const char *why_waiting(struct kb_session *s, const struct kb_job *j, str
                 return invalid;
         if (j->fit_error)
                 return j->fit_error;
-        if (j->phase == KB_PG_PENDING && kb_conf_has_action(kb_session_conf(s), "enqueue"))
+        if (j->phase == KB_PG_PENDING)
                 return j->enqueue_reason ? j->enqueue_reason
                                          : "pod group is Pending, not yet admitted to its queue";
         /* Volcano's summary: the job's tasks by status. */

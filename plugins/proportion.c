@@ -1,32 +1,50 @@
 /*
- * proportion: queue quotas, as Volcano's plugins/proportion.
+ * proportion: queue quotas, as Volcano master's plugins/proportion.
+ *
+ * Every resource counts, pods too: a task asks for one pod, a node offers
+ * its pod limit, and a queue's request, allocation and deserved share have
+ * a pods dimension like cpu and memory (Volcano adds pods:1 to every
+ * task's request).  Only the per-task and per-group quota checks leave
+ * pods out, as Volcano's comparisons ignore that dimension.
  *
  * Deserved shares by weighted water-filling.  Every queue that has jobs
  * starts with nothing; each round hands out what remains of the cluster in
  * proportion to the weights of the queues not yet satisfied, then caps each
- * queue's deserved by its real capability (capability, and the cluster less
- * other queues' guarantees) and by what it requests, and floors it at its
- * guarantee.  A queue is satisfied when its request fits its deserved, or
- * when a round gives it nothing more; rounds stop when nothing remains or
- * nothing changed.
+ * queue's deserved by its real capability and by what it requests, and
+ * floors it at its guarantee.  A queue is satisfied when its request fits
+ * its deserved, or when a round changed nothing for it; rounds stop when
+ * nothing remains (pods aside) or nothing changed.
+ *
+ *   real capability  the cluster less every queue's guarantee (never
+ *                    below 0), plus the queue's own guarantee, capped by
+ *                    its capability (a capability of 0 cpu or memory caps
+ *                    nothing, as in Volcano)
  *
  * Example: 12 cpu; queue a (weight 1) requests 2 cpu, queue b (weight 2)
  * requests 20.  Round 1: a gets 12*1/3 = 4, capped at its request 2
  * (satisfied); b gets 8.  Remaining 12-2-8 = 2.  Round 2: only b, gets all
  * 2: b deserves 10, a 2.
  *
- *   overused     deserved <= allocated in every resource: allocate skips
- *                the queue;
- *   allocatable  a task fits when allocated + request <= deserved in the
- *                resources the task requests;
- *   queueOrder   the lower share (max over resources of allocated /
- *                deserved) first;
- *   enqueueable  a closed (or closing) queue admits nothing; otherwise a
- *                group with minResources is admitted while minResources +
- *                allocated + admitted-but-not-running minResources fit the
- *                queue's real capability.
- *
- * Pods are not a quota resource (Volcano keeps them apart as MaxTaskNum).
+ *   queueOrder   the higher spec.priority first, then the lower share (the
+ *                largest allocated/deserved over the resources deserved);
+ *   overused     allocated reaches deserved in every resource: allocate
+ *                skips the queue;
+ *   allocatable  an open queue takes a task when allocated + request stays
+ *                within deserved in the resources the task requests;
+ *   enqueueable  a closed (or closing) queue admits nothing; a group with
+ *                minResources is admitted while minResources + allocated +
+ *                reserved - elastic fits the real capability in the
+ *                resources the group names, where
+ *                  reserved = what admitted groups do not hold yet: the
+ *                             unheld part of minResources of Inqueue
+ *                             groups, and of Running ones that hold at
+ *                             least minMember tasks;
+ *                  elastic  = what groups hold beyond their minResources
+ *                             (all of it for a group without them);
+ *   enqueued     the admitted group's minResources join reserved.  Volcano
+ *                charges them inside its vote, so a group that a later
+ *                plugin rejects still holds room; kbatch charges them only
+ *                once every plugin admitted the group.
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +67,7 @@ typedef double vec[KB_RES_MAX];
 struct attr {
         bool active; /* the queue has jobs */
         int32_t weight;
-        vec deserved, allocated, request, inqueue, guarantee, real_cap;
+        vec deserved, allocated, request, inqueue, elastic, guarantee, real_cap;
         double share;
 };
 
@@ -63,7 +81,6 @@ static void to_vec(const struct kb_res *r, double *v)
 {
         for (int i = 0; i < KB_RES_MAX; i++)
                 v[i] = r->q[i] == KB_RES_UNLIMITED ? INFINITY : (double)r->q[i];
-        v[KB_RES_PODS] = 0;
 }
 
 /* Volcano's Share(l, r): l/r, with 0/0 = 0 and x/0 = 1. */
@@ -74,11 +91,14 @@ static double frac(double l, double r)
         return l / r;
 }
 
+/* Volcano's resource epsilon: quantities closer than this are equal. */
+#define EPS 0.1
+
 static void update_share(struct attr *a)
 {
         double s = 0;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS)
+                if (a->deserved[i] < EPS)
                         continue;
                 double f = frac(a->allocated[i], a->deserved[i]);
                 if (f > s)
@@ -87,22 +107,19 @@ static void update_share(struct attr *a)
         a->share = s;
 }
 
-static void compute_deserved(struct proportion *p, const struct kb_res *total_res)
+/* Whether some resource other than pods remains (Volcano's IsEmpty). */
+static bool remains(const vec r)
 {
-        vec total, remaining, total_guarantee = {0};
-        to_vec(total_res, total);
-        for (size_t q = 0; q < p->nqueues; q++)
-                if (p->attrs[q].active)
-                        for (int i = 0; i < KB_RES_MAX; i++)
-                                total_guarantee[i] += p->attrs[q].guarantee[i];
-        for (size_t q = 0; q < p->nqueues; q++) {
-                struct attr *a = &p->attrs[q];
-                for (int i = 0; i < KB_RES_MAX; i++) {
-                        double real = total[i] - total_guarantee[i] + a->guarantee[i];
-                        a->real_cap[i] = fmin(real, a->real_cap[i]);
-                }
-        }
-        memcpy(remaining, total, sizeof(vec));
+        for (int i = 0; i < KB_RES_MAX; i++)
+                if (i != KB_RES_PODS && r[i] >= EPS)
+                        return true;
+        return false;
+}
+
+static void compute_deserved(struct proportion *p)
+{
+        vec remaining;
+        to_vec(kb_session_total(p->s), remaining);
         bool *meet = kb_xcalloc(p->nqueues + 1, sizeof(bool));
         for (;;) {
                 int64_t total_weight = 0;
@@ -117,40 +134,35 @@ static void compute_deserved(struct proportion *p, const struct kb_res *total_re
                         struct attr *a = &p->attrs[q];
                         if (!a->active || meet[q])
                                 continue;
-                        vec old;
-                        memcpy(old, a->deserved, sizeof(vec));
                         bool fits = true, same = true;
                         for (int i = 0; i < KB_RES_MAX; i++) {
-                                if (i == KB_RES_PODS)
-                                        continue;
-                                double d = a->deserved[i] +
-                                           remaining[i] * (double)a->weight / (double)total_weight;
+                                double old = a->deserved[i];
+                                double d =
+                                    old + remaining[i] * (double)a->weight / (double)total_weight;
                                 d = fmin(d, a->real_cap[i]);
                                 d = fmin(d, a->request[i]);
                                 d = fmax(d, a->guarantee[i]);
                                 a->deserved[i] = d;
-                                if (a->request[i] > d)
+                                if (!(a->request[i] < d + EPS))
                                         fits = false;
-                                if (d != old[i])
+                                if (d != old)
                                         same = false;
-                                if (d > old[i])
-                                        increased[i] += d - old[i];
+                                if (d > old)
+                                        increased[i] += d - old;
                                 else
-                                        decreased[i] += old[i] - d;
+                                        decreased[i] += old - d;
                         }
                         update_share(a);
                         if (fits || same)
                                 meet[q] = true;
                 }
-                bool empty = true, unchanged = true;
+                bool unchanged = true;
                 for (int i = 0; i < KB_RES_MAX; i++) {
-                        remaining[i] = remaining[i] - increased[i] + decreased[i];
-                        if (remaining[i] > 0)
-                                empty = false;
+                        remaining[i] = fmax(remaining[i] + decreased[i] - increased[i], 0);
                         if (remaining[i] != old_remaining[i])
                                 unchanged = false;
                 }
-                if (empty || unchanged)
+                if (!remains(remaining) || unchanged)
                         break;
         }
         free(meet);
@@ -158,20 +170,20 @@ static void compute_deserved(struct proportion *p, const struct kb_res *total_re
 
 static bool overused(void *arg, const struct kb_queue_info *q)
 {
-        const struct proportion *p = arg;
-        const struct attr *a = &p->attrs[q->index];
+        const struct attr *a = &((const struct proportion *)arg)->attrs[q->index];
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS && a->deserved[i] > a->allocated[i])
+                if (!(a->deserved[i] < a->allocated[i] + EPS))
                         return false;
         return true;
 }
 
 static bool allocatable(void *arg, const struct kb_queue_info *q, const struct kb_task *t)
 {
-        const struct proportion *p = arg;
-        const struct attr *a = &p->attrs[q->index];
+        const struct attr *a = &((const struct proportion *)arg)->attrs[q->index];
+        if (q->state != KB_QUEUE_OPEN)
+                return false;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS || t->resreq.q[i] == 0)
+                if (i == KB_RES_PODS || t->resreq.q[i] <= 0)
                         continue;
                 if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i])
                         return false;
@@ -182,17 +194,42 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
 static int queue_order(void *arg, const struct kb_queue_info *l, const struct kb_queue_info *r)
 {
         const struct proportion *p = arg;
+        if (l->queue->priority != r->queue->priority)
+                return l->queue->priority > r->queue->priority ? -1 : 1;
         double ls = p->attrs[l->index].share, rs = p->attrs[r->index].share;
         if (ls == rs)
                 return 0;
         return ls < rs ? -1 : 1;
 }
 
+/* One resource's amount as kubectl prints quantities, or "unlimited". */
+static const char *qty(int i, double v, char *buf, size_t n)
+{
+        if (!isfinite(v))
+                return "unlimited";
+        kb_quantity_format((int64_t)v, kb_res_is_milli(i), kb_res_is_bytes(i), buf, n);
+        return buf;
+}
+
+/* Appends why the group's minResources do not fit in resource i, with the
+ * numbers of the rule. */
+static void explain_short(struct kb_buf *b, int i, const double *min, const struct attr *a)
+{
+        char need[48], alloc[48], res[48], el[48], cap[48];
+        kb_buf_printf(
+            b,
+            "%sinsufficient %s: the group needs %s, the queue has %s allocated, %s "
+            "reserved for admitted groups, %s elastic, capability %s",
+            b->len > 0 ? "; " : "", kb_res_name(i), qty(i, min[i], need, sizeof(need)),
+            qty(i, a->allocated[i], alloc, sizeof(alloc)), qty(i, a->inqueue[i], res, sizeof(res)),
+            qty(i, a->elastic[i], el, sizeof(el)), qty(i, a->real_cap[i], cap, sizeof(cap)));
+}
+
 static int enqueueable(void *arg, const struct kb_job *j)
 {
         struct proportion *p = arg;
         const struct kb_queue_info *q = j->queue;
-        struct attr *a = &p->attrs[q->index];
+        const struct attr *a = &p->attrs[q->index];
         if (q->state != KB_QUEUE_OPEN) {
                 char why[256];
                 snprintf(why, sizeof(why), "queue %s is %s", q->name,
@@ -204,37 +241,44 @@ static int enqueueable(void *arg, const struct kb_job *j)
                 return 1;
         vec min;
         to_vec(&j->pg->min_resources, min);
+        struct kb_buf b;
+        kb_buf_init(&b);
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS)
+                if (i == KB_RES_PODS || min[i] <= 0)
                         continue;
-                /* Scalar resources the group does not ask for are not
-                 * compared (Volcano drops them from the capability). */
-                if (i > KB_RES_MEMORY && min[i] == 0)
-                        continue;
-                if (min[i] + a->allocated[i] + a->inqueue[i] > a->real_cap[i]) {
-                        char why[256];
-                        snprintf(why, sizeof(why),
-                                 "queue resource quota insufficient: queue %s cannot fit the "
-                                 "group's minResources %s",
-                                 q->name, kb_res_name(i));
-                        kb_job_explain(p->s, j, why);
-                        return -1;
-                }
+                if (min[i] + a->allocated[i] + a->inqueue[i] - a->elastic[i] > a->real_cap[i])
+                        explain_short(&b, i, min, a);
         }
+        if (b.len) {
+                char *why = kb_xasprintf("queue resource quota insufficient: queue %s: %s", q->name,
+                                         b.data);
+                kb_job_explain(p->s, j, why);
+                free(why);
+        }
+        bool ok = b.len == 0;
+        kb_buf_release(&b);
+        return ok ? 1 : -1;
+}
+
+static void enqueued(void *arg, const struct kb_job *j)
+{
+        struct proportion *p = arg;
+        if (!j->queue || !j->pg || !j->pg->has_min_resources)
+                return;
+        struct attr *a = &p->attrs[j->queue->index];
         for (int i = 0; i < KB_RES_MAX; i++)
-                a->inqueue[i] += min[i];
-        return 1;
+                if (i != KB_RES_PODS)
+                        a->inqueue[i] += (double)j->pg->min_resources.q[i];
 }
 
 /* Keeps the queue's allocated sum and share current as tasks come and go. */
 static void account(struct proportion *p, const struct kb_task *t, double sign)
 {
-        if (!t->job->queue)
+        if (!t->job || !t->job->queue)
                 return;
         struct attr *a = &p->attrs[t->job->queue->index];
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS)
-                        a->allocated[i] += sign * (double)t->resreq.q[i];
+                a->allocated[i] += sign * (double)t->resreq.q[i];
         update_share(a);
 }
 
@@ -248,6 +292,69 @@ static void on_deallocate(void *arg, const struct kb_task *t)
         account(arg, t, -1);
 }
 
+static void queue_attrs(struct proportion *p, const struct kb_queue_info *queues)
+{
+        vec total, total_guarantee = {0};
+        to_vec(kb_session_total(p->s), total);
+        for (size_t q = 0; q < p->nqueues; q++) {
+                vec g;
+                to_vec(&queues[q].queue->guarantee, g);
+                for (int i = 0; i < KB_RES_MAX; i++)
+                        total_guarantee[i] += g[i];
+        }
+        for (size_t q = 0; q < p->nqueues; q++) {
+                struct attr *a = &p->attrs[q];
+                const struct kb_queue *queue = queues[q].queue;
+                vec cap;
+                a->weight = queues[q].weight;
+                to_vec(&queue->guarantee, a->guarantee);
+                to_vec(&queue->capability, cap);
+                if (queue->has_capability) {
+                        if (cap[KB_RES_CPU] <= 0)
+                                cap[KB_RES_CPU] = INFINITY;
+                        if (cap[KB_RES_MEMORY] <= 0)
+                                cap[KB_RES_MEMORY] = INFINITY;
+                }
+                for (int i = 0; i < KB_RES_MAX; i++) {
+                        double real = fmax(total[i] - total_guarantee[i], 0) + a->guarantee[i];
+                        a->real_cap[i] = queue->has_capability ? fmin(real, cap[i]) : real;
+                }
+        }
+}
+
+/* What a job holds and asks for, and what it reserves as an admitted
+ * group (Volcano's GetInqueueResource and GetElasticResources). */
+static void job_attrs(struct proportion *p, const struct kb_job *j)
+{
+        struct attr *a = &p->attrs[j->queue->index];
+        vec held = {0}, min = {0};
+        uint32_t nheld = 0;
+        a->active = true;
+        for (uint32_t i = 0; i < j->ntasks; i++) {
+                const struct kb_task *t = j->tasks[i];
+                bool alloc = kb_task_status_allocated(t->status);
+                if (!alloc && t->status != KB_TASK_PENDING)
+                        continue;
+                nheld += alloc;
+                for (int d = 0; d < KB_RES_MAX; d++) {
+                        a->request[d] += (double)t->resreq.q[d];
+                        if (alloc)
+                                held[d] += (double)t->resreq.q[d];
+                }
+        }
+        if (j->pg && j->pg->has_min_resources)
+                to_vec(&j->pg->min_resources, min);
+        bool reserves = j->pg && j->pg->has_min_resources &&
+                        (j->phase == KB_PG_INQUEUE ||
+                         (j->phase == KB_PG_RUNNING && nheld >= (uint32_t)j->min_available));
+        for (int d = 0; d < KB_RES_MAX; d++) {
+                a->allocated[d] += held[d];
+                a->elastic[d] += fmax(held[d] - min[d], 0);
+                if (reserves && d != KB_RES_PODS)
+                        a->inqueue[d] += fmax(min[d] - held[d], 0);
+        }
+}
+
 static void *proportion_open(struct kb_session *s, const struct kb_value *args)
 {
         (void)args;
@@ -257,59 +364,21 @@ static void *proportion_open(struct kb_session *s, const struct kb_value *args)
         struct kb_job **jobs = kb_session_jobs(s, &njobs);
         p->s = s;
         p->attrs = kb_pool_alloc(kb_session_pool(s), (p->nqueues + 1) * sizeof(*p->attrs));
-        for (size_t q = 0; q < p->nqueues; q++) {
-                struct attr *a = &p->attrs[q];
-                const struct kb_queue *queue = queues[q].queue;
-                a->weight = queues[q].weight > 0 ? queues[q].weight : 1;
-                to_vec(&queue->guarantee, a->guarantee);
-                if (queue->has_capability) {
-                        to_vec(&queue->capability, a->real_cap);
-                        /* Volcano: a capability without cpu or memory does
-                         * not cap them. */
-                        if (a->real_cap[KB_RES_CPU] <= 0)
-                                a->real_cap[KB_RES_CPU] = INFINITY;
-                        if (a->real_cap[KB_RES_MEMORY] <= 0)
-                                a->real_cap[KB_RES_MEMORY] = INFINITY;
-                } else {
-                        for (int i = 0; i < KB_RES_MAX; i++)
-                                a->real_cap[i] = INFINITY;
-                }
-        }
-        for (size_t k = 0; k < njobs; k++) {
-                const struct kb_job *j = jobs[k];
-                if (!j->queue)
-                        continue;
-                struct attr *a = &p->attrs[j->queue->index];
-                a->active = true;
-                for (uint32_t i = 0; i < j->ntasks; i++) {
-                        const struct kb_task *t = j->tasks[i];
-                        bool alloc = kb_task_status_allocated(t->status);
-                        if (!alloc && t->status != KB_TASK_PENDING)
-                                continue;
-                        for (int d = 0; d < KB_RES_MAX; d++) {
-                                if (d == KB_RES_PODS)
-                                        continue;
-                                a->request[d] += (double)t->resreq.q[d];
-                                if (alloc)
-                                        a->allocated[d] += (double)t->resreq.q[d];
-                        }
-                }
-                if (j->phase == KB_PG_INQUEUE && j->pg && j->pg->has_min_resources) {
-                        vec min;
-                        to_vec(&j->pg->min_resources, min);
-                        for (int d = 0; d < KB_RES_MAX; d++)
-                                a->inqueue[d] += min[d];
-                }
-        }
-        compute_deserved(p, kb_session_total(s));
+        queue_attrs(p, queues);
+        for (size_t k = 0; k < njobs; k++)
+                if (jobs[k]->queue)
+                        job_attrs(p, jobs[k]);
+        compute_deserved(p);
         for (size_t q = 0; q < p->nqueues; q++)
                 update_share(&p->attrs[q]);
 
         kb_on_queue_order(s, queue_order, p);
         kb_on_overused(s, overused, p);
         kb_on_allocatable(s, allocatable, p);
+        kb_on_preemptive(s, allocatable, p);
         kb_on_job_enqueueable(s, enqueueable, p);
-        kb_on_event(s, on_allocate, on_deallocate, p);
+        kb_on_job_enqueued(s, enqueued, p);
+        kb_on_event(s, (struct kb_event_handler){on_allocate, on_deallocate}, p);
         return p;
 }
 

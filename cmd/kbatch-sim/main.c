@@ -33,6 +33,8 @@ static void usage(FILE *out)
                 "or a synthetic cluster, and prints the decisions.\n"
                 "\n"
                 "  --scheduler-conf FILE   Volcano-format conf (default: Volcano's default)\n"
+                "  --strict-conf           refuse a conf naming an action, plugin, flag or\n"
+                "                          argument kbatch would skip (exit 2)\n"
                 "  --scheduler-name NAME   schedule pods with this schedulerName (repeatable;\n"
                 "                          default kbatch)\n"
                 "  --default-queue NAME    queue of groups and pods that name none (default)\n"
@@ -68,7 +70,8 @@ int main(int argc, char **argv)
                 OPT_FULL,
                 OPT_STATS,
                 OPT_VERSION,
-                OPT_DQUEUE
+                OPT_DQUEUE,
+                OPT_STRICT
         };
         static const struct option opts[] = {
             {"scheduler-conf", required_argument, NULL, OPT_CONF},
@@ -79,6 +82,7 @@ int main(int argc, char **argv)
             {"full-scan", no_argument, NULL, OPT_FULL},
             {"stats", no_argument, NULL, OPT_STATS},
             {"default-queue", required_argument, NULL, OPT_DQUEUE},
+            {"strict-conf", no_argument, NULL, OPT_STRICT},
             {"v", required_argument, NULL, 'v'},
             {"version", no_argument, NULL, OPT_VERSION},
             {"help", no_argument, NULL, 'h'},
@@ -86,7 +90,7 @@ int main(int argc, char **argv)
         };
         const char *conf_path = NULL, *synthetic = NULL, *output = NULL;
         long sessions = 1;
-        bool full_scan = false, stats = false;
+        bool full_scan = false, stats = false, strict = false;
         struct kb_cluster cluster;
         struct kb_conf conf;
         char err[2048];
@@ -104,6 +108,9 @@ int main(int argc, char **argv)
                         break;
                 case OPT_DQUEUE:
                         cluster.default_queue = optarg;
+                        break;
+                case OPT_STRICT:
+                        strict = true;
                         break;
                 case OPT_SESSIONS:
                         sessions = strtol(optarg, &end, 10);
@@ -169,6 +176,18 @@ int main(int argc, char **argv)
                 goto out;
         }
         conf.full_scan = full_scan;
+        if (strict && kb_conf_strict(&conf, err, sizeof(err))) {
+                fprintf(stderr, "kbatch-sim: --scheduler-conf %s: %s\n",
+                        conf_path ? conf_path : "(built-in)", err);
+                goto out_conf;
+        }
+        if (conf.nskipped) {
+                char list[1024];
+                kb_conf_skipped_summary(&conf, list, sizeof(list));
+                fprintf(stderr,
+                        "kbatch-sim: conf: kbatch skips %zu item(s) it does not support: %s\n",
+                        conf.nskipped, list);
+        }
 
         cluster.now = (double)time(NULL);
         if (synthetic && kb_cluster_synthetic(&cluster, synthetic, err, sizeof(err))) {

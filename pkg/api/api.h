@@ -230,6 +230,11 @@ struct kb_pod {
         struct kb_res requests;
         bool best_effort; /* no container requests anything (pods slot aside) */
         enum kb_pod_phase phase;
+        /* Fields set on the pod that kbatch reads but does not evaluate yet
+         * (required pod affinity and anti-affinity, topology spread), as
+         * "spec.topologySpreadConstraints, ...", or NULL: the session
+         * reports them instead of ignoring them silently. */
+        char *unevaluated;
 };
 
 struct kb_condition {
@@ -255,6 +260,9 @@ struct kb_podgroup {
         bool has_min_resources;
         char *queue; /* "default" when unset */
         char *priority_class_name;
+        /* Fields kbatch does not evaluate yet (spec.networkTopology,
+         * spec.subGroupPolicy), comma-separated, or NULL. */
+        char *unevaluated;
         /* status */
         char *phase; /* NULL when the object has no status yet */
         int32_t running, succeeded, failed;

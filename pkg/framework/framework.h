@@ -50,41 +50,9 @@ struct kb_snapshot {
         double now;                /* wall-clock seconds, for conditions */
 };
 
+#include "framework/points.h"
+
 /* ---- configuration ------------------------------------------------------ */
-
-/*
- * The extension points, as an X-macro so that the enum, the conf flag names
- * and the storage stay in step.  Columns: enum suffix, the Volcano conf flag
- * governing it (NULL: always on), and the flag's other spelling.  Volcano
- * spells most flags "enableX" and a few "enabledX"; both are accepted for all.
- */
-#define KB_POINTS(XX)                                                                              \
-        XX(JOB_ORDER, "enableJobOrder")                                                            \
-        XX(QUEUE_ORDER, "enableQueueOrder")                                                        \
-        XX(TASK_ORDER, "enableTaskOrder")                                                          \
-        XX(NAMESPACE_ORDER, "enableNamespaceOrder")                                                \
-        XX(PREDICATE, "enablePredicate")                                                           \
-        XX(NODE_ORDER, "enableNodeOrder")                                                          \
-        XX(BATCH_NODE_ORDER, "enableNodeOrder")                                                    \
-        XX(JOB_READY, "enableJobReady")                                                            \
-        XX(JOB_PIPELINED, "enableJobPipelined")                                                    \
-        XX(JOB_VALID, NULL)                                                                        \
-        XX(JOB_ENQUEUEABLE, "enableJobEnqueued")                                                   \
-        XX(JOB_ENQUEUED, "enableJobEnqueued")                                                      \
-        XX(JOB_STARVING, "enableJobStarving")                                                      \
-        XX(OVERUSED, "enableOverused")                                                             \
-        XX(ALLOCATABLE, "enableAllocatable")                                                       \
-        XX(PREEMPTABLE, "enablePreemptable")                                                       \
-        XX(RECLAIMABLE, "enableReclaimable")                                                       \
-        XX(PREEMPTIVE, "enablePreemptive")                                                         \
-        XX(EVENT_HANDLER, NULL)
-
-enum kb_point {
-#define XX(name, flag) KB_POINT_##name,
-        KB_POINTS(XX)
-#undef XX
-            KB_NPOINTS
-};
 
 struct kb_plugin_conf {
         char *name;
@@ -103,11 +71,20 @@ struct kb_action_conf {
         struct kb_value *arguments; /* from configurations[]; an object */
 };
 
+/* Something the conf names that kbatch reads but does not act on. */
+struct kb_conf_skip {
+        const char *kind; /* "action", "plugin", "flag", "argument", "configuration", "key" */
+        char *name;       /* "preempt", "nodeorder podaffinity.weight", ... */
+};
+
 struct kb_conf {
         struct kb_action_conf *actions;
         size_t nactions;
         struct kb_tier_conf *tiers;
         size_t ntiers;
+        /* What was skipped (each also logged as a warning). */
+        struct kb_conf_skip *skipped;
+        size_t nskipped, capskipped;
         /* Test and benchmark switch: choose nodes by scanning every node for
          * every task instead of through the per-class caches.  Placements
          * are the same either way; this exists to prove it. */
@@ -129,6 +106,12 @@ int kb_conf_load_file(const char *path, struct kb_conf *conf, char *err, size_t 
 void kb_conf_release(struct kb_conf *conf);
 /* Whether the conf runs the action. */
 bool kb_conf_has_action(const struct kb_conf *conf, const char *name);
+/* "action preempt, plugin capacity, argument nodeorder podaffinity.weight"
+ * into buf ("" when nothing was skipped). */
+void kb_conf_skipped_summary(const struct kb_conf *conf, char *buf, size_t len);
+/* --strict-conf: KB_EBADCONF with the skipped items in err when anything
+ * was skipped, else 0. */
+int kb_conf_strict(const struct kb_conf *conf, char *err, size_t errlen);
 
 /* Plugin argument helpers: read conf arguments by key with a default. */
 double kb_args_double(const struct kb_value *args, const char *key, double dflt);
@@ -164,13 +147,20 @@ struct kb_job;
 struct kb_node_info;
 struct kb_queue_info;
 
+/*
+ * A task is one pod.  Every pod of the schedulers this session serves is a
+ * task of a job; so is every other pod bound to a node (a "foreign" task:
+ * job NULL, never placed or evicted by kbatch), so that a node's task list
+ * shows everything on it.  Actions and plugins read tasks; only statements
+ * change them.
+ */
 struct kb_task {
         const struct kb_pod *pod;
-        struct kb_job *job;
-        const char *name; /* "namespace/name" */
-        const char *role; /* annotation volcano.sh/task-spec, or "" */
-        uint32_t index;   /* position in the session's task array */
-        uint32_t eclass;  /* placement class: tasks with equal placement specs */
+        struct kb_job *job; /* NULL for another scheduler's pod */
+        const char *name;   /* "namespace/name" */
+        const char *role;   /* annotation volcano.sh/task-spec, or "" */
+        uint32_t index;     /* position in the session's task array */
+        uint32_t eclass;    /* placement class: tasks with equal placement specs */
         enum kb_task_status status;
         int32_t node; /* node index, -1 when none */
         int32_t priority;
@@ -179,6 +169,8 @@ struct kb_task {
         /* The task's last fit failure in this session (node-level reasons),
          * kept for the PodGroup condition. */
         const char *fit_error;
+        /* Links of the node's task list (kb_node_info.tasks). */
+        struct kb_task *node_prev, *node_next;
 };
 
 /* PodGroup phases, as Volcano's PodGroupPhase. */
@@ -229,6 +221,16 @@ kb_job_ready_count(const struct kb_job *j); /* Allocated, Binding, Bound, Runnin
 uint32_t kb_job_waiting_count(const struct kb_job *j); /* Pipelined */
 uint32_t kb_job_pending_count(const struct kb_job *j);
 
+/*
+ * A node in the session.  The resource sums follow Volcano's NodeInfo; the
+ * task list holds every task on the node — bound, running, releasing,
+ * assumed (allocated) or pipelined, ours or another scheduler's — in the
+ * order it arrived, for victim selection and inter-pod rules:
+ *
+ *     for (const struct kb_task *t = n->tasks; t; t = t->node_next) ...
+ *
+ * Statements keep the sums and the list current (O(1) per operation).
+ */
 struct kb_node_info {
         const struct kb_node *node;
         const char *name;
@@ -238,7 +240,8 @@ struct kb_node_info {
         struct kb_res used;
         struct kb_res releasing;
         struct kb_res pipelined;
-        uint32_t ntasks; /* tasks counted on the node (any scheduler) */
+        struct kb_task *tasks, *tasks_tail;
+        uint32_t ntasks; /* length of the task list */
 };
 
 /* Volcano's FutureIdle: idle + releasing - pipelined. */
@@ -290,6 +293,17 @@ struct kb_pg_status {
         const char *cond_message;
 };
 
+/* What a session read but did not evaluate (a PodGroup's networkTopology,
+ * a pod's required pod anti-affinity, ...), one per job that has any: the
+ * daemon makes it a Warning event on the PodGroup (or on the pod, for a pod
+ * without one), kbatch-sim prints it. */
+struct kb_warning {
+        const struct kb_podgroup *pg; /* NULL for a pod without a group */
+        const struct kb_pod *pod;     /* the pod, when pg is NULL */
+        const char *object;           /* "podgroup ns/name" or "pod ns/name" */
+        const char *message;
+};
+
 struct kb_queue_status {
         const char *name;
         enum kb_queue_state state;
@@ -329,6 +343,8 @@ struct kb_result {
          * kept, since a discarded statement undoes its pipelines). */
         struct kb_nomination *nominations;
         size_t nnominations;
+        struct kb_warning *warnings; /* in job order */
+        size_t nwarnings;
         double duration; /* seconds, the session alone */
         /* One entry per action run, in conf order, and per plugin, in tier
          * order (from the result's pool). */
@@ -344,11 +360,27 @@ void kb_result_release(struct kb_result *r);
 struct kb_session;
 
 /*
- * Runs one whole session (open, actions, close) on snap with conf, filling
- * result (caller releases).  Returns 0, or a negative code when the conf
- * names something missing at run time.  Any one thread; several sessions may
- * run on distinct snapshots concurrently.
+ * A session's life, in three calls that both binaries and the tests use:
+ *
+ *   s = kb_session_open(snap, conf, result);   build the model, open plugins
+ *   rc = kb_session_execute(s);                the conf's actions, in order
+ *   kb_session_close(s);                       close plugins, statuses; frees s
+ *
+ * open builds the session's own state from snap (which must stay unchanged
+ * until close) and runs every configured plugin's open; it never fails (a
+ * plugin the registry lacks is remembered and reported by execute).
+ * execute returns 0, or KB_EBADCONF when the conf names an action or plugin
+ * missing at run time (the others still run).  close fills result (caller
+ * releases it with kb_result_release) and frees the session.  Between open
+ * and close, a test may register callbacks of its own with kb_on_*() and run
+ * single actions with kb_action_find(name)->execute(s).  One thread per
+ * session; sessions on distinct snapshots may run concurrently.
  */
+struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct kb_conf *conf,
+                                   struct kb_result *result);
+int kb_session_execute(struct kb_session *s);
+void kb_session_close(struct kb_session *s);
+/* open + execute + close. */
 int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
                    struct kb_result *result);
 
@@ -362,10 +394,20 @@ struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n);
 /* Sum of every node's allocatable. */
 const struct kb_res *kb_session_total(struct kb_session *s);
 struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name);
+/* A node by name, or NULL. */
+struct kb_node_info *kb_session_node(struct kb_session *s, const char *name);
 /* The action's configurations[] arguments (an object, never NULL). */
 const struct kb_value *kb_session_action_args(struct kb_session *s);
 /* A priority class value by name; false when none. */
 bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *value);
+/*
+ * The enqueue gate, Volcano master's rule in one place: whether allocate
+ * and backfill may place j's tasks.  A group still Pending waits for the
+ * enqueue action when the conf runs it; without enqueue in the conf it is
+ * admitted here and moves to Inqueue (so it closes as Inqueue), as
+ * Volcano's allocate does.
+ */
+bool kb_job_admit(struct kb_session *s, struct kb_job *j);
 /* Sets the PodGroup condition this session reports for j (Volcano's
  * UpdatePodGroupCondition): type "Unschedulable" or "Scheduled", status
  * "True"/"False".  Strings are copied into the session pool. */
@@ -385,7 +427,6 @@ typedef int (*kb_job_order_fn)(void *arg, const struct kb_job *l, const struct k
 typedef int (*kb_queue_order_fn)(void *arg, const struct kb_queue_info *l,
                                  const struct kb_queue_info *r);
 typedef int (*kb_task_order_fn)(void *arg, const struct kb_task *l, const struct kb_task *r);
-typedef int (*kb_namespace_order_fn)(void *arg, const char *l, const char *r);
 /* NULL when the task may go to the node, else the reason in kube-scheduler's
  * words ("node(s) didn't match Pod's node affinity/selector"), a string that
  * lives for the session (static or from kb_session_intern). */
@@ -409,7 +450,18 @@ typedef bool (*kb_allocatable_fn)(void *arg, const struct kb_queue_info *q,
  * its size; returns -1 for "no opinion". */
 typedef int (*kb_victims_fn)(void *arg, const struct kb_task *preemptor,
                              struct kb_task *const *candidates, size_t n, struct kb_task **out);
+/* Volcano's victimTasks: the tasks among candidates a plugin wants evicted
+ * (rescheduling), written into out; returns their count. */
+typedef int (*kb_victim_tasks_fn)(void *arg, struct kb_task *const *candidates, size_t n,
+                                  struct kb_task **out);
 typedef void (*kb_task_event_fn)(void *arg, const struct kb_task *t);
+/* Called after a task is allocated or pipelined (allocate) or given back
+ * (deallocate), inside statements and their undo, so shares stay current.
+ * Either may be NULL. */
+struct kb_event_handler {
+        kb_task_event_fn allocate;
+        kb_task_event_fn deallocate;
+};
 
 /*
  * Purity, for the node-selection caches.  A predicate or node order flagged
@@ -419,72 +471,24 @@ typedef void (*kb_task_event_fn)(void *arg, const struct kb_task *t);
  * taints, conditions, unschedulable; for node orders: also its resource
  * accounting).  Such answers are computed once per class and node and kept
  * current as nodes change.  Anything else must be registered without the
- * flag and is called for every task and candidate node.
+ * flag and is called for every task and candidate node.  Test builds check
+ * the contract as they go (select.c): a pure callback that answers
+ * differently for two tasks of one class, or a pure predicate whose answer
+ * changes with the node's accounting, is reported and aborts the test.
  */
 #define KB_PURE 1u
 
-void kb_on_job_order(struct kb_session *s, kb_job_order_fn fn, void *arg);
-void kb_on_queue_order(struct kb_session *s, kb_queue_order_fn fn, void *arg);
-void kb_on_task_order(struct kb_session *s, kb_task_order_fn fn, void *arg);
-void kb_on_namespace_order(struct kb_session *s, kb_namespace_order_fn fn, void *arg);
-void kb_on_predicate(struct kb_session *s, kb_predicate_fn fn, void *arg, unsigned flags);
-void kb_on_node_order(struct kb_session *s, kb_node_order_fn fn, void *arg, unsigned flags);
-void kb_on_batch_node_order(struct kb_session *s, kb_batch_node_order_fn fn, void *arg);
-void kb_on_job_ready(struct kb_session *s, kb_job_bool_fn fn, void *arg);
-void kb_on_job_pipelined(struct kb_session *s, kb_job_vote_fn fn, void *arg);
-void kb_on_job_valid(struct kb_session *s, kb_job_valid_fn fn, void *arg);
-void kb_on_job_enqueueable(struct kb_session *s, kb_job_vote_fn fn, void *arg);
-void kb_on_job_enqueued(struct kb_session *s, kb_job_event_fn fn, void *arg);
-void kb_on_job_starving(struct kb_session *s, kb_job_bool_fn fn, void *arg);
-void kb_on_overused(struct kb_session *s, kb_queue_bool_fn fn, void *arg);
-void kb_on_allocatable(struct kb_session *s, kb_allocatable_fn fn, void *arg);
-void kb_on_preemptable(struct kb_session *s, kb_victims_fn fn, void *arg);
-void kb_on_reclaimable(struct kb_session *s, kb_victims_fn fn, void *arg);
-void kb_on_preemptive(struct kb_session *s, kb_allocatable_fn fn, void *arg);
-/* Called after a task is allocated/pipelined (allocate) or given back
- * (deallocate), inside statements and their undo, so shares stay current. */
-void kb_on_event(struct kb_session *s, kb_task_event_fn allocate, kb_task_event_fn deallocate,
-                 void *arg);
-
-/*
- * The dispatchers.  Each states how answers combine across plugins and
- * tiers; the rules are Volcano's (framework/session_plugins.go).
- */
-/* Orders: tiers in order, plugins in order, the first non-zero answer wins;
- * with none, the default order (see the function). */
-int kb_job_order(struct kb_session *s, const struct kb_job *l, const struct kb_job *r);
-int kb_queue_order(struct kb_session *s, const struct kb_queue_info *l,
-                   const struct kb_queue_info *r);
-int kb_task_order(struct kb_session *s, const struct kb_task *l, const struct kb_task *r);
-int kb_namespace_order(struct kb_session *s, const char *l, const char *r);
-/* Every predicate must pass; returns the first failing reason or NULL. */
-const char *kb_predicate(struct kb_session *s, const struct kb_task *t,
-                         const struct kb_node_info *n);
-/* The weighted sum of every node order (batch orders added separately). */
-double kb_node_order(struct kb_session *s, const struct kb_task *t, const struct kb_node_info *n);
-/* Every job-ready answer must be true. */
-bool kb_job_ready(struct kb_session *s, const struct kb_job *j);
-/* Votes per tier: a reject is final; a tier with a permit decides true;
- * all abstaining means true. */
-bool kb_job_pipelined(struct kb_session *s, const struct kb_job *j);
-/* The first invalid reason, or NULL. */
-const char *kb_job_valid(struct kb_session *s, const struct kb_job *j);
-/* As kb_job_pipelined. */
-bool kb_job_enqueueable(struct kb_session *s, const struct kb_job *j);
-void kb_job_enqueued(struct kb_session *s, const struct kb_job *j);
-/* All answers must be true, and some tier must have answered. */
-bool kb_job_starving(struct kb_session *s, const struct kb_job *j);
-/* Any answer true means overused. */
-bool kb_overused(struct kb_session *s, const struct kb_queue_info *q);
-/* Every answer must be true. */
-bool kb_allocatable(struct kb_session *s, const struct kb_queue_info *q, const struct kb_task *t);
-bool kb_preemptive(struct kb_session *s, const struct kb_queue_info *q, const struct kb_task *t);
-/* Victims: within a tier the answers intersect; the first tier with an
- * opinion decides.  Returns the count written to out, or 0. */
-size_t kb_preemptable(struct kb_session *s, const struct kb_task *preemptor,
-                      struct kb_task *const *candidates, size_t n, struct kb_task **out);
-size_t kb_reclaimable(struct kb_session *s, const struct kb_task *preemptor,
-                      struct kb_task *const *candidates, size_t n, struct kb_task **out);
+/* Registration, one function per point (generated from KB_POINTS):
+ * kb_on_<name>(s, fn, arg) or, for predicate and node_order,
+ * kb_on_<name>(s, fn, arg, flags).  A callback registered while a plugin
+ * opens belongs to that plugin and its tier, and is dropped when the conf
+ * disables the point for the plugin. */
+#define KB_ON_PROTO_PLAIN(name, fnt) void kb_on_##name(struct kb_session *s, fnt fn, void *arg);
+#define KB_ON_PROTO_FLAGS(name, fnt)                                                               \
+        void kb_on_##name(struct kb_session *s, fnt fn, void *arg, unsigned flags);
+#define XX(E, name, fnt, reg, flag, ret, disp, params) KB_ON_PROTO_##reg(name, fnt) ret disp params;
+KB_POINTS(XX)
+#undef XX
 
 /* ---- node selection ----------------------------------------------------- */
 
@@ -518,7 +522,8 @@ struct kb_statement *kb_statement_new(struct kb_session *s);
 void kb_statement_allocate(struct kb_statement *st, struct kb_task *t, struct kb_node_info *n);
 /* Task to node on future-idle resources: status Pipelined. */
 void kb_statement_pipeline(struct kb_statement *st, struct kb_task *t, struct kb_node_info *n);
-/* Running task to Releasing. */
+/* A task on a node (Running, Bound, ...) to Releasing: it stays on the
+ * node's list and its room becomes future idle. */
 void kb_statement_evict(struct kb_statement *st, struct kb_task *t, const char *action,
                         const char *reason);
 void kb_statement_commit(struct kb_statement *st);
@@ -543,6 +548,11 @@ static inline bool kb_heap_empty(const struct kb_heap *h)
 {
         return h->n == 0;
 }
+/* Heaps of jobs, queues or tasks in the session's order (kb_job_order,
+ * kb_queue_order, kb_task_order): what every action keeps them in. */
+void kb_heap_init_jobs(struct kb_heap *h, struct kb_session *s);
+void kb_heap_init_queues(struct kb_heap *h, struct kb_session *s);
+void kb_heap_init_tasks(struct kb_heap *h, struct kb_session *s);
 
 /* ---- plugins and actions ------------------------------------------------ */
 
@@ -556,6 +566,12 @@ struct kb_plugin {
         const char *name;
         void *(*open)(struct kb_session *s, const struct kb_value *args);
         void (*close)(struct kb_session *s, void *state);
+        /* NULL-terminated argument keys the plugin acts on, and Volcano's
+         * keys it accepts but does not act on yet; an entry ending in '*'
+         * covers a prefix.  Any other key is unknown.  The conf warns about
+         * (and --strict-conf refuses) the last two kinds. */
+        const char *const *arguments;
+        const char *const *ignored;
 };
 
 struct kb_action {

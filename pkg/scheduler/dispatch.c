@@ -816,6 +816,18 @@ out:
 
 /* ---- entry points --------------------------------------------------------------------- */
 
+/* What the session read but did not evaluate: a Warning event on the
+ * PodGroup, or on the pod that has none (repeats fold into one event's
+ * count, like every event). */
+static void dispatch_warning(struct kb_sched *s, const struct kb_warning *w)
+{
+        const struct kb_meta *m = w->pg ? &w->pg->meta : w->pod ? &w->pod->meta : NULL;
+        if (!m)
+                return;
+        kb__event(s, w->pg ? "PodGroup" : "Pod", w->pg ? "scheduling.volcano.sh/v1beta1" : "v1",
+                  ns_of(m), m->name, m->uid, "Warning", "Unsupported", w->message);
+}
+
 void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                          const struct kb_result *r)
 {
@@ -831,6 +843,8 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
         for (size_t i = 0; i < r->nqueues; i++)
                 queue_status(s, &r->queues[i]);
         pod_failures(s, snap, r);
+        for (size_t i = 0; i < r->nwarnings; i++)
+                dispatch_warning(s, &r->warnings[i]);
 }
 
 /* ---- discovery ------------------------------------------------------------------------ */
