@@ -22,8 +22,8 @@
  *       else it ends.
  *   The turn also ends once the job is ready, so that other jobs get a turn
  *   before it continues: a ready job with tasks left goes back into its
- *   queue (one that failed, or is only pipelined, does not).  The turn's statement commits when the job is ready (all
- *   its binds leave together), is kept when the job is pipelined, else is
+ *   queue (one that failed, or is only pipelined, does not).  The turn's statement commits when the
+ * job is ready (all its binds leave together), is kept when the job is pipelined, else is
  *   discarded: no partial gang leaves the session.
  *
  * Example: a gang of 3 (minMember 3) and two nodes with room for 2 tasks:
@@ -150,6 +150,67 @@ static void explain_quota(struct kb_session *s, const struct kb_queue_info *q, s
         j->fit_error = n ? kb_session_intern(s, msg) : why;
 }
 
+/*
+ * A gang partly bound (a crash mid-dispatch, a bind that failed) holds room
+ * and is useless until it completes, so kbatch does not let others take the
+ * room it still needs (a difference from Volcano, where such a gang can be
+ * starved forever): when its turn leaves it short, what it placed is held
+ * for the rest of the session instead of undone — nothing of it binds, and
+ * no other job gets that room.  The gang goes first among the jobs that are
+ * not ready (gang's job order), so in the next session it takes freed room
+ * first again, until it completes.  That holds only while it can complete
+ * at all: if its missing tasks could not fit even were every other pod gone,
+ * nothing is held and the condition says so, with numbers.
+ */
+/* NULL when j's missing tasks would fit the nodes if nothing but j ran,
+ * else why not (first fit over the nodes' allocatable less what j holds;
+ * the predicates still apply). */
+static const char *never_completes(struct kb_session *s, const struct kb_job *j)
+{
+        size_t nn;
+        struct kb_node_info *nodes = kb_session_nodes(s, &nn);
+        uint32_t held = kb_job_placed_count(j) + j->count[KB_TASK_SUCCEEDED];
+        if (held >= (uint32_t)j->min_available)
+                return NULL;
+        uint32_t need = (uint32_t)j->min_available - held, fit = 0, pending = 0;
+        struct kb_res *room = kb_xmalloc((nn + 1) * sizeof(*room));
+        for (size_t n = 0; n < nn; n++) {
+                room[n] = nodes[n].allocatable;
+                for (const struct kb_task *t = nodes[n].tasks; t; t = t->node_next)
+                        if (t->job == j && t->status != KB_TASK_ALLOCATED)
+                                kb_res_sub(&room[n], &t->resreq);
+        }
+        for (uint32_t i = 0; i < j->ntasks && fit < need; i++) {
+                const struct kb_task *t = j->tasks[i];
+                if (t->status != KB_TASK_PENDING && t->status != KB_TASK_ALLOCATED)
+                        continue;
+                pending++;
+                for (size_t n = 0; n < nn; n++)
+                        if (kb_res_le(&t->resreq, &room[n]) && !kb_predicate(s, t, &nodes[n])) {
+                                kb_res_sub(&room[n], &t->resreq);
+                                fit++;
+                                break;
+                        }
+        }
+        free(room);
+        if (fit >= need)
+                return NULL;
+        const struct kb_node_info *largest = NULL;
+        for (size_t n = 0; n < nn; n++)
+                if (!largest ||
+                    nodes[n].allocatable.q[KB_RES_CPU] > largest->allocatable.q[KB_RES_CPU])
+                        largest = &nodes[n];
+        char msg[400], big[160] = "";
+        if (largest)
+                kb_res_format(&largest->allocatable, false, big, sizeof(big));
+        snprintf(msg, sizeof(msg),
+                 "the gang holds %u placed task(s) and needs %u more, but only %u of its %u "
+                 "waiting task(s) would fit even if nothing else ran (%zu node(s), the largest "
+                 "with %s): it can never complete",
+                 kb_job_placed_count(j), need, fit, pending, nn, big[0] ? big : "nothing");
+        return kb_session_intern(s, msg);
+}
+
 /* One turn of job j (Volcano's allocateResourcesForTasks); whether the job
  * is ready (its statement committed). */
 static bool allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *j,
@@ -159,7 +220,6 @@ static bool allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *
         struct job_state *js = &c->jobs[j->index];
         struct kb_statement *st = kb_statement_new(s);
 
-        j->touched = true;
         while (!kb_heap_empty(tasks)) {
                 struct kb_task *t = kb_heap_pop(tasks);
                 if (!kb_allocatable(s, q, t)) {
@@ -191,8 +251,22 @@ static bool allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *
                 kb_statement_commit(st);
                 return true;
         }
-        if (!kb_job_pipelined(s, j))
-                kb_statement_discard(st);
+        if (kb_job_pipelined(s, j))
+                return false;
+        if (kb_job_placed_count(j) > 0) {
+                const char *never = never_completes(s, j);
+                if (!never) {
+                        char msg[200];
+                        snprintf(msg, sizeof(msg),
+                                 "the gang holds %u placed task(s) of minMember %d; room for the "
+                                 "rest is kept for it as it frees up",
+                                 kb_job_placed_count(j), (int)j->min_available);
+                        j->partial = kb_session_intern(s, msg);
+                        return false; /* the statement is kept: nothing leaves */
+                }
+                j->partial = never;
+        }
+        kb_statement_discard(st);
         return false;
 }
 
@@ -232,8 +306,7 @@ static void allocate_execute(struct kb_session *s)
                 /* A job that became ready with tasks left takes another
                  * turn later; one that failed or is only pipelined does
                  * not come back in this session (Volcano's allocateResources). */
-                if (!kb_heap_empty(tasks) && allocate_job(&c, q, j, tasks) &&
-                    !kb_heap_empty(tasks))
+                if (!kb_heap_empty(tasks) && allocate_job(&c, q, j, tasks) && !kb_heap_empty(tasks))
                         kb_heap_push(h, j);
                 kb_heap_push(&heap, q);
         }

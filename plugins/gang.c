@@ -8,7 +8,10 @@
  *                succeeded) plus pending best-effort ones reach minMember,
  *                and every role its minTaskMember;
  *   jobPipelined the same counting pipelined tasks too (permit or reject);
- *   jobOrder     jobs not yet ready go before ready ones;
+ *   jobOrder     jobs not yet ready go before ready ones, and among those a
+ *                gang partly bound (some tasks on nodes) goes first, so that
+ *                it completes before others take the room it needs (kbatch;
+ *                Volcano orders only by readiness);
  *   jobStarving  ready plus pipelined tasks below minMember;
  *   victims      (preempt/reclaim) only tasks of jobs that keep minMember;
  *   close        the Unschedulable condition "N/M tasks in gang
@@ -132,13 +135,19 @@ static int gang_pipelined(void *arg, const struct kb_job *j)
         return roles_ok(j, COUNT_PIPELINED) && is_pipelined(j) ? 1 : -1;
 }
 
+/* 0 a partly bound gang, 1 another job not ready, 2 a ready job. */
+static int rank(const struct kb_job *j)
+{
+        if (is_ready(j))
+                return 2;
+        return kb_job_placed_count(j) > 0 ? 0 : 1;
+}
+
 static int gang_job_order(void *arg, const struct kb_job *l, const struct kb_job *r)
 {
         (void)arg;
-        bool lr = is_ready(l), rr = is_ready(r);
-        if (lr == rr)
-                return 0;
-        return lr ? 1 : -1;
+        int lr = rank(l), rr = rank(r);
+        return lr == rr ? 0 : lr < rr ? -1 : 1;
 }
 
 static bool gang_starving(void *arg, const struct kb_job *j)
@@ -187,6 +196,12 @@ static const char *why_waiting(struct kb_session *s, const struct kb_job *j, str
         const char *invalid = kb_job_valid(s, j);
         if (invalid)
                 return invalid;
+        if (j->partial && j->fit_error) {
+                kb_buf_printf(b, "%s (%s)", j->partial, j->fit_error);
+                return b->data;
+        }
+        if (j->partial)
+                return j->partial;
         if (j->fit_error)
                 return j->fit_error;
         if (j->phase == KB_PG_PENDING)

@@ -212,9 +212,15 @@ struct kb_job {
         /* The fit error of the first task that fit no node in this session
          * ("0/4 nodes are available: ..."), or NULL. */
         const char *fit_error;
-        bool touched; /* allocate looked at this job in this session */
+        /* For a gang partly bound (tasks on nodes, not ready), what allocate
+         * did about the rest: room held for it, or why it can never
+         * complete; NULL otherwise. */
+        const char *partial;
 };
 
+/* Tasks of j on nodes from before this session (Binding, Bound, Running):
+ * a gang with some but not ready is "partly bound". */
+uint32_t kb_job_placed_count(const struct kb_job *j);
 /* Volcano JobInfo helpers. */
 uint32_t
 kb_job_ready_count(const struct kb_job *j); /* Allocated, Binding, Bound, Running, Succeeded */

@@ -51,6 +51,11 @@ uint32_t kb_job_ready_count(const struct kb_job *j)
                j->count[KB_TASK_RUNNING] + j->count[KB_TASK_SUCCEEDED];
 }
 
+uint32_t kb_job_placed_count(const struct kb_job *j)
+{
+        return j->count[KB_TASK_BINDING] + j->count[KB_TASK_BOUND] + j->count[KB_TASK_RUNNING];
+}
+
 uint32_t kb_job_waiting_count(const struct kb_job *j)
 {
         return j->count[KB_TASK_PIPELINED];

@@ -233,11 +233,16 @@ static const struct kb_scenario queues[] = {
  * more pending; b (created later) has three pending; minMember 3 each, so
  * neither is ready and gang has no opinion.  3 cpu are left on n1: only
  * one of them can complete. */
+/* Two gangs of minMember 3, each with a pod running on n1 (a: 1 cpu, b:
+ * 500m) and two 1-cpu pods waiting: both partly bound (gang ranks them
+ * alike), 2.5 cpu free. */
 #define DRF_CLUSTER \
         NODE("n1") PG("a", "3", "2024-01-01", "") JOB("a", "a", "2", "", REQ1, "") \
         POD("a-running", IN_GROUP("a"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), \
             "phase: Running") \
-        PG("b", "3", "2024-01-02", "") JOB("b", "b", "3", "", REQ1, "")
+        PG("b", "3", "2024-01-02", "") JOB("b", "b", "2", "", REQ1, "") \
+        POD("b-running", IN_GROUP("b"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("500m"), \
+            "phase: Running")
 
 static const struct kb_scenario ordering[] = {
     {
@@ -278,25 +283,26 @@ static const struct kb_scenario ordering[] = {
         .phases = "tp=Running",
     },
     {
-        /* drf: a holds 1 cpu of 4 (share 0.25), b nothing (0): b goes first
-         * although a is older, takes the 3 free cpu and binds; a's next pod
-         * fits nowhere.  a keeps a running pod while this session found it
-         * unschedulable: Volcano calls that phase Unknown. */
-        .name = "drf puts the job holding resources last",
+        /* drf: a holds 1 cpu of 4 (share 0.25), b 500m (0.125; memory 1Gi
+         * of 8 each): b goes first although a is older, its two pods take 2
+         * of the 2.5 free cpu and b is ready; a's next pod fits nowhere.  a
+         * keeps a running pod while this session found it unschedulable:
+         * Volcano calls that phase Unknown. */
+        .name = "drf puts the job holding more last",
         .manifests = DRF_CLUSTER,
-        .binds = "b-0=n1 b-1=n1 b-2=n1",
+        .binds = "b-0=n1 b-1=n1",
         .phases = "b=Running a=Unknown",
     },
     {
         /* drf's job order disabled with Volcano's other spelling
          * (enabledJobOrder: false): no plugin has an opinion, the older a
          * goes first, a-0 and a-1 complete it (3 with the running one);
-         * b-0 takes the last cpu, b-1 fits nowhere, b is rolled back. */
+         * b-0 finds 500m, b has nothing to bind. */
         .name = "enabledJobOrder: false silences drf",
         .conf = CONF_TIERS("", "", "    enabledJobOrder: false\n", ""),
         .manifests = DRF_CLUSTER,
         .binds = "a-0=n1 a-1=n1",
-        .phases = "a=Running b=Inqueue",
+        .phases = "a=Running b=Unknown",
     },
 };
 

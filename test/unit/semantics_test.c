@@ -372,9 +372,81 @@ static const struct kb_scenario scoring[] = {
     },
 };
 
+/*
+ * Gangs left partly bound (a crash mid-dispatch, a failed bind) complete
+ * before other gangs take the room they need (kbatch's rule; Volcano can
+ * starve them).
+ */
+#define BOUND_MEMBER(name, group, node, cpu) \
+        POD(name, IN_GROUP(group), "  schedulerName: kbatch\n  nodeName: " node "\n" POD_REQ(cpu), \
+            "phase: Running")
+#define WAITING_MEMBER(name, group, cpu) \
+        POD(name, IN_GROUP(group), "  schedulerName: kbatch\n" POD_REQ(cpu), "")
+
+static const struct kb_scenario partial[] = {
+    {
+        /* Two 8-cpu nodes.  Gang a (minMember 8) has a-0..a-3 bound on n1
+         * and a-4 on n2; a-5..a-7 wait.  Gang b (minMember 11, newer)
+         * waits whole.  11 cpu are free (4 on n1, 7 on n2).  a is partly
+         * bound, so it goes first among the jobs not ready: n1 would be at
+         * 5 cpu and 5Gi of 8 cpu, 32Gi: least (37 + 84) / 2 = 60, balanced
+         * -> 76: 136.  n2 at 2, 3 and 4 cpu scores 84 + 90 = 174, 76 + 85 =
+         * 161, 68 + 81 = 149: a-5, a-6 and a-7 all go to n2; a is ready.  b finds 8 cpu for 11 tasks: undone.
+         * Ordered by drf alone, b (share 0) would go before a (5/16), take
+         * all 11 cpu, and a would hold its 5 forever. */
+        .name = "a partly bound gang completes before a new one takes its room",
+        .manifests = NODE_RES("n1", "8", "32Gi", "110") NODE_RES("n2", "8", "32Gi", "110")
+            PG("a", "8", "2024-01-01", "")
+            BOUND_MEMBER("a-0", "a", "n1", "1") BOUND_MEMBER("a-1", "a", "n1", "1")
+            BOUND_MEMBER("a-2", "a", "n1", "1") BOUND_MEMBER("a-3", "a", "n1", "1")
+            BOUND_MEMBER("a-4", "a", "n2", "1") WAITING_MEMBER("a-5", "a", "1")
+            WAITING_MEMBER("a-6", "a", "1") WAITING_MEMBER("a-7", "a", "1")
+            PG("b", "11", "2024-01-02", "") JOB("b", "b", "11", "", REQ1, ""),
+        .binds = "a-5=n2 a-6=n2 a-7=n2",
+        .phases = "a=Running b=Inqueue",
+    },
+    {
+        /* n1 (8 cpu) runs a-0 and a-1 (1 cpu each) of gang a (minMember 4)
+         * and another scheduler's 3-cpu pod: 3 cpu free.  a-2 (3 cpu) takes
+         * them, a-3 (3 cpu) fits nowhere.  a could complete if the other
+         * pod went (8 - 2 = 6 >= 3 + 3), so the room a-2 took is held for a:
+         * nothing binds.  c (one 2-cpu pod) finds no room.  Undoing a's
+         * turn, as Volcano does, would have let c take 2 of the 3 cpu. */
+        .name = "a partly bound gang holds the room it found",
+        .manifests = NODE_RES("n1", "8", "8Gi", "110") FOREIGN("web", "n1", "3")
+            PG("a", "4", "2024-01-01", "")
+            BOUND_MEMBER("a-0", "a", "n1", "1") BOUND_MEMBER("a-1", "a", "n1", "1")
+            WAITING_MEMBER("a-2", "a", "3") WAITING_MEMBER("a-3", "a", "3")
+            PG("c", "1", "2024-01-02", "") WAITING_MEMBER("c-0", "c", "2"),
+        .binds = "",
+        /* Running tasks in a gang found unschedulable: Unknown (Volcano). */
+        .phases = "a=Unknown c=Inqueue",
+        .message = "a: 1/4 tasks in gang unschedulable: the gang holds 2 placed task(s) of "
+                   "minMember 4; room for the rest is kept for it as it frees up (0/1 nodes are "
+                   "available: 1 Insufficient cpu.)",
+    },
+    {
+        /* Gang a (minMember 3) runs a-0 (2 cpu) on n1 (8 cpu); a-1 and a-2
+         * ask 4 cpu each.  Even alone on the node, a would have 6 cpu for
+         * 8: it can never complete, so it holds nothing, says why with the
+         * numbers, and c (4 cpu) binds in the room a-1 was given. */
+        .name = "a partly bound gang that can never complete holds nothing",
+        .manifests = NODE_RES("n1", "8", "8Gi", "110")
+            PG("a", "3", "2024-01-01", "") BOUND_MEMBER("a-0", "a", "n1", "2")
+            WAITING_MEMBER("a-1", "a", "4") WAITING_MEMBER("a-2", "a", "4")
+            PG("c", "1", "2024-01-02", "") WAITING_MEMBER("c-0", "c", "4"),
+        .binds = "c-0=n1",
+        .message = "a: 2/3 tasks in gang unschedulable: the gang holds 1 placed task(s) and "
+                   "needs 2 more, but only 1 of its 2 waiting task(s) would fit even if nothing "
+                   "else ran (1 node(s), the largest with cpu: 8, memory: 8Gi): it can never "
+                   "complete (0/1 nodes are available: 1 Insufficient cpu.)",
+    },
+};
+
 /* clang-format on */
 
 TABLE_TEST(allocate)
+TABLE_TEST(partial)
 TABLE_TEST(queues)
 TABLE_TEST(enqueue)
 TABLE_TEST(backfill)
@@ -385,7 +457,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_allocate), cmocka_unit_test(test_queues),
             cmocka_unit_test(test_enqueue),  cmocka_unit_test(test_backfill),
-            cmocka_unit_test(test_scoring),
+            cmocka_unit_test(test_scoring),  cmocka_unit_test(test_partial),
         };
         return cmocka_run_group_tests_name("semantics", tests, NULL, NULL);
 }
