@@ -13,7 +13,11 @@
  *                it completes before others take the room it needs (kbatch;
  *                Volcano orders only by readiness);
  *   jobStarving  ready plus pipelined tasks below minMember;
- *   victims      (preempt/reclaim) only tasks of jobs that keep minMember;
+ *   victims      (preempt/reclaim) a task while its job keeps more than
+ *                minMember ready tasks, counted down in the candidates'
+ *                order (Volcano); and every running task of a job offered
+ *                whole (kbatch: a gang evicted whole leaves nothing behind
+ *                holding room, where one cut below minMember would);
  *   close        the Unschedulable condition "N/M tasks in gang
  *                unschedulable: <why>" for every job not ready, or
  *                Scheduled for a ready one.
@@ -81,27 +85,22 @@ static bool roles_ok(const struct kb_job *j, enum role_count which)
         return true;
 }
 
-static uint32_t pending_best_effort(const struct kb_job *j)
-{
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < j->ntasks; i++)
-                n += j->tasks[i]->status == KB_TASK_PENDING && j->tasks[i]->best_effort;
-        return n;
-}
-
 static bool is_ready(const struct kb_job *j)
 {
-        return kb_job_ready_count(j) + pending_best_effort(j) >= (uint32_t)j->min_available;
+        return kb_job_ready_count(j) + j->pending_best_effort >= (uint32_t)j->min_available;
 }
 
 static bool is_pipelined(const struct kb_job *j)
 {
-        return kb_job_waiting_count(j) + kb_job_ready_count(j) + pending_best_effort(j) >=
+        return kb_job_waiting_count(j) + kb_job_ready_count(j) + j->pending_best_effort >=
                (uint32_t)j->min_available;
 }
 
 struct gang {
         struct kb_session *s;
+        /* Per job index, zero between calls: candidates offered, victims
+         * taken. */
+        uint32_t *offered, *taken;
 };
 
 static const char *gang_valid(void *arg, const struct kb_job *j)
@@ -156,22 +155,30 @@ static bool gang_starving(void *arg, const struct kb_job *j)
         return kb_job_waiting_count(j) + kb_job_ready_count(j) < (uint32_t)j->min_available;
 }
 
-/* Victims: tasks whose job keeps at least minMember ready tasks after
- * losing them, counted down as victims are taken. */
+/* Victims: see the banner.  O(n) with the per-job scratch counters. */
 static int gang_victims(void *arg, const struct kb_task *preemptor, struct kb_task *const *cand,
                         size_t n, struct kb_task **out)
 {
-        (void)arg;
-        (void)preemptor;
+        struct gang *g = arg;
         int k = 0;
+        for (size_t i = 0; i < n; i++)
+                if (cand[i]->job)
+                        g->offered[cand[i]->job->index]++;
         for (size_t i = 0; i < n; i++) {
                 const struct kb_job *j = cand[i]->job;
-                uint32_t taken = 0;
-                for (int v = 0; v < k; v++)
-                        taken += out[v]->job == j;
-                if (kb_job_ready_count(j) - taken > (uint32_t)j->min_available)
+                if (!j)
+                        continue; /* another scheduler's pod: Volcano skips it */
+                uint32_t *taken = &g->taken[j->index];
+                /* Whole: every placed task of another job is offered. */
+                bool whole = j != preemptor->job && g->offered[j->index] >= kb_job_placed_count(j);
+                if (whole || kb_job_ready_count(j) - *taken > (uint32_t)j->min_available) {
                         out[k++] = cand[i];
+                        (*taken)++;
+                }
         }
+        for (size_t i = 0; i < n; i++)
+                if (cand[i]->job)
+                        g->offered[cand[i]->job->index] = g->taken[cand[i]->job->index] = 0;
         return k;
 }
 
@@ -179,13 +186,17 @@ static void *gang_open(struct kb_session *s, const struct kb_value *args)
 {
         (void)args;
         struct gang *g = kb_pool_alloc(kb_session_pool(s), sizeof(*g));
+        size_t njobs;
+        kb_session_jobs(s, &njobs);
         g->s = s;
+        g->offered = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->offered));
+        g->taken = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->taken));
         kb_on_job_valid(s, gang_valid, g);
         kb_on_job_ready(s, gang_ready, g);
         kb_on_job_pipelined(s, gang_pipelined, g);
         kb_on_job_order(s, gang_job_order, g);
         kb_on_job_starving(s, gang_starving, g);
-        kb_on_preemptable(s, gang_victims, g);
+        kb_on_preemptable(s, gang_victims, g, 0);
         kb_on_reclaimable(s, gang_victims, g);
         return g;
 }
@@ -196,6 +207,13 @@ static const char *why_waiting(struct kb_session *s, const struct kb_job *j, str
         const char *invalid = kb_job_valid(s, j);
         if (invalid)
                 return invalid;
+        if (j->evictions) {
+                kb_buf_printf(b,
+                              "%u task(s) of other jobs are being evicted (%s) to make room; %u "
+                              "pipelined task(s) wait for them",
+                              j->evictions, j->evicted_by, kb_job_waiting_count(j));
+                return b->data;
+        }
         if (j->partial && j->fit_error) {
                 kb_buf_printf(b, "%s (%s)", j->partial, j->fit_error);
                 return b->data;

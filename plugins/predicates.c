@@ -167,8 +167,8 @@ static const char *check(const struct predicates *p, const struct kb_pod *pod,
 
 #ifdef KB_TESTING
 /* Every check on (Volcano's defaults), for the unit tests. */
-const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node,
-                                         char *buf, size_t len)
+const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node, char *buf,
+                             size_t len)
 {
         static const struct predicates all = {.node_affinity = true, .taint_toleration = true};
         return check(&all, pod, node, buf, len);

@@ -44,7 +44,11 @@
  *   enqueued     the admitted group's minResources join reserved.  Volcano
  *                charges them inside its vote, so a group that a later
  *                plugin rejects still holds room; kbatch charges them only
- *                once every plugin admitted the group.
+ *                once every plugin admitted the group;
+ *   preemptive   as allocatable: a queue reclaims only within its deserved;
+ *   reclaimable  a candidate is a victim while its queue holds more than
+ *                it deserves in some resource, counted down as victims are
+ *                taken in the candidates' order.
  */
 #include <math.h>
 #include <stdio.h>
@@ -75,6 +79,10 @@ struct proportion {
         struct kb_session *s;
         struct attr *attrs; /* per queue index */
         size_t nqueues;
+        /* reclaimable's scratch, per queue index: what the queue would
+         * hold after the victims taken so far in one call. */
+        vec *left;
+        bool *seen;
 };
 
 static void to_vec(const struct kb_res *r, double *v)
@@ -271,6 +279,36 @@ static void enqueued(void *arg, const struct kb_job *j)
                         a->inqueue[i] += (double)j->pg->min_resources.q[i];
 }
 
+static int reclaimable(void *arg, const struct kb_task *reclaimer, struct kb_task *const *cand,
+                       size_t n, struct kb_task **out)
+{
+        struct proportion *p = arg;
+        (void)reclaimer;
+        int k = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct kb_job *j = cand[i]->job;
+                if (!j || !j->queue)
+                        continue;
+                size_t q = j->queue->index;
+                if (!p->seen[q]) {
+                        p->seen[q] = true;
+                        memcpy(p->left[q], p->attrs[q].allocated, sizeof(vec));
+                }
+                bool above = false;
+                for (int d = 0; d < KB_RES_MAX && !above; d++)
+                        above = !(p->left[q][d] < p->attrs[q].deserved[d] + EPS);
+                if (!above)
+                        continue;
+                out[k++] = cand[i];
+                for (int d = 0; d < KB_RES_MAX; d++)
+                        p->left[q][d] -= (double)cand[i]->resreq.q[d];
+        }
+        for (size_t i = 0; i < n; i++)
+                if (cand[i]->job && cand[i]->job->queue)
+                        p->seen[cand[i]->job->queue->index] = false;
+        return k;
+}
+
 /* Keeps the queue's allocated sum and share current as tasks come and go. */
 static void account(struct proportion *p, const struct kb_task *t, double sign)
 {
@@ -364,6 +402,8 @@ static void *proportion_open(struct kb_session *s, const struct kb_value *args)
         struct kb_job **jobs = kb_session_jobs(s, &njobs);
         p->s = s;
         p->attrs = kb_pool_alloc(kb_session_pool(s), (p->nqueues + 1) * sizeof(*p->attrs));
+        p->left = kb_pool_alloc(kb_session_pool(s), (p->nqueues + 1) * sizeof(*p->left));
+        p->seen = kb_pool_alloc(kb_session_pool(s), (p->nqueues + 1) * sizeof(*p->seen));
         queue_attrs(p, queues);
         for (size_t k = 0; k < njobs; k++)
                 if (jobs[k]->queue)
@@ -376,6 +416,7 @@ static void *proportion_open(struct kb_session *s, const struct kb_value *args)
         kb_on_overused(s, overused, p);
         kb_on_allocatable(s, allocatable, p);
         kb_on_preemptive(s, allocatable, p);
+        kb_on_reclaimable(s, reclaimable, p);
         kb_on_job_enqueueable(s, enqueueable, p);
         kb_on_job_enqueued(s, enqueued, p);
         kb_on_event(s, (struct kb_event_handler){on_allocate, on_deallocate}, p);

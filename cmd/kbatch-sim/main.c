@@ -40,9 +40,11 @@ static void usage(FILE *out)
                 "  --default-queue NAME    queue of groups and pods that name none (default)\n"
                 "  --sessions N            sessions to run; decisions apply between them (1)\n"
                 "  --output json|table     output format (table on a terminal, else json)\n"
-                "  --synthetic SPEC        build a cluster: nodes=N,node-cpu=C,node-memory=M,\n"
+                "  --synthetic SPEC        build a cluster (repeatable; see docs/PERFORMANCE.md):\n"
+                "                          nodes=N,node-cpu=C,node-memory=M,\n"
                 "                          node-pods=P,groups=G,group-size=S,pod-cpu=C,\n"
-                "                          pod-memory=M,queues=Q[,besteffort-groups=B]\n"
+                "                          pod-memory=M,queues=Q[,besteffort-groups=B,running=1,\n"
+                "                          priority=P,prefix=NAME,queue=NAME]\n"
                 "  --full-scan             choose nodes by scanning every node (for checking\n"
                 "                          the caches; same placements, slower)\n"
                 "  --stats                 print timing, bind counts and peak memory to stderr\n"
@@ -88,7 +90,9 @@ int main(int argc, char **argv)
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
-        const char *conf_path = NULL, *synthetic = NULL, *output = NULL;
+        const char *conf_path = NULL, *output = NULL;
+        const char *synthetic[16];
+        size_t nsynthetic = 0;
         long sessions = 1;
         bool full_scan = false, stats = false, strict = false;
         struct kb_cluster cluster;
@@ -133,7 +137,12 @@ int main(int argc, char **argv)
                         output = optarg;
                         break;
                 case OPT_SYNTH:
-                        synthetic = optarg;
+                        if (nsynthetic == KB_ARRAY_SIZE(synthetic)) {
+                                fprintf(stderr, "kbatch-sim: --synthetic: at most %zu\n",
+                                        KB_ARRAY_SIZE(synthetic));
+                                goto out;
+                        }
+                        synthetic[nsynthetic++] = optarg;
                         break;
                 case OPT_FULL:
                         full_scan = true;
@@ -157,7 +166,7 @@ int main(int argc, char **argv)
                         goto out;
                 }
         }
-        if (!synthetic && optind == argc) {
+        if (!nsynthetic && optind == argc) {
                 fprintf(stderr, "kbatch-sim: no manifests and no --synthetic; see --help\n");
                 goto out;
         }
@@ -190,10 +199,11 @@ int main(int argc, char **argv)
         }
 
         cluster.now = (double)time(NULL);
-        if (synthetic && kb_cluster_synthetic(&cluster, synthetic, err, sizeof(err))) {
-                fprintf(stderr, "kbatch-sim: %s\n", err);
-                goto out_conf;
-        }
+        for (size_t i = 0; i < nsynthetic; i++)
+                if (kb_cluster_synthetic(&cluster, synthetic[i], err, sizeof(err))) {
+                        fprintf(stderr, "kbatch-sim: %s\n", err);
+                        goto out_conf;
+                }
         for (int i = optind; i < argc; i++) {
                 char *text;
                 size_t len;

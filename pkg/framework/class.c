@@ -137,3 +137,8 @@ uint32_t kb__class_of(struct kb_session *s, struct kb_task *t)
         t->eclass = cl->classes[k].id;
         return t->eclass;
 }
+
+uint32_t kb_task_class(struct kb_session *s, struct kb_task *t)
+{
+        return kb__class_of(s, t);
+}

@@ -39,10 +39,8 @@ const char kb_default_conf_yaml[] = "actions: \"enqueue, allocate, backfill\"\n"
                                     "  - name: proportion\n"
                                     "  - name: nodeorder\n";
 
-/* Volcano actions and plugins that kbatch does not implement yet
- * (gangpreempt and gangreclaim are Volcano 1.15's names). */
-static const char *const unimplemented_actions[] = {
-    "preempt", "reclaim", "shuffle", "elect", "reserve", "gangpreempt", "gangreclaim", "dispatch"};
+/* Volcano actions and plugins that kbatch does not implement yet. */
+static const char *const unimplemented_actions[] = {"shuffle", "elect", "reserve", "dispatch"};
 static const char *const unimplemented_plugins[] = {"task-topology", "sla",
                                                     "tdm",           "numaaware",
                                                     "cdp",           "rescheduling",

@@ -165,6 +165,10 @@ struct kb_task {
         int32_t node; /* node index, -1 when none */
         int32_t priority;
         bool best_effort;
+        /* volcano.sh/preemptable on the pod (annotation, else label):
+         * absent means preemptable (Volcano master), anything but "true"
+         * means not. */
+        bool preemptable;
         struct kb_res resreq;
         /* The task's last fit failure in this session (node-level reasons),
          * kept for the PodGroup condition. */
@@ -202,8 +206,9 @@ struct kb_job {
         struct kb_task **tasks;
         uint32_t ntasks;
         uint32_t count[KB_TASK_NSTATUS];
-        struct kb_res allocated;     /* resreq of tasks in allocated states */
-        struct kb_res total_request; /* resreq of every non-terminal task */
+        uint32_t pending_best_effort; /* Pending tasks that request nothing */
+        struct kb_res allocated;      /* resreq of tasks in allocated states */
+        struct kb_res total_request;  /* resreq of every non-terminal task */
         /* Why this job cannot be scheduled at all (missing queue, invalid
          * group, gang too small...), or NULL. */
         const char *invalid;
@@ -216,6 +221,10 @@ struct kb_job {
          * did about the rest: room held for it, or why it can never
          * complete; NULL otherwise. */
         const char *partial;
+        /* Tasks evicted (preempt, reclaim) to make room for this job in
+         * this session, by which action. */
+        uint32_t evictions;
+        const char *evicted_by;
 };
 
 /* Tasks of j on nodes from before this session (Binding, Bound, Running):
@@ -247,7 +256,8 @@ struct kb_node_info {
         struct kb_res releasing;
         struct kb_res pipelined;
         struct kb_task *tasks, *tasks_tail;
-        uint32_t ntasks; /* length of the task list */
+        uint32_t ntasks;  /* length of the task list */
+        uint32_t version; /* bumped on every change to the sums or the list */
 };
 
 /* Volcano's FutureIdle: idle + releasing - pipelined. */
@@ -264,102 +274,7 @@ struct kb_queue_info {
         double share;
 };
 
-/* ---- results ------------------------------------------------------------- */
-
-struct kb_bind {
-        const struct kb_pod *pod;
-        const char *node;
-};
-
-struct kb_eviction {
-        const struct kb_pod *pod;
-        const char *action; /* "preempt", "reclaim" */
-        const char *reason;
-};
-
-/* A task left Pipelined when the session closed: it waits on node for
- * resources being released there.  The daemon writes the node to the pod's
- * status.nominatedNodeName (as Volcano does for pipelined tasks), so that
- * users and other schedulers see the claim. */
-struct kb_nomination {
-        const struct kb_pod *pod;
-        const char *node;
-};
-
-struct kb_pg_status {
-        const struct kb_podgroup *pg; /* NULL: no PodGroup object (a lone pod) */
-        const char *name;             /* namespace/name */
-        enum kb_pg_phase phase;
-        int32_t running, succeeded, failed, pending;
-        /* The condition set by this session: Unschedulable (status True)
-         * with reason and message, or Scheduled.  type NULL when none. */
-        const char *cond_type;
-        const char *cond_status;
-        const char *cond_reason;
-        const char *cond_message;
-};
-
-/* What a session read but did not evaluate (a PodGroup's networkTopology,
- * a pod's required pod anti-affinity, ...), one per job that has any: the
- * daemon makes it a Warning event on the PodGroup (or on the pod, for a pod
- * without one), kbatch-sim prints it. */
-struct kb_warning {
-        const struct kb_podgroup *pg; /* NULL for a pod without a group */
-        const struct kb_pod *pod;     /* the pod, when pg is NULL */
-        const char *object;           /* "podgroup ns/name" or "pod ns/name" */
-        const char *message;
-};
-
-struct kb_queue_status {
-        const char *name;
-        enum kb_queue_state state;
-        int32_t pending, inqueue, running, unknown, completed;
-        struct kb_res allocated;
-        struct kb_res deserved;
-        struct kb_res capability;
-        double share;
-};
-
-/* How long parts of a session took, for the daemon's latency histograms
- * (Volcano's action_ and plugin_scheduling_latency_microseconds).  name
- * points at the conf (valid while the conf is), seconds are monotonic. */
-struct kb_action_time {
-        const char *name;
-        double seconds; /* execute */
-};
-struct kb_plugin_time {
-        const char *name;
-        double open, close; /* seconds in open (OnSessionOpen), close (OnSessionClose) */
-};
-
-/* Everything a session decided.  Strings and pointers stay valid until
- * kb_result_release (they point into the result's own pool or at snapshot
- * objects). */
-struct kb_result {
-        struct kb_pool pool;
-        struct kb_bind *binds;
-        size_t nbinds, capbinds;
-        struct kb_eviction *evictions;
-        size_t nevictions, capevictions;
-        struct kb_pg_status *podgroups;
-        size_t npodgroups;
-        struct kb_queue_status *queues;
-        size_t nqueues;
-        /* Pipelined tasks at close, in task order (only tasks of statements
-         * kept, since a discarded statement undoes its pipelines). */
-        struct kb_nomination *nominations;
-        size_t nnominations;
-        struct kb_warning *warnings; /* in job order */
-        size_t nwarnings;
-        double duration; /* seconds, the session alone */
-        /* One entry per action run, in conf order, and per plugin, in tier
-         * order (from the result's pool). */
-        struct kb_action_time *action_times;
-        size_t naction_times;
-        struct kb_plugin_time *plugin_times;
-        size_t nplugin_times;
-};
-void kb_result_release(struct kb_result *r);
+#include "framework/result.h"
 
 /* ---- the session ---------------------------------------------------------- */
 
@@ -484,8 +399,17 @@ struct kb_event_handler {
  */
 #define KB_PURE 1u
 
+/*
+ * A preemptable vote registered with KB_VETO protects: the candidates it
+ * does not name are never victims, whatever the tiers say (conformance's
+ * kube-system and critical pods).  Without it a vote is an opinion that
+ * Volcano's tier rule may pass over: a plugin naming no victim hands the
+ * question to the next tier.
+ */
+#define KB_VETO 2u
+
 /* Registration, one function per point (generated from KB_POINTS):
- * kb_on_<name>(s, fn, arg) or, for predicate and node_order,
+ * kb_on_<name>(s, fn, arg) or, for predicate, node_order and preemptable,
  * kb_on_<name>(s, fn, arg, flags).  A callback registered while a plugin
  * opens belongs to that plugin and its tier, and is dropped when the conf
  * disables the point for the plugin. */
@@ -512,6 +436,9 @@ KB_POINTS(XX)
  * or conf full_scan is set; the result is the same either way.
  */
 struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, const char **why);
+/* t's placement class: tasks whose placement specs are equal (requests,
+ * nodeSelector, affinity, tolerations) share one; ids start at 1. */
+uint32_t kb_task_class(struct kb_session *s, struct kb_task *t);
 
 /* ---- statements ------------------------------------------------------------ */
 
@@ -534,6 +461,11 @@ void kb_statement_evict(struct kb_statement *st, struct kb_task *t, const char *
                         const char *reason);
 void kb_statement_commit(struct kb_statement *st);
 void kb_statement_discard(struct kb_statement *st);
+/* A point in the statement to come back to: rollback undoes, in reverse
+ * order, every operation recorded after mark (a node tried and given up
+ * on, say) and keeps the earlier ones. */
+size_t kb_statement_mark(const struct kb_statement *st);
+void kb_statement_rollback(struct kb_statement *st, size_t mark);
 
 /* ---- priority queues ------------------------------------------------------ */
 

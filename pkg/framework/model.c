@@ -103,8 +103,9 @@ static void account(struct kb_node_info *n, const struct kb_task *t, enum holdin
         }
 }
 
-static void log_change(struct kb_session *s, const struct kb_node_info *n)
+static void log_change(struct kb_session *s, struct kb_node_info *n)
 {
+        n->version++;
         KB_PUSH(s->changes, s->nchanges, s->capchanges, n->index);
 }
 
@@ -145,6 +146,9 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
 {
         struct kb_job *j = t->job;
         if (j) {
+                if (t->best_effort)
+                        j->pending_best_effort +=
+                            (st == KB_TASK_PENDING) - (t->status == KB_TASK_PENDING);
                 j->count[t->status]--;
                 if (kb_task_status_allocated(t->status))
                         kb_res_sub(&j->allocated, &t->resreq);

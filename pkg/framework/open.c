@@ -226,6 +226,10 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
         t->priority = p->has_priority ? p->priority : class_priority(s, p->priority_class_name);
         t->best_effort = p->best_effort;
         t->resreq = p->requests;
+        const char *pre = kb_meta_annotation(&p->meta, "volcano.sh/preemptable");
+        if (!pre)
+                pre = kb_meta_label(&p->meta, "volcano.sh/preemptable");
+        t->preemptable = !pre || strcmp(pre, "true") == 0;
 }
 
 /* Every task of ours joins its job (counted here, listed afterwards);
@@ -256,6 +260,7 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
                 t->job = j;
                 j->ntasks++;
                 j->count[st]++;
+                j->pending_best_effort += t->best_effort && st == KB_TASK_PENDING;
                 if (kb_task_status_allocated(st))
                         kb_res_add(&j->allocated, &t->resreq);
                 if (!terminal)

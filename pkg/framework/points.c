@@ -303,7 +303,10 @@ bool kb_preemptive(struct kb_session *s, const struct kb_queue_info *q, const st
 /* ---- victims --------------------------------------------------------------- */
 
 /*
- * Preemptable and reclaimable, exactly as Volcano master's dispatchers:
+ * Preemptable.  First the vetoes: a candidate that a plugin registered with
+ * KB_VETO does not name is out, in every tier (so conformance protects
+ * kube-system whatever a later tier thinks).  Then, among the rest, Volcano
+ * master's rule:
  * within a tier, each plugin with an opinion narrows the set — the first
  * one's victims start it, later ones intersect (keeping the first one's
  * order); a plugin that names no victim at all empties the set and ends
@@ -311,21 +314,36 @@ bool kb_preemptive(struct kb_session *s, const struct kb_queue_info *q, const st
  * question to the next tier.  As in Volcano, an intersection that comes out
  * empty also lets the tier's next plugin start the set afresh.
  */
-static size_t victims(struct kb_session *s, enum kb_point p, const struct kb_task *preemptor,
-                      struct kb_task *const *cand, size_t n, struct kb_task **out)
+static size_t victims(struct kb_session *s, const struct kb_task *preemptor,
+                      struct kb_task *const *all, size_t nall, struct kb_task **out)
 {
-        const struct kb_cb_list *list = &s->cb[p];
-        if (n == 0 || list->n == 0)
+        const struct kb_cb_list *list = &s->cb[KB_POINT_PREEMPTABLE];
+        if (nall == 0 || list->n == 0)
                 return 0;
-        struct kb_task **buf = kb_xmalloc(n * sizeof(*buf));
+        struct kb_task **buf = kb_xmalloc(nall * sizeof(*buf));
+        struct kb_task **cand = kb_xmalloc(nall * sizeof(*cand));
+        unsigned *hits = kb_xcalloc(nall, sizeof(*hits));
+        unsigned vetoes = 0;
+        EACH_CB (s, KB_POINT_PREEMPTABLE, e) {
+                if (!(e->flags & KB_VETO))
+                        continue;
+                int k = e->fn.preemptable(e->arg, preemptor, all, nall, buf);
+                if (k < 0)
+                        continue;
+                vetoes++;
+                mark(all, nall, buf, (size_t)k, hits);
+        }
+        size_t n = 0;
+        for (size_t c = 0; c < nall; c++)
+                if (hits[c] == vetoes)
+                        cand[n++] = all[c];
+        free(hits);
         size_t nv = 0, i = 0;
-        while (i < list->n) {
+        while (n && i < list->n) {
                 int tier = list->v[i].tier;
                 for (; i < list->n && list->v[i].tier == tier; i++) {
                         const struct kb_cb *e = &list->v[i];
-                        kb_victims_fn fn =
-                            p == KB_POINT_PREEMPTABLE ? e->fn.preemptable : e->fn.reclaimable;
-                        int k = fn(e->arg, preemptor, cand, n, buf);
+                        int k = e->fn.preemptable(e->arg, preemptor, cand, n, buf);
                         if (k < 0)
                                 continue;
                         if (k == 0) {
@@ -353,19 +371,47 @@ static size_t victims(struct kb_session *s, enum kb_point p, const struct kb_tas
                         break;
         }
         free(buf);
+        free(cand);
         return nv;
 }
 
 size_t kb_preemptable(struct kb_session *s, const struct kb_task *preemptor,
                       struct kb_task *const *candidates, size_t n, struct kb_task **out)
 {
-        return victims(s, KB_POINT_PREEMPTABLE, preemptor, candidates, n, out);
+        return victims(s, preemptor, candidates, n, out);
 }
 
+/*
+ * Reclaimable: every plugin with an opinion, in every tier, must give a
+ * candidate up (an intersection across tiers; one naming none means none).
+ * kbatch differs from Volcano here on purpose: with Volcano's rule the
+ * first tier decides, and with its default tiers gang and conformance
+ * (tier 1) decide alone, so proportion's rule that only queues above their
+ * deserved share lose tasks never gets a say.
+ */
 size_t kb_reclaimable(struct kb_session *s, const struct kb_task *preemptor,
-                      struct kb_task *const *candidates, size_t n, struct kb_task **out)
+                      struct kb_task *const *cand, size_t n, struct kb_task **out)
 {
-        return victims(s, KB_POINT_RECLAIMABLE, preemptor, candidates, n, out);
+        const struct kb_cb_list *list = &s->cb[KB_POINT_RECLAIMABLE];
+        if (n == 0 || list->n == 0)
+                return 0;
+        struct kb_task **buf = kb_xmalloc(n * sizeof(*buf));
+        unsigned *hits = kb_xcalloc(n, sizeof(*hits));
+        unsigned opinions = 0;
+        size_t result = 0;
+        EACH_CB (s, KB_POINT_RECLAIMABLE, e) {
+                int k = e->fn.reclaimable(e->arg, preemptor, cand, n, buf);
+                if (k < 0)
+                        continue;
+                opinions++;
+                mark(cand, n, buf, (size_t)k, hits);
+        }
+        for (size_t c = 0; opinions && c < n; c++)
+                if (hits[c] == opinions)
+                        out[result++] = cand[c];
+        free(buf);
+        free(hits);
+        return result;
 }
 
 /*

@@ -18,7 +18,7 @@
  *   ENUM, name   KB_POINT_<ENUM>, kb_on_<name>()
  *   fn_type      the callback's type (typedefs below)
  *   reg          PLAIN: kb_on_<name>(s, fn, arg); FLAGS: (s, fn, arg, flags)
- *                for points whose callbacks may be KB_PURE
+ *                for points whose callbacks take flags (KB_PURE, KB_VETO)
  *   flag         Volcano's conf flag governing the point for a plugin
  *                ("enableX"; "enabledX" is accepted too), NULL: always on
  *   ret, dispatcher, params   the dispatcher's prototype
@@ -74,8 +74,8 @@
         XX(PREEMPTIVE, preemptive, kb_allocatable_fn, PLAIN, "enablePreemptive", bool,             \
            kb_preemptive,                                                                          \
            (struct kb_session * s, const struct kb_queue_info *q, const struct kb_task *t))        \
-        /* Victims: intersect within a tier; the first tier with an opinion. */                    \
-        XX(PREEMPTABLE, preemptable, kb_victims_fn, PLAIN, "enablePreemptable", size_t,            \
+        /* Victims: see points.c (preemptable by tiers, reclaimable all). */                       \
+        XX(PREEMPTABLE, preemptable, kb_victims_fn, FLAGS, "enablePreemptable", size_t,            \
            kb_preemptable,                                                                         \
            (struct kb_session * s, const struct kb_task *preemptor,                                \
             struct kb_task *const *candidates, size_t n, struct kb_task **out))                    \

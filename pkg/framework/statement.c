@@ -93,6 +93,17 @@ void kb_statement_discard(struct kb_statement *st)
         st->nops = st->cap = 0;
 }
 
+size_t kb_statement_mark(const struct kb_statement *st)
+{
+        return st->nops;
+}
+
+void kb_statement_rollback(struct kb_statement *st, size_t mark)
+{
+        while (st->nops > mark)
+                undo(st->s, &st->ops[--st->nops]);
+}
+
 /* Allocated tasks become Binding and leave as binds; pipelined ones stay in
  * the session (they wait for resources being released); evictions leave. */
 void kb_statement_commit(struct kb_statement *st)

@@ -166,6 +166,12 @@ void kb_result_print_table(const struct kb_result *r, int index, const struct kb
                                 kb_pg_phase_name(st->phase), st->running, st->pending, why);
                 }
         }
+        if (r->nnominations) {
+                fprintf(out, "\nPipelined (waiting for room being freed)\n");
+                for (size_t i = 0; i < r->nnominations; i++)
+                        fprintf(out, "  %s/%s -> %s\n", r->nominations[i].pod->meta.namespace,
+                                r->nominations[i].pod->meta.name, r->nominations[i].node);
+        }
         if (r->nwarnings) {
                 fprintf(out, "\nWarnings\n");
                 for (size_t i = 0; i < r->nwarnings; i++)

@@ -164,23 +164,23 @@ check "--synthetic names the bad key" "$TMP/err" 'unknown key "bogus"'
 # A Volcano conf naming what kbatch lacks loads, says so in one line, and
 # --strict-conf refuses it; a conf with no action is an error.
 cat >"$TMP/volcano.conf" <<'EOF'
-actions: "enqueue, allocate, gangpreempt, backfill"
+actions: "enqueue, allocate, shuffle, backfill"
 tiers:
 - plugins:
   - name: priority
   - name: gang
 - plugins:
-  - name: capacity
+  - name: tdm
   - name: nodeorder
     arguments: {tainttoleration.weight: 3}
 EOF
 run "a conf with skipped items" 0 --output json --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
 check "one summary line of what is skipped" "$TMP/err" \
-        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action gangpreempt, plugin capacity, argument nodeorder tainttoleration.weight"
+        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action shuffle, plugin tdm, argument nodeorder tainttoleration.weight"
 check "the gang still binds" "$TMP/out" '"pod":"team/a-1"'
 run "--strict-conf refuses it" 2 --strict-conf --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
 check "--strict-conf names what would be skipped" "$TMP/err" \
-        "--strict-conf: kbatch would skip 3 item(s): action gangpreempt, plugin capacity"
+        "--strict-conf: kbatch would skip 3 item(s): action shuffle, plugin tdm"
 run "--strict-conf with the default conf" 0 --strict-conf --output json "$TMP/gang.yaml"
 printf 'actions: ""\n' >"$TMP/idle.conf"
 run "a conf without actions" 2 --scheduler-conf "$TMP/idle.conf" "$TMP/gang.yaml"

@@ -170,7 +170,7 @@ static int victims_mask(void *arg, const struct kb_task *p, struct kb_task *cons
                 return -1; /* no opinion */
         int k = 0;
         for (size_t i = 0; i < n; i++)
-                if (mask & (1u << i))
+                if (mask & (1u << cand[i]->index))
                         out[k++] = cand[i];
         return k;
 }
@@ -182,15 +182,17 @@ static void test_victims(void **state)
         struct kb_session *s = bare_session();
         struct kb_task tasks[4], *cand[4], *out[4], preemptor;
         memset(tasks, 0, sizeof(tasks));
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 4; i++) {
+                tasks[i].index = (uint32_t)i;
                 cand[i] = &tasks[i];
+        }
         kb__points_begin(s, 0, NULL);
-        kb_on_preemptable(s, victims_mask, &none);
+        kb_on_preemptable(s, victims_mask, &none, 0);
         kb__points_begin(s, 1, NULL);
-        kb_on_preemptable(s, victims_mask, &m0110);
-        kb_on_preemptable(s, victims_mask, &m0011);
+        kb_on_preemptable(s, victims_mask, &m0110, 0);
+        kb_on_preemptable(s, victims_mask, &m0011, 0);
         kb__points_begin(s, 2, NULL);
-        kb_on_preemptable(s, victims_mask, &m1000);
+        kb_on_preemptable(s, victims_mask, &m1000, 0);
         /* Tier 0 has no opinion; tier 1 intersects {1,2} and {0,1} = {1};
          * tier 2 is never asked. */
         size_t n = kb_preemptable(s, &preemptor, cand, 4, out);
@@ -203,12 +205,12 @@ static void test_victims(void **state)
         static unsigned empty = 0;
         s = bare_session();
         kb__points_begin(s, 0, NULL);
-        kb_on_reclaimable(s, victims_mask, &m0110);
-        kb_on_reclaimable(s, victims_mask, &empty);
-        kb_on_reclaimable(s, victims_mask, &m0011); /* not asked */
+        kb_on_preemptable(s, victims_mask, &m0110, 0);
+        kb_on_preemptable(s, victims_mask, &empty, 0);
+        kb_on_preemptable(s, victims_mask, &m0011, 0); /* not asked */
         kb__points_begin(s, 1, NULL);
-        kb_on_reclaimable(s, victims_mask, &m1000);
-        n = kb_reclaimable(s, &preemptor, cand, 4, out);
+        kb_on_preemptable(s, victims_mask, &m1000, 0);
+        n = kb_preemptable(s, &preemptor, cand, 4, out);
         assert_int_equal(n, 1);
         assert_ptr_equal(out[0], &tasks[3]);
         bare_free(s);
@@ -216,13 +218,41 @@ static void test_victims(void **state)
         /* ... and an intersection that comes out empty lets the next plugin
          * of the tier start afresh: {1,2} & {3} = {}, then {0,1}. */
         s = bare_session();
-        kb_on_reclaimable(s, victims_mask, &m0110);
-        kb_on_reclaimable(s, victims_mask, &m1000);
-        kb_on_reclaimable(s, victims_mask, &m0011);
-        n = kb_reclaimable(s, &preemptor, cand, 4, out);
+        kb_on_preemptable(s, victims_mask, &m0110, 0);
+        kb_on_preemptable(s, victims_mask, &m1000, 0);
+        kb_on_preemptable(s, victims_mask, &m0011, 0);
+        n = kb_preemptable(s, &preemptor, cand, 4, out);
         assert_int_equal(n, 2);
         assert_ptr_equal(out[0], &tasks[0]);
         assert_ptr_equal(out[1], &tasks[1]);
+        bare_free(s);
+
+        /* A veto (KB_VETO) holds in every tier: tier 0 protects task 1 and
+         * names no victim (so tier 1 decides), tier 1 names {1,2}: {2}. */
+        static unsigned m1101 = 0xd;
+        s = bare_session();
+        kb_on_preemptable(s, victims_mask, &m1101, KB_VETO);
+        kb_on_preemptable(s, victims_mask, &empty, 0);
+        kb__points_begin(s, 1, NULL);
+        kb_on_preemptable(s, victims_mask, &m0110, 0);
+        n = kb_preemptable(s, &preemptor, cand, 4, out);
+        assert_int_equal(n, 1);
+        assert_ptr_equal(out[0], &tasks[2]);
+        bare_free(s);
+
+        /* Reclaimable (kbatch): every opinion in every tier must agree;
+         * tier 0's {1,2} and tier 1's {0,1}: {1}; abstaining counts for
+         * nothing; one plugin naming none leaves none. */
+        s = bare_session();
+        kb_on_reclaimable(s, victims_mask, &m0110);
+        kb__points_begin(s, 1, NULL);
+        kb_on_reclaimable(s, victims_mask, &none);
+        kb_on_reclaimable(s, victims_mask, &m0011);
+        n = kb_reclaimable(s, &preemptor, cand, 4, out);
+        assert_int_equal(n, 1);
+        assert_ptr_equal(out[0], &tasks[1]);
+        kb_on_reclaimable(s, victims_mask, &empty);
+        assert_int_equal(kb_reclaimable(s, &preemptor, cand, 4, out), 0);
         bare_free(s);
 }
 

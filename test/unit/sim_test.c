@@ -360,16 +360,16 @@ static void test_conf_unimplemented_skipped(void **state)
         (void)state;
         struct kb_conf conf;
         char err[256] = "";
-        const char *text = "actions: \"enqueue, allocate, preempt, backfill\"\n"
+        const char *text = "actions: \"enqueue, allocate, shuffle, backfill\"\n"
                            "tiers:\n- plugins:\n  - name: priority\n  - name: task-topology\n"
                            "  - name: gang\n";
         kb_test_log_start();
         assert_int_equal(parse(text, &conf, err, sizeof(err)), 0);
-        assert_true(kb_test_log_contains("action preempt is not implemented by kbatch yet"));
+        assert_true(kb_test_log_contains("action shuffle is not implemented by kbatch yet"));
         assert_true(kb_test_log_contains("plugin task-topology is not implemented by kbatch yet"));
         kb_test_log_stop();
         assert_int_equal(conf.nactions, 3);
-        assert_false(kb_conf_has_action(&conf, "preempt"));
+        assert_false(kb_conf_has_action(&conf, "shuffle"));
         assert_int_equal(conf.tiers[0].nplugins, 2);
         assert_string_equal(conf.tiers[0].plugins[0].name, "priority");
         assert_string_equal(conf.tiers[0].plugins[1].name, "gang");
@@ -465,10 +465,10 @@ static void test_conf_skipped_listed(void **state)
         (void)state;
         struct kb_conf conf;
         char err[1024] = "", summary[1024];
-        const char *text = "actions: \"enqueue, allocate, gangpreempt, backfill, reclaim\"\n"
+        const char *text = "actions: \"enqueue, allocate, shuffle, backfill, elect\"\n"
                            "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
                            "- plugins:\n  - name: drf\n    enableHierarchy: true\n"
-                           "  - name: capacity\n"
+                           "  - name: tdm\n"
                            "  - name: predicates\n"
                            "    arguments: {predicate.NodeAffinityEnable: false,\n"
                            "                predicate.PodAffinityEnable: false,\n"
@@ -484,7 +484,7 @@ static void test_conf_skipped_listed(void **state)
         kb_test_log_start();
         assert_int_equal(parse(text, &conf, err, sizeof(err)), 0);
         /* Each is also a warning that names where it is. */
-        assert_true(kb_test_log_contains("action gangpreempt is not implemented by kbatch yet"));
+        assert_true(kb_test_log_contains("action shuffle is not implemented by kbatch yet"));
         assert_true(kb_test_log_contains("tiers[1].plugins[0].enableHierarchy: not supported"));
         assert_true(kb_test_log_contains(
             "tiers[1].plugins[3].arguments.bogus.weight: unknown argument of nodeorder"));
@@ -497,13 +497,13 @@ static void test_conf_skipped_listed(void **state)
          * predicate.PodAffinityEnable: false and podaffinity.weight: 0 (they
          * ask for nothing kbatch lacks), binpack's resource weights. */
         assert_string_equal(summary,
-                            "action gangpreempt, action reclaim, flag drf enableHierarchy, plugin "
-                            "capacity, argument predicates predicate.GPUSharingEnable, argument "
+                            "action shuffle, action elect, flag drf enableHierarchy, plugin "
+                            "tdm, argument predicates predicate.GPUSharingEnable, argument "
                             "nodeorder tainttoleration.weight, argument nodeorder bogus.weight, "
                             "argument allocate x, key shards");
         assert_int_equal(kb_conf_strict(&conf, err, sizeof(err)), KB_EBADCONF);
         assert_non_null(strstr(err, "--strict-conf: kbatch would skip 9 item(s): action "
-                                    "gangpreempt, action reclaim"));
+                                    "shuffle, action elect"));
         kb_conf_release(&conf);
 
         /* Volcano's default conf skips nothing. */
@@ -524,8 +524,8 @@ static void test_conf_no_action(void **state)
         expect_conf_error("actions: \" , \"\n",
                           "actions: no action given; the scheduler would do nothing (the default "
                           "is \"enqueue, allocate, backfill\")");
-        expect_conf_error("actions: \"preempt, gangreclaim\"\n",
-                          "actions: \"preempt, gangreclaim\": none of these is implemented by "
+        expect_conf_error("actions: \"shuffle, elect\"\n",
+                          "actions: \"shuffle, elect\": none of these is implemented by "
                           "kbatch; the scheduler would do nothing");
         kb_test_log_stop();
 }

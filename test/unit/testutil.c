@@ -66,6 +66,24 @@ static size_t expected_binds(const char *text, char ***out)
         return n;
 }
 
+/* "pod" or "ns/pod" tokens as sorted "ns/pod" strings. */
+static size_t expected_pods(const char *text, char ***out)
+{
+        char *copy = kb_xstrdup(text ? text : ""), *save = NULL;
+        char **v = NULL;
+        size_t n = 0, cap = 0;
+        for (char *tok = strtok_r(copy, " \n\t", &save); tok;
+             tok = strtok_r(NULL, " \n\t", &save)) {
+                char *s = strchr(tok, '/') ? kb_xstrdup(tok) : kb_xasprintf("default/%s", tok);
+                KB_PUSH(v, n, cap, s);
+        }
+        free(copy);
+        if (n)
+                qsort(v, n, sizeof(*v), cmp_str);
+        *out = v;
+        return n;
+}
+
 static char *join(char **v, size_t n)
 {
         struct kb_buf b;
@@ -79,8 +97,11 @@ static char *join(char **v, size_t n)
 }
 
 static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_out,
-                     char **phases_out, char **messages_out, char **nominated_out)
+                     char **phases_out, char **messages_out, char **nominated_out,
+                     char **evicted_out)
 {
+        char **ev = NULL;
+        size_t nev = 0, capev = 0;
         char **nom = NULL;
         size_t nnom = 0, capnom = 0;
         struct kb_cluster c;
@@ -111,6 +132,11 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                 struct kb_result r;
                 kb_cluster_snapshot(&c, &snap);
                 assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+                for (size_t k = 0; k < r.nevictions; k++) {
+                        const struct kb_pod *p = r.evictions[k].pod;
+                        char *s = kb_xasprintf("%s/%s", p->meta.namespace, p->meta.name);
+                        KB_PUSH(ev, nev, capev, s);
+                }
                 for (size_t k = 0; k < r.nbinds; k++) {
                         char *s = kb_xasprintf("%s/%s=%s", r.binds[k].pod->meta.namespace,
                                                r.binds[k].pod->meta.name, r.binds[k].node);
@@ -144,6 +170,12 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
         if (nnom)
                 qsort(nom, nnom, sizeof(*nom), cmp_str);
         *nominated_out = join(nom, nnom);
+        if (nev)
+                qsort(ev, nev, sizeof(*ev), cmp_str);
+        *evicted_out = join(ev, nev);
+        for (size_t k = 0; k < nev; k++)
+                free(ev[k]);
+        free(ev);
         for (size_t k = 0; k < nnom; k++)
                 free(nom[k]);
         free(nom);
@@ -159,8 +191,26 @@ void kb_run_scenario(const struct kb_scenario *sc)
         size_t nwant = expected_binds(sc->binds, &want);
         char *want_text = join(want, nwant);
         for (int mode = 0; mode < 2; mode++) {
-                char *binds, *phases, *messages, *nominated;
-                run_once(sc, mode == 1, &binds, &phases, &messages, &nominated);
+                char *binds, *phases, *messages, *nominated, *evicted;
+                run_once(sc, mode == 1, &binds, &phases, &messages, &nominated, &evicted);
+                if (sc->evicted) {
+                        char **we;
+                        size_t nwe = expected_pods(sc->evicted, &we);
+                        char *we_text = join(we, nwe);
+                        if (strcmp(evicted, we_text) != 0) {
+                                fprintf(stderr,
+                                        "scenario %s (%s):\n  want evicted: %s\n  got evicted:  "
+                                        "%s\n  binds: %s\n  messages: %s\n",
+                                        sc->name, mode ? "full scan" : "cached", we_text, evicted,
+                                        binds, messages);
+                                fail();
+                        }
+                        for (size_t i = 0; i < nwe; i++)
+                                free(we[i]);
+                        free(we);
+                        free(we_text);
+                }
+                free(evicted);
                 if (strcmp(binds, want_text) != 0) {
                         fprintf(stderr,
                                 "scenario %s (%s):\n  want binds: %s\n  got binds:  %s\n  "

@@ -34,6 +34,9 @@ int kb_test_log_contains(const char *needle);
  *              must contain (optional).
  *   nominated  the last session's nominations (pipelined tasks), as
  *              "pod=node" like binds; checked when not NULL.
+ *   evicted    every eviction of every session, "pod" or "pod=action"
+ *              names (pods in namespace default may omit it), in any
+ *              order; checked when not NULL.
  *
  * Each scenario runs twice, through the node-selection caches and as a
  * full scan, and both must give exactly the expected binds.
@@ -47,6 +50,7 @@ struct kb_scenario {
         const char *phases;
         const char *message;
         const char *nominated;
+        const char *evicted;
 };
 void kb_run_scenario(const struct kb_scenario *sc);
 /* Runs a table of scenarios as one cmocka test, reporting each by name. */
