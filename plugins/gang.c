@@ -231,6 +231,11 @@ static const char *why_waiting(struct kb_session *s, const struct kb_job *j, str
                 if (j->count[st])
                         kb_buf_printf(b, ", %u %s", j->count[st],
                                       kb_task_status_name((enum kb_task_status)st));
+        /* kbatch: what pipelined tasks wait for (the victims of an earlier
+         * session's evictions, or other pods, terminating). */
+        if (kb_job_waiting_count(j))
+                kb_buf_printf(b, "; %u pipelined task(s) wait for room that terminating pods free",
+                              kb_job_waiting_count(j));
         return b->data;
 }
 

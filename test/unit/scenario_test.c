@@ -681,7 +681,8 @@ static const struct kb_scenario accounting[] = {
             GANG("a", "1", "1", "1", ""),
         .binds = "",
         .phases = "a=Inqueue",
-        .message = "a: 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pipelined",
+        .message = "a: 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pipelined; 1 "
+                   "pipelined task(s) wait for room that terminating pods free",
         .nominated = "a-0=n1",
     },
     {
