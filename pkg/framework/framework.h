@@ -58,6 +58,9 @@ struct kb_plugin_conf {
         char *name;
         /* Per extension point: 1 enabled (the default), 0 disabled. */
         signed char enabled[KB_NPOINTS];
+        /* enableHierarchy: true, for a plugin that acts on it (struct
+         * kb_plugin's hierarchy); the others report the flag as skipped. */
+        bool hierarchy;
         struct kb_value *arguments; /* an object, never NULL */
 };
 
@@ -404,6 +407,10 @@ struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name);
 struct kb_node_info *kb_session_node(struct kb_session *s, const char *name);
 /* The action's configurations[] arguments (an object, never NULL). */
 const struct kb_value *kb_session_action_args(struct kb_session *s);
+/* Whether the conf sets enableHierarchy: true for the plugin of that name
+ * (Volcano's HierarchyEnabled); false for a plugin that does not act on
+ * the flag. */
+bool kb_session_hierarchy(struct kb_session *s, const char *plugin);
 /* A priority class value by name; false when none. */
 bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *value);
 /*
@@ -578,6 +585,9 @@ struct kb_plugin {
          * (and --strict-conf refuses) the last two kinds. */
         const char *const *arguments;
         const char *const *ignored;
+        /* The plugin acts on enableHierarchy (kb_session_hierarchy); for
+         * any other plugin the flag is reported as skipped. */
+        bool hierarchy;
 };
 
 struct kb_action {
