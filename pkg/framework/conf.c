@@ -43,14 +43,21 @@ const char kb_default_conf_yaml[] = "actions: \"enqueue, allocate, backfill\"\n"
  * (gangpreempt and gangreclaim are Volcano 1.15's names). */
 static const char *const unimplemented_actions[] = {
     "preempt", "reclaim", "shuffle", "elect", "reserve", "gangpreempt", "gangreclaim", "dispatch"};
-static const char *const unimplemented_plugins[] = {"task-topology", "sla",
-                                                    "tdm",           "numaaware",
-                                                    "cdp",           "rescheduling",
-                                                    "usage",         "extender",
-                                                    "deviceshare",   "capacity",
-                                                    "pdb",           "resource-strategy-fit",
-                                                    "nodegroup",     "network-topology-aware",
-                                                    "resourcequota", "cpuquota"};
+static const char *const unimplemented_plugins[] = {"task-topology",
+                                                    "sla",
+                                                    "tdm",
+                                                    "numaaware",
+                                                    "cdp",
+                                                    "rescheduling",
+                                                    "usage",
+                                                    "extender",
+                                                    "deviceshare",
+                                                    "pdb",
+                                                    "resource-strategy-fit",
+                                                    "nodegroup",
+                                                    "network-topology-aware",
+                                                    "resourcequota",
+                                                    "cpuquota"};
 /* Volcano flags that govern features kbatch does not have. */
 static const char *const ignored_flags[] = {"Hierarchy",         "BestNode",      "TargetJob",
                                             "ReservedNodes",     "ClusterOrder",  "SubJobReady",

@@ -58,9 +58,7 @@ struct kb_plugin_conf {
         char *name;
         /* Per extension point: 1 enabled (the default), 0 disabled. */
         signed char enabled[KB_NPOINTS];
-        /* enableHierarchy: true, for a plugin that acts on it (struct
-         * kb_plugin's hierarchy); the others report the flag as skipped. */
-        bool hierarchy;
+        bool hierarchy; /* enableHierarchy: true (kb_plugin.hierarchy) */
         struct kb_value *arguments; /* an object, never NULL */
 };
 

@@ -15,7 +15,7 @@ tiers:
   - name: priority
   - name: gang
 - plugins:
-  - name: capacity
+  - name: sla
   - name: predicates
   - name: proportion
   - name: nodeorder
@@ -27,15 +27,15 @@ out=$("$BIN/kbatch-scheduler" --kubeconfig "$KC" --scheduler-conf "$T/volcano.co
         --strict-conf 2>&1) || rc=$?
 expect_eq "--strict-conf refuses a conf with skipped items" "$rc" 2
 expect_match "--strict-conf names them" "$out" \
-        'strict-conf: kbatch would skip 3 item\(s\): action gangpreempt, plugin capacity, argument nodeorder tainttoleration.weight'
+        'strict-conf: kbatch would skip 3 item\(s\): action gangpreempt, plugin sla, argument nodeorder tainttoleration.weight'
 
 PORT_M=$((20000 + RANDOM % 20000))
 start_sched s --scheduler-conf "$T/volcano.conf" --listen-address 127.0.0.1:$PORT_M
 wait_for "default queue created" 15 $K get queue default
 expect_eq "one startup line lists what is skipped" \
-        "$(grep -c 'kbatch skips 3 item(s) it does not support: action gangpreempt, plugin capacity, argument nodeorder tainttoleration.weight' "$T/s.log")" 1
+        "$(grep -c 'kbatch skips 3 item(s) it does not support: action gangpreempt, plugin sla, argument nodeorder tainttoleration.weight' "$T/s.log")" 1
 wait_for "/metrics lists the skipped plugin" 10 sh -c \
-        "curl -s http://127.0.0.1:$PORT_M/metrics | grep -qx 'kbatch_conf_skipped{kind=\"plugin\",name=\"capacity\"} 1'"
+        "curl -s http://127.0.0.1:$PORT_M/metrics | grep -qx 'kbatch_conf_skipped{kind=\"plugin\",name=\"sla\"} 1'"
 m=$(curl -s "http://127.0.0.1:$PORT_M/metrics")
 expect_eq "/metrics lists all three" "$(printf '%s\n' "$m" | grep -c '^kbatch_conf_skipped{')" 3
 

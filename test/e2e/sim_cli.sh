@@ -170,17 +170,17 @@ tiers:
   - name: priority
   - name: gang
 - plugins:
-  - name: capacity
+  - name: sla
   - name: nodeorder
     arguments: {tainttoleration.weight: 3}
 EOF
 run "a conf with skipped items" 0 --output json --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
 check "one summary line of what is skipped" "$TMP/err" \
-        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action gangpreempt, plugin capacity, argument nodeorder tainttoleration.weight"
+        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action gangpreempt, plugin sla, argument nodeorder tainttoleration.weight"
 check "the gang still binds" "$TMP/out" '"pod":"team/a-1"'
 run "--strict-conf refuses it" 2 --strict-conf --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
 check "--strict-conf names what would be skipped" "$TMP/err" \
-        "--strict-conf: kbatch would skip 3 item(s): action gangpreempt, plugin capacity"
+        "--strict-conf: kbatch would skip 3 item(s): action gangpreempt, plugin sla"
 run "--strict-conf with the default conf" 0 --strict-conf --output json "$TMP/gang.yaml"
 printf 'actions: ""\n' >"$TMP/idle.conf"
 run "a conf without actions" 2 --scheduler-conf "$TMP/idle.conf" "$TMP/gang.yaml"

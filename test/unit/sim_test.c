@@ -468,7 +468,7 @@ static void test_conf_skipped_listed(void **state)
         const char *text = "actions: \"enqueue, allocate, gangpreempt, backfill, reclaim\"\n"
                            "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
                            "- plugins:\n  - name: drf\n    enableHierarchy: true\n"
-                           "  - name: capacity\n"
+                           "  - name: sla\n"
                            "  - name: predicates\n"
                            "    arguments: {predicate.NodeAffinityEnable: false,\n"
                            "                predicate.PodAffinityEnable: false,\n"
@@ -498,7 +498,7 @@ static void test_conf_skipped_listed(void **state)
          * ask for nothing kbatch lacks), binpack's resource weights. */
         assert_string_equal(summary,
                             "action gangpreempt, action reclaim, flag drf enableHierarchy, plugin "
-                            "capacity, argument predicates predicate.GPUSharingEnable, argument "
+                            "sla, argument predicates predicate.GPUSharingEnable, argument "
                             "nodeorder tainttoleration.weight, argument nodeorder bogus.weight, "
                             "argument allocate x, key shards");
         assert_int_equal(kb_conf_strict(&conf, err, sizeof(err)), KB_EBADCONF);
