@@ -58,7 +58,7 @@ struct kb_plugin_conf {
         char *name;
         /* Per extension point: 1 enabled (the default), 0 disabled. */
         signed char enabled[KB_NPOINTS];
-        bool hierarchy; /* enableHierarchy: true (kb_plugin.hierarchy) */
+        bool hierarchy;             /* enableHierarchy: true (kb_plugin.hierarchy) */
         struct kb_value *arguments; /* an object, never NULL */
 };
 
@@ -260,7 +260,7 @@ struct kb_queue_info {
         uint32_t index;
         int32_t weight;
         enum kb_queue_state state;
-        /* Filled by a quota plugin (proportion) for the queue status. */
+        /* Filled by a quota plugin for the queue status. */
         struct kb_res deserved;
         double share;
 };
@@ -313,7 +313,11 @@ struct kb_warning {
 
 struct kb_queue_status {
         const char *name;
+        /* After the session: a Closing queue whose pods all finished (no
+         * group waiting for pods) is Closed; state_changed when the session
+         * set it (or the queue had none): only then the daemon writes it. */
         enum kb_queue_state state;
+        bool state_changed;
         int32_t pending, inqueue, running, unknown, completed;
         struct kb_res allocated;
         struct kb_res deserved;
@@ -405,9 +409,8 @@ struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name);
 struct kb_node_info *kb_session_node(struct kb_session *s, const char *name);
 /* The action's configurations[] arguments (an object, never NULL). */
 const struct kb_value *kb_session_action_args(struct kb_session *s);
-/* Whether the conf sets enableHierarchy: true for the plugin of that name
- * (Volcano's HierarchyEnabled); false for a plugin that does not act on
- * the flag. */
+/* Whether the conf sets enableHierarchy: true for the named plugin, one
+ * that acts on it (Volcano's HierarchyEnabled). */
 bool kb_session_hierarchy(struct kb_session *s, const char *plugin);
 /* A priority class value by name; false when none. */
 bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *value);
@@ -583,9 +586,7 @@ struct kb_plugin {
          * (and --strict-conf refuses) the last two kinds. */
         const char *const *arguments;
         const char *const *ignored;
-        /* The plugin acts on enableHierarchy (kb_session_hierarchy); for
-         * any other plugin the flag is reported as skipped. */
-        bool hierarchy;
+        bool hierarchy; /* acts on enableHierarchy (else it is skipped) */
 };
 
 struct kb_action {

@@ -1,13 +1,15 @@
 /*
- * capacity's reclaimable and preemptive on hand-built candidate lists (the
- * reclaim and preempt actions that will call them come separately), the
- * conf rules capacity brings (enableHierarchy, proportion and capacity
- * together), and the deserved shares sessions publish.  Expectations are
- * worked out by hand in the comments, from plugins/capacity.c's banner.
+ * Queue quotas beyond the scenario tables: capacity's reclaimable,
+ * preemptive and overused on hand-built candidates (the reclaim and
+ * preempt actions that will call them come separately), the conf rules
+ * capacity brings (enableHierarchy, proportion and capacity together), and
+ * what sessions publish about queues (deserved shares, a Closing queue
+ * becoming Closed).  Expectations are worked out by hand in the comments,
+ * from plugins/capacity.c's banner.
  *
- * Each test opens a session whose only tier is capacity, so the
- * framework's dispatchers (kb_reclaimable, kb_preemptive) answer with
- * capacity's own answer, in capacity's order.
+ * The capacity tests open a session whose only tier is capacity, so the
+ * framework's dispatchers (kb_reclaimable, kb_preemptive, kb_overused)
+ * answer with capacity's own answer, in capacity's order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -428,6 +430,54 @@ static void test_deserved_published(void **state)
         }
 }
 
+/* clang-format off */
+static const char closing_queues[] =
+    NODE("n1") QUEUE("idle", "", "state: Closing") QUEUE("busy", "", "state: Closing")
+    QUEUE("waiting", "", "state: Closing") QUEUE("done", "", "state: Closing")
+    QUEUE("fresh", "", "") QUEUE("open", "", "state: Open")
+    GROUP("r", "busy", "Running") RUN("r-0", "r", CPU1)
+    GROUP("w", "waiting", "Pending")
+    GROUP("d", "done", "Running")
+    POD("d-0", IN_GROUP("d"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"),
+        "phase: Succeeded");
+/* clang-format on */
+
+/*
+ * Queue states after a session: a Closing queue with no work is Closed —
+ * idle (no job), done (its one pod succeeded) — and the session says it
+ * set the state; busy (a pod running) and waiting (a group with no pod yet)
+ * stay Closing; a queue without a state is Open, set by the session; one
+ * already Open is left alone (the daemon does not write it back).
+ */
+static void test_queue_states(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *queue;
+                enum kb_queue_state state;
+                bool changed;
+        } want[] = {{"idle", KB_QUEUE_CLOSED, true},   {"done", KB_QUEUE_CLOSED, true},
+                    {"busy", KB_QUEUE_CLOSING, false}, {"waiting", KB_QUEUE_CLOSING, false},
+                    {"fresh", KB_QUEUE_OPEN, true},    {"open", KB_QUEUE_OPEN, false}};
+        struct fixture f;
+        open_session(&f, ONLY_CAPACITY(""), closing_queues);
+        assert_int_equal(kb_session_execute(f.s), 0);
+        kb_session_close(f.s);
+        for (size_t i = 0; i < KB_ARRAY_SIZE(want); i++) {
+                const struct kb_queue_status *qs = status_of(&f.r, want[i].queue);
+                assert_string_equal(kb_queue_state_name(qs->state),
+                                    kb_queue_state_name(want[i].state));
+                assert_int_equal(qs->state_changed, want[i].changed);
+        }
+        /* Between simulated sessions the cluster takes the new state. */
+        kb_cluster_apply(&f.c, &f.r);
+        kb_result_release(&f.r);
+        kb_cluster_snapshot(&f.c, &f.snap);
+        f.s = kb_session_open(&f.snap, &f.conf, &f.r);
+        assert_int_equal(kb_session_queue(f.s, "idle")->state, KB_QUEUE_CLOSED);
+        close_session(&f);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -439,6 +489,7 @@ int main(void)
             cmocka_unit_test(test_overused),
             cmocka_unit_test(test_conf),
             cmocka_unit_test(test_deserved_published),
+            cmocka_unit_test(test_queue_states),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
