@@ -355,7 +355,7 @@ static bool preemptive(void *arg, const struct kb_queue_info *q, const struct kb
                 used[i] = a->allocated[i] + req[i];
         if (partly_within(used, a->deserved, &t->resreq))
                 return true;
-        for (int64_t l = 1; c->hierarchy && l <= KB_MIN(c->level, (int64_t)c->depth); l++) {
+        for (int64_t l = 1; c->hierarchy && l <= c->level; l++) {
                 int k = kb__capacity_above(c, (int)q->index, l);
                 if (k < 0 || k == c->root)
                         continue;
@@ -403,6 +403,10 @@ static void *capacity_open(struct kb_session *s, const struct kb_value *args)
                 c->level = 0;
         }
         kb__capacity_build(c);
+        /* Levels above the deepest queue's depth find no ancestor: the
+         * loops over levels stop there. */
+        if (c->level > c->depth)
+                c->level = c->depth;
 
         kb_on_queue_order(s, queue_order, c);
         kb_on_overused(s, overused, c);

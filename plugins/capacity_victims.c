@@ -204,7 +204,7 @@ int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
         kb_heap_init(&h, victim_order, &o);
         for (size_t i = 0; i < n; i++)
                 kb_heap_push(&h, cand[i]);
-        int64_t levels = c->hierarchy ? KB_MIN(c->level, (int64_t)c->depth) : 0;
+        int64_t levels = c->hierarchy ? c->level : 0;
         size_t cap = n * (size_t)(1 + levels) + 1;
         struct work w = {c, kb_xmalloc(cap * sizeof(kb__vec)), kb_xmalloc(cap * sizeof(int)), 0};
         int k = 0;

@@ -63,7 +63,7 @@ struct kb__capq {
 struct kb__capacity {
         struct kb_session *s;
         bool hierarchy;     /* enableHierarchy */
-        int64_t level;      /* ancestorReclaimLevel */
+        int64_t level;      /* ancestorReclaimLevel (no deeper than depth) */
         struct kb__capq *q; /* by session queue index, then the implicit root */
         size_t n;           /* the session's queues, plus the implicit root if any */
         int root;           /* the root's index; -1 without hierarchy */

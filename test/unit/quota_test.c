@@ -213,6 +213,9 @@ static void test_reclaimable_ancestors(void **state)
              "deserved: {cpu: '3'}", ""},
             {"    enableHierarchy: true\n    arguments: {ancestorReclaimLevel: 1}\n",
              "deserved: {cpu: '2'}", "vj-2"},
+            /* Beyond the tree's depth (2) only the root is up there: as 1. */
+            {"    enableHierarchy: true\n    arguments: {ancestorReclaimLevel: 1000000000000}\n",
+             "deserved: {cpu: '3'}", ""},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
                 char conf[256];
