@@ -134,17 +134,24 @@ static bool need_continue(const struct kb_job *j, const struct job_state *js)
         return true;
 }
 
-/* A task the queue's quota skipped: say why in the job's condition.  If no
- * node could take the task either, that is the better answer ("0/4 nodes
- * are available: ..."). */
+/* A task the queue's quota skipped: say why in the job's condition.  A
+ * queue that is not Open takes nothing, whatever the nodes; otherwise, if
+ * no node could take the task either, that is the better answer ("0/4
+ * nodes are available: ..."). */
 static void explain_quota(struct kb_session *s, const struct kb_queue_info *q, struct kb_job *j,
                           struct kb_task *t)
 {
         if (j->fit_error)
                 return;
+        char msg[300];
+        if (q->state != KB_QUEUE_OPEN) {
+                snprintf(msg, sizeof(msg), "queue %s is %s", q->name,
+                         kb_queue_state_name(q->state));
+                j->fit_error = kb_session_intern(s, msg);
+                return;
+        }
         const char *why = NULL;
         struct kb_node_info *n = kb_select_node(s, t, &why);
-        char msg[300];
         snprintf(msg, sizeof(msg),
                  "queue %s has no room left for the gang within its deserved resources", q->name);
         j->fit_error = n ? kb_session_intern(s, msg) : why;

@@ -222,6 +222,13 @@ static const char *why_waiting(struct kb_session *s, const struct kb_job *j, str
                 return j->partial;
         if (j->fit_error)
                 return j->fit_error;
+        /* A queue that is not Open takes no task, whichever quota plugin
+         * says so (proportion drops it as overused before asking). */
+        if (j->queue && j->queue->state != KB_QUEUE_OPEN) {
+                kb_buf_printf(b, "queue %s is %s", j->queue->name,
+                              kb_queue_state_name(j->queue->state));
+                return b->data;
+        }
         if (j->phase == KB_PG_PENDING)
                 return j->enqueue_reason ? j->enqueue_reason
                                          : "pod group is Pending, not yet admitted to its queue";

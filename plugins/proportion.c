@@ -368,10 +368,13 @@ static void job_attrs(struct proportion *p, const struct kb_job *j)
         vec held = {0}, min = {0};
         uint32_t nheld = 0;
         a->active = true;
+        /* A queue that is not Open places nothing: its pending demand must
+         * not shrink the others' shares (Volcano counts it). */
+        bool open = j->queue->state == KB_QUEUE_OPEN;
         for (uint32_t i = 0; i < j->ntasks; i++) {
                 const struct kb_task *t = j->tasks[i];
                 bool alloc = kb_task_status_allocated(t->status);
-                if (!alloc && t->status != KB_TASK_PENDING)
+                if (!alloc && (t->status != KB_TASK_PENDING || !open))
                         continue;
                 nheld += alloc;
                 for (int d = 0; d < KB_RES_MAX; d++) {

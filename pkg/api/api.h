@@ -290,6 +290,7 @@ struct kb_queue {
         int32_t priority;
         char *parent;
         enum kb_queue_state state; /* status.state; Open when unset */
+        bool has_state;            /* status.state was set */
 };
 
 struct kb_priorityclass {

@@ -377,6 +377,7 @@ static int queue_state(struct kb__api_dec *d, const struct kb_value *status, str
         for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++)
                 if (strcmp(state, names[i]) == 0) {
                         q->state = (enum kb_queue_state)i;
+                        q->has_state = true;
                         free(state);
                         return 0;
                 }

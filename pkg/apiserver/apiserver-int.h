@@ -190,8 +190,8 @@ bool kb__is_dns_label(const char *s);
 bool kb__is_dns_subdomain(const char *s);
 void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj,
                          struct kb_causes *c);
-void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v,
-                         const char *path, struct kb_causes *c);
+void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v, const char *path,
+                         struct kb_causes *c);
 void kb__validate_pod(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_pod_spec(const struct kb_value *spec, const char *path, struct kb_causes *c);
 void kb__validate_node(const struct kb_value *obj, struct kb_causes *c);

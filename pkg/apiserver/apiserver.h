@@ -27,10 +27,10 @@ struct kb_apiserver_opts {
         bool job_controller;      /* simulate the batch/v1 Job controller */
         double tick;              /* simulation period in seconds; default 0.2 */
         /* Faults for tests; all zero means none. */
-        double fault_write_rate; /* fraction of binding/status/create writes failed */
-        int fault_write_code;    /* 500 or 429 */
-        int fault_retry_after;   /* seconds, for 429 */
-        int fault_latency_ms;    /* added to every request */
+        double fault_write_rate;  /* fraction of binding/status/create writes failed */
+        int fault_write_code;     /* 500 or 429 */
+        int fault_retry_after;    /* seconds, for 429 */
+        int fault_latency_ms;     /* added to every request */
         double fault_watch_close; /* close watch streams after this many seconds */
         double fault_watch_410;   /* fraction of watches from a resourceVersion answered 410 */
         double fault_refuse_from; /* refuse connections from this second after start ... */
@@ -71,8 +71,8 @@ int kb_apiserver_port(const struct kb_apiserver *srv);
  * user's bearer token (kubectl sends it over https only).  Returns 0 or
  * -errno.
  */
-int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port,
-                                  const char *ca_pem, const char *token);
+int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port, const char *ca_pem,
+                                  const char *token);
 
 /* ---- HTTPS and bearer tokens (tls.c, auth.c) ------------------------------ */
 
@@ -138,9 +138,9 @@ struct kb_api_resp {
         int status;
         const char *content_type; /* static string */
         struct kb_buf body;
-        char *warning;           /* a Warning header text, or NULL */
-        int retry_after;         /* seconds, 0 for none */
-        struct kb_watch *watch;  /* a watch stream to run, or NULL */
+        char *warning;          /* a Warning header text, or NULL */
+        int retry_after;        /* seconds, 0 for none */
+        struct kb_watch *watch; /* a watch stream to run, or NULL */
 };
 
 /*

@@ -70,8 +70,8 @@ static size_t versions(struct kb_apiserver *srv, const char *group, const char *
         return n;
 }
 
-static struct kb_value *subresource(const struct kb_rtype *rt, const char *name,
-                                    const char *kind, bool create_only)
+static struct kb_value *subresource(const struct kb_rtype *rt, const char *name, const char *kind,
+                                    bool create_only)
 {
         struct kb_value *s = kb_value_new(KB_VOBJECT);
         kb_value_set(s, "subresource", kb_value_new_string(name));
@@ -122,9 +122,9 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                                 struct kb_value *r = kb_value_new(KB_VOBJECT);
                                 kb_value_set(r, "resource", kb_value_new_string(rt->resource));
                                 kb_value_set(r, "responseKind", gvk(rt, rt->kind));
-                                kb_value_set(r, "scope", kb_value_new_string(
-                                                                 rt->namespaced ? "Namespaced"
-                                                                                : "Cluster"));
+                                kb_value_set(
+                                    r, "scope",
+                                    kb_value_new_string(rt->namespaced ? "Namespaced" : "Cluster"));
                                 kb_value_set(r, "singularResource",
                                              kb_value_new_string(rt->singular));
                                 kb_value_set(r, "verbs", verb_list());
@@ -139,10 +139,10 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                                         kb_value_append(subs,
                                                         subresource(rt, "status", rt->kind, false));
                                 if (!rt->custom && !strcmp(rt->resource, "pods")) {
-                                        kb_value_append(subs,
-                                                        subresource(rt, "binding", "Binding", true));
-                                        kb_value_append(subs, subresource(rt, "eviction",
-                                                                          "Eviction", true));
+                                        kb_value_append(
+                                            subs, subresource(rt, "binding", "Binding", true));
+                                        kb_value_append(
+                                            subs, subresource(rt, "eviction", "Eviction", true));
                                 }
                                 if (subs->arr.n)
                                         kb_value_set(r, "subresources", subs);
@@ -224,8 +224,7 @@ int kb__discovery_group(struct kb_apiserver *srv, const char *group, struct kb_v
         return 0;
 }
 
-static struct kb_value *legacy_entry(const char *name, const char *kind, bool namespaced,
-                                     bool full)
+static struct kb_value *legacy_entry(const char *name, const char *kind, bool namespaced, bool full)
 {
         struct kb_value *r = kb_value_new(KB_VOBJECT);
         kb_value_set(r, "name", kb_value_new_string(name));
@@ -314,11 +313,11 @@ int kb__openapi_gv(struct kb_apiserver *srv, const char *group, const char *vers
                 const struct kb_rtype *rt = srv->types[i];
                 if (rt->gone || strcmp(rt->group, group) || strcmp(rt->version, version))
                         continue;
-                char *prefix = group[0] ? kb_xasprintf("/apis/%s/%s", group, version)
-                                        : kb_xstrdup("/api/v1");
-                char *p = kb_xasprintf("%s%s/%s/{name}", prefix,
-                                       rt->namespaced ? "/namespaces/{namespace}" : "",
-                                       rt->resource);
+                char *prefix =
+                    group[0] ? kb_xasprintf("/apis/%s/%s", group, version) : kb_xstrdup("/api/v1");
+                char *p =
+                    kb_xasprintf("%s%s/%s/{name}", prefix,
+                                 rt->namespaced ? "/namespaces/{namespace}" : "", rt->resource);
                 kb_value_set(paths, p, patch_op(rt, rt->kind));
                 free(p);
                 free(prefix);

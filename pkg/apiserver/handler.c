@@ -150,8 +150,8 @@ static void invalid(struct ctx *c, const char *name, struct kb_causes *causes)
                 fail(c->resp, 422, "Invalid", d, "%s \"%s\" is invalid: [%s]", kind,
                      name ? name : "", msg.data);
         } else {
-                fail(c->resp, 422, "Invalid", d, "%s \"%s\" is invalid: %s", kind,
-                     name ? name : "", msg.data);
+                fail(c->resp, 422, "Invalid", d, "%s \"%s\" is invalid: %s", kind, name ? name : "",
+                     msg.data);
         }
         kb_buf_release(&msg);
 }
@@ -211,9 +211,8 @@ static bool fault_write(struct ctx *c, const char *what)
         int code = srv->opts.fault_write_code == 429 ? 429 : 500;
         KB_WARN("fault: failing %s %s with %d", what, c->req->path, code);
         if (code == 429) {
-                c->resp->retry_after = srv->opts.fault_retry_after > 0
-                                               ? srv->opts.fault_retry_after
-                                               : 1;
+                c->resp->retry_after =
+                    srv->opts.fault_retry_after > 0 ? srv->opts.fault_retry_after : 1;
                 fail(c->resp, 429, "TooManyRequests", NULL,
                      "the server has received too many requests and has asked us to try "
                      "again later (injected fault)");
@@ -287,13 +286,14 @@ void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb
                 struct kb_value *st = kb_value_new(KB_VOBJECT);
                 kb_value_set(st, "phase", kb_value_new_string("Active"));
                 kb_value_set(obj, "status", st);
-                struct kb_value *labels = kb_value_ensure_object(
-                        kb_value_ensure_object(obj, "metadata"), "labels");
+                struct kb_value *labels =
+                    kb_value_ensure_object(kb_value_ensure_object(obj, "metadata"), "labels");
                 kb_value_set(labels, "kubernetes.io/metadata.name",
                              kb_value_new_string(kb__meta_str(obj, "name")));
         } else if (!strcmp(rt->resource, "jobs")) {
                 struct kb_value *spec = kb_value_ensure_object(obj, "spec");
-                bool none = !kb_value_get(spec, "completions") && !kb_value_get(spec, "parallelism");
+                bool none =
+                    !kb_value_get(spec, "completions") && !kb_value_get(spec, "parallelism");
                 if (none)
                         kb_value_set(spec, "completions", kb_value_new_int(1));
                 set_default(spec, "parallelism", kb_value_new_int(1));
@@ -306,11 +306,12 @@ void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb
                         kb_value_set(ml, "batch.kubernetes.io/controller-uid",
                                      kb_value_new_string(uid));
                 }
-                struct kb_value *tmd = kb_value_ensure_object(
-                        kb_value_ensure_object(spec, "template"), "metadata");
+                struct kb_value *tmd =
+                    kb_value_ensure_object(kb_value_ensure_object(spec, "template"), "metadata");
                 struct kb_value *labels = kb_value_ensure_object(tmd, "labels");
                 const char *name = kb__meta_str(obj, "name");
-                kb_value_set(labels, "batch.kubernetes.io/controller-uid", kb_value_new_string(uid));
+                kb_value_set(labels, "batch.kubernetes.io/controller-uid",
+                             kb_value_new_string(uid));
                 kb_value_set(labels, "batch.kubernetes.io/job-name", kb_value_new_string(name));
                 kb_value_set(labels, "controller-uid", kb_value_new_string(uid));
                 kb_value_set(labels, "job-name", kb_value_new_string(name));
@@ -321,9 +322,8 @@ void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb
                 char ts[40];
                 kb_format_time(kb__now(), ts, sizeof(ts));
                 const char *types[][3] = {
-                        {"NamesAccepted", "NoConflicts", "no conflicts found"},
-                        {"Established", "InitialNamesAccepted",
-                         "the initial names have been accepted"},
+                    {"NamesAccepted", "NoConflicts", "no conflicts found"},
+                    {"Established", "InitialNamesAccepted", "the initial names have been accepted"},
                 };
                 for (size_t i = 0; i < 2; i++) {
                         struct kb_value *cd = kb_value_new(KB_VOBJECT);
@@ -342,8 +342,8 @@ void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb
                 const struct kb_value *vers = kb_value_dig(obj, "spec", "versions");
                 for (size_t i = 0; kb_value_is(vers, KB_VARRAY) && i < vers->arr.n; i++)
                         if (kb_value_bool(kb_value_get(vers->arr.v[i], "storage"), false))
-                                kb_value_append(stored, kb_value_clone(kb_value_get(
-                                                                vers->arr.v[i], "name")));
+                                kb_value_append(
+                                    stored, kb_value_clone(kb_value_get(vers->arr.v[i], "name")));
                 kb_value_set(st, "storedVersions", stored);
                 kb_value_set(obj, "status", st);
         }
@@ -530,9 +530,9 @@ static void do_update(struct ctx *c, struct kb_obj *o, struct kb_value *obj)
                 else
                         kb_value_del(obj, "status");
         }
-        static const char *const keep[] = {"uid",        "creationTimestamp", "namespace",
-                                           "generation", "deletionTimestamp",
-                                           "deletionGracePeriodSeconds"};
+        static const char *const keep[] = {
+            "uid",        "creationTimestamp", "namespace",
+            "generation", "deletionTimestamp", "deletionGracePeriodSeconds"};
         for (size_t i = 0; i < KB_ARRAY_SIZE(keep); i++)
                 copy_meta(obj, old, keep[i]);
         copy_meta(obj, old, "resourceVersion");
@@ -642,8 +642,7 @@ static double delete_grace(struct ctx *c, const struct kb_value *opts, const str
         if (q)
                 g = strtoll(q, NULL, 10);
         else if (kb_value_int(kb_value_get(opts, "gracePeriodSeconds"), &g))
-                if (kb_value_int(kb_value_dig(obj, "spec", "terminationGracePeriodSeconds"),
-                                 &g))
+                if (kb_value_int(kb_value_dig(obj, "spec", "terminationGracePeriodSeconds"), &g))
                         g = 0;
         return g > 0 ? (double)g : 0;
 }
@@ -662,7 +661,7 @@ static void collect_dependents(struct kb_apiserver *srv, const char *uid, double
         HASH_ITER(hh, pods->objs, o, tmp)
         {
                 const struct kb_value *refs =
-                        kb_value_dig(o->doc->v, "metadata", "ownerReferences");
+                    kb_value_dig(o->doc->v, "metadata", "ownerReferences");
                 for (size_t i = 0; kb_value_is(refs, KB_VARRAY) && i < refs->arr.n; i++) {
                         if (kb_streq(kb_value_str(kb_value_get(refs->arr.v[i], "uid")), uid)) {
                                 kb__store_delete(srv, pods, o, grace);
@@ -697,8 +696,7 @@ static void do_delete(struct ctx *c, struct kb_obj *o)
         if (!c->rt->custom && !strcmp(c->rt->resource, "namespaces") &&
             protected_namespace(c->name)) {
                 fail(c->resp, 403, "Forbidden", details(c->rt, c->name, NULL),
-                     "namespaces \"%s\" is forbidden: this namespace may not be deleted",
-                     c->name);
+                     "namespaces \"%s\" is forbidden: this namespace may not be deleted", c->name);
                 goto out;
         }
         if (dry_run(c->req)) {
@@ -858,17 +856,17 @@ static void do_list(struct ctx *c)
                 end = start + (size_t)limit;
                 const struct kb_value *v = l.objs[end - 1];
                 const char *ns = kb__meta_str(v, "namespace");
-                char *tok = ns ? kb_xasprintf("%" PRIu64 ":%s/%s", srv->rv, ns,
-                                              kb__meta_str(v, "name"))
-                               : kb_xasprintf("%" PRIu64 ":%s", srv->rv, kb__meta_str(v, "name"));
+                char *tok =
+                    ns ? kb_xasprintf("%" PRIu64 ":%s/%s", srv->rv, ns, kb__meta_str(v, "name"))
+                       : kb_xasprintf("%" PRIu64 ":%s", srv->rv, kb__meta_str(v, "name"));
                 next = hex_encode(tok);
                 free(tok);
         }
         struct kb_value *out = kb_value_new(KB_VOBJECT);
         if (wants_table(c->req)) {
                 const char *inc = query(c->req, "includeObject");
-                kb__table(srv, c->rt, l.n ? l.objs + start : NULL, end - start, inc ? inc : "Metadata", true,
-                          rvbuf, out);
+                kb__table(srv, c->rt, l.n ? l.objs + start : NULL, end - start,
+                          inc ? inc : "Metadata", true, rvbuf, out);
                 struct kb_value *md = kb_value_get(out, "metadata");
                 if (next)
                         kb_value_set(md, "continue", kb_value_new_string(next));
@@ -984,11 +982,11 @@ static void do_watch(struct ctx *c)
         errno = 0;
         uint64_t n = strtoull(rv, &end, 10);
         bool bad = *end || errno;
-        bool injected = !bad && srv->opts.fault_watch_410 > 0 &&
-                        kb__fault_roll(srv, srv->opts.fault_watch_410);
+        bool injected =
+            !bad && srv->opts.fault_watch_410 > 0 && kb__fault_roll(srv, srv->opts.fault_watch_410);
         if (injected)
-                KB_WARN("fault: answering watch %s from resourceVersion %s with 410",
-                        c->req->path, rv);
+                KB_WARN("fault: answering watch %s from resourceVersion %s with 410", c->req->path,
+                        rv);
         if (bad || injected || n < srv->compacted_rv) {
                 struct kb_value *st = status_obj(410, "Expired", NULL);
                 char *msg = kb_xasprintf("too old resource version: %s (%" PRIu64 ")", rv,
@@ -1063,8 +1061,7 @@ static void do_binding(struct ctx *c, struct kb_obj *o)
         kb_value_set(cd, "lastProbeTime", kb_value_new(KB_VNULL));
         kb_value_set(cd, "lastTransitionTime", kb_value_new_string(ts));
         for (size_t i = 0; i < conds->arr.n; i++) {
-                if (kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "type")),
-                             "PodScheduled")) {
+                if (kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "type")), "PodScheduled")) {
                         kb_value_free(conds->arr.v[i]);
                         conds->arr.v[i] = cd;
                         cd = NULL;
@@ -1237,10 +1234,10 @@ static void discovery_root(struct ctx *c, bool core)
         kb__discovery_aggregated(c->srv, core, ver, out);
         reply(c->resp, 200, out);
         c->resp->content_type = !strcmp(ver, "v2")
-                                        ? "application/json;g=apidiscovery.k8s.io;v=v2;"
-                                          "as=APIGroupDiscoveryList"
-                                        : "application/json;g=apidiscovery.k8s.io;v=v2beta1;"
-                                          "as=APIGroupDiscoveryList";
+                                    ? "application/json;g=apidiscovery.k8s.io;v=v2;"
+                                      "as=APIGroupDiscoveryList"
+                                    : "application/json;g=apidiscovery.k8s.io;v=v2beta1;"
+                                      "as=APIGroupDiscoveryList";
 }
 
 static bool is_ns_sub(const char *s)
@@ -1256,8 +1253,8 @@ static void route(struct ctx *c, char **seg, size_t n)
                 version(c->resp);
                 return;
         }
-        if (n == 1 && (!strcmp(seg[0], "healthz") || !strcmp(seg[0], "readyz") ||
-                       !strcmp(seg[0], "livez"))) {
+        if (n == 1 &&
+            (!strcmp(seg[0], "healthz") || !strcmp(seg[0], "readyz") || !strcmp(seg[0], "livez"))) {
                 c->resp->status = 200;
                 c->resp->content_type = "text/plain";
                 kb_buf_adds(&c->resp->body, "ok");
@@ -1407,8 +1404,8 @@ void kb_apiserver_handle(struct kb_apiserver *srv, const struct kb_api_req *req,
         else if (n == 0) {
                 struct kb_value *v = kb_value_new(KB_VOBJECT);
                 struct kb_value *p = kb_value_new(KB_VARRAY);
-                const char *paths[] = {"/api", "/api/v1", "/apis", "/openapi/v3", "/version",
-                                       "/healthz"};
+                const char *paths[] = {"/api",        "/api/v1",  "/apis",
+                                       "/openapi/v3", "/version", "/healthz"};
                 for (size_t i = 0; i < KB_ARRAY_SIZE(paths); i++)
                         kb_value_append(p, kb_value_new_string(paths[i]));
                 kb_value_set(v, "paths", p);

@@ -218,10 +218,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                         c->too_big = true;
                 /* Decided on the headers, so a client without the token
                  * cannot make the server buffer a body. */
-                c->unauthorized = !kb__authorized(
-                        srv, url,
-                        MHD_lookup_connection_value(con, MHD_HEADER_KIND,
-                                                    MHD_HTTP_HEADER_AUTHORIZATION));
+                c->unauthorized =
+                    !kb__authorized(srv, url,
+                                    MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                                MHD_HTTP_HEADER_AUTHORIZATION));
                 *con_cls = c;
                 return MHD_YES;
         }
@@ -258,18 +258,18 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 struct qcollect qc = {0};
                 MHD_get_connection_values(con, MHD_GET_ARGUMENT_KIND, collect_arg, &qc);
                 struct kb_api_req req = {
-                        .method = method,
-                        .path = url,
-                        .query = qc.q,
-                        .nquery = qc.n,
-                        .content_type = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
-                                                                    MHD_HTTP_HEADER_CONTENT_TYPE),
-                        .accept = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
-                                                              MHD_HTTP_HEADER_ACCEPT),
-                        .authorization = MHD_lookup_connection_value(
-                                con, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
-                        .body = c->body.data,
-                        .body_len = c->body.len,
+                    .method = method,
+                    .path = url,
+                    .query = qc.q,
+                    .nquery = qc.n,
+                    .content_type = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                                MHD_HTTP_HEADER_CONTENT_TYPE),
+                    .accept =
+                        MHD_lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
+                    .authorization = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                                 MHD_HTTP_HEADER_AUTHORIZATION),
+                    .body = c->body.data,
+                    .body_len = c->body.len,
                 };
                 kb_apiserver_handle(srv, &req, &resp);
                 free(qc.q);
@@ -279,7 +279,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 c->watch = resp.watch;
                 resp.watch = NULL;
                 const union MHD_ConnectionInfo *ci =
-                        MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+                    MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
                 c->fd = ci ? ci->connect_fd : -1;
                 r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, watch_reader, c,
                                                       watch_done);
@@ -371,17 +371,17 @@ int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
         /* Without TLS the two HTTPS options are skipped: MHD_OPTION_ARRAY
          * ends at the first MHD_OPTION_END. */
         struct MHD_OptionItem tls_opts[] = {
-                {MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key},
-                {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert},
-                {MHD_OPTION_END, 0, NULL},
+            {MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key},
+            {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert},
+            {MHD_OPTION_END, 0, NULL},
         };
         /* The logger goes first, or MHD prints what comes before it (TLS
          * set-up errors among them) on stderr itself. */
-        srv->mhd = MHD_start_daemon(
-                flags, (uint16_t)port, accept_policy, srv, answer, srv, MHD_OPTION_EXTERNAL_LOGGER,
-                mhd_log, srv, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED, completed,
-                srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_ARRAY,
-                srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
+        srv->mhd = MHD_start_daemon(flags, (uint16_t)port, accept_policy, srv, answer, srv,
+                                    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_SOCK_ADDR,
+                                    &sa, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
+                                    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_ARRAY,
+                                    srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
         if (!srv->mhd)
                 return -EADDRINUSE;
         const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_BIND_PORT);
@@ -423,8 +423,8 @@ void kb_apiserver_free(struct kb_apiserver *srv)
         free(srv);
 }
 
-int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port,
-                                  const char *ca_pem, const char *token)
+int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port, const char *ca_pem,
+                                  const char *token)
 {
         struct kb_buf b;
         kb_buf_init(&b);

@@ -112,21 +112,23 @@ int kb__sim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, siz
                 kb_value_set(st, "allocatable", kb_value_clone(res));
                 struct kb_value *conds = kb_value_new(KB_VARRAY);
                 static const char *const pressure[][2] = {
-                        {"MemoryPressure", "KubeletHasSufficientMemory"},
-                        {"DiskPressure", "KubeletHasNoDiskPressure"},
-                        {"PIDPressure", "KubeletHasSufficientPID"},
+                    {"MemoryPressure", "KubeletHasSufficientMemory"},
+                    {"DiskPressure", "KubeletHasNoDiskPressure"},
+                    {"PIDPressure", "KubeletHasSufficientPID"},
                 };
                 for (size_t i = 0; i < 3; i++) {
                         struct kb_value *c = condition(pressure[i][0], "False", pressure[i][1], ts);
                         kb_value_set(c, "lastHeartbeatTime", kb_value_new_string(ts));
                         kb_value_del(c, "lastProbeTime");
-                        kb_value_set(c, "message", kb_value_new_string("simulated by kbatch-apiserver"));
+                        kb_value_set(c, "message",
+                                     kb_value_new_string("simulated by kbatch-apiserver"));
                         kb_value_append(conds, c);
                 }
                 struct kb_value *rc_ = condition("Ready", "True", "KubeletReady", ts);
                 kb_value_set(rc_, "lastHeartbeatTime", kb_value_new_string(ts));
                 kb_value_del(rc_, "lastProbeTime");
-                kb_value_set(rc_, "message", kb_value_new_string("kubelet is posting ready status (simulated)"));
+                kb_value_set(rc_, "message",
+                             kb_value_new_string("kubelet is posting ready status (simulated)"));
                 kb_value_append(conds, rc_);
                 kb_value_set(st, "conditions", conds);
                 struct kb_value *addrs = kb_value_new(KB_VARRAY);
@@ -316,7 +318,7 @@ static void pod_finish(struct kb_apiserver *srv, struct kb_rtype *pods, const st
         for (size_t i = 0; kb_value_is(css, KB_VARRAY) && i < css->arr.n; i++) {
                 struct kb_value *s = css->arr.v[i];
                 const char *started =
-                        kb_value_str(kb_value_dig(s, "state", "running", "startedAt"));
+                    kb_value_str(kb_value_dig(s, "state", "running", "startedAt"));
                 struct kb_value *term = kb_value_new(KB_VOBJECT);
                 kb_value_set(term, "exitCode", kb_value_new_int(exit_code));
                 kb_value_set(term, "reason", kb_value_new_string(ok ? "Completed" : "Error"));
@@ -353,15 +355,15 @@ static void kubelet(struct kb_apiserver *srv, struct kb_rtype *pods, double now)
                 if (strcmp(phase, "Running"))
                         continue;
                 const char *dur = kb_value_str(
-                        kb_value_dig(p, "metadata", "annotations", "kbatch.io/sim-duration"));
+                    kb_value_dig(p, "metadata", "annotations", "kbatch.io/sim-duration"));
                 const char *start = kb_value_str(kb_value_dig(p, "status", "startTime"));
                 double d, st;
                 if (!dur || !parse_duration(dur, &d) || !start || kb_parse_time(start, &st))
                         continue;
                 if (now < st + d)
                         continue;
-                const char *code = kb_value_str(kb_value_dig(
-                        p, "metadata", "annotations", "kbatch.io/sim-exit-code"));
+                const char *code = kb_value_str(
+                    kb_value_dig(p, "metadata", "annotations", "kbatch.io/sim-exit-code"));
                 pod_finish(srv, pods, p, code ? atoi(code) : 0);
         }
 }
@@ -373,8 +375,7 @@ static void reap(struct kb_apiserver *srv, struct kb_rtype *pods, double now)
         HASH_ITER(hh, pods->objs, o, tmp)
         {
                 const char *ts = kb__meta_str(o->doc->v, "deletionTimestamp");
-                const struct kb_value *fin =
-                        kb_value_dig(o->doc->v, "metadata", "finalizers");
+                const struct kb_value *fin = kb_value_dig(o->doc->v, "metadata", "finalizers");
                 double t;
                 if (!ts || (kb_value_is(fin, KB_VARRAY) && fin->arr.n) || kb_parse_time(ts, &t))
                         continue;
@@ -532,7 +533,7 @@ static void job_sync(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_
                 HASH_ITER(hh, pods->objs, o, tmp)
                 {
                         const char *phase =
-                                kb_value_str(kb_value_dig(o->doc->v, "status", "phase"));
+                            kb_value_str(kb_value_dig(o->doc->v, "status", "phase"));
                         if (owned_by(o->doc->v, uid) && !kb_streq(phase, "Succeeded") &&
                             !kb_streq(phase, "Failed"))
                                 kb__store_delete(srv, pods, o, 0);
@@ -564,10 +565,12 @@ static void job_sync(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_
         if (finish) {
                 struct kb_value *conds = conds_of(st);
                 if (!strcmp(finish, "Complete")) {
-                        struct kb_value *c = condition("SuccessCriteriaMet", "True",
-                                                       "CompletionsReached", ts);
+                        struct kb_value *c =
+                            condition("SuccessCriteriaMet", "True", "CompletionsReached", ts);
                         kb_value_set(c, "lastProbeTime", kb_value_new_string(ts));
-                        kb_value_set(c, "message", kb_value_new_string("Reached expected number of succeeded pods"));
+                        kb_value_set(
+                            c, "message",
+                            kb_value_new_string("Reached expected number of succeeded pods"));
                         set_condition(conds, c);
                         kb_value_set(st, "completionTime", kb_value_new_string(ts));
                 }

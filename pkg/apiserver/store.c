@@ -196,8 +196,7 @@ void kb__store_cascade_namespace(struct kb_apiserver *srv, const char *ns)
         }
 }
 
-void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o,
-                      double grace)
+void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o, double grace)
 {
         const struct kb_value *fin = kb_value_dig(o->doc->v, "metadata", "finalizers");
         bool has_fin = kb_value_is(fin, KB_VARRAY) && fin->arr.n > 0;
@@ -345,8 +344,8 @@ void kb__builtin_types(struct kb_apiserver *srv)
                                  *const pc_s[] = {"pc", NULL},
                                  *const crd_s[] = {"crd", "crds", NULL};
         struct kb_rtype *rt;
-        rt = builtin(srv, "", "v1", "namespaces", "Namespace", "namespace", false, true, ns_s,
-                     NULL);
+        rt =
+            builtin(srv, "", "v1", "namespaces", "Namespace", "namespace", false, true, ns_s, NULL);
         rt->validate = kb__validate_namespace;
         rt = builtin(srv, "", "v1", "nodes", "Node", "node", false, true, no_s, NULL);
         rt->validate = kb__validate_node;
@@ -393,7 +392,6 @@ static void type_free(struct kb_rtype *rt)
         free(rt->crd_name);
         free(rt);
 }
-
 
 void kb__store_free(struct kb_apiserver *srv)
 {
@@ -481,14 +479,13 @@ int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd)
                                 if (*p >= 'A' && *p <= 'Z')
                                         *p = (char)(*p - 'A' + 'a');
                 }
-                rt->list_kind = list_kind ? kb_xstrdup(list_kind)
-                                          : kb_xasprintf("%sList", rt->kind);
+                rt->list_kind =
+                    list_kind ? kb_xstrdup(list_kind) : kb_xasprintf("%sList", rt->kind);
                 rt->short_names = str_array(kb_value_get(names, "shortNames"), &rt->nshort);
                 rt->categories = str_array(kb_value_get(names, "categories"), &rt->ncat);
                 rt->namespaced = namespaced;
                 rt->has_status = kb_value_dig(ver, "subresources", "status") != NULL;
-                const struct kb_value *schema =
-                        kb_value_dig(ver, "schema", "openAPIV3Schema");
+                const struct kb_value *schema = kb_value_dig(ver, "schema", "openAPIV3Schema");
                 rt->schema = schema ? kb_value_clone(schema) : NULL;
                 const struct kb_value *cols = kb_value_get(ver, "additionalPrinterColumns");
                 rt->columns = kb_value_is(cols, KB_VARRAY) ? kb_value_clone(cols) : NULL;

@@ -94,21 +94,27 @@ static void add_name(struct kb_value *cells, const struct kb_value *obj)
         kb_value_append(cells, kb_value_new_string(n ? n : ""));
 }
 
-#define NAMECOL {"Name", "string", "name", 0, "Name must be unique within a namespace."}
-#define AGECOL  {"Age", "string", "", 0, "CreationTimestamp is a timestamp."}
+#define NAMECOL                                                                                    \
+        {                                                                                          \
+                "Name", "string", "name", 0, "Name must be unique within a namespace."             \
+        }
+#define AGECOL                                                                                     \
+        {                                                                                          \
+                "Age", "string", "", 0, "CreationTimestamp is a timestamp."                        \
+        }
 
 /* ---- pods ------------------------------------------------------------------ */
 
 static const struct kb_col pod_cols[] = {
-        NAMECOL,
-        {"Ready", "string", "", 0, "The aggregate readiness state of this pod."},
-        {"Status", "string", "", 0, "The aggregate status of the containers in this pod."},
-        {"Restarts", "string", "", 0, "The number of times the containers have restarted."},
-        AGECOL,
-        {"IP", "string", "", 1, "IP address allocated to the pod."},
-        {"Node", "string", "", 1, "Name of the node where the pod is running."},
-        {"Nominated Node", "string", "", 1, "Node the scheduler nominated for the pod."},
-        {"Readiness Gates", "string", "", 1, "Pod readiness gates."},
+    NAMECOL,
+    {"Ready", "string", "", 0, "The aggregate readiness state of this pod."},
+    {"Status", "string", "", 0, "The aggregate status of the containers in this pod."},
+    {"Restarts", "string", "", 0, "The number of times the containers have restarted."},
+    AGECOL,
+    {"IP", "string", "", 1, "IP address allocated to the pod."},
+    {"Node", "string", "", 1, "Name of the node where the pod is running."},
+    {"Nominated Node", "string", "", 1, "Node the scheduler nominated for the pod."},
+    {"Readiness Gates", "string", "", 1, "Pod readiness gates."},
 };
 
 static void pod_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
@@ -123,8 +129,8 @@ static void pod_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
                 ready += kb_value_bool(kb_value_get(st->arr.v[i], "ready"), false);
                 if (!kb_value_int(kb_value_get(st->arr.v[i], "restartCount"), &r))
                         restarts += r;
-                const char *tr = kb_value_str(
-                        kb_value_dig(st->arr.v[i], "state", "terminated", "reason"));
+                const char *tr =
+                    kb_value_str(kb_value_dig(st->arr.v[i], "state", "terminated", "reason"));
                 if (tr)
                         reason = tr;
         }
@@ -151,16 +157,16 @@ static void pod_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
 /* ---- nodes ----------------------------------------------------------------- */
 
 static const struct kb_col node_cols[] = {
-        NAMECOL,
-        {"Status", "string", "", 0, "The status of the node"},
-        {"Roles", "string", "", 0, "The roles of the node"},
-        AGECOL,
-        {"Version", "string", "", 0, "Kubelet Version reported by the node."},
-        {"Internal-IP", "string", "", 1, "List of internal IPs for the node."},
-        {"External-IP", "string", "", 1, "List of external IPs for the node."},
-        {"OS-Image", "string", "", 1, "OS image reported by the node."},
-        {"Kernel-Version", "string", "", 1, "Kernel version reported by the node."},
-        {"Container-Runtime", "string", "", 1, "Container runtime reported by the node."},
+    NAMECOL,
+    {"Status", "string", "", 0, "The status of the node"},
+    {"Roles", "string", "", 0, "The roles of the node"},
+    AGECOL,
+    {"Version", "string", "", 0, "Kubelet Version reported by the node."},
+    {"Internal-IP", "string", "", 1, "List of internal IPs for the node."},
+    {"External-IP", "string", "", 1, "List of external IPs for the node."},
+    {"OS-Image", "string", "", 1, "OS image reported by the node."},
+    {"Kernel-Version", "string", "", 1, "Kernel version reported by the node."},
+    {"Container-Runtime", "string", "", 1, "Container runtime reported by the node."},
 };
 
 static const char *address(const struct kb_value *obj, const char *type)
@@ -178,10 +184,10 @@ static void node_row(struct kb_apiserver *srv, const struct kb_value *obj, struc
         const struct kb_value *conds = kb_value_dig(obj, "status", "conditions");
         for (size_t i = 0; kb_value_is(conds, KB_VARRAY) && i < conds->arr.n; i++)
                 if (kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "type")), "Ready"))
-                        ready = kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "status")),
-                                         "True")
-                                        ? "Ready"
-                                        : "NotReady";
+                        ready =
+                            kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "status")), "True")
+                                ? "Ready"
+                                : "NotReady";
         struct kb_buf b;
         kb_buf_init(&b);
         kb_buf_adds(&b, ready);
@@ -204,23 +210,22 @@ static void node_row(struct kb_apiserver *srv, const struct kb_value *obj, struc
         add_str(cells, address(obj, "ExternalIP"));
         add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "osImage")));
         add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "kernelVersion")));
-        add_str(cells, kb_value_str(
-                               kb_value_dig(obj, "status", "nodeInfo", "containerRuntimeVersion",
-                                            NULL)));
+        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo",
+                                                 "containerRuntimeVersion", NULL)));
         (void)srv;
 }
 
 /* ---- jobs ------------------------------------------------------------------ */
 
 static const struct kb_col job_cols[] = {
-        NAMECOL,
-        {"Status", "string", "", 0, "Status of the job."},
-        {"Completions", "string", "", 0, "The completion status of the job."},
-        {"Duration", "string", "", 0, "Time required to complete the job."},
-        AGECOL,
-        {"Containers", "string", "", 1, "Names of each container in the template."},
-        {"Images", "string", "", 1, "Images referenced by each container in the template."},
-        {"Selector", "string", "", 1, "Label query against the pods of the job."},
+    NAMECOL,
+    {"Status", "string", "", 0, "Status of the job."},
+    {"Completions", "string", "", 0, "The completion status of the job."},
+    {"Duration", "string", "", 0, "Time required to complete the job."},
+    AGECOL,
+    {"Containers", "string", "", 1, "Names of each container in the template."},
+    {"Images", "string", "", 1, "Images referenced by each container in the template."},
+    {"Selector", "string", "", 1, "Label query against the pods of the job."},
 };
 
 static bool has_condition(const struct kb_value *obj, const char *type)
@@ -292,20 +297,19 @@ static void job_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
 /* ---- events ---------------------------------------------------------------- */
 
 static const struct kb_col event_cols[] = {
-        {"Last Seen", "string", "", 0, "Time when last event occurred."},
-        {"Type", "string", "", 0, "Type of this event."},
-        {"Reason", "string", "", 0, "Why the action was taken."},
-        {"Object", "string", "", 0, "The object this event is about."},
-        {"Subobject", "string", "", 1, "The subobject of the object."},
-        {"Source", "string", "", 1, "The component reporting this event."},
-        {"Message", "string", "", 0, "A human-readable description of the status."},
-        {"First Seen", "string", "", 1, "Time when the event first occurred."},
-        {"Count", "string", "", 1, "The number of times this event has occurred."},
-        {"Name", "string", "name", 1, "Name of the event."},
+    {"Last Seen", "string", "", 0, "Time when last event occurred."},
+    {"Type", "string", "", 0, "Type of this event."},
+    {"Reason", "string", "", 0, "Why the action was taken."},
+    {"Object", "string", "", 0, "The object this event is about."},
+    {"Subobject", "string", "", 1, "The subobject of the object."},
+    {"Source", "string", "", 1, "The component reporting this event."},
+    {"Message", "string", "", 0, "A human-readable description of the status."},
+    {"First Seen", "string", "", 1, "Time when the event first occurred."},
+    {"Count", "string", "", 1, "The number of times this event has occurred."},
+    {"Name", "string", "name", 1, "Name of the event."},
 };
 
-static void event_row(struct kb_apiserver *srv, const struct kb_value *obj,
-                      struct kb_value *cells)
+static void event_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
         char buf[512];
         age_of(kb_value_str(kb_value_get(obj, "lastTimestamp")), buf, sizeof(buf));
@@ -333,9 +337,9 @@ static void event_row(struct kb_apiserver *srv, const struct kb_value *obj,
 /* ---- the rest ----------------------------------------------------------------- */
 
 static const struct kb_col ns_cols[] = {
-        NAMECOL,
-        {"Status", "string", "", 0, "The status of the namespace"},
-        AGECOL,
+    NAMECOL,
+    {"Status", "string", "", 0, "The status of the namespace"},
+    AGECOL,
 };
 
 static void ns_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
@@ -350,8 +354,8 @@ static void ns_row(struct kb_apiserver *srv, const struct kb_value *obj, struct 
 }
 
 static const struct kb_col crd_cols[] = {
-        NAMECOL,
-        {"Created At", "date", "", 0, "CreationTimestamp is a timestamp."},
+    NAMECOL,
+    {"Created At", "date", "", 0, "CreationTimestamp is a timestamp."},
 };
 
 static void crd_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
@@ -362,13 +366,12 @@ static void crd_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
 }
 
 static const struct kb_col lease_cols[] = {
-        NAMECOL,
-        {"Holder", "string", "", 0, "The holder of the lease."},
-        AGECOL,
+    NAMECOL,
+    {"Holder", "string", "", 0, "The holder of the lease."},
+    AGECOL,
 };
 
-static void lease_row(struct kb_apiserver *srv, const struct kb_value *obj,
-                      struct kb_value *cells)
+static void lease_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
         add_name(cells, obj);
         add_str(cells, kb_value_str(kb_value_dig(obj, "spec", "holderIdentity")));
@@ -377,11 +380,11 @@ static void lease_row(struct kb_apiserver *srv, const struct kb_value *obj,
 }
 
 static const struct kb_col pc_cols[] = {
-        NAMECOL,
-        {"Value", "integer", "", 0, "The value of the priority class."},
-        {"Global-Default", "boolean", "", 0, "Whether this is the global default."},
-        AGECOL,
-        {"Preemption-Policy", "string", "", 0, "Policy for preempting pods."},
+    NAMECOL,
+    {"Value", "integer", "", 0, "The value of the priority class."},
+    {"Global-Default", "boolean", "", 0, "Whether this is the global default."},
+    AGECOL,
+    {"Preemption-Policy", "string", "", 0, "Policy for preempting pods."},
 };
 
 static void pc_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
@@ -389,8 +392,8 @@ static void pc_row(struct kb_apiserver *srv, const struct kb_value *obj, struct 
         add_name(cells, obj);
         const char *v = kb_value_text(kb_value_get(obj, "value"));
         kb_value_append(cells, kb_value_new_number(v && kb_json_is_number(v) ? v : "0"));
-        kb_value_append(cells,
-                        kb_value_new_bool(kb_value_bool(kb_value_get(obj, "globalDefault"), false)));
+        kb_value_append(
+            cells, kb_value_new_bool(kb_value_bool(kb_value_get(obj, "globalDefault"), false)));
         add_age(cells, obj);
         const char *pp = kb_value_str(kb_value_get(obj, "preemptionPolicy"));
         add_str(cells, pp ? pp : "PreemptLowerPriority");
@@ -415,14 +418,14 @@ void kb__builtin_printers(struct kb_rtype *rt)
                 size_t n;
                 kb_row_fn row;
         } printers[] = {
-                {"pods", pod_cols, KB_ARRAY_SIZE(pod_cols), pod_row},
-                {"nodes", node_cols, KB_ARRAY_SIZE(node_cols), node_row},
-                {"jobs", job_cols, KB_ARRAY_SIZE(job_cols), job_row},
-                {"events", event_cols, KB_ARRAY_SIZE(event_cols), event_row},
-                {"namespaces", ns_cols, KB_ARRAY_SIZE(ns_cols), ns_row},
-                {"customresourcedefinitions", crd_cols, KB_ARRAY_SIZE(crd_cols), crd_row},
-                {"leases", lease_cols, KB_ARRAY_SIZE(lease_cols), lease_row},
-                {"priorityclasses", pc_cols, KB_ARRAY_SIZE(pc_cols), pc_row},
+            {"pods", pod_cols, KB_ARRAY_SIZE(pod_cols), pod_row},
+            {"nodes", node_cols, KB_ARRAY_SIZE(node_cols), node_row},
+            {"jobs", job_cols, KB_ARRAY_SIZE(job_cols), job_row},
+            {"events", event_cols, KB_ARRAY_SIZE(event_cols), event_row},
+            {"namespaces", ns_cols, KB_ARRAY_SIZE(ns_cols), ns_row},
+            {"customresourcedefinitions", crd_cols, KB_ARRAY_SIZE(crd_cols), crd_row},
+            {"leases", lease_cols, KB_ARRAY_SIZE(lease_cols), lease_row},
+            {"priorityclasses", pc_cols, KB_ARRAY_SIZE(pc_cols), pc_row},
         };
         rt->cols = age_only_cols;
         rt->ncols = KB_ARRAY_SIZE(age_only_cols);
@@ -549,7 +552,8 @@ void kb__table(struct kb_apiserver *srv, const struct kb_rtype *rt, const struct
                                 int64_t prio = 0;
                                 kb_value_int(kb_value_get(c, "priority"), &prio);
                                 const char *name = kb_value_str(kb_value_get(c, "name"));
-                                add_coldef(defs, name ? name : "", kb_value_str(kb_value_get(c, "type")),
+                                add_coldef(defs, name ? name : "",
+                                           kb_value_str(kb_value_get(c, "type")),
                                            kb_value_str(kb_value_get(c, "format")), prio,
                                            kb_value_str(kb_value_get(c, "description")));
                         }

@@ -52,7 +52,8 @@ static void expired(struct kb_watch *w)
         kb_buf_printf(&w->out,
                       "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
                       "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource "
-                      "version: %" PRIu64 " (%" PRIu64 ")\",\"reason\":\"Expired\",\"code\":410}}\n",
+                      "version: %" PRIu64 " (%" PRIu64
+                      ")\",\"reason\":\"Expired\",\"code\":410}}\n",
                       w->cursor, w->srv->compacted_rv + 1);
         w->end = true;
 }
@@ -174,8 +175,8 @@ long kb_apiserver_watch_next(struct kb_watch *w, double wait, const char **data)
                         break;
                 }
                 if (w->bookmarks && now >= w->next_bookmark) {
-                        double iv = srv->opts.bookmark_interval > 0 ? srv->opts.bookmark_interval
-                                                                    : 30;
+                        double iv =
+                            srv->opts.bookmark_interval > 0 ? srv->opts.bookmark_interval : 30;
                         w->next_bookmark = now + iv;
                         bookmark(w);
                         break;

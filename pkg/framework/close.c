@@ -5,7 +5,8 @@
  *    (kb_job_set_condition, kb_job_explain); a job that could not be
  *    considered at all gets its validity reason;
  *  - phases by Volcano's jobStatus rule (close_phase);
- *  - queue statuses: counts of PodGroups per phase, allocated, deserved;
+ *  - queue statuses: counts of PodGroups per phase, allocated, deserved,
+ *    and the state (a Closing queue with no work left is Closed);
  *  - nominations: the tasks still pipelined (they wait for room being
  *    freed on a node);
  *  - warnings: what a job's PodGroup or pods set that kbatch reads but does
@@ -206,6 +207,7 @@ void kb__session_statuses(struct kb_session *s)
                 struct kb_queue_status *qs = &r->queues[i];
                 qs->name = kb_pool_strdup(&r->pool, s->queues[i].name);
                 qs->state = s->queues[i].state;
+                qs->state_changed = !s->queues[i].queue->has_state;
                 qs->capability = s->queues[i].queue->capability;
                 qs->deserved = s->queues[i].deserved;
                 qs->share = s->queues[i].share;
@@ -217,6 +219,7 @@ void kb__session_statuses(struct kb_session *s)
          * or the phases of the jobs after a queue-less one would be read
          * from their neighbours' entries. */
         size_t k = 0;
+        bool *busy = kb_pool_alloc(&s->pool, (s->nqueues + 1) * sizeof(*busy));
         for (size_t i = 0; i < s->njobs; i++) {
                 struct kb_job *j = s->jobs[i];
                 size_t entry = k;
@@ -226,6 +229,10 @@ void kb__session_statuses(struct kb_session *s)
                         continue;
                 struct kb_queue_status *qs = &r->queues[j->queue->index];
                 kb_res_add(&qs->allocated, &j->allocated);
+                /* Work: a pod not finished, or a group with no pod yet. */
+                uint32_t done = j->count[KB_TASK_SUCCEEDED] + j->count[KB_TASK_FAILED];
+                busy[j->queue->index] |=
+                    j->ntasks > done || (j->pg && j->ntasks == 0 && j->phase != KB_PG_COMPLETED);
                 if (!j->pg)
                         continue;
                 switch (r->podgroups[entry].phase) {
@@ -244,6 +251,15 @@ void kb__session_statuses(struct kb_session *s)
                 case KB_PG_COMPLETED:
                         qs->completed++;
                         break;
+                }
+        }
+        /* A Closing queue whose work is all done is Closed (what Volcano's
+         * queue controller does; kbatch's daemon writes it). */
+        for (size_t i = 0; i < s->nqueues; i++) {
+                struct kb_queue_status *qs = &r->queues[i];
+                if (qs->state == KB_QUEUE_CLOSING && !busy[i]) {
+                        qs->state = KB_QUEUE_CLOSED;
+                        qs->state_changed = true;
                 }
         }
 }

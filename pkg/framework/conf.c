@@ -41,14 +41,21 @@ const char kb_default_conf_yaml[] = "actions: \"enqueue, allocate, backfill\"\n"
 
 /* Volcano actions and plugins that kbatch does not implement yet. */
 static const char *const unimplemented_actions[] = {"shuffle", "elect", "reserve", "dispatch"};
-static const char *const unimplemented_plugins[] = {"task-topology", "sla",
-                                                    "tdm",           "numaaware",
-                                                    "cdp",           "rescheduling",
-                                                    "usage",         "extender",
-                                                    "deviceshare",   "capacity",
-                                                    "pdb",           "resource-strategy-fit",
-                                                    "nodegroup",     "network-topology-aware",
-                                                    "resourcequota", "cpuquota"};
+static const char *const unimplemented_plugins[] = {"task-topology",
+                                                    "sla",
+                                                    "tdm",
+                                                    "numaaware",
+                                                    "cdp",
+                                                    "rescheduling",
+                                                    "usage",
+                                                    "extender",
+                                                    "deviceshare",
+                                                    "pdb",
+                                                    "resource-strategy-fit",
+                                                    "nodegroup",
+                                                    "network-topology-aware",
+                                                    "resourcequota",
+                                                    "cpuquota"};
 /* Volcano flags that govern features kbatch does not have. */
 static const char *const ignored_flags[] = {"Hierarchy",         "BestNode",      "TargetJob",
                                             "ReservedNodes",     "ClusterOrder",  "SubJobReady",
@@ -249,6 +256,14 @@ static int parse_plugin(struct kb_conf *conf, const struct kb_value *pv, const c
                 }
                 if (known)
                         continue;
+                if (suffix && strcmp(suffix, "Hierarchy") == 0 && plugin->hierarchy) {
+                        if (val->type != KB_VBOOL) {
+                                snprintf(err, errlen, "%s.%s: must be true or false", where, key);
+                                return KB_EBADCONF;
+                        }
+                        pc->hierarchy = val->b;
+                        continue;
+                }
                 /* A flag that switches off something kbatch does not do
                  * anyway asks for nothing. */
                 if (suffix && in_list(ignored_flags, KB_ARRAY_SIZE(ignored_flags), suffix)) {
@@ -270,6 +285,10 @@ static int parse_tiers(const struct kb_value *v, struct kb_conf *conf, char *err
                 snprintf(err, errlen, "tiers: must be a list");
                 return KB_EBADCONF;
         }
+        /* Where proportion and capacity are, if named: both divide the
+         * cluster among the queues, each its own way, so one conf takes
+         * one of them (Volcano would run both and let their votes fight). */
+        char quota[2][64] = {"", ""};
         conf->tiers = kb_xcalloc(v->arr.n + 1, sizeof(*conf->tiers));
         for (size_t t = 0; t < v->arr.n; t++) {
                 const struct kb_value *plugins = kb_value_get(v->arr.v[t], "plugins");
@@ -292,9 +311,21 @@ static int parse_tiers(const struct kb_value *v, struct kb_conf *conf, char *err
                                         tier->nplugins++;
                                 return rc;
                         }
-                        if (!skipped)
-                                tier->nplugins++;
+                        if (skipped)
+                                continue;
+                        tier->nplugins++;
+                        if (strcmp(pc->name, "proportion") == 0)
+                                snprintf(quota[0], sizeof(quota[0]), "%s", where);
+                        else if (strcmp(pc->name, "capacity") == 0)
+                                snprintf(quota[1], sizeof(quota[1]), "%s", where);
                 }
+        }
+        if (quota[0][0] && quota[1][0]) {
+                snprintf(err, errlen,
+                         "%s (proportion) and %s (capacity): both set the queues' quotas; a conf "
+                         "takes one of the two",
+                         quota[0], quota[1]);
+                return KB_EBADCONF;
         }
         return 0;
 }

@@ -58,6 +58,7 @@ struct kb_plugin_conf {
         char *name;
         /* Per extension point: 1 enabled (the default), 0 disabled. */
         signed char enabled[KB_NPOINTS];
+        bool hierarchy;             /* enableHierarchy: true (kb_plugin.hierarchy) */
         struct kb_value *arguments; /* an object, never NULL */
 };
 
@@ -269,7 +270,7 @@ struct kb_queue_info {
         uint32_t index;
         int32_t weight;
         enum kb_queue_state state;
-        /* Filled by a quota plugin (proportion) for the queue status. */
+        /* Filled by a quota plugin for the queue status. */
         struct kb_res deserved;
         double share;
 };
@@ -319,6 +320,9 @@ struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name);
 struct kb_node_info *kb_session_node(struct kb_session *s, const char *name);
 /* The action's configurations[] arguments (an object, never NULL). */
 const struct kb_value *kb_session_action_args(struct kb_session *s);
+/* Whether the conf sets enableHierarchy: true for the named plugin, one
+ * that acts on it (Volcano's HierarchyEnabled). */
+bool kb_session_hierarchy(struct kb_session *s, const char *plugin);
 /* A priority class value by name; false when none. */
 bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *value);
 /*
@@ -510,6 +514,7 @@ struct kb_plugin {
          * (and --strict-conf refuses) the last two kinds. */
         const char *const *arguments;
         const char *const *ignored;
+        bool hierarchy; /* acts on enableHierarchy (else it is skipped) */
 };
 
 struct kb_action {

@@ -18,6 +18,7 @@
         XX(overcommit)                                                                             \
         XX(drf)                                                                                    \
         XX(proportion)                                                                             \
+        XX(capacity)                                                                               \
         XX(predicates)                                                                             \
         XX(nodeorder)                                                                              \
         XX(binpack)

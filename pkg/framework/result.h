@@ -53,7 +53,11 @@ struct kb_warning {
 
 struct kb_queue_status {
         const char *name;
+        /* After the session: a Closing queue whose pods all finished (no
+         * group waiting for pods) is Closed; state_changed when the session
+         * set it (or the queue had none): only then the daemon writes it. */
         enum kb_queue_state state;
+        bool state_changed;
         int32_t pending, inqueue, running, unknown, completed;
         struct kb_res allocated;
         struct kb_res deserved;

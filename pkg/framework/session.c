@@ -180,3 +180,13 @@ const struct kb_value *kb_session_action_args(struct kb_session *s)
         static const struct kb_value empty = {.type = KB_VOBJECT};
         return s->cur_action && s->cur_action->arguments ? s->cur_action->arguments : &empty;
 }
+
+bool kb_session_hierarchy(struct kb_session *s, const char *plugin)
+{
+        EACH_PLUGIN (s->conf, t, p, k) {
+                const struct kb_plugin_conf *pc = &s->conf->tiers[t].plugins[p];
+                if (strcmp(pc->name, plugin) == 0)
+                        return pc->hierarchy;
+        }
+        return false;
+}

@@ -702,20 +702,27 @@ static void queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
 {
         struct kb_value *body = kb_value_new(KB_VOBJECT);
         struct kb_value *sv = kb_value_ensure_object(body, "status");
-        kb_value_set(sv, "state", kb_value_new_string(kb_queue_state_name(qs->state)));
+        if (qs->state_changed) /* else the user's, never echoed back stale */
+                kb_value_set(sv, "state", kb_value_new_string(kb_queue_state_name(qs->state)));
         kb_value_set(sv, "pending", kb_value_new_int(qs->pending));
         kb_value_set(sv, "inqueue", kb_value_new_int(qs->inqueue));
         kb_value_set(sv, "running", kb_value_new_int(qs->running));
         kb_value_set(sv, "unknown", kb_value_new_int(qs->unknown));
         kb_value_set(sv, "completed", kb_value_new_int(qs->completed));
-        struct kb_value *alloc = kb_value_ensure_object(sv, "allocated");
-        for (int i = 0; i < kb_res_count(); i++) {
-                if (i == KB_RES_PODS || qs->allocated.q[i] == 0)
-                        continue;
-                char buf[64];
-                kb_quantity_format(qs->allocated.q[i], kb_res_is_milli(i), kb_res_is_bytes(i), buf,
-                                   sizeof(buf));
-                kb_value_set(alloc, kb_res_name(i), kb_value_new_string(buf));
+        /* A resource at 0 is null: the merge patch drops what was there. */
+        const struct kb_res *sums[] = {&qs->allocated, &qs->deserved};
+        for (int k = 0; k < 2; k++) {
+                struct kb_value *o = kb_value_ensure_object(sv, k ? "deserved" : "allocated");
+                for (int i = 0; i < kb_res_count(); i++) {
+                        if (i == KB_RES_PODS)
+                                continue;
+                        char buf[64];
+                        kb_quantity_format(sums[k]->q[i], kb_res_is_milli(i), kb_res_is_bytes(i),
+                                           buf, sizeof(buf));
+                        kb_value_set(o, kb_res_name(i),
+                                     sums[k]->q[i] ? kb_value_new_string(buf)
+                                                   : kb_value_new(KB_VNULL));
+                }
         }
         char *text = kb_json_emit(body, false);
         kb_value_free(body);

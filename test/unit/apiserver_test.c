@@ -29,11 +29,19 @@ static void test_humanize(void **state)
                 double secs;
                 const char *want;
         } cases[] = {
-                {0, "0s"},          {59, "59s"},          {119, "119s"},
-                {123, "2m3s"},      {600, "10m"},         {15 * 60, "15m"},
-                {3 * 3600 + 300, "3h5m"}, {12 * 3600, "12h"}, {76 * 3600, "3d4h"},
-                {689 * 86400.0, "689d"}, {(2 * 365 + 5) * 86400.0, "2y5d"},
-                {9 * 365 * 86400.0, "9y"}, {-5, "<invalid>"},
+            {0, "0s"},
+            {59, "59s"},
+            {119, "119s"},
+            {123, "2m3s"},
+            {600, "10m"},
+            {15 * 60, "15m"},
+            {3 * 3600 + 300, "3h5m"},
+            {12 * 3600, "12h"},
+            {76 * 3600, "3d4h"},
+            {689 * 86400.0, "689d"},
+            {(2 * 365 + 5) * 86400.0, "2y5d"},
+            {9 * 365 * 86400.0, "9y"},
+            {-5, "<invalid>"},
         };
         char buf[32];
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
@@ -45,26 +53,35 @@ static void test_humanize(void **state)
 static void test_selectors(void **state)
 {
         (void)state;
-        struct kb_value *pod = json("{\"metadata\":{\"name\":\"p\",\"labels\":{\"app\":\"a\",\"tier\":\"x\"}},"
-                                    "\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":\"Running\"}}");
+        struct kb_value *pod =
+            json("{\"metadata\":{\"name\":\"p\",\"labels\":{\"app\":\"a\",\"tier\":\"x\"}},"
+                 "\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":\"Running\"}}");
         static const struct {
                 const char *sel;
                 bool fields, want;
         } cases[] = {
-                {"app=a", false, true},          {"app==a,tier!=y", false, true},
-                {"app in (b, a)", false, true},  {"app notin (a)", false, false},
-                {"tier", false, true},           {"!tier", false, false},
-                {"!gone,app", false, true},      {"", false, true},
-                {"spec.nodeName=n1", true, true}, {"status.phase!=Running", true, false},
-                {"involvedObject.namespace=", true, true}, {"metadata.name=q", true, false},
-                /* The scheduler's bound-pods watch; "x!=" matches a set x. */
-                {"spec.nodeName!=", true, true}, {"spec.nodeName!=,spec.schedulerName=kbatch", true, false},
-                {"spec.schedulerName!=", true, false},
+            {"app=a", false, true},
+            {"app==a,tier!=y", false, true},
+            {"app in (b, a)", false, true},
+            {"app notin (a)", false, false},
+            {"tier", false, true},
+            {"!tier", false, false},
+            {"!gone,app", false, true},
+            {"", false, true},
+            {"spec.nodeName=n1", true, true},
+            {"status.phase!=Running", true, false},
+            {"involvedObject.namespace=", true, true},
+            {"metadata.name=q", true, false},
+            /* The scheduler's bound-pods watch; "x!=" matches a set x. */
+            {"spec.nodeName!=", true, true},
+            {"spec.nodeName!=,spec.schedulerName=kbatch", true, false},
+            {"spec.schedulerName!=", true, false},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
                 struct kb_selector *s;
                 char err[128];
-                assert_int_equal(kb__selector_parse(cases[i].sel, cases[i].fields, &s, err, sizeof(err)), 0);
+                assert_int_equal(
+                    kb__selector_parse(cases[i].sel, cases[i].fields, &s, err, sizeof(err)), 0);
                 if (kb__selector_match(s, pod) != cases[i].want)
                         fail_msg("selector %s", cases[i].sel);
                 kb__selector_free(s);
@@ -73,7 +90,8 @@ static void test_selectors(void **state)
         for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
                 struct kb_selector *s = NULL;
                 char err[128];
-                assert_int_equal(kb__selector_parse(bad[i], false, &s, err, sizeof(err)), KB_EBADINPUT);
+                assert_int_equal(kb__selector_parse(bad[i], false, &s, err, sizeof(err)),
+                                 KB_EBADINPUT);
         }
         kb_value_free(pod);
 }
@@ -93,13 +111,15 @@ static void test_strategic_patch(void **state)
 {
         (void)state;
         char err[128];
-        struct kb_value *doc = json("{\"metadata\":{\"finalizers\":[\"a\"]},\"spec\":{\"containers\":["
-                                    "{\"name\":\"a\",\"image\":\"x\"},{\"name\":\"b\",\"image\":\"y\"}],"
-                                    "\"tolerations\":[{\"key\":\"k\"}]}}");
-        struct kb_value *p = json("{\"metadata\":{\"finalizers\":[\"b\",\"a\"]},\"spec\":{"
-                                  "\"$setElementOrder/containers\":[{\"name\":\"c\"},{\"name\":\"b\"}],"
-                                  "\"containers\":[{\"name\":\"b\",\"image\":\"z\"},{\"name\":\"c\",\"image\":\"w\"},"
-                                  "{\"name\":\"a\",\"$patch\":\"delete\"}],\"tolerations\":[]}}");
+        struct kb_value *doc =
+            json("{\"metadata\":{\"finalizers\":[\"a\"]},\"spec\":{\"containers\":["
+                 "{\"name\":\"a\",\"image\":\"x\"},{\"name\":\"b\",\"image\":\"y\"}],"
+                 "\"tolerations\":[{\"key\":\"k\"}]}}");
+        struct kb_value *p = json(
+            "{\"metadata\":{\"finalizers\":[\"b\",\"a\"]},\"spec\":{"
+            "\"$setElementOrder/containers\":[{\"name\":\"c\"},{\"name\":\"b\"}],"
+            "\"containers\":[{\"name\":\"b\",\"image\":\"z\"},{\"name\":\"c\",\"image\":\"w\"},"
+            "{\"name\":\"a\",\"$patch\":\"delete\"}],\"tolerations\":[]}}");
         assert_int_equal(kb__strategic_patch(&doc, p, err, sizeof(err)), 0);
         assert_json(doc, "{\"metadata\":{\"finalizers\":[\"a\",\"b\"]},\"spec\":{\"containers\":["
                          "{\"name\":\"c\",\"image\":\"w\"},{\"name\":\"b\",\"image\":\"z\"}],"
@@ -136,13 +156,15 @@ static void test_json_patch(void **state)
 static void test_schema(void **state)
 {
         (void)state;
-        struct kb_value *schema = json(
-                "{\"type\":\"object\",\"required\":[\"w\"],\"properties\":{"
-                "\"w\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
-                "\"s\":{\"type\":\"string\",\"enum\":[\"Open\",\"Closed\"]},"
-                "\"q\":{\"type\":\"object\",\"additionalProperties\":{\"x-kubernetes-int-or-string\":true,"
-                "\"pattern\":\"^[0-9]+(m|Gi)?$\"}}}}");
-        struct kb_value *v = json("{\"w\":0,\"s\":\"Bogus\",\"q\":{\"cpu\":\"1x\",\"mem\":\"2Gi\"}}");
+        struct kb_value *schema =
+            json("{\"type\":\"object\",\"required\":[\"w\"],\"properties\":{"
+                 "\"w\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
+                 "\"s\":{\"type\":\"string\",\"enum\":[\"Open\",\"Closed\"]},"
+                 "\"q\":{\"type\":\"object\",\"additionalProperties\":{\"x-kubernetes-int-or-"
+                 "string\":true,"
+                 "\"pattern\":\"^[0-9]+(m|Gi)?$\"}}}}");
+        struct kb_value *v =
+            json("{\"w\":0,\"s\":\"Bogus\",\"q\":{\"cpu\":\"1x\",\"mem\":\"2Gi\"}}");
         struct kb_causes c = {0};
         kb__validate_schema(schema, v, "spec", &c);
         assert_int_equal(c.n, 3);
@@ -166,8 +188,8 @@ static void test_schema(void **state)
         assert_false(kb__is_dns_label("-a"));
 }
 
-static int request(struct kb_apiserver *srv, const char *method, const char *path,
-                   const char *body, const char *ctype, struct kb_api_resp *resp)
+static int request(struct kb_apiserver *srv, const char *method, const char *path, const char *body,
+                   const char *ctype, struct kb_api_resp *resp)
 {
         struct kb_api_req req = {.method = method,
                                  .path = path,
@@ -190,21 +212,27 @@ static void test_requests(void **state)
         struct kb_api_resp r;
         const char *pod = "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p\"},"
                           "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}";
-        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", pod, NULL, &r), 201);
+        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", pod, NULL, &r),
+                         201);
         assert_non_null(strstr(r.body.data, "\"phase\":\"Pending\""));
         kb_api_resp_release(&r);
-        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", pod, NULL, &r), 409);
+        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", pod, NULL, &r),
+                         409);
         kb_api_resp_release(&r);
         assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods/p/binding",
-                                 "{\"target\":{\"name\":\"n1\"}}", NULL, &r), 201);
+                                 "{\"target\":{\"name\":\"n1\"}}", NULL, &r),
+                         201);
         kb_api_resp_release(&r);
         assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods/p/binding",
-                                 "{\"target\":{\"name\":\"n2\"}}", NULL, &r), 409);
+                                 "{\"target\":{\"name\":\"n2\"}}", NULL, &r),
+                         409);
         kb_api_resp_release(&r);
         assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods/q/binding",
-                                 "{\"target\":{\"name\":\"n2\"}}", NULL, &r), 404);
+                                 "{\"target\":{\"name\":\"n2\"}}", NULL, &r),
+                         404);
         kb_api_resp_release(&r);
-        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", "{", NULL, &r), 400);
+        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", "{", NULL, &r),
+                         400);
         kb_api_resp_release(&r);
         assert_int_equal(request(srv, "GET", "/api/v1/things", NULL, NULL, &r), 404);
         kb_api_resp_release(&r);
@@ -213,7 +241,8 @@ static void test_requests(void **state)
                 char body[64];
                 snprintf(body, sizeof(body), "{\"metadata\":{\"labels\":{\"n\":\"%d\"}}}", i);
                 assert_int_equal(request(srv, "PATCH", "/api/v1/namespaces/default/pods/p", body,
-                                         "application/merge-patch+json", &r), 200);
+                                         "application/merge-patch+json", &r),
+                                 200);
                 kb_api_resp_release(&r);
         }
         struct kb_api_query q[] = {{"watch", "true"}, {"resourceVersion", "2"}};
@@ -232,10 +261,10 @@ static void test_requests(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_humanize),       cmocka_unit_test(test_selectors),
-                cmocka_unit_test(test_merge_patch),    cmocka_unit_test(test_strategic_patch),
-                cmocka_unit_test(test_json_patch),     cmocka_unit_test(test_schema),
-                cmocka_unit_test(test_requests),
+            cmocka_unit_test(test_humanize),    cmocka_unit_test(test_selectors),
+            cmocka_unit_test(test_merge_patch), cmocka_unit_test(test_strategic_patch),
+            cmocka_unit_test(test_json_patch),  cmocka_unit_test(test_schema),
+            cmocka_unit_test(test_requests),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

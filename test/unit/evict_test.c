@@ -364,6 +364,44 @@ static const struct kb_scenario reclaim[] = {
         .nominated = "b-x-0=n3 b-x-1=n2",
     },
     {
+        /* The first scenario with capacity in place of proportion: qa and
+         * qb each deserve 4 cpu and 4Gi; qa borrowed the whole cluster (8
+         * cpu, 8Gi).  b-x-0: qb may take it (0 + 1 <= 4 in cpu and memory:
+         * preemptive); on n1 capacity gives up qa's pods while qa stays
+         * above what it deserves (8, 7, 6, 5 > 4: all four), gang and
+         * conformance agree; one is enough, the cheapest: a-x-3 (n2's a-x-7
+         * costs the same: n1 by order).  b-x-1: a-x-2 likewise.  Session 2:
+         * both bind to n1. */
+        .name = "reclaim: capacity, a queue takes back what it deserves",
+        .conf = "actions: \"enqueue, allocate, reclaim, backfill\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: conformance\n"
+                "- plugins:\n  - name: drf\n  - name: predicates\n  - name: capacity\n"
+                "  - name: nodeorder\n",
+        .sessions = 2,
+        .manifests = NODE("n1") NODE("n2") QUEUE("qa", "deserved: {cpu: '4', memory: 4Gi}", "")
+            QUEUE("qb", "deserved: {cpu: '4', memory: 4Gi}", "")
+            PG("a", "1", "2024-01-01", ", queue: qa") A_ON_N1 A_ON_N2 B_WAITS(""),
+        .binds = "b-x-0=n1 b-x-1=n1",
+        .evicted = "a-x-2 a-x-3",
+        .phases = "b=Running",
+    },
+    {
+        /* The same, but qa deserves all 8 cpu and 8Gi, and b (minMember 1)
+         * asks for one pod: qa holds exactly what it deserves (8 > 8 is
+         * false), capacity gives none of its pods up, and b waits. */
+        .name = "reclaim: capacity, a queue within what it deserves loses nothing",
+        .conf = "actions: \"enqueue, allocate, reclaim, backfill\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: conformance\n"
+                "- plugins:\n  - name: drf\n  - name: predicates\n  - name: capacity\n"
+                "  - name: nodeorder\n",
+        .manifests = NODE("n1") NODE("n2") QUEUE("qa", "deserved: {cpu: '8', memory: 8Gi}", "")
+            QUEUE("qb", "deserved: {cpu: '4', memory: 4Gi}", "")
+            PG("a", "1", "2024-01-01", ", queue: qa") A_ON_N1 A_ON_N2
+            PG("b", "1", "2024-01-02", ", queue: qb") WAIT_POD("b-x-0", "b", "1", "", ""),
+        .binds = "",
+        .evicted = "",
+    },
+    {
         /* The first scenario's qa, with b (qb, minMember 5) waiting for five
          * 1-cpu pods.  Deserved: round 1 gives each queue 4 cpu, and qb
          * (asking 5) keeps 4; nothing is left for round 2.  b-x-0 .. b-x-3

@@ -256,8 +256,7 @@ static void test_victims(void **state)
         bare_free(s);
 }
 
-static int victim_tasks_mask(void *arg, struct kb_task *const *cand, size_t n,
-                             struct kb_task **out)
+static int victim_tasks_mask(void *arg, struct kb_task *const *cand, size_t n, struct kb_task **out)
 {
         unsigned mask = *(unsigned *)arg;
         int k = 0;

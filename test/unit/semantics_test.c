@@ -201,6 +201,33 @@ static const struct kb_scenario queues[] = {
         .phases = "a=Inqueue b=Running",
     },
     {
+        /* Queues a and c weigh 1 each; c is Closed with a pending gang of
+         * eight 1-cpu pods, a has eight too; n1 has 8 cpu.  c can place
+         * nothing, so its demand counts toward no share: a requests 8 cpu
+         * and deserves all 8 (the second round of water-filling gives it
+         * what c did not take), and a-0 .. a-7 bind.  Counting c's demand,
+         * as Volcano does, the first round would split the cluster 4/4,
+         * nothing would remain, and a would stop at 4.  c says why it
+         * waits (minMember 1 of its 8 tasks is short). */
+        .name = "queue state: a closed queue's pending demand shrinks no one's share",
+        .manifests = NODE_RES("n1", "8", "32Gi", "110") QUEUE("a", "weight: 1", "")
+            QUEUE("c", "weight: 1", "state: Closed")
+            GANG("a", "1", "8", "1", ", queue: a") GANG("c", "1", "8", "1", ", queue: c"),
+        .binds = "a-0=n1 a-1=n1 a-2=n1 a-3=n1 a-4=n1 a-5=n1 a-6=n1 a-7=n1",
+        .phases = "c=Pending",
+        .message = "c: 1/8 tasks in gang unschedulable: queue c is Closed",
+    },
+    {
+        /* Group ci was admitted (Inqueue) before its queue closed: it
+         * takes no task, and says why. */
+        .name = "queue state: an admitted group in a Closed queue says the queue is closed",
+        .manifests = NODE("n1") QUEUE("c", "weight: 1", "state: Closed")
+            PG_PHASE("ci", "1", "2024-01-01", ", queue: c", "Inqueue") JOB("ci", "ci", "1", "", REQ1, ""),
+        .binds = "",
+        .phases = "ci=Inqueue",
+        .message = "ci: 1/1 tasks in gang unschedulable: queue c is Closed",
+    },
+    {
         /* A queue of weight 0 (below the CRD's minimum) is read as weight
          * 1 with a warning, as Volcano's scheduler reads it, instead of
          * failing the whole manifest: its gang binds. */
