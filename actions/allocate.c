@@ -137,24 +137,31 @@ static bool need_continue(const struct kb_job *j, const struct job_state *js)
 /* A task the queue's quota skipped: say why in the job's condition.  A
  * queue that is not Open takes nothing, whatever the nodes; otherwise, if
  * no node could take the task either, that is the better answer ("0/4
- * nodes are available: ..."). */
+ * nodes are available: ..."); else the quota plugin's numbers
+ * (kb_job_explain_quota, from its allocatable), or a plain sentence when
+ * no plugin gave any. */
 static void explain_quota(struct kb_session *s, const struct kb_queue_info *q, struct kb_job *j,
                           struct kb_task *t)
 {
-        if (j->fit_error)
+        if (j->fit_error || j->quota_checked)
                 return;
+        j->quota_checked = true;
         char msg[300];
         if (q->state != KB_QUEUE_OPEN) {
                 snprintf(msg, sizeof(msg), "queue %s is %s", q->name,
                          kb_queue_state_name(q->state));
-                j->fit_error = kb_session_intern(s, msg);
+                j->quota_error = kb_session_intern(s, msg);
+                j->quota_reason = KB_WHY_QUEUE_CLOSED;
                 return;
         }
         const char *why = NULL;
-        struct kb_node_info *n = kb_select_node(s, t, &why);
+        if (!kb_select_node(s, t, &why)) {
+                kb_task_fit_failed(t, why);
+                return;
+        }
         snprintf(msg, sizeof(msg),
                  "queue %s has no room left for the gang within its deserved resources", q->name);
-        j->fit_error = n ? kb_session_intern(s, msg) : why;
+        kb_job_explain_quota(s, j, KB_WHY_QUOTA, msg);
 }
 
 /*
@@ -238,9 +245,7 @@ static bool allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *
                 const char *why = NULL;
                 struct kb_node_info *n = kb_select_node(s, t, &why);
                 if (!n) {
-                        t->fit_error = why;
-                        if (!j->fit_error)
-                                j->fit_error = why;
+                        kb_task_fit_failed(t, why);
                         if (!role_failed(js, t->role))
                                 KB_PUSH(js->failed, js->nfailed, js->capfailed, t->role);
                         if (need_continue(j, js))
@@ -272,6 +277,7 @@ static bool allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *
                         return false; /* the statement is kept: nothing leaves */
                 }
                 j->partial = never;
+                j->partial_never = true;
         }
         kb_statement_discard(st);
         return false;
@@ -292,7 +298,7 @@ static void allocate_execute(struct kb_session *s)
                 kb_heap_init_jobs(&queue_jobs[q], s);
         for (size_t i = 0; i < njobs; i++) {
                 struct kb_job *j = jobs[i];
-                if (!kb_job_admit(s, j) || kb_job_valid(s, j))
+                if (!kb_job_admit(s, j) || kb_job_valid(s, j, NULL))
                         continue;
                 kb_heap_push(&queue_jobs[j->queue->index], j);
                 if (!queued[j->queue->index]) {
@@ -318,8 +324,26 @@ static void allocate_execute(struct kb_session *s)
                 kb_heap_push(&heap, q);
         }
 
-        for (size_t q = 0; q < nqueues; q++)
+        /* Jobs left in a queue's heap never had a turn: their queue was
+         * overused. */
+        for (size_t q = 0; q < nqueues; q++) {
+                struct kb_job *j;
+                while ((j = kb_heap_pop(&queue_jobs[q])) != NULL) {
+                        char msg[200];
+                        const struct kb_queue_info *jq = j->queue;
+                        if (jq->state != KB_QUEUE_OPEN) {
+                                snprintf(msg, sizeof(msg), "queue %s is %s", jq->name,
+                                         kb_queue_state_name(jq->state));
+                                kb_job_explain_quota(s, j, KB_WHY_QUEUE_CLOSED, msg);
+                                continue;
+                        }
+                        snprintf(msg, sizeof(msg),
+                                 "queue %s is overused: it holds its whole deserved share",
+                                 jq->name);
+                        kb_job_explain_quota(s, j, KB_WHY_QUOTA, msg);
+                }
                 kb_heap_release(&queue_jobs[q]);
+        }
         for (size_t i = 0; i < njobs; i++) {
                 kb_heap_release(&c.jobs[i].tasks);
                 free(c.jobs[i].failed);

@@ -110,7 +110,7 @@ static void reclaim_execute(struct kb_session *s)
                 kb_heap_init_jobs(&starving[q], s);
         for (size_t i = 0; i < njobs; i++) {
                 struct kb_job *j = jobs[i];
-                if ((j->phase == KB_PG_PENDING && !waits_for_enqueue) || kb_job_valid(s, j) ||
+                if ((j->phase == KB_PG_PENDING && !waits_for_enqueue) || kb_job_valid(s, j, NULL) ||
                     !kb_job_starving(s, j))
                         continue;
                 size_t q = j->queue->index;

@@ -205,6 +205,56 @@ static bool usable(const struct kb__capacity *c, const struct kb_queue_info *q)
         return q->state == KB_QUEUE_OPEN && !c->q[q->index].refuse;
 }
 
+/*
+ * Why queue k (q itself or an ancestor) refuses t, once per job and
+ * session, with the numbers of the first resource over: "queue q: gang
+ * needs cpu 3, allocated 6, capability 8 (deserved 4)" (what the gang still
+ * needs to reach minMember; capability the real one), or that the queue
+ * can never hold the gang when its minMember tasks ask more than that.
+ */
+static void explain_refusal(struct kb__capacity *c, const struct kb_queue_info *q, int k,
+                            const struct kb_task *t)
+{
+        const struct kb_job *j = t->job;
+        if (j->quota_error)
+                return;
+        const struct kb__capq *a = &c->q[k];
+        int i = 0;
+        while (i < KB_RES_MAX && !(i != KB_RES_PODS && t->resreq.q[i] > 0 &&
+                                   a->allocated[i] + (double)t->resreq.q[i] > a->real_cap[i]))
+                i++;
+        if (i == KB_RES_MAX)
+                return;
+        struct kb_res need, gang, own;
+        kb_job_need(j, &need, &gang, &own);
+        bool milli = kb_res_is_milli(i), bin = kb_res_is_bytes(i);
+        char who[160], n[48], al[48], cap[48], d[48];
+        if (k == (int)q->index)
+                snprintf(who, sizeof(who), "queue %s", q->name);
+        else
+                snprintf(who, sizeof(who), "queue %s (ancestor of %s)", a->name, q->name);
+        kb_quantity_human(a->real_cap[i], milli, bin, cap, sizeof(cap));
+        char *why;
+        if ((double)gang.q[i] > a->real_cap[i]) {
+                kb_quantity_human((double)gang.q[i], milli, bin, n, sizeof(n));
+                why = kb_xasprintf("%s can never hold the gang: its minMember %d task(s) need %s "
+                                   "%s, the most the queue may hold is %s",
+                                   who, (int)j->min_available, kb_res_name(i), n, cap);
+                kb_job_explain_quota(c->s, j, KB_WHY_NEVER, why);
+        } else {
+                kb_quantity_human((double)(need.q[i] ? need.q[i] : t->resreq.q[i]), milli, bin, n,
+                                  sizeof(n));
+                /* Allocated before the gang's turn, as proportion says. */
+                kb_quantity_human(a->allocated[i] - (double)own.q[i], milli, bin, al, sizeof(al));
+                kb_quantity_human(a->deserved[i], milli, bin, d, sizeof(d));
+                why = kb_xasprintf("%s: gang needs %s %s, allocated %s, capability %s (deserved "
+                                   "%s)",
+                                   who, kb_res_name(i), n, al, cap, d);
+                kb_job_explain_quota(c->s, j, KB_WHY_QUOTA, why);
+        }
+        free(why);
+}
+
 static bool allocatable(void *arg, const struct kb_queue_info *q, const struct kb_task *t)
 {
         struct kb__capacity *c = arg;
@@ -213,8 +263,10 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
         kb__vec req;
         req_vec(&t->resreq, req);
         EACH_UP (c, k, (int)q->index)
-                if (!within(&c->q[k], req, &t->resreq))
+                if (!within(&c->q[k], req, &t->resreq)) {
+                        explain_refusal(c, q, k, t);
                         return false;
+                }
         return true;
 }
 
@@ -232,9 +284,10 @@ static bool overused(void *arg, const struct kb_queue_info *q)
         return false;
 }
 
-static const char *job_valid(void *arg, const struct kb_job *j)
+static const char *job_valid(void *arg, const struct kb_job *j, const char **reason)
 {
         struct kb__capacity *c = arg;
+        *reason = KB_WHY_QUEUE_INVALID;
         return j->queue ? attr_of(c, j->queue)->refuse : NULL;
 }
 
@@ -276,16 +329,17 @@ static int enqueueable(void *arg, const struct kb_job *j)
         const struct kb_queue_info *q = j->queue;
         if (!q)
                 return 0;
-        const char *invalid = job_valid(c, j);
+        const char *reason;
+        const char *invalid = job_valid(c, j, &reason);
         if (invalid) {
-                kb_job_explain(c->s, j, invalid);
+                kb_job_explain(c->s, j, reason, invalid);
                 return -1;
         }
         if (q->state != KB_QUEUE_OPEN) {
                 char why[256];
                 snprintf(why, sizeof(why), "queue %s is %s", q->name,
                          kb_queue_state_name(q->state));
-                kb_job_explain(c->s, j, why);
+                kb_job_explain(c->s, j, KB_WHY_QUEUE_CLOSED, why);
                 return -1;
         }
         if (!j->pg || !j->pg->has_min_resources)
@@ -304,7 +358,7 @@ static int enqueueable(void *arg, const struct kb_job *j)
                                                                : ", ancestor of ";
                 char *why = kb_xasprintf("queue resource quota insufficient: queue %s%s%s: %s",
                                          c->q[k].name, rel, *rel ? q->name : "", b.data);
-                kb_job_explain(c->s, j, why);
+                kb_job_explain(c->s, j, KB_WHY_QUOTA, why);
                 free(why);
                 rc = -1;
                 break;

@@ -185,16 +185,65 @@ static bool overused(void *arg, const struct kb_queue_info *q)
         return true;
 }
 
+/*
+ * Why q refuses t in resource i, once per job and session, with the
+ * numbers: "queue q: gang needs cpu 21, deserved 9.3, allocated 0,
+ * capability unlimited" (what the gang still needs to reach minMember), or
+ * that the queue can never hold the gang when its minMember tasks ask more
+ * than the queue's capability.
+ */
+static void explain_refusal(struct proportion *p, const struct kb_queue_info *q,
+                            const struct kb_task *t, int i)
+{
+        const struct kb_job *j = t->job;
+        if (j->quota_error)
+                return;
+        const struct attr *a = &p->attrs[q->index];
+        struct kb_res need, gang, own;
+        kb_job_need(j, &need, &gang, &own);
+        bool milli = kb_res_is_milli(i), bin = kb_res_is_bytes(i);
+        char n[48], d[48], al[48], cap[48];
+        if ((double)gang.q[i] > a->real_cap[i]) {
+                /* The real capability: spec.capability within the cluster
+                 * less the other queues' guarantees. */
+                kb_quantity_human(a->real_cap[i], milli, bin, cap, sizeof(cap));
+                kb_quantity_human((double)gang.q[i], milli, bin, n, sizeof(n));
+                char *why = kb_xasprintf("queue %s can never hold the gang: its minMember %d "
+                                         "task(s) need %s %s, the most the queue may hold is %s",
+                                         q->name, (int)j->min_available, kb_res_name(i), n, cap);
+                kb_job_explain_quota(p->s, j, KB_WHY_NEVER, why);
+                free(why);
+                return;
+        }
+        kb_quantity_human((double)(need.q[i] ? need.q[i] : t->resreq.q[i]), milli, bin, n,
+                          sizeof(n));
+        kb_quantity_human(a->deserved[i], milli, bin, d, sizeof(d));
+        /* Allocated before the gang's own turn (its tasks placed so far in
+         * this session are undone when it fails). */
+        kb_quantity_human(a->allocated[i] - (double)own.q[i], milli, bin, al, sizeof(al));
+        const struct kb_queue *spec = q->queue;
+        kb_quantity_human(spec && spec->has_capability ? (double)spec->capability.q[i] : INFINITY,
+                          milli, bin, cap, sizeof(cap));
+        char *why = kb_xasprintf("queue %s: gang needs %s %s, deserved %s, allocated %s, "
+                                 "capability %s",
+                                 q->name, kb_res_name(i), n, d, al, cap);
+        kb_job_explain_quota(p->s, j, KB_WHY_QUOTA, why);
+        free(why);
+}
+
 static bool allocatable(void *arg, const struct kb_queue_info *q, const struct kb_task *t)
 {
-        const struct attr *a = &((const struct proportion *)arg)->attrs[q->index];
+        struct proportion *p = arg;
+        const struct attr *a = &p->attrs[q->index];
         if (q->state != KB_QUEUE_OPEN)
                 return false;
         for (int i = 0; i < KB_RES_MAX; i++) {
                 if (i == KB_RES_PODS || t->resreq.q[i] <= 0)
                         continue;
-                if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i])
+                if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i]) {
+                        explain_refusal(p, q, t, i);
                         return false;
+                }
         }
         return true;
 }
@@ -242,7 +291,7 @@ static int enqueueable(void *arg, const struct kb_job *j)
                 char why[256];
                 snprintf(why, sizeof(why), "queue %s is %s", q->name,
                          kb_queue_state_name(q->state));
-                kb_job_explain(p->s, j, why);
+                kb_job_explain(p->s, j, KB_WHY_QUEUE_CLOSED, why);
                 return -1;
         }
         if (!j->pg || !j->pg->has_min_resources)
@@ -260,7 +309,7 @@ static int enqueueable(void *arg, const struct kb_job *j)
         if (b.len) {
                 char *why = kb_xasprintf("queue resource quota insufficient: queue %s: %s", q->name,
                                          b.data);
-                kb_job_explain(p->s, j, why);
+                kb_job_explain(p->s, j, KB_WHY_QUOTA, why);
                 free(why);
         }
         bool ok = b.len == 0;

@@ -35,6 +35,11 @@ int kb_quantity_parse(const char *s, bool milli, int64_t *out);
 /* Formats v (milli units when milli) the way kubectl prints quantities:
  * "500m", "2", "1536Mi" (binary for byte-sized resources), into buf. */
 void kb_quantity_format(int64_t v, bool milli, bool binary, char *buf, size_t n);
+/* Formats v for people, in the largest whole unit with up to two decimals:
+ * cpu in cores ("9.3", "0.25"), bytes binary ("1.5Gi"), counts as they are;
+ * "unlimited" for infinity or KB_RES_UNLIMITED.  For messages, not for
+ * manifests. */
+void kb_quantity_human(double v, bool milli, bool binary, char *buf, size_t n);
 
 /* ---- resource vectors ------------------------------------------------- */
 

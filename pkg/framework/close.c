@@ -29,11 +29,62 @@ void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *ty
         c->message = kb_pool_strdup(&s->pool, message ? message : "");
 }
 
-void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *why)
+void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *reason,
+                    const char *why)
 {
         struct kb_job *job = s->jobs[j->index];
-        if (!job->enqueue_reason)
-                job->enqueue_reason = kb_pool_strdup(&s->pool, why);
+        if (!job->enqueue_why) {
+                job->enqueue_why = kb_pool_strdup(&s->pool, why);
+                job->enqueue_reason = reason;
+        }
+}
+
+void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const char *reason,
+                          const char *why)
+{
+        struct kb_job *job = s->jobs[j->index];
+        if (!job->quota_error) {
+                job->quota_error = kb_pool_strdup(&s->pool, why);
+                job->quota_reason = reason;
+        }
+}
+
+/* ---- queue positions -------------------------------------------------------------- */
+
+/*
+ * Each waiting job's place in its queue (kb_job.position of
+ * kb_queue_info.waiting), as Kueue's visibility API gives it: among the
+ * jobs of the queue that are valid and not ready at close, admitted ones
+ * (Inqueue) first, each part in job order — the order the next session's
+ * actions consider them in, as far as this session can tell.
+ */
+static bool waiting(struct kb_session *s, const struct kb_job *j)
+{
+        return j->queue && j->pg && j->ntasks &&
+               (j->phase == KB_PG_PENDING || j->phase == KB_PG_INQUEUE) &&
+               !kb_job_valid(s, j, NULL) && !kb_job_ready(s, j);
+}
+
+void kb__session_positions(struct kb_session *s)
+{
+        struct kb_heap admitted, pending;
+        kb_heap_init_jobs(&admitted, s);
+        kb_heap_init_jobs(&pending, s);
+        for (size_t q = 0; q < s->nqueues; q++)
+                s->queues[q].waiting = 0;
+        for (size_t i = 0; i < s->njobs; i++) {
+                struct kb_job *j = s->jobs[i];
+                j->position = 0;
+                if (waiting(s, j))
+                        kb_heap_push(j->phase == KB_PG_PENDING ? &pending : &admitted, j);
+        }
+        struct kb_job *j;
+        while ((j = kb_heap_pop(&admitted)) != NULL)
+                j->position = ++j->queue->waiting;
+        while ((j = kb_heap_pop(&pending)) != NULL)
+                j->position = ++j->queue->waiting;
+        kb_heap_release(&admitted);
+        kb_heap_release(&pending);
 }
 
 /* ---- warnings ------------------------------------------------------------------- */
@@ -163,10 +214,10 @@ void kb__session_statuses(struct kb_session *s)
         for (size_t i = 0; i < s->njobs; i++) {
                 struct kb_job *j = s->jobs[i];
                 /* A job that could not be considered at all says why. */
-                const char *invalid = kb_job_valid(s, j);
+                const char *reason;
+                const char *invalid = kb_job_valid(s, j, &reason);
                 if (invalid && !s->conds[j->index].type)
-                        kb_job_set_condition(s, j, "Unschedulable", "True", "NotEnoughResources",
-                                             invalid);
+                        kb_job_set_condition(s, j, "Unschedulable", "True", reason, invalid);
                 if (!reported(j))
                         continue;
                 struct kb_pg_status *st = &r->podgroups[r->npodgroups++];
@@ -178,6 +229,8 @@ void kb__session_statuses(struct kb_session *s)
                 st->succeeded = (int32_t)j->count[KB_TASK_SUCCEEDED];
                 st->failed = (int32_t)j->count[KB_TASK_FAILED];
                 st->pending = (int32_t)j->count[KB_TASK_PENDING];
+                st->position = j->position;
+                st->waiting = j->position ? j->queue->waiting : 0;
                 if (c->type) {
                         st->cond_type = kb_pool_strdup(&r->pool, c->type);
                         st->cond_status = kb_pool_strdup(&r->pool, c->status);

@@ -151,6 +151,8 @@ void kb__statements_release(struct kb_session *s);
 void kb__session_build(struct kb_session *s);
 /* PodGroup and queue statuses and nominations into the result. */
 void kb__session_statuses(struct kb_session *s);
+/* Before the plugins close: each waiting job's place in its queue. */
+void kb__session_positions(struct kb_session *s);
 
 #ifdef KB_TESTING
 /* Purity violations seen by select.c's checks; test builds abort on the

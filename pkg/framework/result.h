@@ -38,6 +38,9 @@ struct kb_pg_status {
         const char *cond_status;
         const char *cond_reason;
         const char *cond_message;
+        /* Its place among the waiting groups of its queue (1 first) and how
+         * many wait there; 0 when it is not waiting (kb_job.position). */
+        uint32_t position, waiting;
 };
 
 /* What a session read but did not evaluate (a PodGroup's networkTopology,

@@ -95,6 +95,7 @@ void kb_session_close(struct kb_session *s)
 {
         const struct kb_conf *conf = s->conf;
         struct kb_result *r = s->result;
+        kb__session_positions(s);
         EACH_PLUGIN (conf, t, p, k) {
                 const struct kb_plugin *plugin = kb_plugin_find(conf->tiers[t].plugins[p].name);
                 double t0 = kb_now_mono();

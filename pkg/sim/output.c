@@ -60,6 +60,10 @@ void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *se
                 kb_value_set(g, "phase", kb_value_new_string(kb_pg_phase_name(st->phase)));
                 kb_value_set(g, "running", kb_value_new_int(st->running));
                 kb_value_set(g, "pending", kb_value_new_int(st->pending));
+                if (st->position) {
+                        kb_value_set(g, "queuePosition", kb_value_new_int(st->position));
+                        kb_value_set(g, "queueWaiting", kb_value_new_int(st->waiting));
+                }
                 if (st->cond_type) {
                         struct kb_value *c = kb_value_new(KB_VOBJECT);
                         kb_value_set(c, "type", kb_value_new_string(st->cond_type));

@@ -30,6 +30,8 @@ int kb_test_log_contains(const char *needle);
  *              (pods in namespace default may omit it), in any order; ""
  *              for none.
  *   phases     "pg=Phase ..." checked after the last session (optional).
+ *   reasons    "pg=Reason ..." of the last session's Unschedulable
+ *              conditions (optional).
  *   message    a text some Unschedulable condition of the last session
  *              must contain (optional).
  *   nominated  the last session's nominations (pipelined tasks), as
@@ -49,6 +51,7 @@ struct kb_scenario {
         const char *binds;
         const char *phases;
         const char *message;
+        const char *reasons;
         const char *nominated;
         const char *evicted;
 };
