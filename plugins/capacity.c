@@ -93,6 +93,7 @@
 #include <string.h>
 
 #include "framework/framework.h"
+#include "framework/quota.h"
 #include "plugins/plugins-int.h"
 
 static void *capacity_open(struct kb_session *s, const struct kb_value *args);
@@ -205,54 +206,25 @@ static bool usable(const struct kb__capacity *c, const struct kb_queue_info *q)
         return q->state == KB_QUEUE_OPEN && !c->q[q->index].refuse;
 }
 
-/*
- * Why queue k (q itself or an ancestor) refuses t, once per job and
- * session, with the numbers of the first resource over: "queue q: gang
- * needs cpu 3, allocated 6, capability 8 (deserved 4)" (what the gang still
- * needs to reach minMember; capability the real one), or that the queue
- * can never hold the gang when its minMember tasks ask more than that.
- */
+/* Why queue k (q itself or an ancestor) refuses t: the first resource in
+ * which it would go over its real capability (kb_quota_refusal). */
 static void explain_refusal(struct kb__capacity *c, const struct kb_queue_info *q, int k,
                             const struct kb_task *t)
 {
-        const struct kb_job *j = t->job;
-        if (j->quota_error)
-                return;
         const struct kb__capq *a = &c->q[k];
-        int i = 0;
-        while (i < KB_RES_MAX && !(i != KB_RES_PODS && t->resreq.q[i] > 0 &&
-                                   a->allocated[i] + (double)t->resreq.q[i] > a->real_cap[i]))
-                i++;
-        if (i == KB_RES_MAX)
+        for (int i = 0; i < KB_RES_MAX; i++) {
+                if (i == KB_RES_PODS || t->resreq.q[i] <= 0 ||
+                    a->allocated[i] + (double)t->resreq.q[i] <= a->real_cap[i])
+                        continue;
+                char who[160];
+                if (k == (int)q->index)
+                        snprintf(who, sizeof(who), "queue %s", q->name);
+                else
+                        snprintf(who, sizeof(who), "queue %s (ancestor of %s)", a->name, q->name);
+                kb_quota_refusal(c->s, t, who, i, a->deserved[i], a->allocated[i], a->real_cap[i],
+                                 a->real_cap[i]);
                 return;
-        struct kb_res need, gang, own;
-        kb_job_need(j, &need, &gang, &own);
-        bool milli = kb_res_is_milli(i), bin = kb_res_is_bytes(i);
-        char who[160], n[48], al[48], cap[48], d[48];
-        if (k == (int)q->index)
-                snprintf(who, sizeof(who), "queue %s", q->name);
-        else
-                snprintf(who, sizeof(who), "queue %s (ancestor of %s)", a->name, q->name);
-        kb_quantity_human(a->real_cap[i], milli, bin, cap, sizeof(cap));
-        char *why;
-        if ((double)gang.q[i] > a->real_cap[i]) {
-                kb_quantity_human((double)gang.q[i], milli, bin, n, sizeof(n));
-                why = kb_xasprintf("%s can never hold the gang: its minMember %d task(s) need %s "
-                                   "%s, the most the queue may hold is %s",
-                                   who, (int)j->min_available, kb_res_name(i), n, cap);
-                kb_job_explain_quota(c->s, j, KB_WHY_NEVER, why);
-        } else {
-                kb_quantity_human((double)(need.q[i] ? need.q[i] : t->resreq.q[i]), milli, bin, n,
-                                  sizeof(n));
-                /* Allocated before the gang's turn, as proportion says. */
-                kb_quantity_human(a->allocated[i] - (double)own.q[i], milli, bin, al, sizeof(al));
-                kb_quantity_human(a->deserved[i], milli, bin, d, sizeof(d));
-                why = kb_xasprintf("%s: gang needs %s %s, allocated %s, capability %s (deserved "
-                                   "%s)",
-                                   who, kb_res_name(i), n, al, cap, d);
-                kb_job_explain_quota(c->s, j, KB_WHY_QUOTA, why);
         }
-        free(why);
 }
 
 static bool allocatable(void *arg, const struct kb_queue_info *q, const struct kb_task *t)
@@ -293,15 +265,6 @@ static const char *job_valid(void *arg, const struct kb_job *j, const char **rea
 
 /* ---- enqueue ------------------------------------------------------------------- */
 
-/* One resource's amount as kubectl prints quantities, or "unlimited". */
-static const char *qty(int i, double v, char *buf, size_t n)
-{
-        if (!isfinite(v))
-                return "unlimited";
-        kb_quantity_format((int64_t)v, kb_res_is_milli(i), kb_res_is_bytes(i), buf, n);
-        return buf;
-}
-
 /* Why min does not fit queue a (the job's leaf, or an ancestor of it), in
  * the numbers of the rule, into b; nothing when it fits. */
 static void explain_short(struct kb_buf *b, const struct kb__capq *a, const double *min)
@@ -310,16 +273,8 @@ static void explain_short(struct kb_buf *b, const struct kb__capq *a, const doub
                 if (i == KB_RES_PODS || min[i] <= 0 ||
                     min[i] + a->allocated[i] + a->inqueue[i] - a->elastic[i] <= a->real_cap[i])
                         continue;
-                char need[48], al[48], res[48], el[48], cap[48];
-                kb_buf_printf(
-                    b,
-                    "%sinsufficient %s: the group needs %s, the queue has %s "
-                    "allocated, %s reserved for admitted groups, %s elastic, "
-                    "capability %s",
-                    b->len > 0 ? "; " : "", kb_res_name(i), qty(i, min[i], need, sizeof(need)),
-                    qty(i, a->allocated[i], al, sizeof(al)),
-                    qty(i, a->inqueue[i], res, sizeof(res)), qty(i, a->elastic[i], el, sizeof(el)),
-                    qty(i, a->real_cap[i], cap, sizeof(cap)));
+                kb_quota_short(b, i, min[i], a->allocated[i], a->inqueue[i], a->elastic[i],
+                               a->real_cap[i]);
         }
 }
 
@@ -480,11 +435,6 @@ static void capacity_close(struct kb_session *s, void *state)
         struct kb__capacity *c = state;
         size_t n;
         struct kb_queue_info *queues = kb_session_queues(s, &n);
-        for (size_t q = 0; q < n; q++) {
-                for (int i = 0; i < KB_RES_MAX; i++) {
-                        double d = c->q[q].deserved[i];
-                        queues[q].deserved.q[i] = isfinite(d) ? (int64_t)d : 0;
-                }
-                queues[q].share = c->q[q].share;
-        }
+        for (size_t q = 0; q < n; q++)
+                kb_queue_publish(&queues[q], c->q[q].deserved, c->q[q].share);
 }

@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "framework/framework.h"
+#include "framework/quota.h"
 
 static void *proportion_open(struct kb_session *s, const struct kb_value *args);
 static void proportion_close(struct kb_session *s, void *state);
@@ -185,52 +186,6 @@ static bool overused(void *arg, const struct kb_queue_info *q)
         return true;
 }
 
-/*
- * Why q refuses t in resource i, once per job and session, with the
- * numbers: "queue q: gang needs cpu 21, deserved 9.3, allocated 0,
- * capability unlimited" (what the gang still needs to reach minMember), or
- * that the queue can never hold the gang when its minMember tasks ask more
- * than the queue's capability.
- */
-static void explain_refusal(struct proportion *p, const struct kb_queue_info *q,
-                            const struct kb_task *t, int i)
-{
-        const struct kb_job *j = t->job;
-        if (j->quota_error)
-                return;
-        const struct attr *a = &p->attrs[q->index];
-        struct kb_res need, gang, own;
-        kb_job_need(j, &need, &gang, &own);
-        bool milli = kb_res_is_milli(i), bin = kb_res_is_bytes(i);
-        char n[48], d[48], al[48], cap[48];
-        if ((double)gang.q[i] > a->real_cap[i]) {
-                /* The real capability: spec.capability within the cluster
-                 * less the other queues' guarantees. */
-                kb_quantity_human(a->real_cap[i], milli, bin, cap, sizeof(cap));
-                kb_quantity_human((double)gang.q[i], milli, bin, n, sizeof(n));
-                char *why = kb_xasprintf("queue %s can never hold the gang: its minMember %d "
-                                         "task(s) need %s %s, the most the queue may hold is %s",
-                                         q->name, (int)j->min_available, kb_res_name(i), n, cap);
-                kb_job_explain_quota(p->s, j, KB_WHY_NEVER, why);
-                free(why);
-                return;
-        }
-        kb_quantity_human((double)(need.q[i] ? need.q[i] : t->resreq.q[i]), milli, bin, n,
-                          sizeof(n));
-        kb_quantity_human(a->deserved[i], milli, bin, d, sizeof(d));
-        /* Allocated before the gang's own turn (its tasks placed so far in
-         * this session are undone when it fails). */
-        kb_quantity_human(a->allocated[i] - (double)own.q[i], milli, bin, al, sizeof(al));
-        const struct kb_queue *spec = q->queue;
-        kb_quantity_human(spec && spec->has_capability ? (double)spec->capability.q[i] : INFINITY,
-                          milli, bin, cap, sizeof(cap));
-        char *why = kb_xasprintf("queue %s: gang needs %s %s, deserved %s, allocated %s, "
-                                 "capability %s",
-                                 q->name, kb_res_name(i), n, d, al, cap);
-        kb_job_explain_quota(p->s, j, KB_WHY_QUOTA, why);
-        free(why);
-}
-
 static bool allocatable(void *arg, const struct kb_queue_info *q, const struct kb_task *t)
 {
         struct proportion *p = arg;
@@ -241,7 +196,13 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
                 if (i == KB_RES_PODS || t->resreq.q[i] <= 0)
                         continue;
                 if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i]) {
-                        explain_refusal(p, q, t, i);
+                        char who[160];
+                        snprintf(who, sizeof(who), "queue %s", q->name);
+                        const struct kb_queue *spec = q->queue;
+                        kb_quota_refusal(
+                            p->s, t, who, i, a->deserved[i], a->allocated[i],
+                            spec && spec->has_capability ? (double)spec->capability.q[i] : INFINITY,
+                            a->real_cap[i]);
                         return false;
                 }
         }
@@ -257,29 +218,6 @@ static int queue_order(void *arg, const struct kb_queue_info *l, const struct kb
         if (ls == rs)
                 return 0;
         return ls < rs ? -1 : 1;
-}
-
-/* One resource's amount as kubectl prints quantities, or "unlimited". */
-static const char *qty(int i, double v, char *buf, size_t n)
-{
-        if (!isfinite(v))
-                return "unlimited";
-        kb_quantity_format((int64_t)v, kb_res_is_milli(i), kb_res_is_bytes(i), buf, n);
-        return buf;
-}
-
-/* Appends why the group's minResources do not fit in resource i, with the
- * numbers of the rule. */
-static void explain_short(struct kb_buf *b, int i, const double *min, const struct attr *a)
-{
-        char need[48], alloc[48], res[48], el[48], cap[48];
-        kb_buf_printf(
-            b,
-            "%sinsufficient %s: the group needs %s, the queue has %s allocated, %s "
-            "reserved for admitted groups, %s elastic, capability %s",
-            b->len > 0 ? "; " : "", kb_res_name(i), qty(i, min[i], need, sizeof(need)),
-            qty(i, a->allocated[i], alloc, sizeof(alloc)), qty(i, a->inqueue[i], res, sizeof(res)),
-            qty(i, a->elastic[i], el, sizeof(el)), qty(i, a->real_cap[i], cap, sizeof(cap)));
 }
 
 static int enqueueable(void *arg, const struct kb_job *j)
@@ -304,7 +242,8 @@ static int enqueueable(void *arg, const struct kb_job *j)
                 if (i == KB_RES_PODS || min[i] <= 0)
                         continue;
                 if (min[i] + a->allocated[i] + a->inqueue[i] - a->elastic[i] > a->real_cap[i])
-                        explain_short(&b, i, min, a);
+                        kb_quota_short(&b, i, min[i], a->allocated[i], a->inqueue[i], a->elastic[i],
+                                       a->real_cap[i]);
         }
         if (b.len) {
                 char *why = kb_xasprintf("queue resource quota insufficient: queue %s: %s", q->name,
@@ -410,38 +349,27 @@ static void queue_attrs(struct proportion *p, const struct kb_queue_info *queues
 }
 
 /* What a job holds and asks for, and what it reserves as an admitted
- * group (Volcano's GetInqueueResource and GetElasticResources). */
+ * group (kb_job_hold). */
 static void job_attrs(struct proportion *p, const struct kb_job *j)
 {
         struct attr *a = &p->attrs[j->queue->index];
-        vec held = {0}, min = {0};
-        uint32_t nheld = 0;
+        struct kb_job_hold h;
+        kb_job_hold(j, &h);
         a->active = true;
         /* A queue that is not Open places nothing: its pending demand must
          * not shrink the others' shares (Volcano counts it). */
         bool open = j->queue->state == KB_QUEUE_OPEN;
-        for (uint32_t i = 0; i < j->ntasks; i++) {
+        for (uint32_t i = 0; open && i < j->ntasks; i++) {
                 const struct kb_task *t = j->tasks[i];
-                bool alloc = kb_task_status_allocated(t->status);
-                if (!alloc && (t->status != KB_TASK_PENDING || !open))
-                        continue;
-                nheld += alloc;
-                for (int d = 0; d < KB_RES_MAX; d++) {
-                        a->request[d] += (double)t->resreq.q[d];
-                        if (alloc)
-                                held[d] += (double)t->resreq.q[d];
-                }
+                if (t->status == KB_TASK_PENDING)
+                        for (int d = 0; d < KB_RES_MAX; d++)
+                                a->request[d] += (double)t->resreq.q[d];
         }
-        if (j->pg && j->pg->has_min_resources)
-                to_vec(&j->pg->min_resources, min);
-        bool reserves = j->pg && j->pg->has_min_resources &&
-                        (j->phase == KB_PG_INQUEUE ||
-                         (j->phase == KB_PG_RUNNING && nheld >= (uint32_t)j->min_available));
         for (int d = 0; d < KB_RES_MAX; d++) {
-                a->allocated[d] += held[d];
-                a->elastic[d] += fmax(held[d] - min[d], 0);
-                if (reserves && d != KB_RES_PODS)
-                        a->inqueue[d] += fmax(min[d] - held[d], 0);
+                a->request[d] += h.held[d];
+                a->allocated[d] += h.held[d];
+                a->elastic[d] += h.elastic[d];
+                a->inqueue[d] += h.reserved[d];
         }
 }
 
@@ -481,11 +409,6 @@ static void proportion_close(struct kb_session *s, void *state)
         struct proportion *p = state;
         size_t n;
         struct kb_queue_info *queues = kb_session_queues(s, &n);
-        for (size_t q = 0; q < n; q++) {
-                for (int i = 0; i < KB_RES_MAX; i++) {
-                        double d = p->attrs[q].deserved[i];
-                        queues[q].deserved.q[i] = isfinite(d) ? (int64_t)d : 0;
-                }
-                queues[q].share = p->attrs[q].share;
-        }
+        for (size_t q = 0; q < n; q++)
+                kb_queue_publish(&queues[q], p->attrs[q].deserved, p->attrs[q].share);
 }

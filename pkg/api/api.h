@@ -70,6 +70,12 @@ int kb_res_count(void);
 bool kb_res_is_milli(int i);
 /* Whether slot i is byte-sized (printed with binary suffixes). */
 bool kb_res_is_bytes(int i);
+/* Amount v of slot i as kubectl prints it ("500m", "8Gi"), or "unlimited"
+ * when v is infinite; into buf, which it returns. */
+const char *kb_res_qty(int i, double v, char *buf, size_t n);
+/* Amount v of slot i for people (kb_quantity_human: "9.3", "1.5Gi"), or
+ * "unlimited"; into buf, which it returns. */
+const char *kb_res_human(int i, double v, char *buf, size_t n);
 
 static inline void kb_res_add(struct kb_res *a, const struct kb_res *b)
 {

@@ -219,6 +219,21 @@ void kb_quantity_human(double v, bool milli, bool binary, char *buf, size_t n)
         decimal(v, "", buf, n);
 }
 
+const char *kb_res_qty(int i, double v, char *buf, size_t n)
+{
+        if (!isfinite(v) || v >= (double)KB_RES_UNLIMITED)
+                snprintf(buf, n, "unlimited");
+        else
+                kb_quantity_format((int64_t)v, kb_res_is_milli(i), kb_res_is_bytes(i), buf, n);
+        return buf;
+}
+
+const char *kb_res_human(int i, double v, char *buf, size_t n)
+{
+        kb_quantity_human(v, kb_res_is_milli(i), kb_res_is_bytes(i), buf, n);
+        return buf;
+}
+
 /* ---- the resource-name table ------------------------------------------ */
 
 static char res_names[KB_RES_MAX][128] = {"cpu", "memory", "pods"};

@@ -42,7 +42,8 @@ static const struct kb_scenario why[] = {
         /* The first scenario with capacity: qb deserves 2 cpu and may
          * borrow up to its capability, 3 (the cluster, 8, bounds nothing
          * more).  b-0: 2 + 1 <= 3; b-1: 3 + 1 > 3, refused.  Numbers
-         * before b's turn: it needs 2, qb holds 2, may hold 3, deserves 2. */
+         * before b's turn: it needs 2, qb deserves 2, holds 2, may hold 3
+         * (capacity's capability is the real one). */
         .name = "quota: capacity gives its numbers too",
         .conf = "actions: \"enqueue, allocate, backfill\"\n"
                 "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
@@ -53,7 +54,7 @@ static const struct kb_scenario why[] = {
             PG("r", "1", "2024-01-01", ", queue: qb") RUN_POD("r-0", "r", "n1") RUN_POD("r-1", "r", "n1")
             PG("b", "2", "2024-01-02", ", queue: qb") WAIT_POD("b-0", "b") WAIT_POD("b-1", "b"),
         .binds = "",
-        .message = "b: queue qb: gang needs cpu 2, allocated 2, capability 3 (deserved 2); 1st of "
+        .message = "b: queue qb: gang needs cpu 2, deserved 2, allocated 2, capability 3; 1st of "
                    "1 waiting in queue qb",
         .reasons = "b=QueueQuotaExceeded",
     },
