@@ -15,15 +15,15 @@
  * (cpu, memory, or one listed in binpack.resources; others are skipped):
  *
  *   usedFinally = node used + request
- *   part        = 0                                 allocatable 0, weight 0
- *                                                   or usedFinally > allocatable
+ *   part        = 0                                 allocatable 0 or weight 0
  *               = usedFinally * weight / allocatable otherwise
  *   sum += part; weightSum += weight
  *
  *   score = (weightSum > 0 ? sum / weightSum : 0) * 100 * binpack.weight
  *
- * Note that a resource that would overflow the node still adds its weight
- * to weightSum: it lowers the score without zeroing it, as in Volcano.
+ * A resource that would overflow the node (usedFinally > allocatable) makes
+ * the whole node score 0, as Volcano master's ResourceBinPackingScore
+ * error does.
  *
  * Example: weights cpu 1, memory 1, nvidia.com/gpu 2; a node with 8 cpu,
  * 32Gi, 4 GPUs allocatable and 4 cpu, 8Gi, 1 GPU used; a task asking 2 cpu,
@@ -40,10 +40,14 @@
 
 static void *binpack_open(struct kb_session *s, const struct kb_value *args);
 
+static const char *const arguments[] = {"binpack.weight", "binpack.cpu", "binpack.memory",
+                                        "binpack.resources*", NULL};
+
 const struct kb_plugin kb_plugin_binpack = {
     .name = "binpack",
     .open = binpack_open,
     .close = NULL,
+    .arguments = arguments,
 };
 
 #define MAX_NODE_SCORE 100
@@ -115,7 +119,9 @@ KB_TESTABLE double binpack_score(void *arg, const struct kb_task *t, const struc
                 double cap = (double)n->allocatable.q[r];
                 double used_finally = (double)req + (double)n->used.q[r];
                 int64_t w = bp->res[r];
-                if (cap != 0 && w != 0 && used_finally <= cap)
+                if (cap != 0 && w != 0 && used_finally > cap)
+                        return 0;
+                if (cap != 0 && w != 0)
                         sum += used_finally * (double)w / cap;
                 weight_sum += w;
         }

@@ -11,15 +11,15 @@
  *                                      (noderesources/most_allocated.go)
  *   balancedresource.weight   1        NodeResourcesBalancedAllocation
  *                                      (noderesources/balanced_allocation.go)
- *   nodeaffinity.weight       1        NodeAffinity's Score, un-normalised
+ *   nodeaffinity.weight       2        NodeAffinity's Score, un-normalised
  *                                      (nodeaffinity/node_affinity.go)
  *
  * A weight of 0 skips its scorer.  Volcano's other weights
  * (podaffinity.weight, tainttoleration.weight, imagelocality.weight,
  * podtopologyspread.weight, selectorspread.weight) are accepted and ignored:
  * those scorers need other pods, images or batch normalisation, which kbatch
- * does not model.  (Volcano releases since 1.8 default nodeaffinity.weight
- * to 2; kbatch keeps the earlier default of 1.)
+ * does not model yet (Volcano master's defaults: podaffinity 2,
+ * tainttoleration 3, imagelocality 1, podtopologyspread 2).
  *
  * Every scorer returns 0..100 in int64 arithmetic, with requested = the
  * node's used resources + this task's request, over cpu (millicores) and
@@ -43,7 +43,8 @@
  * asking 1000m / 2Gi: requested 2000m / 4Gi; leastrequested
  * ((4000-2000)*100/4000 + (8Gi-4Gi)*100/8Gi) / 2 = (50 + 50) / 2 = 50;
  * mostrequested 50; balancedresource fractions 0.5 and 0.5, std 0, 100.  With
- * the default weights the node scores 50*1 + 100*1 = 150 plus its affinity.
+ * the default weights the node scores 50*1 + 100*1 = 150 plus twice its
+ * affinity.
  *
  * kube-scheduler counts a container without a cpu or memory request as
  * 100m / 200Mi for LeastAllocated and MostAllocated; kbatch's node accounting
@@ -57,10 +58,18 @@
 
 static void *nodeorder_open(struct kb_session *s, const struct kb_value *args);
 
+static const char *const arguments[] = {"leastrequested.weight", "mostrequested.weight",
+                                        "balancedresource.weight", "nodeaffinity.weight", NULL};
+static const char *const ignored[] = {"podaffinity.weight",    "tainttoleration.weight",
+                                      "imagelocality.weight",  "podtopologyspread.weight",
+                                      "selectorspread.weight", NULL};
+
 const struct kb_plugin kb_plugin_nodeorder = {
     .name = "nodeorder",
     .open = nodeorder_open,
     .close = NULL,
+    .arguments = arguments,
+    .ignored = ignored,
 };
 
 #define MAX_NODE_SCORE 100
@@ -70,7 +79,7 @@ KB_TESTABLE void nodeorder_conf(const struct kb_value *args, struct kb__nodeorde
         no->least = kb_args_int(args, "leastrequested.weight", 1);
         no->most = kb_args_int(args, "mostrequested.weight", 0);
         no->balanced = kb_args_int(args, "balancedresource.weight", 1);
-        no->affinity = kb_args_int(args, "nodeaffinity.weight", 1);
+        no->affinity = kb_args_int(args, "nodeaffinity.weight", 2);
         no->gpu = kb_res_lookup("nvidia.com/gpu");
 }
 

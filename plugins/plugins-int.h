@@ -35,6 +35,59 @@ struct kb__binpack {
         int64_t res[KB_RES_MAX]; /* its weight */
 };
 
+/* ---- capacity (plugins/capacity.c, its queue tree in capacity_tree.c) ---- */
+
+/* A resource vector: one amount per resource slot (INFINITY: no limit). */
+typedef double kb__vec[KB_RES_MAX];
+
+/* Volcano's resource epsilon: amounts closer than this are equal. */
+#define KB__EPS 0.1
+
+/* One queue's attributes in capacity (Volcano's queueAttr). */
+struct kb__capq {
+        const struct kb_queue_info *info; /* NULL for the implicit root */
+        const char *name;
+        int parent; /* index; -1 at the root, without hierarchy, or when broken */
+        int depth;  /* 0 at the root */
+        int nchildren;
+        /* Why the queue has no place in the hierarchy (its spec.parent names
+         * no queue, or its parents form a cycle), or NULL. */
+        const char *broken;
+        /* Why a job in this queue cannot run: broken, or (with hierarchy) a
+         * queue with children; NULL when jobs may run here. */
+        const char *refuse;
+        kb__vec deserved, allocated, inqueue, elastic, guarantee, capability, real_cap;
+        double share;
+};
+
+struct kb__capacity {
+        struct kb_session *s;
+        bool hierarchy;     /* enableHierarchy */
+        int64_t level;      /* ancestorReclaimLevel (no deeper than depth) */
+        struct kb__capq *q; /* by session queue index, then the implicit root */
+        size_t n;           /* the session's queues, plus the implicit root if any */
+        int root;           /* the root's index; -1 without hierarchy */
+        int depth;          /* the deepest queue's depth */
+        int *slot;          /* reclaimable's scratch, by queue: -1 */
+};
+
+/* Fills c->q from the session (c->s, c->hierarchy set): limits, deserved,
+ * what the jobs hold, request and reserve, shares. */
+void kb__capacity_build(struct kb__capacity *c);
+/* a's share: the largest allocated/deserved over the resources it deserves;
+ * 1 for a queue that deserves nothing (best effort). */
+void kb__capacity_share(struct kb__capq *a);
+/* The queue level steps above q (1: its parent), or -1. */
+static inline int kb__capacity_above(const struct kb__capacity *c, int q, int64_t level)
+{
+        for (; level > 0 && q >= 0; level--)
+                q = c->q[q].parent;
+        return q;
+}
+/* capacity's reclaimable (plugins/capacity_victims.c), a kb_victims_fn. */
+int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
+                             struct kb_task *const *cand, size_t n, struct kb_task **out);
+
 #ifdef KB_TESTING
 /* The plugins' file-local functions (KB_TESTABLE), for the unit tests. */
 const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node, char *buf,

@@ -18,9 +18,11 @@
  *
  * Resource fit (cpu, memory, pods, extended resources) is the framework's
  * job (kb_select_node), and the filters that need other pods (ports, pod
- * affinity, topology spread) or volumes are not done.  Volcano's arguments
- * (predicate.GPUSharingEnable, predicate.CacheEnable, ...) are accepted and
- * ignored.
+ * affinity, topology spread) or volumes are not done.  Of Volcano's
+ * arguments, predicate.NodeAffinityEnable and predicate.TaintTolerationEnable
+ * (default true) switch checks 3 and 4 off; the switches of filters kbatch
+ * does not have (predicate.PodAffinityEnable, ...) are accepted with a
+ * warning when they ask for one.
  *
  * Node affinity: nodeSelector needs every key present with an equal value;
  * the required terms are ORed; each term is matched as plugins/nodeselector.c
@@ -45,10 +47,30 @@
 
 static void *predicates_open(struct kb_session *s, const struct kb_value *args);
 
+/* Volcano's switches: the two that turn off a check kbatch does are
+ * honoured, the cache switch changes nothing (kbatch always caches what is
+ * pure); the others switch on checks kbatch does not do yet. */
+static const char *const arguments[] = {"predicate.NodeAffinityEnable",
+                                        "predicate.TaintTolerationEnable", "predicate.CacheEnable",
+                                        NULL};
+static const char *const ignored[] = {"predicate.NodePortsEnable",
+                                      "predicate.PodAffinityEnable",
+                                      "predicate.NodeVolumeLimitsEnable",
+                                      "predicate.VolumeZoneEnable",
+                                      "predicate.PodTopologySpreadEnable",
+                                      "predicate.VolumeBindingEnable",
+                                      "predicate.DynamicResourceAllocationEnable",
+                                      "predicate.GPUSharingEnable",
+                                      "predicate.ProportionalEnable",
+                                      "predicate.resources*",
+                                      NULL};
+
 const struct kb_plugin kb_plugin_predicates = {
     .name = "predicates",
     .open = predicates_open,
     .close = NULL,
+    .arguments = arguments,
+    .ignored = ignored,
 };
 
 #define REASON_NOT_READY     "node(s) were not ready"
@@ -59,6 +81,8 @@ const struct kb_plugin kb_plugin_predicates = {
 
 struct predicates {
         struct kb_session *s;
+        bool node_affinity;    /* predicate.NodeAffinityEnable */
+        bool taint_toleration; /* predicate.TaintTolerationEnable */
 };
 
 static bool selector_and_affinity_match(const struct kb_pod *pod, const struct kb_node *node)
@@ -118,17 +142,17 @@ static bool pod_tolerates(const struct kb_pod *pod, const char *key, const char 
  * The whole check.  Returns NULL when pod may go to node, else a static
  * reason, or buf holding the taint reason (the caller interns it).
  */
-KB_TESTABLE const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node,
-                                         char *buf, size_t len)
+static const char *check(const struct predicates *p, const struct kb_pod *pod,
+                         const struct kb_node *node, char *buf, size_t len)
 {
         if (!node->ready)
                 return REASON_NOT_READY;
         if (node->unschedulable &&
             !pod_tolerates(pod, TAINT_UNSCHEDULABLE, "", KB_TAINT_NO_SCHEDULE))
                 return REASON_UNSCHEDULABLE;
-        if (!selector_and_affinity_match(pod, node))
+        if (p->node_affinity && !selector_and_affinity_match(pod, node))
                 return REASON_AFFINITY;
-        for (size_t i = 0; i < node->ntaints; i++) {
+        for (size_t i = 0; p->taint_toleration && i < node->ntaints; i++) {
                 const struct kb_taint *taint = &node->taints[i];
                 if (taint->effect == KB_TAINT_PREFER_NO_SCHEDULE)
                         continue;
@@ -141,19 +165,30 @@ KB_TESTABLE const char *predicates_check(const struct kb_pod *pod, const struct 
         return NULL;
 }
 
+#ifdef KB_TESTING
+/* Every check on (Volcano's defaults), for the unit tests. */
+const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node, char *buf,
+                             size_t len)
+{
+        static const struct predicates all = {.node_affinity = true, .taint_toleration = true};
+        return check(&all, pod, node, buf, len);
+}
+#endif
+
 static const char *predicates_fn(void *arg, const struct kb_task *t, const struct kb_node_info *n)
 {
         struct predicates *p = arg;
         char buf[640];
-        const char *why = predicates_check(t->pod, n->node, buf, sizeof(buf));
+        const char *why = check(p, t->pod, n->node, buf, sizeof(buf));
         return why == buf ? kb_session_intern(p->s, buf) : why;
 }
 
 static void *predicates_open(struct kb_session *s, const struct kb_value *args)
 {
-        (void)args;
         struct predicates *p = kb_pool_alloc(kb_session_pool(s), sizeof(*p));
         p->s = s;
+        p->node_affinity = kb_args_bool(args, "predicate.NodeAffinityEnable", true);
+        p->taint_toleration = kb_args_bool(args, "predicate.TaintTolerationEnable", true);
         kb_on_predicate(s, predicates_fn, p, KB_PURE);
         return p;
 }

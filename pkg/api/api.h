@@ -35,6 +35,11 @@ int kb_quantity_parse(const char *s, bool milli, int64_t *out);
 /* Formats v (milli units when milli) the way kubectl prints quantities:
  * "500m", "2", "1536Mi" (binary for byte-sized resources), into buf. */
 void kb_quantity_format(int64_t v, bool milli, bool binary, char *buf, size_t n);
+/* Formats v for people, in the largest whole unit with up to two decimals:
+ * cpu in cores ("9.3", "0.25"), bytes binary ("1.5Gi"), counts as they are;
+ * "unlimited" for infinity or KB_RES_UNLIMITED.  For messages, not for
+ * manifests. */
+void kb_quantity_human(double v, bool milli, bool binary, char *buf, size_t n);
 
 /* ---- resource vectors ------------------------------------------------- */
 
@@ -65,6 +70,12 @@ int kb_res_count(void);
 bool kb_res_is_milli(int i);
 /* Whether slot i is byte-sized (printed with binary suffixes). */
 bool kb_res_is_bytes(int i);
+/* Amount v of slot i as kubectl prints it ("500m", "8Gi"), or "unlimited"
+ * when v is infinite; into buf, which it returns. */
+const char *kb_res_qty(int i, double v, char *buf, size_t n);
+/* Amount v of slot i for people (kb_quantity_human: "9.3", "1.5Gi"), or
+ * "unlimited"; into buf, which it returns. */
+const char *kb_res_human(int i, double v, char *buf, size_t n);
 
 static inline void kb_res_add(struct kb_res *a, const struct kb_res *b)
 {
@@ -230,6 +241,11 @@ struct kb_pod {
         struct kb_res requests;
         bool best_effort; /* no container requests anything (pods slot aside) */
         enum kb_pod_phase phase;
+        /* Fields set on the pod that kbatch reads but does not evaluate yet
+         * (required pod affinity and anti-affinity, topology spread), as
+         * "spec.topologySpreadConstraints, ...", or NULL: the session
+         * reports them instead of ignoring them silently. */
+        char *unevaluated;
 };
 
 struct kb_condition {
@@ -255,6 +271,9 @@ struct kb_podgroup {
         bool has_min_resources;
         char *queue; /* "default" when unset */
         char *priority_class_name;
+        /* Fields kbatch does not evaluate yet (spec.networkTopology,
+         * spec.subGroupPolicy), comma-separated, or NULL. */
+        char *unevaluated;
         /* status */
         char *phase; /* NULL when the object has no status yet */
         int32_t running, succeeded, failed;
@@ -282,6 +301,7 @@ struct kb_queue {
         int32_t priority;
         char *parent;
         enum kb_queue_state state; /* status.state; Open when unset */
+        bool has_state;            /* status.state was set */
 };
 
 struct kb_priorityclass {

@@ -181,6 +181,7 @@ void kb_podgroup_free(struct kb_podgroup *pg)
         free(pg->min_task_member);
         free(pg->queue);
         free(pg->priority_class_name);
+        free(pg->unevaluated);
         free(pg->phase);
         for (size_t i = 0; i < pg->nconditions; i++) {
                 struct kb_condition *c = &pg->conditions[i];
@@ -314,6 +315,13 @@ static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, stru
         if ((rc = kb__api_str(d, kb_value_get(spec, "priorityClassName"), "spec.priorityClassName",
                               &pg->priority_class_name)))
                 return rc;
+        /* Read, not evaluated yet: said in the session's warnings. */
+        bool topo = kb__api_set(kb_value_get(spec, "networkTopology"));
+        bool sub = kb__api_set(kb_value_get(spec, "subGroupPolicy"));
+        if (topo || sub)
+                pg->unevaluated =
+                    kb_xasprintf("%s%s%s", topo ? "spec.networkTopology" : "",
+                                 topo && sub ? ", " : "", sub ? "spec.subGroupPolicy" : "");
         return podgroup_status(d, kb_value_get(doc, "status"), pg);
 }
 
@@ -369,6 +377,7 @@ static int queue_state(struct kb__api_dec *d, const struct kb_value *status, str
         for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++)
                 if (strcmp(state, names[i]) == 0) {
                         q->state = (enum kb_queue_state)i;
+                        q->has_state = true;
                         free(state);
                         return 0;
                 }
@@ -388,11 +397,18 @@ static int queue_fill(struct kb__api_dec *d, const struct kb_value *doc, struct 
         if ((rc = kb__api_object(d, spec, "spec")))
                 return rc;
 
-        /* The Queue CRD: weight defaults to 1, minimum 1, maximum 65535. */
+        /* The Queue CRD: weight defaults to 1, maximum 65535.  Its minimum
+         * is 1, but Volcano's scheduler reads a queue of weight 0 (one
+         * created before the CRD said so, or through an old webhook) as
+         * weight 1 instead of dropping it; so does kbatch, and says so. */
         q->weight = 1;
-        if ((rc = kb__api_int32(d, kb_value_get(spec, "weight"), "spec.weight", 1, 65535,
+        if ((rc = kb__api_int32(d, kb_value_get(spec, "weight"), "spec.weight", 0, 65535,
                                 &q->weight)))
                 return rc;
+        if (q->weight == 0) {
+                KB_WARN("queue %s: spec.weight: 0 is below the minimum 1; using 1", q->meta.name);
+                q->weight = 1;
+        }
 
         /* A capability caps only the resources it names. */
         const struct kb_value *cap = kb_value_get(spec, "capability");

@@ -71,6 +71,7 @@ void kb_pod_free(struct kb_pod *p)
         free(p->nominated_node_name);
         free(p->priority_class_name);
         free(p->group_name);
+        free(p->unevaluated);
         kb__api_kvs_free(p->node_selector, p->nnode_selector);
         for (size_t i = 0; i < p->nrequired; i++)
                 term_release(&p->required[i]);
@@ -241,6 +242,36 @@ static int decode_term(struct kb__api_dec *d, const struct kb_value *v, const ch
                 return rc;
         kb__api_path(p, sizeof(p), "%s.matchFields", path);
         return decode_reqs(d, kb_value_get(v, "matchFields"), p, true, &t->fields, &t->nfields);
+}
+
+/* The scheduling fields kbatch does not evaluate yet, when the pod sets
+ * them (a list or map with something in it). */
+static char *unevaluated(const struct kb_value *spec)
+{
+        static const char *const paths[][3] = {
+            {"affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution"},
+            {"affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"},
+            {"topologySpreadConstraints", NULL, NULL},
+        };
+        struct kb_buf b;
+        kb_buf_init(&b);
+        for (size_t i = 0; i < KB_ARRAY_SIZE(paths); i++) {
+                const struct kb_value *v = kb_value_get(spec, paths[i][0]);
+                for (int k = 1; k < 3 && paths[i][k]; k++)
+                        v = kb_value_get(v, paths[i][k]);
+                bool set = (kb_value_is(v, KB_VARRAY) && v->arr.n) ||
+                           (kb_value_is(v, KB_VOBJECT) && v->obj.n);
+                if (!set)
+                        continue;
+                kb_buf_printf(&b, "%sspec", b.len ? ", " : "");
+                for (int k = 0; k < 3 && paths[i][k]; k++)
+                        kb_buf_printf(&b, ".%s", paths[i][k]);
+        }
+        if (!b.len) {
+                kb_buf_release(&b);
+                return NULL;
+        }
+        return kb_buf_detach(&b);
 }
 
 static int decode_affinity(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod)
@@ -582,6 +613,7 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
                 return rc;
         if ((rc = decode_affinity(d, spec, pod)))
                 return rc;
+        pod->unevaluated = unevaluated(spec);
 
         const struct kb_value *tols = kb_value_get(spec, "tolerations");
         if ((rc = kb__api_list(d, tols, "spec.tolerations")))

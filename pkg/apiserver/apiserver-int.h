@@ -401,6 +401,9 @@ void kb__warn(struct kb_api_resp *resp, const char *text);
 void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj);
 void kb__do_patch(struct kb_ctx *c, struct kb_obj *o);
 void kb__do_delete(struct kb_ctx *c, struct kb_obj *o);
+/* The grace period a delete of obj gets: the request's (query, then
+ * options), else the pod's own; 0 for what no kubelet runs. */
+double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const struct kb_value *obj);
 void kb__do_delete_collection(struct kb_ctx *c);
 void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
 void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);

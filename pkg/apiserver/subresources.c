@@ -110,15 +110,26 @@ void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o)
         struct kb_value *b = kb__parse_body(c);
         if (!b)
                 return;
-        kb_value_free(b);
         if (!o) {
                 kb__not_found(c, c->rt, c->name);
-                return;
+                goto out;
         }
-        kb__store_delete(c->srv, c->rt, o, 0);
+        /* The Eviction's deleteOptions as a DELETE's: its uid precondition,
+         * and the grace period (the pod's own unless they say otherwise),
+         * which the simulated kubelet honours before the pod goes. */
+        const struct kb_value *opts = kb_value_get(b, "deleteOptions");
+        const char *puid = kb_value_str(kb_value_dig(opts, "preconditions", "uid"));
+        if (puid && strcmp(puid, kb__meta_str(o->doc->v, "uid"))) {
+                kb__conflict(c, c->name);
+                goto out;
+        }
+        if (!kb_value_dig(o->doc->v, "metadata", "deletionTimestamp"))
+                kb__store_delete(c->srv, c->rt, o, kb__delete_grace(c, opts, o->doc->v));
         struct kb_value *s = kb__status_obj(201, NULL, NULL);
         kb_value_set(s, "code", kb_value_new_int(201));
         kb__reply(c->resp, 201, s);
+out:
+        kb_value_free(b);
 }
 
 /* ---- routing ------------------------------------------------------------------- */

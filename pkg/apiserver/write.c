@@ -266,8 +266,7 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
         kb__do_update(c, o, doc);
 }
 
-static double delete_grace(struct kb_ctx *c, const struct kb_value *opts,
-                           const struct kb_value *obj)
+double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const struct kb_value *obj)
 {
         if (c->rt->custom || strcmp(c->rt->resource, "pods"))
                 return 0;
@@ -342,7 +341,7 @@ void kb__do_delete(struct kb_ctx *c, struct kb_obj *o)
                 kb__reply(c->resp, 200, kb_value_clone(o->doc->v));
                 goto out;
         }
-        double grace = delete_grace(c, opts, o->doc->v);
+        double grace = kb__delete_grace(c, opts, o->doc->v);
         struct kb_value *last = kb_value_clone(o->doc->v);
         const char *policy = kb_value_str(kb_value_get(opts, "propagationPolicy"));
         const char *qp = kb__query(c->req, "propagationPolicy");

@@ -2,18 +2,22 @@
  * Node selection: the best node for a task, fast and exact.
  *
  * Volcano's allocate checks every node for every task: the request must fit
- * the node's future idle resources, every predicate must pass, and the node
- * with the highest score wins.  At 5,000 nodes and 100,000 tasks that is
+ * the node's future idle resources and every predicate must pass; among
+ * those, the nodes where it fits the idle resources come first (a task is
+ * pipelined onto room being released only when no node has it free now),
+ * and the node with the highest score wins.  At 5,000 nodes and 100,000 tasks that is
  * 5e8 predicate and score calls a session.  kbatch gets the same answer
  * from per-class caches:
  *
  *   - Tasks whose placement specs are equal (requests, nodeSelector,
- *     affinity, tolerations) form a placement class.  The tasks of one job
- *     nearly always share one.
+ *     affinity, tolerations) form a placement class (class.c).  The tasks
+ *     of one job nearly always share one.
  *   - For a class, the cache keeps per node: the static predicate verdict
  *     (computed once: labels and taints do not change in a session), which
  *     resources are short, and a max-tree (a segment tree over nodes) of
- *     scores, -inf where the node is infeasible.  The root is the answer.
+ *     (gradient, score): gradient 2 where the task fits idle resources, 1
+ *     where it fits only future idle ones, 0 where the node is infeasible.
+ *     The root is the answer.
  *   - Every change to a node's accounting appends the node to the session's
  *     change log.  Before answering, a cache replays the log from where it
  *     last stopped and recomputes those nodes' leaves: O(log N) each.
@@ -47,6 +51,7 @@ struct cache {
         uint64_t last_use;
         uint32_t size; /* leaves, a power of two >= nnodes */
         double *score; /* 2*size, [1] is the root */
+        uint8_t *grad; /* 2*size: 2 fits idle, 1 fits future idle, 0 infeasible */
         uint32_t *best;
         /* Per node: index+1 into reasons[] of the static verdict (0 passes),
          * and the mask of resources short. */
@@ -61,28 +66,16 @@ struct cache {
         size_t nreasons;
 };
 
-struct class_entry {
-        uint64_t hash;
-        uint32_t id;
-        uint32_t len;
-        const unsigned char *key;
-};
-
 struct kb_select {
         bool cached;
         struct cache *caches[MAX_CACHES];
         size_t ncaches;
         uint64_t clock;
-        /* Placement classes: an open-addressing table of canonical keys. */
-        struct class_entry *classes;
-        size_t nclasses, capclasses;
-        struct kb_buf key;
 };
 
 void kb__select_init(struct kb_session *s)
 {
         s->select = kb_xcalloc(1, sizeof(*s->select));
-        kb_buf_init(&s->select->key);
 }
 
 static void cache_free(struct cache *c)
@@ -90,6 +83,7 @@ static void cache_free(struct cache *c)
         if (!c)
                 return;
         free(c->score);
+        free(c->grad);
         free(c->best);
         free(c->static_why);
         free(c->short_mask);
@@ -103,110 +97,8 @@ void kb__select_release(struct kb_session *s)
         struct kb_select *sel = s->select;
         for (size_t i = 0; i < sel->ncaches; i++)
                 cache_free(sel->caches[i]);
-        free(sel->classes);
-        kb_buf_release(&sel->key);
         free(sel);
         s->select = NULL;
-}
-
-/* ---- placement classes ------------------------------------------------------ */
-
-static void key_str(struct kb_buf *b, const char *s)
-{
-        size_t n = s ? strlen(s) : 0;
-        uint32_t len = s ? (uint32_t)n : UINT32_MAX;
-        kb_buf_add(b, (const char *)&len, sizeof(len));
-        if (s)
-                kb_buf_add(b, s, n);
-}
-
-static void key_term(struct kb_buf *b, const struct kb_node_term *t)
-{
-        const struct kb_selector_req *lists[2] = {t->exprs, t->fields};
-        size_t counts[2] = {t->nexprs, t->nfields};
-        for (int l = 0; l < 2; l++) {
-                kb_buf_add(b, (const char *)&counts[l], sizeof(counts[l]));
-                for (size_t i = 0; i < counts[l]; i++) {
-                        const struct kb_selector_req *r = &lists[l][i];
-                        key_str(b, r->key);
-                        kb_buf_add(b, (const char *)&r->op, sizeof(r->op));
-                        kb_buf_add(b, (const char *)&r->nvalues, sizeof(r->nvalues));
-                        for (size_t v = 0; v < r->nvalues; v++)
-                                key_str(b, r->values[v]);
-                }
-        }
-}
-
-/* The canonical bytes of everything a pure callback may read of a task. */
-static void placement_key(struct kb_buf *b, const struct kb_task *t)
-{
-        const struct kb_pod *p = t->pod;
-        kb_buf_reset(b);
-        kb_buf_add(b, (const char *)&t->resreq, sizeof(t->resreq));
-        kb_buf_add(b, (const char *)&p->nnode_selector, sizeof(p->nnode_selector));
-        for (size_t i = 0; i < p->nnode_selector; i++) {
-                key_str(b, p->node_selector[i].key);
-                key_str(b, p->node_selector[i].value);
-        }
-        kb_buf_add(b, (const char *)&p->nrequired, sizeof(p->nrequired));
-        for (size_t i = 0; i < p->nrequired; i++)
-                key_term(b, &p->required[i]);
-        kb_buf_add(b, (const char *)&p->npreferred, sizeof(p->npreferred));
-        for (size_t i = 0; i < p->npreferred; i++) {
-                kb_buf_add(b, (const char *)&p->preferred[i].weight, sizeof(int32_t));
-                key_term(b, &p->preferred[i].term);
-        }
-        kb_buf_add(b, (const char *)&p->ntolerations, sizeof(p->ntolerations));
-        for (size_t i = 0; i < p->ntolerations; i++) {
-                const struct kb_toleration *tol = &p->tolerations[i];
-                key_str(b, tol->key);
-                key_str(b, tol->value);
-                key_str(b, tol->effect);
-                kb_buf_add(b, (const char *)&tol->op, sizeof(tol->op));
-        }
-}
-
-static uint32_t class_of(struct kb_session *s, struct kb_task *t)
-{
-        struct kb_select *sel = s->select;
-        if (t->eclass)
-                return t->eclass;
-        placement_key(&sel->key, t);
-        uint64_t h = kb_hash(sel->key.data, sel->key.len, KB_HASH_SEED);
-        if (sel->nclasses * 2 >= sel->capclasses) {
-                size_t cap = sel->capclasses ? sel->capclasses * 2 : 64;
-                struct class_entry *tab = kb_xcalloc(cap, sizeof(*tab));
-                for (size_t i = 0; i < sel->capclasses; i++) {
-                        struct class_entry *e = &sel->classes[i];
-                        if (!e->id)
-                                continue;
-                        size_t k = e->hash & (cap - 1);
-                        while (tab[k].id)
-                                k = (k + 1) & (cap - 1);
-                        tab[k] = *e;
-                }
-                free(sel->classes);
-                sel->classes = tab;
-                sel->capclasses = cap;
-        }
-        size_t k = h & (sel->capclasses - 1);
-        for (;; k = (k + 1) & (sel->capclasses - 1)) {
-                struct class_entry *e = &sel->classes[k];
-                if (!e->id) {
-                        unsigned char *key = kb_pool_alloc(&s->pool, sel->key.len);
-                        memcpy(key, sel->key.data, sel->key.len);
-                        e->hash = h;
-                        e->key = key;
-                        e->len = (uint32_t)sel->key.len;
-                        e->id = (uint32_t)++sel->nclasses;
-                        break;
-                }
-                if (e->hash == h && e->len == sel->key.len &&
-                    memcmp(e->key, sel->key.data, e->len) == 0)
-                        break;
-        }
-        t->eclass = sel->classes[k].id;
-        return t->eclass;
 }
 
 /* ---- fit --------------------------------------------------------------------- */
@@ -230,39 +122,44 @@ static void short_reason(int slot, char *buf, size_t n)
                 snprintf(buf, n, "Insufficient %s", kb_res_name(slot));
 }
 
-/* A reason histogram, worded as kube-scheduler's FitError:
- * "0/N nodes are available: <count> <reason>, ... ." with the entries
- * sorted as strings. */
-struct reason_count {
-        const char *reason;
-        uint32_t count;
-};
-
 static int cmp_reason_str(const void *a, const void *b)
 {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static const char *format_reasons(struct kb_session *s, size_t nnodes, struct reason_count *rc,
-                                  size_t n)
+/*
+ * The fit error, worded as kube-scheduler's FitError: "0/N nodes are
+ * available: <count> <reason>, ... ." with the entries sorted as strings.
+ * short_count[d] counts the nodes short of resource d; reasons[i] the
+ * nodes that failed a predicate with that text (equal texts from
+ * different sources are folded).  Both the caches and the full scan word
+ * their answers here.
+ */
+static const char *fit_error(struct kb_session *s, size_t nnodes,
+                             const uint32_t short_count[KB_RES_MAX], const char *const *reasons,
+                             const uint32_t *counts, size_t nreasons)
 {
-        char **items = kb_xmalloc((n + 1) * sizeof(*items));
+        char **items = kb_xmalloc((KB_RES_MAX + nreasons + 1) * sizeof(*items));
         size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-                bool dup = false;
-                /* Fold equal texts from different sources. */
-                for (size_t j = 0; j < i; j++)
-                        if (rc[j].count && strcmp(rc[j].reason, rc[i].reason) == 0) {
-                                rc[j].count += rc[i].count;
-                                rc[i].count = 0;
-                                dup = true;
-                                break;
-                        }
-                (void)dup;
+        for (int d = 0; d < KB_RES_MAX; d++) {
+                if (!short_count[d])
+                        continue;
+                char why[160];
+                short_reason(d, why, sizeof(why));
+                items[k++] = kb_xasprintf("%u %s", short_count[d], why);
         }
-        for (size_t i = 0; i < n; i++)
-                if (rc[i].count)
-                        items[k++] = kb_xasprintf("%u %s", rc[i].count, rc[i].reason);
+        for (size_t i = 0; i < nreasons; i++) {
+                uint32_t n = counts[i];
+                bool seen = false;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = counts[j] && strcmp(reasons[j], reasons[i]) == 0;
+                if (seen || !n)
+                        continue;
+                for (size_t j = i + 1; j < nreasons; j++)
+                        if (strcmp(reasons[j], reasons[i]) == 0)
+                                n += counts[j];
+                items[k++] = kb_xasprintf("%u %s", n, reasons[i]);
+        }
         qsort(items, k, sizeof(*items), cmp_reason_str);
         struct kb_buf b;
         kb_buf_init(&b);
@@ -281,21 +178,24 @@ static const char *format_reasons(struct kb_session *s, size_t nnodes, struct re
 
 /* ---- the cache ------------------------------------------------------------- */
 
-static inline bool better(double sa, uint32_t ia, double sb, uint32_t ib)
+/* (gradient, score, index) a beats b: the higher gradient, then the higher
+ * score, then the lower index (the name that sorts first). */
+static inline bool better(uint8_t ga, double sa, uint32_t ia, uint8_t gb, double sb, uint32_t ib)
 {
+        if (ga != gb)
+                return ga > gb;
         return sa > sb || (sa == sb && ia < ib);
 }
 
 static void tree_pull(struct cache *c, uint32_t k)
 {
         uint32_t l = 2 * k, r = 2 * k + 1;
-        if (better(c->score[r], c->best[r], c->score[l], c->best[l])) {
-                c->score[k] = c->score[r];
-                c->best[k] = c->best[r];
-        } else {
-                c->score[k] = c->score[l];
-                c->best[k] = c->best[l];
-        }
+        uint32_t w =
+            better(c->grad[r], c->score[r], c->best[r], c->grad[l], c->score[l], c->best[l]) ? r
+                                                                                             : l;
+        c->score[k] = c->score[w];
+        c->grad[k] = c->grad[w];
+        c->best[k] = c->best[w];
 }
 
 static void count_node(struct cache *c, uint32_t i, int sign)
@@ -317,10 +217,13 @@ static void leaf_compute(struct kb_session *s, struct cache *c, uint32_t i)
         c->short_mask[i] = short_mask(c->proto, n);
         uint32_t leaf = c->size + i;
         c->best[leaf] = i;
-        if (c->short_mask[i] || c->static_why[i])
+        if (c->short_mask[i] || c->static_why[i]) {
                 c->score[leaf] = -INFINITY;
-        else
+                c->grad[leaf] = 0;
+        } else {
                 c->score[leaf] = kb_node_order(s, c->proto, n);
+                c->grad[leaf] = kb_res_le(&c->proto->resreq, &n->idle) ? 2 : 1;
+        }
 }
 
 static struct cache *cache_build(struct kb_session *s, struct kb_task *t)
@@ -334,6 +237,7 @@ static struct cache *cache_build(struct kb_session *s, struct kb_task *t)
                 c->size *= 2;
         c->score = kb_xmalloc(2 * c->size * sizeof(*c->score));
         c->best = kb_xmalloc(2 * c->size * sizeof(*c->best));
+        c->grad = kb_xmalloc(2 * c->size * sizeof(*c->grad));
         c->static_why = kb_xcalloc(nn + 1, sizeof(*c->static_why));
         c->short_mask = kb_xcalloc(nn + 1, sizeof(*c->short_mask));
         size_t capreasons = 0;
@@ -361,12 +265,14 @@ static struct cache *cache_build(struct kb_session *s, struct kb_task *t)
         }
         for (uint32_t i = (uint32_t)nn; i < c->size; i++) {
                 c->score[c->size + i] = -INFINITY;
+                c->grad[c->size + i] = 0;
                 c->best[c->size + i] = UINT32_MAX;
         }
         for (uint32_t k = c->size - 1; k >= 1; k--)
                 tree_pull(c, k);
         if (c->size == 1 && nn == 0) {
                 c->score[1] = -INFINITY;
+                c->grad[1] = 0;
                 c->best[1] = UINT32_MAX;
         }
         c->log_pos = s->nchanges;
@@ -388,7 +294,7 @@ static void cache_catch_up(struct kb_session *s, struct cache *c)
 static struct cache *cache_get(struct kb_session *s, struct kb_task *t)
 {
         struct kb_select *sel = s->select;
-        uint32_t ec = class_of(s, t);
+        uint32_t ec = kb__class_of(s, t);
         struct cache *c = NULL;
         for (size_t i = 0; i < sel->ncaches; i++)
                 if (sel->caches[i]->eclass == ec) {
@@ -417,27 +323,7 @@ static struct cache *cache_get(struct kb_session *s, struct kb_task *t)
 
 static const char *cache_reasons(struct kb_session *s, struct cache *c)
 {
-        struct reason_count rc[KB_RES_MAX + 64];
-        struct reason_count *all = rc;
-        size_t n = 0, need = KB_RES_MAX + c->nreasons;
-        char names[KB_RES_MAX][160];
-        if (need > KB_ARRAY_SIZE(rc))
-                all = kb_xmalloc(need * sizeof(*all));
-        for (int d = 0; d < KB_RES_MAX; d++)
-                if (c->short_count[d]) {
-                        short_reason(d, names[d], sizeof(names[d]));
-                        all[n].reason = names[d];
-                        all[n++].count = c->short_count[d];
-                }
-        for (size_t r = 0; r < c->nreasons; r++)
-                if (c->reason_count[r]) {
-                        all[n].reason = c->reasons[r];
-                        all[n++].count = c->reason_count[r];
-                }
-        const char *msg = format_reasons(s, s->nnodes, all, n);
-        if (all != rc)
-                free(all);
-        return msg;
+        return fit_error(s, s->nnodes, c->short_count, c->reasons, c->reason_count, c->nreasons);
 }
 
 /* ---- the full scan ----------------------------------------------------------- */
@@ -446,22 +332,20 @@ static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, c
 {
         struct kb_node_info *best = NULL;
         double best_score = -INFINITY;
-        size_t nn = s->nnodes, n = 0, cap = 0;
-        struct reason_count *rc = NULL;
-        char names[KB_RES_MAX][160];
-        uint32_t short_count[KB_RES_MAX] = {0};
+        uint8_t best_grad = 0;
+        size_t nn = s->nnodes, nreasons = 0, cap = 0;
+        const char **reasons = NULL;
+        uint32_t *counts = NULL, short_count[KB_RES_MAX] = {0};
 
-        /* Batch scores for every node that passes (Volcano computes them over
-         * the feasible list). */
+        /* Batch scores for every node (Volcano computes them over the
+         * feasible list; infeasible nodes' scores are never read). */
         double *batch = NULL;
-        if (s->batch_node_order.n) {
+        if (s->cb[KB_POINT_BATCH_NODE_ORDER].n) {
                 struct kb_node_info **list = kb_xmalloc((nn + 1) * sizeof(*list));
                 batch = kb_xcalloc(nn + 1, sizeof(*batch));
                 for (size_t i = 0; i < nn; i++)
                         list[i] = &s->nodes[i];
-                for (size_t b = 0; b < s->batch_node_order.n; b++)
-                        s->batch_node_order.v[b].fn(s->batch_node_order.v[b].arg, t, list, nn,
-                                                    batch);
+                kb_batch_node_order(s, t, list, nn, batch);
                 free(list);
         }
         for (size_t i = 0; i < nn; i++) {
@@ -476,64 +360,124 @@ static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, c
                 const char *w = kb_predicate(s, t, node);
                 if (w) {
                         size_t r;
-                        for (r = 0; r < n; r++)
-                                if (rc[r].reason == w || strcmp(rc[r].reason, w) == 0)
+                        for (r = 0; r < nreasons; r++)
+                                if (reasons[r] == w || strcmp(reasons[r], w) == 0)
                                         break;
-                        if (r == n) {
-                                struct reason_count e = {w, 0};
-                                KB_PUSH(rc, n, cap, e);
+                        if (r == nreasons) {
+                                size_t capc = cap;
+                                KB_PUSH(reasons, nreasons, cap, w);
+                                if (cap != capc)
+                                        counts = kb_xrealloc(counts, cap * sizeof(*counts));
+                                counts[r] = 0;
                         }
-                        rc[r].count++;
+                        counts[r]++;
                         continue;
                 }
                 double score = kb_node_order(s, t, node) + (batch ? batch[i] : 0);
-                if (!best || score > best_score) {
+                uint8_t grad = kb_res_le(&t->resreq, &node->idle) ? 2 : 1;
+                if (!best || better(grad, score, (uint32_t)i, best_grad, best_score, best->index)) {
                         best = node;
                         best_score = score;
+                        best_grad = grad;
                 }
         }
-        if (!best && why) {
-                for (int d = 0; d < KB_RES_MAX; d++)
-                        if (short_count[d]) {
-                                short_reason(d, names[d], sizeof(names[d]));
-                                struct reason_count e = {names[d], short_count[d]};
-                                KB_PUSH(rc, n, cap, e);
-                        }
-                *why = format_reasons(s, nn, rc, n);
-        }
-        free(rc);
+        if (!best && why)
+                *why = fit_error(s, nn, short_count, reasons, counts, nreasons);
+        free(reasons);
+        free(counts);
         free(batch);
         return best;
 }
 
 static bool use_cache(struct kb_session *s)
 {
-        if (s->conf->full_scan || s->batch_node_order.n)
+        if (s->conf->full_scan || s->cb[KB_POINT_BATCH_NODE_ORDER].n)
                 return false;
-        for (size_t i = 0; i < s->predicate.n; i++)
-                if (!(s->predicate.v[i].flags & KB_PURE))
-                        return false;
-        for (size_t i = 0; i < s->node_order.n; i++)
-                if (!(s->node_order.v[i].flags & KB_PURE))
-                        return false;
+        static const enum kb_point cached[] = {KB_POINT_PREDICATE, KB_POINT_NODE_ORDER};
+        for (size_t p = 0; p < KB_ARRAY_SIZE(cached); p++)
+                for (size_t i = 0; i < s->cb[cached[p]].n; i++)
+                        if (!(s->cb[cached[p]].v[i].flags & KB_PURE))
+                                return false;
         return true;
 }
 
-static struct kb_node_info *find_node_by_name(struct kb_session *s, const char *name)
+/* ---- the purity contract, checked in test builds ------------------------------ */
+
+#ifdef KB_TESTING
+#include <stdarg.h>
+
+unsigned kb__purity_violations;
+bool kb__purity_abort = true;
+
+KB_PRINTF(1, 2) static void violation(const char *fmt, ...)
 {
-        size_t lo = 0, hi = s->nnodes;
-        while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                int c = strcmp(s->nodes[mid].name, name);
-                if (c == 0)
-                        return &s->nodes[mid];
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+        char msg[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        KB_ERROR("purity contract broken: %s", msg);
+        kb__purity_violations++;
+        if (kb__purity_abort)
+                abort();
 }
+
+static bool same_reason(const char *a, const char *b)
+{
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/*
+ * Whether the cache that answered for t could have answered honestly: on
+ * the chosen node and a few others, every pure callback must answer for t
+ * as for the task the cache was built from (same placement class), the
+ * predicates' verdict must still be the one cached when the cache was built
+ * (static node attributes only), and a feasible node's cached score must be
+ * what the node orders say now (nothing outside the node's accounting).
+ */
+static void check_purity(struct kb_session *s, struct cache *c, const struct kb_task *t,
+                         const struct kb_node_info *chosen)
+{
+        size_t nn = s->nnodes;
+        if (!nn)
+                return;
+        uint32_t sample[4] = {chosen ? chosen->index : 0};
+        for (uint32_t k = 1; k < 4; k++)
+                sample[k] = (uint32_t)(((uint64_t)t->index * 2654435761u + k * 40503u) % nn);
+        for (size_t k = 0; k < 4; k++) {
+                uint32_t i = sample[k];
+                const struct kb_node_info *n = &s->nodes[i];
+                EACH_CB (s, KB_POINT_PREDICATE, e)
+                        if (!same_reason(e->fn.predicate(e->arg, t, n),
+                                         e->fn.predicate(e->arg, c->proto, n)))
+                                violation("predicate of %s answers %s and %s differently on node "
+                                          "%s, though they share a placement class",
+                                          e->plugin ? e->plugin : "(none)", t->name, c->proto->name,
+                                          n->name);
+                EACH_CB (s, KB_POINT_NODE_ORDER, e)
+                        if (e->fn.node_order(e->arg, t, n) != e->fn.node_order(e->arg, c->proto, n))
+                                violation("node order of %s scores %s and %s differently on node "
+                                          "%s, though they share a placement class",
+                                          e->plugin ? e->plugin : "(none)", t->name, c->proto->name,
+                                          n->name);
+                const char *now = kb_predicate(s, t, n);
+                const char *then = c->static_why[i] ? c->reasons[c->static_why[i] - 1] : NULL;
+                if (!same_reason(now, then))
+                        violation("the predicates' verdict on node %s changed during the session "
+                                  "(\"%s\", was \"%s\"): a pure predicate may read only the "
+                                  "node's static attributes",
+                                  n->name, now ? now : "fits", then ? then : "fits");
+                double leaf = c->score[c->size + i];
+                if (c->grad[c->size + i] && leaf != kb_node_order(s, t, n))
+                        violation("node %s's cached score %g is not its score now %g: a pure "
+                                  "node order may read only the task's placement spec and the "
+                                  "node",
+                                  n->name, leaf, kb_node_order(s, t, n));
+        }
+}
+#endif
+
+/* ---- the answer ----------------------------------------------------------------- */
 
 struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, const char **why)
 {
@@ -542,17 +486,18 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
         /* The nominated node first, when it is feasible (Volcano allocate). */
         const char *nom = t->pod->nominated_node_name;
         if (nom && *nom) {
-                struct kb_node_info *n = find_node_by_name(s, nom);
+                struct kb_node_info *n = kb_session_node(s, nom);
                 if (n && !short_mask(t, n) && !kb_predicate(s, t, n))
                         return n;
         }
         if (!use_cache(s))
                 return full_scan(s, t, why);
         struct cache *c = cache_get(s, t);
-        if (c->score[1] == -INFINITY) {
-                if (why)
-                        *why = cache_reasons(s, c);
-                return NULL;
-        }
-        return &s->nodes[c->best[1]];
+        struct kb_node_info *n = c->grad[1] == 0 ? NULL : &s->nodes[c->best[1]];
+#ifdef KB_TESTING
+        check_purity(s, c, t, n);
+#endif
+        if (!n && why)
+                *why = cache_reasons(s, c);
+        return n;
 }

@@ -702,20 +702,27 @@ static void queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
 {
         struct kb_value *body = kb_value_new(KB_VOBJECT);
         struct kb_value *sv = kb_value_ensure_object(body, "status");
-        kb_value_set(sv, "state", kb_value_new_string(kb_queue_state_name(qs->state)));
+        if (qs->state_changed) /* else the user's, never echoed back stale */
+                kb_value_set(sv, "state", kb_value_new_string(kb_queue_state_name(qs->state)));
         kb_value_set(sv, "pending", kb_value_new_int(qs->pending));
         kb_value_set(sv, "inqueue", kb_value_new_int(qs->inqueue));
         kb_value_set(sv, "running", kb_value_new_int(qs->running));
         kb_value_set(sv, "unknown", kb_value_new_int(qs->unknown));
         kb_value_set(sv, "completed", kb_value_new_int(qs->completed));
-        struct kb_value *alloc = kb_value_ensure_object(sv, "allocated");
-        for (int i = 0; i < kb_res_count(); i++) {
-                if (i == KB_RES_PODS || qs->allocated.q[i] == 0)
-                        continue;
-                char buf[64];
-                kb_quantity_format(qs->allocated.q[i], kb_res_is_milli(i), kb_res_is_bytes(i), buf,
-                                   sizeof(buf));
-                kb_value_set(alloc, kb_res_name(i), kb_value_new_string(buf));
+        /* A resource at 0 is null: the merge patch drops what was there. */
+        const struct kb_res *sums[] = {&qs->allocated, &qs->deserved};
+        for (int k = 0; k < 2; k++) {
+                struct kb_value *o = kb_value_ensure_object(sv, k ? "deserved" : "allocated");
+                for (int i = 0; i < kb_res_count(); i++) {
+                        if (i == KB_RES_PODS)
+                                continue;
+                        char buf[64];
+                        kb_quantity_format(sums[k]->q[i], kb_res_is_milli(i), kb_res_is_bytes(i),
+                                           buf, sizeof(buf));
+                        kb_value_set(o, kb_res_name(i),
+                                     sums[k]->q[i] ? kb_value_new_string(buf)
+                                                   : kb_value_new(KB_VNULL));
+                }
         }
         char *text = kb_json_emit(body, false);
         kb_value_free(body);
@@ -816,6 +823,18 @@ out:
 
 /* ---- entry points --------------------------------------------------------------------- */
 
+/* What the session read but did not evaluate: a Warning event on the
+ * PodGroup, or on the pod that has none (repeats fold into one event's
+ * count, like every event). */
+static void dispatch_warning(struct kb_sched *s, const struct kb_warning *w)
+{
+        const struct kb_meta *m = w->pg ? &w->pg->meta : w->pod ? &w->pod->meta : NULL;
+        if (!m)
+                return;
+        kb__event(s, w->pg ? "PodGroup" : "Pod", w->pg ? "scheduling.volcano.sh/v1beta1" : "v1",
+                  ns_of(m), m->name, m->uid, "Warning", "Unsupported", w->message);
+}
+
 void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                          const struct kb_result *r)
 {
@@ -831,6 +850,8 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
         for (size_t i = 0; i < r->nqueues; i++)
                 queue_status(s, &r->queues[i]);
         pod_failures(s, snap, r);
+        for (size_t i = 0; i < r->nwarnings; i++)
+                dispatch_warning(s, &r->warnings[i]);
 }
 
 /* ---- discovery ------------------------------------------------------------------------ */

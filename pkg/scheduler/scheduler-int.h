@@ -121,6 +121,8 @@ void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e
                          const struct kb_cache_snap *snap);
 void kb__metrics_bind(struct kb_sched *s, bool ok);
 void kb__metrics_set_leader(struct kb_sched *s, bool leader);
+/* The conf's skipped items, for /metrics (any thread). */
+void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf);
 int kb__http_start(struct kb_sched *s, const char *addr);
 void kb__http_stop(struct kb_sched *s);
 

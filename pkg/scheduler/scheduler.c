@@ -57,6 +57,20 @@ static bool same_stat(const struct stat *a, const struct stat *b)
                a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
+/* Says once, at startup and at each reload, what the conf names that
+ * kbatch skips, and lists it on /metrics. */
+static void conf_announce(struct kb_sched *s)
+{
+        const struct kb_conf *conf = &s->conf->conf;
+        if (conf->nskipped) {
+                char list[1024];
+                kb_conf_skipped_summary(conf, list, sizeof(list));
+                KB_WARN("scheduler conf: kbatch skips %zu item(s) it does not support: %s",
+                        conf->nskipped, list);
+        }
+        kb__metrics_conf(s->metrics, conf);
+}
+
 /* Polls the conf file (a ConfigMap volume swaps a symlink, which inotify on
  * the file would miss).  A bad file keeps the last good conf. */
 static void conf_check(struct kb_sched *s)
@@ -67,7 +81,10 @@ static void conf_check(struct kb_sched *s)
         s->conf_st = st;
         struct kb__conf_ref *c = kb_xcalloc(1, sizeof(*c));
         char err[512];
-        if (kb_conf_load_file(s->o->conf_path, &c->conf, err, sizeof(err))) {
+        int rc = kb_conf_load_file(s->o->conf_path, &c->conf, err, sizeof(err));
+        if (!rc && s->o->strict_conf && (rc = kb_conf_strict(&c->conf, err, sizeof(err))))
+                kb_conf_release(&c->conf);
+        if (rc) {
                 KB_ERROR("scheduler conf %s changed but is not valid, keeping the previous one: %s",
                          s->o->conf_path, err);
                 free(c);
@@ -77,6 +94,7 @@ static void conf_check(struct kb_sched *s)
         conf_unref(s->conf);
         s->conf = c;
         KB_INFO("scheduler conf %s reloaded", s->o->conf_path);
+        conf_announce(s);
 }
 
 /* ---- sessions -------------------------------------------------------------------- */
@@ -358,6 +376,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         kb_kube_config_release(&cfg);
         s->cache = kb_cache_new();
         s->metrics = kb__metrics_new();
+        conf_announce(s);
 
         static const struct {
                 const char *name, *path;

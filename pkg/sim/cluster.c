@@ -443,6 +443,11 @@ void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
                 c->npods = w;
                 free(gone);
         }
+        /* A Closing queue the session found idle is Closed from now on. */
+        for (size_t i = 0; i < r->nqueues; i++)
+                for (size_t k = 0; r->queues[i].state_changed && k < c->nqueues; k++)
+                        if (strcmp(c->queues[k]->meta.name, r->queues[i].name) == 0)
+                                c->queues[k]->state = r->queues[i].state;
         for (size_t i = 0; i < r->npodgroups; i++) {
                 const struct kb_pg_status *st = &r->podgroups[i];
                 struct kb_podgroup *pg = (struct kb_podgroup *)st->pg;

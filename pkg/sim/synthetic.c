@@ -9,9 +9,24 @@
  *                                                 1; groups go round-robin
  *   besteffort-groups=B                           B more groups of S pods
  *                                                 with no requests
+ *   running=1                                     the groups already run:
+ *                                                 pods bound and Running,
+ *                                                 spread over the nodes as
+ *                                                 allocate spreads them (pod
+ *                                                 g of all goes to node g mod
+ *                                                 N), groups Running
+ *   priority=P                                    the groups' and pods'
+ *                                                 PriorityClass "priority-P"
+ *                                                 (value P, created)
+ *   prefix=NAME                                   groups NAME-000001.. (pg)
+ *   queue=NAME                                    every group in queue NAME
+ *                                                 instead of round-robin
  *
- * Group i is created i seconds after the first, so job order is FIFO.
- * Names: node-000001, pg-000001 with pods pg-000001-0..S-1, be-000001.
+ * queues=0 (with nodes=0) adds groups to what an earlier spec built:
+ * kbatch-sim takes several --synthetic specs, e.g. a cluster full of
+ * running low-priority gangs, then pending high-priority ones.  Group i is
+ * created i seconds after the first, so job order is FIFO.  Names:
+ * node-000001, pg-000001 with pods pg-000001-0..S-1, be-000001.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +37,8 @@
 struct spec {
         int64_t nodes, node_cpu, node_memory, node_pods;
         int64_t groups, group_size, pod_cpu, pod_memory, queues, besteffort;
+        int64_t running, priority;
+        char prefix[32], queue[64];
 };
 
 static int parse_spec(const char *text, struct spec *sp, char *err, size_t errlen)
@@ -41,6 +58,8 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
             {"pod-memory", offsetof(struct spec, pod_memory), false, true},
             {"queues", offsetof(struct spec, queues), false, false},
             {"besteffort-groups", offsetof(struct spec, besteffort), false, false},
+            {"running", offsetof(struct spec, running), false, false},
+            {"priority", offsetof(struct spec, priority), false, false},
         };
         char *copy = kb_xstrdup(text), *save = NULL;
         int rc = 0;
@@ -52,7 +71,8 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                             .group_size = 10,
                             .pod_cpu = 1000,
                             .pod_memory = 1LL << 30,
-                            .queues = 1};
+                            .queues = 1,
+                            .prefix = "pg"};
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
                 char *eq = strchr(tok, '=');
                 size_t i;
@@ -62,6 +82,18 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                         break;
                 }
                 *eq = '\0';
+                if (strcmp(tok, "prefix") == 0 || strcmp(tok, "queue") == 0) {
+                        char *dst = tok[0] == 'p' ? sp->prefix : sp->queue;
+                        size_t cap = tok[0] == 'p' ? sizeof(sp->prefix) : sizeof(sp->queue);
+                        if (!eq[1] || strlen(eq + 1) >= cap) {
+                                snprintf(err, errlen, "--synthetic: %s: bad value \"%s\"", tok,
+                                         eq + 1);
+                                rc = KB_EBADINPUT;
+                                break;
+                        }
+                        snprintf(dst, cap, "%s", eq + 1);
+                        continue;
+                }
                 for (i = 0; i < KB_ARRAY_SIZE(keys); i++)
                         if (strcmp(keys[i].key, tok) == 0)
                                 break;
@@ -80,8 +112,9 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                 *(int64_t *)((char *)sp + keys[i].off) = v;
         }
         free(copy);
-        if (!rc && sp->queues < 1) {
-                snprintf(err, errlen, "--synthetic: queues: must be at least 1");
+        if (!rc && sp->queues < 1 && !sp->queue[0]) {
+                snprintf(err, errlen,
+                         "--synthetic: queues: must be at least 1, unless queue= names one");
                 rc = KB_EBADINPUT;
         }
         return rc;
@@ -96,9 +129,14 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
         pg->meta.name = kb_xstrdup(name);
         pg->meta.namespace = kb_xstrdup("default");
         pg->meta.uid = kb_xasprintf("podgroup:default/%s", name);
-        pg->meta.creation = 1.7e9 + (double)i;
+        pg->meta.creation = 1.7e9 + (double)(c->synthetic_groups + i);
         pg->min_member = (int32_t)sp->group_size;
-        pg->queue = kb_xasprintf("q%lld", (long long)(i % sp->queues));
+        pg->queue = sp->queue[0] ? kb_xstrdup(sp->queue)
+                                 : kb_xasprintf("q%lld", (long long)(i % sp->queues));
+        if (sp->priority)
+                pg->priority_class_name = kb_xasprintf("priority-%lld", (long long)sp->priority);
+        if (sp->running)
+                pg->phase = kb_xstrdup("Running");
         KB_PUSH(c->podgroups, c->npodgroups, c->cappodgroups, pg);
         for (int64_t k = 0; k < sp->group_size; k++) {
                 struct kb_pod *p = kb_xcalloc(1, sizeof(*p));
@@ -110,6 +148,17 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
                     kb_xstrdup(c->nscheduler_names ? c->scheduler_names[0] : "kbatch");
                 p->group_name = kb_xstrdup(name);
                 p->phase = KB_POD_PENDING;
+                if (sp->priority) {
+                        p->priority_class_name = kb_xstrdup(pg->priority_class_name);
+                        p->priority = (int32_t)sp->priority;
+                        p->has_priority = true;
+                }
+                if (sp->running && c->nnodes) {
+                        p->node_name = kb_xstrdup(
+                            c->nodes[(size_t)(c->synthetic_placed++ % (int64_t)c->nnodes)]
+                                ->meta.name);
+                        p->phase = KB_POD_RUNNING;
+                }
                 p->requests.q[KB_RES_PODS] = 1;
                 if (best_effort) {
                         p->best_effort = true;
@@ -148,9 +197,21 @@ int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size
                 kb_res_fill(&queue->capability, KB_RES_UNLIMITED);
                 KB_PUSH(c->queues, c->nqueues, c->capqueues, queue);
         }
+        bool have_class = false;
+        for (size_t i = 0; sp.priority && i < c->npriorityclasses; i++)
+                have_class |= c->priorityclasses[i]->value == sp.priority &&
+                              kb_has_prefix(c->priorityclasses[i]->meta.name, "priority-");
+        if (sp.priority && !have_class) {
+                struct kb_priorityclass *pc = kb_xcalloc(1, sizeof(*pc));
+                pc->meta.name = kb_xasprintf("priority-%lld", (long long)sp.priority);
+                pc->meta.uid = kb_xasprintf("priorityclass:%s", pc->meta.name);
+                pc->value = (int32_t)sp.priority;
+                KB_PUSH(c->priorityclasses, c->npriorityclasses, c->cappriorityclasses, pc);
+        }
         for (int64_t i = 0; i < sp.groups; i++)
-                add_group(c, "pg", i, &sp, false);
+                add_group(c, sp.prefix, i, &sp, false);
         for (int64_t i = 0; i < sp.besteffort; i++)
                 add_group(c, "be", sp.groups + i, &sp, true);
+        c->synthetic_groups += sp.groups + sp.besteffort;
         return 0;
 }

@@ -58,6 +58,13 @@ for w in $CHECK; do
   fi
 done
 
+# Preemption and reclaim at 5,000 nodes (EVICT=0 skips them).
+if [ "${EVICT:-1}" != 0 ]; then
+  echo
+  echo "preemption and reclaim (3 sessions; the minimum is 3,200 evictions):"
+  RUNS=$RUNS bash test/bench/evict.sh
+fi
+
 # The daemon end to end against kbatch-apiserver (DAEMON=0 skips it).
 if [ "${DAEMON:-1}" != 0 ]; then
   echo

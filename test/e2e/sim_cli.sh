@@ -159,6 +159,33 @@ fi
 run "--synthetic bad spec" 2 --synthetic nodes=2,bogus=1
 check "--synthetic names the bad key" "$TMP/err" 'unknown key "bogus"'
 
+# ---- the conf says what it does ---------------------------------------------------
+
+# A Volcano conf naming what kbatch lacks loads, says so in one line, and
+# --strict-conf refuses it; a conf with no action is an error.
+cat >"$TMP/volcano.conf" <<'EOF'
+actions: "enqueue, allocate, shuffle, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: tdm
+  - name: nodeorder
+    arguments: {tainttoleration.weight: 3}
+EOF
+run "a conf with skipped items" 0 --output json --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
+check "one summary line of what is skipped" "$TMP/err" \
+        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action shuffle, plugin tdm, argument nodeorder tainttoleration.weight"
+check "the gang still binds" "$TMP/out" '"pod":"team/a-1"'
+run "--strict-conf refuses it" 2 --strict-conf --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
+check "--strict-conf names what would be skipped" "$TMP/err" \
+        "--strict-conf: kbatch would skip 3 item(s): action shuffle, plugin tdm"
+run "--strict-conf with the default conf" 0 --strict-conf --output json "$TMP/gang.yaml"
+printf 'actions: ""\n' >"$TMP/idle.conf"
+run "a conf without actions" 2 --scheduler-conf "$TMP/idle.conf" "$TMP/gang.yaml"
+check "no action is an error" "$TMP/err" "actions: no action given; the scheduler would do nothing"
+
 # ---- stdin -------------------------------------------------------------------------
 
 got=0

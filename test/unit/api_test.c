@@ -797,6 +797,18 @@ static void test_queue(void **state)
         assert_int_equal(q->state, KB_QUEUE_OPEN);
         kb_object_release(&o);
 
+        /* Weight 0 reads as 1, with a warning naming the queue and field
+         * (Volcano's scheduler does the same instead of dropping it). */
+        kb_test_log_start();
+        decode_ok("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: z}\n"
+                  "spec: {weight: 0}\n",
+                  &o, KB_KIND_QUEUE);
+        assert_int_equal(o.queue->weight, 1);
+        assert_true(
+            kb_test_log_contains("queue z: spec.weight: 0 is below the minimum 1; using 1"));
+        kb_test_log_stop();
+        kb_object_release(&o);
+
         static const char *const states[] = {"Open", "Closed", "Closing", "Unknown"};
         for (int s = 0; s < 4; s++) {
                 char doc[256];
@@ -1113,8 +1125,8 @@ static const struct {
      "podgroup team-a/train: status.conditions[0].type: must be a string, got array"},
 
     /* Queues. */
-    {Q "spec: {weight: 0}\n", "queue q1: spec.weight: must be between 1 and 65535, got 0"},
-    {Q "spec: {weight: 70000}\n", "queue q1: spec.weight: must be between 1 and 65535, got 70000"},
+    {Q "spec: {weight: -1}\n", "queue q1: spec.weight: must be between 0 and 65535, got -1"},
+    {Q "spec: {weight: 70000}\n", "queue q1: spec.weight: must be between 0 and 65535, got 70000"},
     {Q "spec: {capability: {cpu: lots}}\n",
      "queue q1: spec.capability.cpu: malformed quantity \"lots\""},
     {Q "spec: {guarantee: {resource: {memory: 1Qi}}}\n",

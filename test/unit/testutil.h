@@ -30,10 +30,15 @@ int kb_test_log_contains(const char *needle);
  *              (pods in namespace default may omit it), in any order; ""
  *              for none.
  *   phases     "pg=Phase ..." checked after the last session (optional).
+ *   reasons    "pg=Reason ..." of the last session's Unschedulable
+ *              conditions (optional).
  *   message    a text some Unschedulable condition of the last session
  *              must contain (optional).
  *   nominated  the last session's nominations (pipelined tasks), as
  *              "pod=node" like binds; checked when not NULL.
+ *   evicted    every eviction of every session, "pod" or "pod=action"
+ *              names (pods in namespace default may omit it), in any
+ *              order; checked when not NULL.
  *
  * Each scenario runs twice, through the node-selection caches and as a
  * full scan, and both must give exactly the expected binds.
@@ -46,7 +51,9 @@ struct kb_scenario {
         const char *binds;
         const char *phases;
         const char *message;
+        const char *reasons;
         const char *nominated;
+        const char *evicted;
 };
 void kb_run_scenario(const struct kb_scenario *sc);
 /* Runs a table of scenarios as one cmocka test, reporting each by name. */
