@@ -18,14 +18,15 @@
 
 DEB_PKGS := gcc make pkg-config libcurl4-openssl-dev libyajl-dev libuv1-dev \
             libyaml-dev libcmocka-dev libmicrohttpd-dev uthash-dev \
-            libgnutls28-dev curl clang
+            libgnutls28-dev curl clang python3-kubernetes \
+            protobuf-c-compiler libprotobuf-c-dev
 CC      ?= cc
 MODE    ?= release
 
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wstrict-prototypes -Werror \
            -Wno-unused-parameter
 DEFS    := -D_GNU_SOURCE -Ipkg -I.
-LDLIBS  := -lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lpthread -lm
+LDLIBS  := -lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lprotobuf-c -lpthread -lm
 
 ifeq ($(MODE),asan)
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -39,6 +40,12 @@ endif
 B       := build/$(MODE)
 LIB_SRC := $(sort $(wildcard pkg/*/*.c actions/*.c plugins/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+# pkg/MODULE/NAME.proto -> $(B)/gen/MODULE/NAME.pb-c.[ch] (protobuf-c), included
+# as "MODULE/NAME.pb-c.h" and linked into the library.
+PROTO   := $(wildcard pkg/*/*.proto)
+PROTO_C := $(PROTO:pkg/%.proto=$(B)/gen/%.pb-c.c)
+PROTO_O := $(PROTO_C:%.c=%.o)
+DEFS    += -I$(B)/gen
 CMDS    := $(notdir $(wildcard cmd/*))
 UNIT    := $(notdir $(basename $(wildcard test/unit/*_test.c)))
 E2E     := $(sort $(wildcard test/e2e/*.sh))
@@ -76,7 +83,19 @@ $(B)/obj/%.o: %.c
 	@echo "  CC      $<"
 	@$(CC) $(WARN) $(OPT) $(DEFS) -MMD -MP -c $< -o $@
 
-$(B)/libkbatch.a: $(LIB_OBJ)
+$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h: pkg/%.proto
+	@mkdir -p $(B)/gen
+	@echo "  PROTOC  $<"
+	@protoc-c --proto_path=pkg --c_out=$(B)/gen $<
+
+# Generated code: built without -Wpedantic -Werror, which it is not written for.
+$(B)/gen/%.pb-c.o: $(B)/gen/%.pb-c.c
+	@echo "  CC      $<"
+	@$(CC) -std=c11 $(OPT) $(DEFS) -c $< -o $@
+
+$(LIB_OBJ): | $(PROTO_C:.c=.h)
+
+$(B)/libkbatch.a: $(LIB_OBJ) $(PROTO_O)
 	@rm -f $@
 	@ar rcs $@ $^
 
