@@ -272,7 +272,6 @@ void kb__fieldcheck_release(struct kb_fieldcheck *fc);
 
 /* ---- printing (table.c) ------------------------------------------------ */
 
-void kb__humanize(double secs, char *buf, size_t n);
 /* Appends a Table for objs (n of them) to out. */
 void kb__table(struct kb_apiserver *srv, const struct kb_rtype *rt, const struct kb_value **objs,
                size_t n, const char *include, bool with_columns, const char *rv,

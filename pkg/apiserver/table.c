@@ -1,8 +1,8 @@
 /*
  * Server-side printing: the meta.k8s.io/v1 Table kubectl asks for with
  * "Accept: application/json;as=Table".  kubectl prints the cells as given,
- * so ages are humanised here, the way upstream's HumanDuration does:
- * 59s, 2m3s, 15m, 3h5m, 12h, 3d4h, 689d, 2y5d.
+ * so ages are humanised here (kb_human_duration, as upstream's
+ * HumanDuration: 59s, 2m3s, 15m, 3h5m, 12h, 3d4h, 689d, 2y5d).
  */
 #include "apiserver/apiserver-int.h"
 
@@ -11,61 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void kb__humanize(double secs, char *buf, size_t n)
-{
-        int64_t s = (int64_t)secs;
-        if (s < -1) {
-                snprintf(buf, n, "<invalid>");
-                return;
-        }
-        if (s < 0)
-                s = 0;
-        if (s < 120) {
-                snprintf(buf, n, "%" PRId64 "s", s);
-                return;
-        }
-        int64_t m = s / 60;
-        if (m < 10) {
-                if (s % 60)
-                        snprintf(buf, n, "%" PRId64 "m%" PRId64 "s", m, s % 60);
-                else
-                        snprintf(buf, n, "%" PRId64 "m", m);
-                return;
-        }
-        if (m < 180) {
-                snprintf(buf, n, "%" PRId64 "m", m);
-                return;
-        }
-        int64_t h = s / 3600;
-        if (h < 8) {
-                if (m % 60)
-                        snprintf(buf, n, "%" PRId64 "h%" PRId64 "m", h, m % 60);
-                else
-                        snprintf(buf, n, "%" PRId64 "h", h);
-                return;
-        }
-        if (h < 48) {
-                snprintf(buf, n, "%" PRId64 "h", h);
-                return;
-        }
-        if (h < 24 * 8) {
-                if (h % 24)
-                        snprintf(buf, n, "%" PRId64 "d%" PRId64 "h", h / 24, h % 24);
-                else
-                        snprintf(buf, n, "%" PRId64 "d", h / 24);
-                return;
-        }
-        if (h < 24 * 365 * 2) {
-                snprintf(buf, n, "%" PRId64 "d", h / 24);
-                return;
-        }
-        int64_t y = h / 24 / 365, d = (h / 24) % 365;
-        if (h < 24 * 365 * 8 && d)
-                snprintf(buf, n, "%" PRId64 "y%" PRId64 "d", y, d);
-        else
-                snprintf(buf, n, "%" PRId64 "y", y);
-}
-
 static void age_of(const char *ts, char *buf, size_t n)
 {
         double t;
@@ -73,7 +18,7 @@ static void age_of(const char *ts, char *buf, size_t n)
                 snprintf(buf, n, "<unknown>");
                 return;
         }
-        kb__humanize(kb__now() - t, buf, n);
+        kb_human_duration(kb__now() - t, buf, n);
 }
 
 void kb__cell_str(struct kb_value *cells, const char *s)
@@ -257,7 +202,7 @@ static void job_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
         if (st && !kb_parse_time(st, &start)) {
                 if (!ct || kb_parse_time(ct, &end))
                         end = kb__now();
-                kb__humanize(end - start, buf, sizeof(buf));
+                kb_human_duration(end - start, buf, sizeof(buf));
                 kb__cell_str(cells, buf);
         } else
                 kb_value_append(cells, kb_value_new_string(""));

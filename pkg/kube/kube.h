@@ -126,6 +126,9 @@ struct kb_kube_opts {
         int burst;        /* default 100 */
         double timeout;   /* per attempt, seconds; default 30 */
         int max_attempts; /* default 6 */
+        /* The User-Agent header (copied, at most 63 bytes); default
+         * "kbatch-scheduler". */
+        const char *user_agent;
 };
 
 /* A new client on loop with a copy of cfg.  Loop thread. */

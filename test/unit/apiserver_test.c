@@ -45,7 +45,7 @@ static void test_humanize(void **state)
         };
         char buf[32];
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
-                kb__humanize(cases[i].secs, buf, sizeof(buf));
+                kb_human_duration(cases[i].secs, buf, sizeof(buf));
                 assert_string_equal(buf, cases[i].want);
         }
 }
