@@ -202,6 +202,44 @@ static bool reported(const struct kb_job *j)
         return g && *g;
 }
 
+/* A pod of kbatch's without a PodGroup that is still Pending: why, in
+ * kube-scheduler's words where it has them. */
+static const char *lone_why(const struct kb_job *j, const struct kb_task *t)
+{
+        if (t->fit_error)
+                return t->fit_error;
+        if (j->fit_error)
+                return j->fit_error;
+        if (j->quota_error)
+                return j->quota_error;
+        if (j->enqueue_why)
+                return j->enqueue_why;
+        return j->invalid;
+}
+
+static void lone_pods(struct kb_session *s)
+{
+        struct kb_result *r = s->result;
+        size_t n = 0;
+        for (size_t i = 0; i < s->njobs; i++)
+                n += !s->jobs[i]->pg && !reported(s->jobs[i]);
+        r->unschedulable = kb_pool_alloc(&r->pool, (n + 1) * sizeof(*r->unschedulable));
+        for (size_t i = 0; i < s->njobs; i++) {
+                const struct kb_job *j = s->jobs[i];
+                if (j->pg || reported(j))
+                        continue;
+                for (uint32_t k = 0; k < j->ntasks; k++) {
+                        const struct kb_task *t = j->tasks[k];
+                        const char *why = lone_why(j, t);
+                        if (t->status != KB_TASK_PENDING || !why || r->nunschedulable >= n)
+                                continue;
+                        struct kb_pod_status *ps = &r->unschedulable[r->nunschedulable++];
+                        ps->pod = t->pod;
+                        ps->message = kb_pool_strdup(&r->pool, why);
+                }
+        }
+}
+
 void kb__session_statuses(struct kb_session *s)
 {
         warnings(s);
@@ -238,6 +276,8 @@ void kb__session_statuses(struct kb_session *s)
                         st->cond_message = kb_pool_strdup(&r->pool, c->message);
                 }
         }
+
+        lone_pods(s);
 
         /* Nominations: whatever is still Pipelined now was kept. */
         size_t nnom = 0;

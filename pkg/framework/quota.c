@@ -24,9 +24,9 @@ void kb_job_hold(const struct kb_job *j, struct kb_job_hold *h)
         if (has_min)
                 for (int d = 0; d < KB_RES_MAX; d++)
                         h->min[d] = (double)j->pg->min_resources.q[d];
-        bool reserves = has_min && (j->phase == KB_PG_INQUEUE ||
-                                    (j->phase == KB_PG_RUNNING &&
-                                     h->nheld >= (uint32_t)j->min_available));
+        bool reserves =
+            has_min && (j->phase == KB_PG_INQUEUE ||
+                        (j->phase == KB_PG_RUNNING && h->nheld >= (uint32_t)j->min_available));
         for (int d = 0; d < KB_RES_MAX; d++) {
                 h->elastic[d] = fmax(h->held[d] - h->min[d], 0);
                 if (reserves && d != KB_RES_PODS)
@@ -38,14 +38,13 @@ void kb_quota_short(struct kb_buf *b, int i, double need, double allocated, doub
                     double elastic, double capability)
 {
         char n[48], al[48], res[48], el[48], cap[48];
-        kb_buf_printf(b,
-                      "%sinsufficient %s: the group needs %s, the queue has %s allocated, %s "
-                      "reserved for admitted groups, %s elastic, capability %s",
-                      b->len > 0 ? "; " : "", kb_res_name(i), kb_res_qty(i, need, n, sizeof(n)),
-                      kb_res_qty(i, allocated, al, sizeof(al)),
-                      kb_res_qty(i, reserved, res, sizeof(res)),
-                      kb_res_qty(i, elastic, el, sizeof(el)),
-                      kb_res_qty(i, capability, cap, sizeof(cap)));
+        kb_buf_printf(
+            b,
+            "%sinsufficient %s: the group needs %s, the queue has %s allocated, %s "
+            "reserved for admitted groups, %s elastic, capability %s",
+            b->len > 0 ? "; " : "", kb_res_name(i), kb_res_qty(i, need, n, sizeof(n)),
+            kb_res_qty(i, allocated, al, sizeof(al)), kb_res_qty(i, reserved, res, sizeof(res)),
+            kb_res_qty(i, elastic, el, sizeof(el)), kb_res_qty(i, capability, cap, sizeof(cap)));
 }
 
 void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char *queue, int i,

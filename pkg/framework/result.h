@@ -43,6 +43,15 @@ struct kb_pg_status {
         uint32_t position, waiting;
 };
 
+/* A pod without a PodGroup (a job of its own) left Pending by this
+ * session: the daemon sets its PodScheduled condition False with reason
+ * Unschedulable and records a FailedScheduling event, as kube-scheduler
+ * does; kbatch-sim lists it. */
+struct kb_pod_status {
+        const struct kb_pod *pod;
+        const char *message; /* "0/4 nodes are available: 4 Insufficient cpu." */
+};
+
 /* What a session read but did not evaluate (a PodGroup's networkTopology,
  * a pod's required pod anti-affinity, ...), one per job that has any: the
  * daemon makes it a Warning event on the PodGroup (or on the pod, for a pod
@@ -99,6 +108,8 @@ struct kb_result {
         size_t nnominations;
         struct kb_warning *warnings; /* in job order */
         size_t nwarnings;
+        struct kb_pod_status *unschedulable; /* lone pods left Pending, in job order */
+        size_t nunschedulable;
         double duration; /* seconds, the session alone */
         /* One entry per action run, in conf order, and per plugin, in tier
          * order (from the result's pool). */

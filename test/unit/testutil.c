@@ -150,6 +150,11 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                                                        nm->pod->meta.name, nm->node);
                                 KB_PUSH(nom, nnom, capnom, s);
                         }
+                        for (size_t k = 0; k < r.nunschedulable; k++)
+                                kb_buf_printf(&messages, "pod %s/%s: %s\n",
+                                              r.unschedulable[k].pod->meta.namespace,
+                                              r.unschedulable[k].pod->meta.name,
+                                              r.unschedulable[k].message);
                         for (size_t k = 0; k < r.npodgroups; k++) {
                                 const struct kb_pg_status *st = &r.podgroups[k];
                                 kb_buf_printf(&phases, "%s=%s ", st->name,

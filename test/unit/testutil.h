@@ -33,7 +33,9 @@ int kb_test_log_contains(const char *needle);
  *   reasons    "pg=Reason ..." of the last session's Unschedulable
  *              conditions (optional).
  *   message    a text some Unschedulable condition of the last session
- *              must contain (optional).
+ *              must contain (optional); lines are "ns/pg: message", and
+ *              "pod ns/name: message" for pods without a group left
+ *              Pending.
  *   nominated  the last session's nominations (pipelined tasks), as
  *              "pod=node" like binds; checked when not NULL.
  *   evicted    every eviction of every session, "pod" or "pod=action"

@@ -143,6 +143,15 @@ static const struct kb_scenario why[] = {
                    "of 2: 4); 1st of 1 waiting in queue default",
         .reasons = "big=NeverFits",
     },
+    {
+        /* A pod of kbatch's with no group asks 6 cpu: n1 has 4.  It is a
+         * job of its own; it fits nowhere and is reported as a pod, in
+         * kube-scheduler's words, with no PodGroup to carry a condition. */
+        .name = "a pod without a group that fits nowhere is reported",
+        .manifests = NODE("n1") POD("solo", "", "  schedulerName: kbatch\n" POD_REQ("6"), ""),
+        .binds = "",
+        .message = "pod default/solo: 0/1 nodes are available: 1 Insufficient cpu.\n",
+    },
 };
 
 /* clang-format on */
