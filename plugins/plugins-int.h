@@ -35,6 +35,14 @@ struct kb__binpack {
         int64_t res[KB_RES_MAX]; /* its weight */
 };
 
+/* Volcano's binpack weights under a key prefix ("binpack.", and
+ * network-topology-aware's "hypernode.binpack."): <prefix>cpu and
+ * <prefix>memory (1), <prefix>resources ("a, b") and
+ * <prefix>resources.<name> (1); negative weights mean 1.  Sets has[] and
+ * res[] only. */
+void kb__plugins_binpack_weights(const struct kb_value *args, const char *prefix,
+                                 struct kb__binpack *bp);
+
 #ifdef KB_TESTING
 /* The plugins' file-local functions (KB_TESTABLE), for the unit tests. */
 const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node, char *buf,

@@ -38,17 +38,31 @@ struct kb_pg_status {
         const char *cond_status;
         const char *cond_reason;
         const char *cond_message;
+        /* The lowest network topology domain holding all of the group's
+         * tasks on nodes, and its tier; NULL when the session has no
+         * topology, the group has nothing on nodes, or it spans domains. */
+        const char *domain;
+        int32_t domain_tier;
 };
 
-/* What a session read but did not evaluate (a PodGroup's networkTopology,
- * a pod's required pod anti-affinity, ...), one per job that has any: the
+/* What a session read but did not evaluate (a PodGroup's subGroupPolicy,
+ * a pod's required pod anti-affinity, ...), one per job that has any, and
+ * what it could not use of a HyperNode (a missing member, a cycle): the
  * daemon makes it a Warning event on the PodGroup (or on the pod, for a pod
- * without one), kbatch-sim prints it. */
+ * without one, or the HyperNode), kbatch-sim prints it. */
 struct kb_warning {
         const struct kb_podgroup *pg; /* NULL for a pod without a group */
         const struct kb_pod *pod;     /* the pod, when pg is NULL */
-        const char *object;           /* "podgroup ns/name" or "pod ns/name" */
+        const char *object;           /* "podgroup ns/name", "pod ns/name", "hypernode name" */
         const char *message;
+        const struct kb_hypernode *hn; /* a HyperNode that does not fit (then pg, pod NULL) */
+};
+
+/* A HyperNode's nodes as the session resolved them (its status.nodeCount,
+ * which the daemon writes as Volcano's HyperNode controller does). */
+struct kb_hn_status {
+        const struct kb_hypernode *hn;
+        int64_t node_count;
 };
 
 struct kb_queue_status {
@@ -90,8 +104,10 @@ struct kb_result {
          * kept, since a discarded statement undoes its pipelines). */
         struct kb_nomination *nominations;
         size_t nnominations;
-        struct kb_warning *warnings; /* in job order */
-        size_t nwarnings;
+        struct kb_warning *warnings; /* in job order, then HyperNodes' */
+        size_t nwarnings, capwarnings;
+        struct kb_hn_status *hypernodes; /* by name; none without HyperNodes */
+        size_t nhypernodes;
         double duration; /* seconds, the session alone */
         /* One entry per action run, in conf order, and per plugin, in tier
          * order (from the result's pool). */

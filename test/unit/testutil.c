@@ -98,8 +98,10 @@ static char *join(char **v, size_t n)
 
 static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_out,
                      char **phases_out, char **messages_out, char **nominated_out,
-                     char **evicted_out)
+                     char **evicted_out, char **domains_out)
 {
+        struct kb_buf domains;
+        kb_buf_init(&domains);
         char **ev = NULL;
         size_t nev = 0, capev = 0;
         char **nom = NULL;
@@ -153,6 +155,8 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                                 const struct kb_pg_status *st = &r.podgroups[k];
                                 kb_buf_printf(&phases, "%s=%s ", st->name,
                                               kb_pg_phase_name(st->phase));
+                                kb_buf_printf(&domains, "%s=%s ", st->name,
+                                              st->domain ? st->domain : "-");
                                 if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0)
                                         kb_buf_printf(&messages, "%s: %s\n", st->name,
                                                       st->cond_message);
@@ -180,9 +184,33 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                 free(nom[k]);
         free(nom);
         *phases_out = kb_buf_detach(&phases);
+        *domains_out = kb_buf_detach(&domains);
         *messages_out = kb_buf_detach(&messages);
         kb_conf_release(&conf);
         kb_cluster_release(&c);
+}
+
+/* Whether every "name=value" token of want (default namespace implied when
+ * the name has none) is among got's "ns/name=value " tokens; complains
+ * about the first that is not. */
+static bool has_tokens(const char *scenario, const char *what, const char *want, const char *got)
+{
+        char *copy = kb_xstrdup(want), *save = NULL;
+        char *spaced = kb_xasprintf(" %s", got);
+        bool ok = true;
+        for (char *tok = strtok_r(copy, " ", &save); tok && ok; tok = strtok_r(NULL, " ", &save)) {
+                char *needle = strchr(tok, '/') ? kb_xasprintf(" %s ", tok)
+                                                : kb_xasprintf(" default/%s ", tok);
+                if (!strstr(spaced, needle)) {
+                        fprintf(stderr, "scenario %s: want %s %s, got %s\n", scenario, what, tok,
+                                got);
+                        ok = false;
+                }
+                free(needle);
+        }
+        free(copy);
+        free(spaced);
+        return ok;
 }
 
 void kb_run_scenario(const struct kb_scenario *sc)
@@ -191,8 +219,8 @@ void kb_run_scenario(const struct kb_scenario *sc)
         size_t nwant = expected_binds(sc->binds, &want);
         char *want_text = join(want, nwant);
         for (int mode = 0; mode < 2; mode++) {
-                char *binds, *phases, *messages, *nominated, *evicted;
-                run_once(sc, mode == 1, &binds, &phases, &messages, &nominated, &evicted);
+                char *binds, *phases, *messages, *nominated, *evicted, *domains;
+                run_once(sc, mode == 1, &binds, &phases, &messages, &nominated, &evicted, &domains);
                 if (sc->evicted) {
                         char **we;
                         size_t nwe = expected_pods(sc->evicted, &we);
@@ -240,6 +268,9 @@ void kb_run_scenario(const struct kb_scenario *sc)
                         }
                         free(copy);
                 }
+                if (sc->domains && !has_tokens(sc->name, "domain", sc->domains, domains))
+                        fail();
+                free(domains);
                 if (sc->message && !strstr(messages, sc->message)) {
                         fprintf(stderr,
                                 "scenario %s: want a condition containing \"%s\", got:\n%s\n",
