@@ -185,6 +185,9 @@ static void hn_parents(struct kb_session *s, struct hn_graph *g, int32_t *parent
         }
 }
 
+/* Node k listed by HyperNode h: it goes to the lowest HyperNode listing
+ * it.  Returns whether the listing conflicts with another: neither holds
+ * the other (one listing a node its descendant lists is merely redundant). */
 static bool claim(struct kb_session *s, const struct hn_graph *g, int32_t h, size_t k)
 {
         struct kb_topology *t = s->topo;
@@ -200,28 +203,38 @@ static bool claim(struct kb_session *s, const struct hn_graph *g, int32_t h, siz
         return true;
 }
 
+/* The nodes member m of HyperNode h selects, claimed for h; returns how
+ * many conflicted, *example one of them.  An exact name is looked up (a
+ * listed node that is gone is no error: nodes come and go); a pattern or a
+ * label selector is matched against every node. */
+static size_t claim_member(struct kb_session *s, const struct hn_graph *g, int32_t h,
+                           const struct kb_hn_member *m, size_t *example)
+{
+        size_t lost = 0;
+        if (m->match == KB_HN_EXACT) {
+                struct kb_node_info *n = kb_session_node(s, m->name);
+                if (n && claim(s, g, h, n->index)) {
+                        lost = 1;
+                        *example = n->index;
+                }
+                return lost;
+        }
+        for (size_t k = 0; k < s->nnodes; k++)
+                if (kb_hn_member_matches(m, s->nodes[k].name, &s->nodes[k].node->meta) &&
+                    claim(s, g, h, k) && !lost++)
+                        *example = k;
+        return lost;
+}
+
 /* Node members: each node to the lowest HyperNode listing it. */
 static void hn_nodes(struct kb_session *s, const struct hn_graph *g)
 {
         for (size_t h = 0; h < g->n; h++) {
                 const struct kb_hypernode *hn = g->hn[h];
                 for (size_t i = 0; i < hn->nmembers; i++) {
-                        const struct kb_hn_member *m = &hn->members[i];
-                        size_t lost = 0, example = 0;
-                        if (m->type != KB_HN_NODE)
-                                continue;
-                        if (m->match == KB_HN_EXACT) {
-                                /* A listed node that is gone is not an
-                                 * error: nodes come and go. */
-                                struct kb_node_info *n = kb_session_node(s, m->name);
-                                if (n && claim(s, g, (int32_t)h, n->index))
-                                        lost++, example = n->index;
-                        }
-                        for (size_t k = 0; m->match != KB_HN_EXACT && k < s->nnodes; k++)
-                                if (kb_hn_member_matches(m, s->nodes[k].name,
-                                                         &s->nodes[k].node->meta) &&
-                                    claim(s, g, (int32_t)h, k) && !lost++)
-                                        example = k;
+                        size_t example = 0, lost = 0;
+                        if (hn->members[i].type == KB_HN_NODE)
+                                lost = claim_member(s, g, (int32_t)h, &hn->members[i], &example);
                         if (lost)
                                 KB__TOPOLOGY_WARN(
                                     s, hn,

@@ -254,14 +254,15 @@ static void expect_contains(const char *text, const char *needle)
 }
 
 /* A cycle (x and y list each other), a missing member, a child whose tier
- * is not below its parent's: each link is dropped with a warning naming
- * the HyperNode and the field, and the rest still schedules: rack r1
+ * is not below its parent's, a node listed by two racks (q and r1, the
+ * same tier: q, first by name, keeps it): each is dropped with a warning
+ * naming the HyperNode and the field, and the rest still schedules: rack q
  * holds n1 and takes the hard gang.  Every HyperNode gets its node count. */
 static void test_bad_hypernodes(void **state)
 {
         (void)state;
         struct outcome o;
-        run_session(NODE("n1") NODE("n2") HN("r1", "1", M_NODE("n1"))
+        run_session(NODE("n1") NODE("n2") HN("r1", "1", M_NODE("n1")) HN("q", "1", M_NODE("n1"))
                         HN("x", "3", M_HN("y") ", " M_NODE("n2")) HN("y", "2", M_HN("x")) HN(
                             "z", "2", M_HN("missing") ", " M_HN("w")) HN("w", "2", M_NODE("n9"))
                             GANG("g", "1", "1", "1", ", networkTopology: {highestTierAllowed: 1}"),
@@ -272,8 +273,11 @@ static void test_bad_hypernodes(void **state)
                                     "hypernode missing not found; ignored");
         expect_contains(o.warnings, "hypernode z: spec.members[1]: hypernode w has tier 2, not "
                                     "below this one's 2; ignored");
+        expect_contains(o.warnings, "hypernode r1: spec.members[0]: 1 node(s) also listed by a "
+                                    "hypernode that is neither above nor below this one (node "
+                                    "n1); each node belongs to the lowest tier listing it");
         assert_string_equal(o.binds, "g-0=n1 ");
-        assert_int_equal(o.nhypernodes, 5);
+        assert_int_equal(o.nhypernodes, 6);
         free(o.warnings);
         free(o.binds);
 }
