@@ -264,19 +264,16 @@ const struct kb_domain *kb_session_domains(struct kb_session *s, size_t *n)
         return s->topo ? s->topo->domains : NULL;
 }
 
-struct kb_node_info *kb_topology_node(struct kb_session *s, uint32_t pos)
-{
-        return &s->nodes[s->topo_order ? s->topo_order[pos] : pos];
-}
-
 bool kb_domain_has(struct kb_session *s, const struct kb_domain *d, const struct kb_node_info *n)
 {
         uint32_t pos = s->topo_pos ? s->topo_pos[n->index] : n->index;
         return pos >= d->lo && pos < d->hi;
 }
 
-const struct kb_domain *kb_domain_join(struct kb_session *s, const struct kb_domain *d,
-                                       const struct kb_node_info *n)
+/* The lowest domain holding both d (NULL: none yet) and node n: the domain
+ * of n alone when d is NULL; NULL when no domain holds both. */
+static const struct kb_domain *domain_join(struct kb_session *s, const struct kb_domain *d,
+                                           const struct kb_node_info *n)
 {
         struct kb_topology *t = s->topo;
         if (!t || !t->node_domain)
@@ -327,7 +324,7 @@ const struct kb_domain *kb_job_domain(struct kb_session *s, const struct kb_job 
                 if (task->node < 0 || !on_node(task->status))
                         continue;
                 const struct kb_node_info *n = &s->nodes[task->node];
-                d = kb_domain_join(s, any ? d : NULL, n);
+                d = domain_join(s, any ? d : NULL, n);
                 any = true;
                 if (!d) {
                         if (split)

@@ -19,7 +19,7 @@
  * HyperNode and the field.
  *
  * Nodes are laid out in a topology order in which each domain's nodes are
- * the positions [lo, hi): kb_topology_node maps a position to its node.
+ * the positions [lo, hi) (select.c queries a domain as that range).
  * Without a topology there are no domains.
  */
 struct kb_domain {
@@ -56,14 +56,8 @@ void kb_topology_configure(struct kb_session *s, const struct kb_topology_conf *
 const struct kb_topology_conf *kb_topology_config(struct kb_session *s);
 
 const struct kb_domain *kb_session_domains(struct kb_session *s, size_t *n);
-/* The node at topology position pos (< number of nodes). */
-struct kb_node_info *kb_topology_node(struct kb_session *s, uint32_t pos);
 /* Whether node n is one of d's nodes. */
 bool kb_domain_has(struct kb_session *s, const struct kb_domain *d, const struct kb_node_info *n);
-/* The lowest domain holding both d (NULL: none yet) and node n: the
- * domain of n alone when d is NULL; NULL when no domain holds both. */
-const struct kb_domain *kb_domain_join(struct kb_session *s, const struct kb_domain *d,
-                                       const struct kb_node_info *n);
 /* d's room now (valid until the next statement operation). */
 const struct kb_domain_room *kb_domain_room(struct kb_session *s, const struct kb_domain *d);
 /* The lowest domain holding every task of j on a node (allocated,
