@@ -315,11 +315,18 @@ static int32_t role_min(const struct kb_job *j, const char *role)
 }
 
 /* "13/16 placed; the 14th: <fit error>", or, when minMember was reached
- * but a role falls short, the role's numbers. */
+ * but a role falls short, the role's numbers; a fit error that is the
+ * gang's as a whole (fit_task NULL) as it is. */
 static void placement(const struct kb_job *j, struct kb_buf *b)
 {
         const struct kb_task *t = j->fit_task;
-        int32_t rmin = t ? role_min(j, t->role) : -1;
+        if (!t) {
+                /* Not one task's fit error: the gang's as a whole (no
+                 * network topology domain holds it). */
+                kb_buf_adds(b, j->fit_error);
+                return;
+        }
+        int32_t rmin = role_min(j, t->role);
         if (j->fit_placed >= (uint32_t)j->min_available && rmin >= 0) {
                 uint32_t next = j->fit_role_placed + 1;
                 kb_buf_printf(b,

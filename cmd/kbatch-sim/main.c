@@ -61,6 +61,34 @@ static long peak_rss_kib(void)
         return ru.ru_maxrss;
 }
 
+/* With a network topology: how many running gangs sit within a domain of
+ * each tier, and how many within none. */
+static void domain_stats(const struct kb_result *r, long session)
+{
+        size_t by_tier[8] = {0}, higher = 0, none = 0, any = 0;
+        for (size_t g = 0; g < r->npodgroups; g++) {
+                const struct kb_pg_status *st = &r->podgroups[g];
+                if (!st->domain) {
+                        none += st->phase == KB_PG_RUNNING;
+                        continue;
+                }
+                any++;
+                if (st->domain_tier >= 0 && st->domain_tier < 8)
+                        by_tier[st->domain_tier]++;
+                else
+                        higher++;
+        }
+        if (!any)
+                return;
+        fprintf(stderr, "session %ld: running gangs by network topology domain:", session);
+        for (int t = 0; t < 8; t++)
+                if (by_tier[t])
+                        fprintf(stderr, " tier %d: %zu,", t, by_tier[t]);
+        if (higher)
+                fprintf(stderr, " tier 8 or more: %zu,", higher);
+        fprintf(stderr, " none: %zu\n", none);
+}
+
 int main(int argc, char **argv)
 {
         enum {
@@ -243,9 +271,11 @@ int main(int argc, char **argv)
                         kb_result_to_json(&result, (int)i, list);
                 else
                         kb_result_print_table(&result, (int)i, &cluster, stdout);
-                if (stats)
+                if (stats) {
                         fprintf(stderr, "session %ld: %.6fs, %zu binds\n", i, result.duration,
                                 result.nbinds);
+                        domain_stats(&result, i);
+                }
                 kb_cluster_apply(&cluster, &result);
                 kb_result_release(&result);
         }

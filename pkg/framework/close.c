@@ -130,7 +130,6 @@ static char *unevaluated(const struct kb_job *j)
 static void warnings(struct kb_session *s)
 {
         struct kb_result *r = s->result;
-        size_t cap = 0;
         for (size_t i = 0; i < s->njobs; i++) {
                 const struct kb_job *j = s->jobs[i];
                 char *msg = unevaluated(j);
@@ -139,18 +138,9 @@ static void warnings(struct kb_session *s)
                 struct kb_warning w = {
                     j->pg, j->pg || !j->ntasks ? NULL : j->tasks[0]->pod,
                     kb_pool_printf(&r->pool, "%s %s", j->pg ? "podgroup" : "pod", j->name),
-                    kb_pool_strdup(&r->pool, msg)};
+                    kb_pool_strdup(&r->pool, msg), NULL};
                 free(msg);
-                if (r->nwarnings == cap) {
-                        /* From the result's pool: released with it. */
-                        size_t ncap = cap ? 2 * cap : 8;
-                        struct kb_warning *v = kb_pool_alloc(&r->pool, ncap * sizeof(*v));
-                        if (r->nwarnings)
-                                memcpy(v, r->warnings, r->nwarnings * sizeof(*v));
-                        r->warnings = v;
-                        cap = ncap;
-                }
-                r->warnings[r->nwarnings++] = w;
+                kb__result_add_warning(s, &w);
         }
 }
 
@@ -269,6 +259,11 @@ void kb__session_statuses(struct kb_session *s)
                 st->pending = (int32_t)j->count[KB_TASK_PENDING];
                 st->position = j->position;
                 st->waiting = j->position ? j->queue->waiting : 0;
+                const struct kb_domain *d = kb_job_domain(s, j, NULL);
+                if (d) {
+                        st->domain = kb_pool_strdup(&r->pool, d->name);
+                        st->domain_tier = d->tier;
+                }
                 if (c->type) {
                         st->cond_type = kb_pool_strdup(&r->pool, c->type);
                         st->cond_status = kb_pool_strdup(&r->pool, c->status);

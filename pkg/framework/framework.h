@@ -44,6 +44,8 @@ struct kb_snapshot {
         size_t npriorityclasses;
         struct kb_namespace **namespaces;
         size_t nnamespaces;
+        struct kb_hypernode **hypernodes;
+        size_t nhypernodes;
         const char *const *scheduler_names;
         size_t nscheduler_names;
         const char *default_queue; /* "default" when NULL */
@@ -498,6 +500,8 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
  * nodeSelector, affinity, tolerations) share one; ids start at 1. */
 uint32_t kb_task_class(struct kb_session *s, struct kb_task *t);
 
+#include "framework/topology.h"
+
 /* ---- statements ------------------------------------------------------------ */
 
 /*
@@ -569,6 +573,10 @@ struct kb_plugin {
         const char *const *arguments;
         const char *const *ignored;
         bool hierarchy; /* acts on enableHierarchy (else it is skipped) */
+        /* Checks the arguments' values when the conf loads (NULL: any
+         * value goes): 0, or nonzero with "<key>: <problem>" in err, which
+         * makes the conf invalid. */
+        int (*check)(const struct kb_value *args, char *err, size_t errlen);
 };
 
 struct kb_action {

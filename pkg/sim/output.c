@@ -64,6 +64,8 @@ void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *se
                         kb_value_set(g, "queuePosition", kb_value_new_int(st->position));
                         kb_value_set(g, "queueWaiting", kb_value_new_int(st->waiting));
                 }
+                if (st->domain)
+                        kb_value_set(g, "domain", kb_value_new_string(st->domain));
                 if (st->cond_type) {
                         struct kb_value *c = kb_value_new(KB_VOBJECT);
                         kb_value_set(c, "type", kb_value_new_string(st->cond_type));
@@ -159,15 +161,26 @@ void kb_result_print_table(const struct kb_result *r, int index, const struct kb
                                 r->evictions[i].pod->meta.name, r->evictions[i].action);
         }
         if (r->npodgroups) {
-                fprintf(out, "\nPodGroups\n  %-32s %-10s %-8s %-8s %s\n", "PODGROUP", "PHASE",
-                        "RUNNING", "PENDING", "WHY");
+                /* The DOMAIN column only when the session had a network
+                 * topology to place gangs in. */
+                bool domains = r->nhypernodes > 0;
+                for (size_t i = 0; i < r->npodgroups; i++)
+                        domains |= r->podgroups[i].domain != NULL;
+                fprintf(out, "\nPodGroups\n  %-32s %-10s %-8s %-8s ", "PODGROUP", "PHASE",
+                        "RUNNING", "PENDING");
+                if (domains)
+                        fprintf(out, "%-16s ", "DOMAIN");
+                fprintf(out, "WHY\n");
                 for (size_t i = 0; i < r->npodgroups; i++) {
                         const struct kb_pg_status *st = &r->podgroups[i];
                         const char *why = "";
                         if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0)
                                 why = st->cond_message;
-                        fprintf(out, "  %-32s %-10s %-8d %-8d %s\n", st->name,
-                                kb_pg_phase_name(st->phase), st->running, st->pending, why);
+                        fprintf(out, "  %-32s %-10s %-8d %-8d ", st->name,
+                                kb_pg_phase_name(st->phase), st->running, st->pending);
+                        if (domains)
+                                fprintf(out, "%-16s ", st->domain ? st->domain : "-");
+                        fprintf(out, "%s\n", why);
                 }
         }
         if (r->nnominations) {

@@ -409,8 +409,7 @@ static void test_unevaluated_fields_reported(void **state)
             "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
             "status: {allocatable: {cpu: '4', memory: 8Gi}}\n"
             "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
-            "metadata: {name: g}\nspec: {minMember: 2, subGroupPolicy: [{name: s}],\n"
-            "  networkTopology: {mode: hard}}\n"
+            "metadata: {name: g}\nspec: {minMember: 2, subGroupPolicy: [{name: s}]}\n"
             "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: g}\nspec:\n"
             "  parallelism: 3\n  template:\n"
             "    metadata: {annotations: {scheduling.k8s.io/group-name: g}}\n"
@@ -443,7 +442,7 @@ static void test_unevaluated_fields_reported(void **state)
         assert_non_null(r.warnings[0].pg);
         assert_string_equal(r.warnings[0].message,
                             "kbatch does not evaluate these fields yet and schedules as if they "
-                            "were absent: spec.networkTopology, spec.subGroupPolicy; pod g-0 (and "
+                            "were absent: spec.subGroupPolicy; pod g-0 (and "
                             "2 more): spec.affinity.podAffinity."
                             "requiredDuringSchedulingIgnoredDuringExecution");
         /* An empty anti-affinity list asks nothing: only the spread. */

@@ -98,8 +98,10 @@ static char *join(char **v, size_t n)
 
 static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_out,
                      char **phases_out, char **reasons_out, char **messages_out,
-                     char **nominated_out, char **evicted_out)
+                     char **nominated_out, char **evicted_out, char **domains_out)
 {
+        struct kb_buf domains;
+        kb_buf_init(&domains);
         char **ev = NULL;
         size_t nev = 0, capev = 0;
         char **nom = NULL;
@@ -159,6 +161,8 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                                 const struct kb_pg_status *st = &r.podgroups[k];
                                 kb_buf_printf(&phases, "%s=%s ", st->name,
                                               kb_pg_phase_name(st->phase));
+                                kb_buf_printf(&domains, "%s=%s ", st->name,
+                                              st->domain ? st->domain : "-");
                                 if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0) {
                                         kb_buf_printf(&messages, "%s: %s\n", st->name,
                                                       st->cond_message);
@@ -190,6 +194,7 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
         free(nom);
         *phases_out = kb_buf_detach(&phases);
         *reasons_out = kb_buf_detach(&reasons);
+        *domains_out = kb_buf_detach(&domains);
         *messages_out = kb_buf_detach(&messages);
         kb_conf_release(&conf);
         kb_cluster_release(&c);
@@ -225,8 +230,9 @@ void kb_run_scenario(const struct kb_scenario *sc)
         size_t nwant = expected_binds(sc->binds, &want);
         char *want_text = join(want, nwant);
         for (int mode = 0; mode < 2; mode++) {
-                char *binds, *phases, *reasons, *messages, *nominated, *evicted;
-                run_once(sc, mode == 1, &binds, &phases, &reasons, &messages, &nominated, &evicted);
+                char *binds, *phases, *reasons, *messages, *nominated, *evicted, *domains;
+                run_once(sc, mode == 1, &binds, &phases, &reasons, &messages, &nominated, &evicted,
+                         &domains);
                 if (sc->evicted) {
                         char **we;
                         size_t nwe = expected_pods(sc->evicted, &we);
@@ -255,6 +261,8 @@ void kb_run_scenario(const struct kb_scenario *sc)
                 }
                 check_pairs(sc->name, "phase", sc->phases, phases);
                 check_pairs(sc->name, "reason", sc->reasons, reasons);
+                check_pairs(sc->name, "domain", sc->domains, domains);
+                free(domains);
                 if (sc->message && !strstr(messages, sc->message)) {
                         fprintf(stderr,
                                 "scenario %s: want a condition containing \"%s\", got:\n%s\n",

@@ -41,6 +41,9 @@ int kb_test_log_contains(const char *needle);
  *   evicted    every eviction of every session, "pod" or "pod=action"
  *              names (pods in namespace default may omit it), in any
  *              order; checked when not NULL.
+ *   domains    "pg=domain ..." (the network topology domain holding each
+ *              group after the last session, "-" for none), each checked
+ *              when not NULL.
  *
  * Each scenario runs twice, through the node-selection caches and as a
  * full scan, and both must give exactly the expected binds.
@@ -56,6 +59,7 @@ struct kb_scenario {
         const char *reasons;
         const char *nominated;
         const char *evicted;
+        const char *domains;
 };
 void kb_run_scenario(const struct kb_scenario *sc);
 /* Runs a table of scenarios as one cmocka test, reporting each by name. */
