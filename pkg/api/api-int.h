@@ -91,6 +91,26 @@ int kb__api_doc(struct kb__api_dec *d, const struct kb_value *doc);
 /* The taint effect named s (v1.TaintEffect); KB_EBADINPUT when none. */
 int kb__api_taint_effect(const char *s, enum kb_taint_effect *out);
 
+/* What a selector requirement selects, which decides the operators it may
+ * use: node labels (In, NotIn, Exists, DoesNotExist, Gt, Lt), the node's
+ * name (matchFields: In, NotIn), pod or namespace labels (In, NotIn,
+ * Exists, DoesNotExist). */
+enum kb__sel_kind { KB__SEL_NODE_LABEL, KB__SEL_NODE_FIELD, KB__SEL_LABEL };
+/* One requirement ({key, operator, values}) at path into r (pod.c). */
+int kb__api_selector_req(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                         enum kb__sel_kind kind, struct kb_selector_req *r);
+void kb__api_reqs_free(struct kb_selector_req *r, size_t n);
+
+/*
+ * The pod's inter-pod placement fields (podplace.c): pod affinity and
+ * anti-affinity, topology spread constraints, host ports, images.  d has
+ * read the pod's metadata.  A problem in them does not fail the pod: it
+ * goes into pod->invalid (naming the pod and the field) and those fields
+ * stay empty.
+ */
+void kb__api_pod_placement(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod);
+void kb__api_pod_placement_free(struct kb_pod *pod);
+
 /* Reads doc's metadata into m and points d->ns/d->name at it.
  * Cluster-scoped kinds (namespaced false) get a NULL namespace. */
 int kb__api_meta(struct kb__api_dec *d, const struct kb_value *doc, bool namespaced,

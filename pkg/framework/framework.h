@@ -263,6 +263,29 @@ struct kb_node_info {
 /* Volcano's FutureIdle: idle + releasing - pipelined. */
 void kb_node_future_idle(const struct kb_node_info *n, struct kb_res *out);
 
+/*
+ * The topology domains of a node label key in this session: nodes with
+ * equal values of the label form a domain ("zone-a"), numbered 0.. in the
+ * order of the first node (by name) that has each value.  A node without
+ * the label is in none (KB_NO_DOMAIN).  Inter-pod affinity and topology
+ * spread count pods per domain; node selection prunes by domain.
+ */
+#define KB_NO_DOMAIN UINT32_MAX
+struct kb_session;
+struct kb_domains {
+        const char *key;
+        uint32_t ndomains;
+        const char *const *values; /* per domain: the label value */
+        const uint32_t *of;        /* per node index: its domain, or KB_NO_DOMAIN */
+        /* The nodes of domain d, by index: nodes[start[d] .. start[d + 1]). */
+        const uint32_t *start;
+        const uint32_t *nodes;
+        uint32_t nkeyless; /* nodes without the label */
+};
+/* key's domains, built on first use and kept for the session (the session
+ * owns them).  Session thread only. */
+const struct kb_domains *kb_session_domains(struct kb_session *s, const char *key);
+
 struct kb_queue_info {
         const struct kb_queue *queue;
         const char *name;
@@ -311,6 +334,9 @@ const struct kb_snapshot *kb_session_snapshot(struct kb_session *s);
 const struct kb_conf *kb_session_conf(struct kb_session *s);
 struct kb_job **kb_session_jobs(struct kb_session *s, size_t *n);
 struct kb_node_info *kb_session_nodes(struct kb_session *s, size_t *n);
+/* Every task: ours (in jobs), then other schedulers' pods on nodes;
+ * tasks[i].index == i. */
+struct kb_task *kb_session_tasks(struct kb_session *s, size_t *n);
 struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n);
 /* Sum of every node's allocatable. */
 const struct kb_res *kb_session_total(struct kb_session *s);
@@ -355,9 +381,53 @@ typedef const char *(*kb_predicate_fn)(void *arg, const struct kb_task *t,
                                        const struct kb_node_info *n);
 typedef double (*kb_node_order_fn)(void *arg, const struct kb_task *t,
                                    const struct kb_node_info *n);
-/* Adds a score per node into scores[i] for nodes[i]. */
+/* Adds a score per node into scores[i] for nodes[i]: nodes are the
+ * candidates (feasible, in the gradient node selection chose), and scores
+ * may be normalised over them, as kube-scheduler's NormalizeScore does. */
 typedef void (*kb_batch_node_order_fn)(void *arg, const struct kb_task *t,
                                        struct kb_node_info *const *nodes, size_t n, double *scores);
+/*
+ * A batch scorer: score() as above, and varies(), which lets node
+ * selection skip the work when it can: false when every node would get the
+ * same score for t (a constant changes no choice); true with *nodes NULL
+ * when scores may differ anywhere; true with *nodes listing (by index, *n
+ * of them, owned by the plugin until its next call) the only nodes whose
+ * score may differ from the rest, which all score alike.  varies NULL
+ * means "may differ anywhere".
+ */
+struct kb_batch_scorer {
+        bool (*varies)(void *arg, const struct kb_task *t, const uint32_t **nodes, size_t *n);
+        kb_batch_node_order_fn score;
+};
+
+/*
+ * Where the nodes a placement filter may pass for a task can be: within
+ * the domains of one label key that allowed[] marks (and, when keyless, the
+ * nodes without the label), and/or among nodes[] (indices).  Node
+ * selection searches only there; a hint may be wider than the truth, never
+ * narrower.  Arrays belong to the plugin until its next call.
+ */
+struct kb_filter_hint {
+        const struct kb_domains *domains; /* NULL: no domain hint */
+        const uint8_t *allowed;           /* per domain of domains */
+        bool keyless;
+        const uint32_t *nodes; /* NULL: no node list */
+        size_t nnodes;
+};
+/*
+ * A placement filter: a predicate whose verdict depends on the tasks
+ * already on nodes — inter-pod affinity, topology spread, host ports —
+ * this session's assumed and pipelined tasks included.  check() answers as
+ * a predicate does (kb_predicate_fn).  scope() is asked once per node
+ * selection: false when the filter passes t everywhere (nothing to check),
+ * else true, with a hint of where passing nodes can be (leave *hint zeroed
+ * for none).  Such verdicts are never cached: node selection evaluates
+ * them on the candidates it considers, in score order (select.c).
+ */
+struct kb_filter {
+        bool (*scope)(void *arg, const struct kb_task *t, struct kb_filter_hint *hint);
+        kb_predicate_fn check;
+};
 typedef bool (*kb_job_bool_fn)(void *arg, const struct kb_job *j);
 /* Votes: > 0 permit, 0 abstain, < 0 reject. */
 typedef int (*kb_job_vote_fn)(void *arg, const struct kb_job *j);
@@ -377,7 +447,9 @@ typedef int (*kb_victim_tasks_fn)(void *arg, struct kb_task *const *candidates, 
                                   struct kb_task **out);
 typedef void (*kb_task_event_fn)(void *arg, const struct kb_task *t);
 /* Called after a task is allocated or pipelined (allocate) or given back
- * (deallocate), inside statements and their undo, so shares stay current.
+ * (deallocate: evicted, or an allocation undone), inside statements and
+ * their undo, so shares and counts stay current.  In both, t->node is the
+ * node concerned (the one it is leaving, for an undone allocation).
  * Either may be NULL. */
 struct kb_event_handler {
         kb_task_event_fn allocate;
@@ -387,15 +459,20 @@ struct kb_event_handler {
 /*
  * Purity, for the node-selection caches.  A predicate or node order flagged
  * KB_PURE reads only the task's placement spec — its pod's requests,
- * nodeSelector, affinity and tolerations, which tasks of one placement class
- * share — and the node (for predicates: only its static attributes: labels,
- * taints, conditions, unschedulable; for node orders: also its resource
- * accounting).  Such answers are computed once per class and node and kept
- * current as nodes change.  Anything else must be registered without the
- * flag and is called for every task and candidate node.  Test builds check
- * the contract as they go (select.c): a pure callback that answers
+ * nodeSelector, node affinity, tolerations and images, which tasks of one
+ * placement class share — and the node (for predicates: only its static
+ * attributes: labels, taints, conditions, unschedulable, images; for node
+ * orders: also its resource accounting).  Such answers are computed once
+ * per class and node and kept current as nodes change.  A predicate or
+ * node order registered without the flag makes every selection a full
+ * scan.  Verdicts and scores that depend on other pods — pod affinity,
+ * topology spread, host ports, normalised scores — are never shared: they
+ * are placement filters and batch scorers, evaluated per task on the
+ * candidates (see struct kb_filter, struct kb_batch_scorer).  Test builds
+ * check the contract as they go (select.c): a pure callback that answers
  * differently for two tasks of one class, or a pure predicate whose answer
- * changes with the node's accounting, is reported and aborts the test.
+ * changes with the node's accounting, is reported and aborts the test, and
+ * on small clusters every cached answer is compared with a full scan.
  */
 #define KB_PURE 1u
 

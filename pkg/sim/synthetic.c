@@ -21,6 +21,20 @@
  *   prefix=NAME                                   groups NAME-000001.. (pg)
  *   queue=NAME                                    every group in queue NAME
  *                                                 instead of round-robin
+ *   zones=Z                                       nodes labelled
+ *                                                 topology.kubernetes.io/zone
+ *                                                 zone-0..zone-(Z-1), node i
+ *                                                 in zone i mod Z (every node
+ *                                                 has kubernetes.io/hostname)
+ *   anti-affinity=1                               every pod labelled
+ *                                                 group=<its group>, with
+ *                                                 required anti-affinity on
+ *                                                 kubernetes.io/hostname
+ *                                                 against its own group
+ *   spread-groups=N                               N of the groups, evenly
+ *                                                 spaced, also with a zone
+ *                                                 topology spread (maxSkew 1,
+ *                                                 DoNotSchedule) of their pods
  *
  * queues=0 (with nodes=0) adds groups to what an earlier spec built:
  * kbatch-sim takes several --synthetic specs, e.g. a cluster full of
@@ -38,6 +52,7 @@ struct spec {
         int64_t nodes, node_cpu, node_memory, node_pods;
         int64_t groups, group_size, pod_cpu, pod_memory, queues, besteffort;
         int64_t running, priority;
+        int64_t zones, anti_affinity, spread_groups;
         char prefix[32], queue[64];
 };
 
@@ -60,6 +75,9 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
             {"besteffort-groups", offsetof(struct spec, besteffort), false, false},
             {"running", offsetof(struct spec, running), false, false},
             {"priority", offsetof(struct spec, priority), false, false},
+            {"zones", offsetof(struct spec, zones), false, false},
+            {"anti-affinity", offsetof(struct spec, anti_affinity), false, false},
+            {"spread-groups", offsetof(struct spec, spread_groups), false, false},
         };
         char *copy = kb_xstrdup(text), *save = NULL;
         int rc = 0;
@@ -120,9 +138,53 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
         return rc;
 }
 
+/* A selector {group In [name]}. */
+static struct kb_label_selector group_selector(const char *name)
+{
+        struct kb_selector_req *r = kb_xcalloc(1, sizeof(*r));
+        r->key = kb_xstrdup("group");
+        r->op = KB_SEL_IN;
+        r->values = kb_xmalloc(sizeof(*r->values));
+        r->values[0] = kb_xstrdup(name);
+        r->nvalues = 1;
+        return (struct kb_label_selector){r, 1, true};
+}
+
+/* The group label, and the inter-pod rules the spec asks for. */
+static void add_placement(struct kb_pod *p, const char *group, const struct spec *sp, bool spread)
+{
+        if (!sp->anti_affinity && !spread)
+                return;
+        p->meta.labels = kb_xcalloc(1, sizeof(*p->meta.labels));
+        p->meta.labels[0] = (struct kb_kv){kb_xstrdup("group"), kb_xstrdup(group)};
+        p->meta.nlabels = 1;
+        if (sp->anti_affinity) {
+                struct kb_pod_term *t = kb_xcalloc(1, sizeof(*t));
+                t->selector = group_selector(group);
+                t->namespaces = kb_xmalloc(sizeof(*t->namespaces));
+                t->namespaces[0] = kb_xstrdup("default");
+                t->nnamespaces = 1;
+                t->topology_key = kb_xstrdup("kubernetes.io/hostname");
+                p->anti_affinity = t;
+                p->nanti_affinity = 1;
+        }
+        if (spread) {
+                struct kb_spread *c = kb_xcalloc(1, sizeof(*c));
+                c->max_skew = 1;
+                c->topology_key = kb_xstrdup("topology.kubernetes.io/zone");
+                c->selector = group_selector(group);
+                c->min_domains = 1;
+                c->honor_affinity = true;
+                p->spread = c;
+                p->nspread = 1;
+        }
+}
+
 static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const struct spec *sp,
                       bool best_effort)
 {
+        bool spread = sp->spread_groups && sp->groups &&
+                      (i * sp->spread_groups) % sp->groups < sp->spread_groups;
         struct kb_podgroup *pg = kb_xcalloc(1, sizeof(*pg));
         char name[64];
         snprintf(name, sizeof(name), "%s-%06lld", prefix, (long long)i + 1);
@@ -148,6 +210,7 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
                     kb_xstrdup(c->nscheduler_names ? c->scheduler_names[0] : "kbatch");
                 p->group_name = kb_xstrdup(name);
                 p->phase = KB_POD_PENDING;
+                add_placement(p, name, sp, spread && !best_effort);
                 if (sp->priority) {
                         p->priority_class_name = kb_xstrdup(pg->priority_class_name);
                         p->priority = (int32_t)sp->priority;
@@ -181,6 +244,14 @@ int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size
                 struct kb_node *n = kb_xcalloc(1, sizeof(*n));
                 n->meta.name = kb_xasprintf("node-%06lld", (long long)i + 1);
                 n->meta.uid = kb_xasprintf("node:%s", n->meta.name);
+                n->meta.nlabels = sp.zones ? 2 : 1;
+                n->meta.labels = kb_xcalloc(2, sizeof(*n->meta.labels));
+                n->meta.labels[0] =
+                    (struct kb_kv){kb_xstrdup("kubernetes.io/hostname"), kb_xstrdup(n->meta.name)};
+                if (sp.zones)
+                        n->meta.labels[1] =
+                            (struct kb_kv){kb_xstrdup("topology.kubernetes.io/zone"),
+                                           kb_xasprintf("zone-%lld", (long long)(i % sp.zones))};
                 n->allocatable.q[KB_RES_CPU] = sp.node_cpu;
                 n->allocatable.q[KB_RES_MEMORY] = sp.node_memory;
                 n->allocatable.q[KB_RES_PODS] = sp.node_pods;

@@ -172,11 +172,11 @@ tiers:
 - plugins:
   - name: tdm
   - name: nodeorder
-    arguments: {tainttoleration.weight: 3}
+    arguments: {selectorspread.weight: 3}
 EOF
 run "a conf with skipped items" 0 --output json --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
 check "one summary line of what is skipped" "$TMP/err" \
-        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action shuffle, plugin tdm, argument nodeorder tainttoleration.weight"
+        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action shuffle, plugin tdm, argument nodeorder selectorspread.weight"
 check "the gang still binds" "$TMP/out" '"pod":"team/a-1"'
 run "--strict-conf refuses it" 2 --strict-conf --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
 check "--strict-conf names what would be skipped" "$TMP/err" \
