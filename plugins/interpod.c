@@ -94,7 +94,7 @@ struct carried {
 };
 
 struct ptask {
-        uint32_t *match; /* matching counters, once computed */
+        struct kb__ctr **match; /* matching counters, once computed */
         uint32_t nmatch;
         bool matched, counted;
         struct carried *carry;
@@ -567,6 +567,24 @@ struct kb__ctr *kb__ipod_matching(struct kb__ipod *ix, const struct kb_pod_term 
         return c;
 }
 
+const struct kb_pod_term *kb__ipod_spread_term(struct kb__ipod *ix, const struct kb_pod *pod,
+                                               const struct kb_spread *c)
+{
+        struct kb_pool *pool = kb_session_pool(ix->s);
+        struct kb_pod_term *term = kb_pool_alloc(pool, sizeof(*term));
+        char **names = kb_pool_alloc(pool, sizeof(*names));
+        names[0] = (char *)pod_ns(pod);
+        term->selector = c->selector;
+        term->namespaces = names;
+        term->nnamespaces = 1;
+        term->topology_key = c->topology_key;
+        /* countPodsMatchSelector counts nothing for an empty selector
+         * (labels.Everything); an unset one matches nothing anyway. */
+        if (!c->selector.nreqs)
+                term->selector.set = false;
+        return term;
+}
+
 struct kb__ctr *kb__ipod_carrying(struct kb__ipod *ix, enum kb__carry_class cls,
                                   const struct kb_pod_term *term)
 {
@@ -629,11 +647,12 @@ static void sig_node_terms(struct kb_buf *b, const struct kb_pod *p)
 const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
                                  const struct kb_spread *c, bool schedule_anyway)
 {
+        const struct kb_pod_rules *pr = kb_pod_rules(pod);
         struct kb_buf *sig = &ix->key;
         kb_buf_reset(sig);
-        for (size_t i = 0; i < pod->nspread; i++)
-                if (pod->spread[i].schedule_anyway == schedule_anyway)
-                        key_str(sig, pod->spread[i].topology_key);
+        for (size_t i = 0; i < pr->nspread; i++)
+                if (pr->spread[i].schedule_anyway == schedule_anyway)
+                        key_str(sig, pr->spread[i].topology_key);
         key_num(sig, (uint64_t)c->honor_affinity << 1 | c->honor_taints);
         if (c->honor_affinity)
                 sig_node_terms(sig, pod);
@@ -658,9 +677,9 @@ const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
         for (size_t n = 0; n < nn; n++) {
                 const struct kb_node *node = nodes[n].node;
                 bool ok = true;
-                for (size_t i = 0; i < pod->nspread && ok; i++)
-                        ok = pod->spread[i].schedule_anyway != schedule_anyway ||
-                             kb_meta_label(&node->meta, pod->spread[i].topology_key);
+                for (size_t i = 0; i < pr->nspread && ok; i++)
+                        ok = pr->spread[i].schedule_anyway != schedule_anyway ||
+                             kb_meta_label(&node->meta, pr->spread[i].topology_key);
                 ok = ok && (!c->honor_affinity || kb__plugins_node_affinity(pod, node));
                 ok = ok && (!c->honor_taints || !kb__plugins_untolerated(pod, node));
                 v[n] = ok;
@@ -674,6 +693,29 @@ const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
 
 /* ---- tasks ------------------------------------------------------------------------- */
 
+/* The counters filed in p under the pod's labels whose terms all match
+ * it, appended to *out (*n of them). */
+static void collect(struct kb__ipod *ix, const struct postings *p, const struct kb_pod *pod,
+                    bool carrying, struct kb__ctr ***out, uint32_t *n)
+{
+        uint32_t buf[64];
+        size_t k = probe(p, pod, buf, KB_ARRAY_SIZE(buf));
+        uint32_t *ids = buf;
+        if (k > KB_ARRAY_SIZE(buf)) {
+                ids = kb_xmalloc(k * sizeof(*ids));
+                probe(p, pod, ids, k);
+        }
+        for (size_t i = 0; i < k; i++) {
+                struct kb__ctr *c = ix->ctrs[ids[i]];
+                if (carrying ? !kb__term_matches(ix, c->terms[0], pod) : !all_match(ix, c, pod))
+                        continue;
+                *out = kb_xrealloc(*out, (*n + 1) * sizeof(**out));
+                (*out)[(*n)++] = c;
+        }
+        if (ids != buf)
+                free(ids);
+}
+
 /* The matching counters a pod moves, found once. */
 static void compute_matches(struct kb__ipod *ix, const struct kb_task *t)
 {
@@ -681,22 +723,7 @@ static void compute_matches(struct kb__ipod *ix, const struct kb_task *t)
         if (p->matched)
                 return;
         p->matched = true;
-        uint32_t buf[64];
-        size_t n = probe(&ix->match_post, t->pod, buf, KB_ARRAY_SIZE(buf));
-        uint32_t *ids = buf;
-        if (n > KB_ARRAY_SIZE(buf)) {
-                ids = kb_xmalloc(n * sizeof(*ids));
-                probe(&ix->match_post, t->pod, ids, n);
-        }
-        for (size_t i = 0; i < n; i++) {
-                struct kb__ctr *c = ix->ctrs[ids[i]];
-                if (!all_match(ix, c, t->pod))
-                        continue;
-                p->match = kb_xrealloc(p->match, (p->nmatch + 1) * sizeof(*p->match));
-                p->match[p->nmatch++] = c->id;
-        }
-        if (ids != buf)
-                free(ids);
+        collect(ix, &ix->match_post, t->pod, false, &p->match, &p->nmatch);
 }
 
 static void count(struct kb__ipod *ix, const struct kb_task *t, int32_t sign)
@@ -708,7 +735,7 @@ static void count(struct kb__ipod *ix, const struct kb_task *t, int32_t sign)
         uint32_t node = (uint32_t)t->node;
         compute_matches(ix, t);
         for (uint32_t i = 0; i < p->nmatch; i++) {
-                struct kb__ctr *c = ix->ctrs[p->match[i]];
+                struct kb__ctr *c = p->match[i];
                 if ((c->live && t->pod->meta.deletion) || (c->eligible && !c->eligible[node]))
                         continue;
                 uint32_t d = kb__ctr_domain(c, node);
@@ -737,23 +764,8 @@ size_t kb__ipod_carriers(struct kb__ipod *ix, const struct kb_task *t, enum kb__
         struct ptask *p = ptask(ix, t);
         if (!p->carriers_done[cls]) {
                 p->carriers_done[cls] = true;
-                uint32_t buf[64];
-                size_t n = probe(&ix->carry_post[cls], t->pod, buf, KB_ARRAY_SIZE(buf));
-                uint32_t *ids = buf;
-                if (n > KB_ARRAY_SIZE(buf)) {
-                        ids = kb_xmalloc(n * sizeof(*ids));
-                        probe(&ix->carry_post[cls], t->pod, ids, n);
-                }
-                for (size_t i = 0; i < n; i++) {
-                        struct kb__ctr *c = ix->ctrs[ids[i]];
-                        if (!kb__term_matches(ix, c->terms[0], t->pod))
-                                continue;
-                        p->carriers[cls] = kb_xrealloc(
-                            p->carriers[cls], (p->ncarriers[cls] + 1) * sizeof(*p->carriers[cls]));
-                        p->carriers[cls][p->ncarriers[cls]++] = c;
-                }
-                if (ids != buf)
-                        free(ids);
+                collect(ix, &ix->carry_post[cls], t->pod, true, &p->carriers[cls],
+                        &p->ncarriers[cls]);
         }
         *out = p->carriers[cls];
         return p->ncarriers[cls];

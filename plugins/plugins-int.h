@@ -66,6 +66,11 @@ struct kb__ctr *kb__ipod_matching(struct kb__ipod *ix, const struct kb_pod_term 
 /* Pods carrying term (of class cls), weighted, per domain of its key. */
 struct kb__ctr *kb__ipod_carrying(struct kb__ipod *ix, enum kb__carry_class cls,
                                   const struct kb_pod_term *term);
+/* The pods topology spread constraint c of pod counts, as a term: pod's
+ * own namespace, c's selector (matching nothing when empty, as
+ * kube-scheduler counts); from the session pool. */
+const struct kb_pod_term *kb__ipod_spread_term(struct kb__ipod *ix, const struct kb_pod *pod,
+                                               const struct kb_spread *c);
 /* t carries c's term with weight (1 for a required term). */
 void kb__ipod_carries(struct kb__ipod *ix, const struct kb_task *t, struct kb__ctr *c,
                       int32_t weight);

@@ -60,6 +60,10 @@
 /* A node list hint is given for affinity when at most this many domains
  * hold matching pods. */
 #define HINT_DOMAINS 256
+/* A key's domains are hinted when it has at most this many (zones, racks);
+ * beyond that (hostnames) computing the hint per task costs more than the
+ * pruning saves. */
+#define HINT_KEY_DOMAINS 128
 
 struct spread_rule {
         struct kb__ctr *c;
@@ -95,9 +99,6 @@ struct kb__podfilter {
 
 /* ---- building ---------------------------------------------------------------------- */
 
-/* A term no pod matches (its selector is unset). */
-static const struct kb_pod_term never;
-
 static bool has_key(const char *const *keys, size_t n, const char *k)
 {
         for (size_t i = 0; i < n; i++)
@@ -110,11 +111,12 @@ static struct rules *build_rules(struct kb__podfilter *f, const struct kb_task *
 {
         struct kb_pool *pool = kb_session_pool(f->s);
         const struct kb_pod *pod = t->pod;
-        size_t naff = f->affinity ? pod->naffinity : 0;
-        size_t nanti = f->affinity ? pod->nanti_affinity : 0;
+        const struct kb_pod_rules *pr = kb_pod_rules(pod);
+        size_t naff = f->affinity ? pr->naffinity : 0;
+        size_t nanti = f->affinity ? pr->nanti_affinity : 0;
         size_t nspread = 0;
-        for (size_t i = 0; f->spread && i < pod->nspread; i++)
-                nspread += !pod->spread[i].schedule_anyway;
+        for (size_t i = 0; f->spread && i < pr->nspread; i++)
+                nspread += !pr->spread[i].schedule_anyway;
         if (!naff && !nanti && !nspread)
                 return NULL;
         struct rules *r = kb_pool_alloc(pool, sizeof(*r));
@@ -124,7 +126,7 @@ static struct rules *build_rules(struct kb__podfilter *f, const struct kb_task *
                 size_t nkeys = 0;
                 r->aff_self = true;
                 for (size_t i = 0; i < naff; i++) {
-                        terms[i] = &pod->affinity[i];
+                        terms[i] = &pr->affinity[i];
                         r->aff_self &= kb__term_matches(f->ix, terms[i], pod);
                         if (!has_key(keys, nkeys, terms[i]->topology_key))
                                 keys[nkeys++] = terms[i]->topology_key;
@@ -137,35 +139,21 @@ static struct rules *build_rules(struct kb__podfilter *f, const struct kb_task *
         if (nanti) {
                 r->anti = kb_pool_alloc(pool, nanti * sizeof(*r->anti));
                 for (size_t i = 0; i < nanti; i++) {
-                        const struct kb_pod_term *term = &pod->anti_affinity[i];
+                        const struct kb_pod_term *term = &pr->anti_affinity[i];
                         r->anti[r->nanti++] =
                             kb__ipod_matching(f->ix, &term, 1, term->topology_key, false, NULL);
                 }
         }
         if (nspread) {
-                const char *ns = pod->meta.namespace ? pod->meta.namespace : "default";
                 r->spread = kb_pool_alloc(pool, nspread * sizeof(*r->spread));
-                for (size_t i = 0; i < pod->nspread; i++) {
-                        const struct kb_spread *c = &pod->spread[i];
+                for (size_t i = 0; i < pr->nspread; i++) {
+                        const struct kb_spread *c = &pr->spread[i];
                         if (c->schedule_anyway)
                                 continue;
-                        /* Pods of the pod's own namespace matching the
-                         * constraint's selector, as a term. */
-                        struct kb_pod_term *term = kb_pool_alloc(pool, sizeof(*term));
-                        char **names = kb_pool_alloc(pool, sizeof(*names));
-                        names[0] = (char *)ns;
-                        term->selector = c->selector;
-                        term->namespaces = names;
-                        term->nnamespaces = 1;
-                        term->topology_key = c->topology_key;
-                        const struct kb_pod_term *tp = term;
-                        const uint8_t *elig = kb__ipod_eligible(f->ix, pod, c, false);
                         struct spread_rule *sr = &r->spread[r->nspread++];
-                        /* countPodsMatchSelector counts nothing for an
-                         * empty selector (labels.Everything). */
-                        if (!c->selector.nreqs)
-                                tp = &never;
-                        sr->c = kb__ipod_matching(f->ix, &tp, 1, c->topology_key, true, elig);
+                        const struct kb_pod_term *tp = kb__ipod_spread_term(f->ix, pod, c);
+                        sr->c = kb__ipod_matching(f->ix, &tp, 1, c->topology_key, true,
+                                                  kb__ipod_eligible(f->ix, pod, c, false));
                         sr->max_skew = c->max_skew;
                         sr->min_domains = c->min_domains;
                         sr->self = kb__selector_matches(&c->selector, &pod->meta);
@@ -196,12 +184,14 @@ static bool present(const struct kb_task *x)
 
 static bool ports_free(const struct kb_pod *pod, const struct kb_node_info *n)
 {
+        const struct kb_pod_rules *pr = kb_pod_rules(pod);
         for (const struct kb_task *x = n->tasks; x; x = x->node_next) {
-                if (!x->pod->nhost_ports || !present(x))
+                const struct kb_pod_rules *xr = kb_pod_rules(x->pod);
+                if (!xr->nhost_ports || !present(x))
                         continue;
-                for (size_t i = 0; i < pod->nhost_ports; i++)
-                        for (size_t k = 0; k < x->pod->nhost_ports; k++)
-                                if (port_conflict(&pod->host_ports[i], &x->pod->host_ports[k]))
+                for (size_t i = 0; i < pr->nhost_ports; i++)
+                        for (size_t k = 0; k < xr->nhost_ports; k++)
+                                if (port_conflict(&pr->host_ports[i], &xr->host_ports[k]))
                                         return false;
         }
         return true;
@@ -236,7 +226,7 @@ static const char *check(void *arg, const struct kb_task *t, const struct kb_nod
         struct kb__podfilter *f = arg;
         const struct kb_pod *pod = t->pod;
         uint32_t node = n->index;
-        if (f->ports && pod->nhost_ports && !ports_free(pod, n))
+        if (f->ports && kb_pod_rules(pod)->nhost_ports && !ports_free(pod, n))
                 return REASON_PORTS;
         const struct rules *r = f->rules && t->index < f->ntasks ? f->rules[t->index] : NULL;
         if (r && r->naff) {
@@ -312,30 +302,34 @@ static bool affinity_nodes(struct kb__podfilter *f, const struct kb__ctr *c,
         return true;
 }
 
+static const struct kb_domains *few_domains(const struct kb__ctr *c)
+{
+        const struct kb_domains *dm = kb__ctr_domains(c);
+        return dm && dm->ndomains <= HINT_KEY_DOMAINS ? dm : NULL;
+}
+
 static bool scope(void *arg, const struct kb_task *t, struct kb_filter_hint *h)
 {
         struct kb__podfilter *f = arg;
         const struct rules *r = f->rules && t->index < f->ntasks ? f->rules[t->index] : NULL;
         struct kb__ctr *const *carriers = NULL;
         size_t nc = f->affinity ? kb__ipod_carriers(f->ix, t, KB__CARRY_ANTI, &carriers) : 0;
-        bool ports = f->ports && t->pod->nhost_ports;
+        bool ports = f->ports && kb_pod_rules(t->pod)->nhost_ports;
         if (!r && !nc && !ports)
                 return false;
         if (!r && !nc)
                 return true;
 
-        /* One key's domains: the first rule's whose key has few domains. */
+        /* One key's domains: the first rule's key that has few domains. */
         const struct kb_domains *dm = NULL;
         for (uint32_t i = 0; r && i < r->nspread && !dm; i++)
-                dm = kb__ctr_domains(r->spread[i].c);
+                dm = few_domains(r->spread[i].c);
         for (uint32_t i = 0; r && i < r->naff && !dm; i++)
-                dm = kb__ctr_domains(r->aff[i]);
+                dm = few_domains(r->aff[i]);
         for (uint32_t i = 0; r && i < r->nanti && !dm; i++)
-                dm = kb__ctr_domains(r->anti[i]);
+                dm = few_domains(r->anti[i]);
         for (size_t i = 0; i < nc && !dm; i++)
-                dm = kb__ctr_domains(carriers[i]);
-        if (dm && dm->ndomains > 4096)
-                dm = NULL;
+                dm = few_domains(carriers[i]);
         bool exception = r && r->naff && affinity_exception(r);
         if (dm) {
                 uint8_t *allowed = allowed_for(f, dm);
@@ -392,17 +386,17 @@ struct kb__podfilter *kb__podfilter_open(struct kb_session *s, bool ports, bool 
         bool any_ports = false;
         for (size_t i = 0; i < f->ntasks; i++) {
                 const struct kb_task *t = &tasks[i];
-                const struct kb_pod *pod = t->pod;
-                if (!pod->nanti_affinity && !pod->naffinity && !pod->nspread && !pod->nhost_ports)
+                const struct kb_pod_rules *pr = kb_pod_rules(t->pod);
+                if (!pr->nanti_affinity && !pr->naffinity && !pr->nspread && !pr->nhost_ports)
                         continue;
                 /* What existing pods carry: their required anti-affinity. */
-                for (size_t k = 0; affinity && k < pod->nanti_affinity; k++)
+                for (size_t k = 0; affinity && k < pr->nanti_affinity; k++)
                         kb__ipod_carries(
                             f->ix, t,
-                            kb__ipod_carrying(f->ix, KB__CARRY_ANTI, &pod->anti_affinity[k]), 1);
+                            kb__ipod_carrying(f->ix, KB__CARRY_ANTI, &pr->anti_affinity[k]), 1);
                 if (!t->job || t->status != KB_TASK_PENDING)
                         continue;
-                any_ports |= ports && pod->nhost_ports;
+                any_ports |= ports && pr->nhost_ports;
                 struct rules *r = build_rules(f, t);
                 if (r && !f->rules)
                         f->rules = kb_xcalloc(f->ntasks + 1, sizeof(*f->rules));

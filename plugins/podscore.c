@@ -99,17 +99,18 @@ static struct prefs *build_prefs(struct kb__podscore *p, const struct kb_task *t
 {
         struct kb_pool *pool = kb_session_pool(p->s);
         const struct kb_pod *pod = t->pod;
-        size_t naff = p->w_aff ? pod->npref_affinity + pod->npref_anti_affinity : 0;
+        const struct kb_pod_rules *pr = kb_pod_rules(pod);
+        size_t naff = p->w_aff ? pr->npref_affinity + pr->npref_anti_affinity : 0;
         size_t nsoft = 0;
-        for (size_t i = 0; p->w_spread && i < pod->nspread; i++)
-                nsoft += pod->spread[i].schedule_anyway;
+        for (size_t i = 0; p->w_spread && i < pr->nspread; i++)
+                nsoft += pr->spread[i].schedule_anyway;
         if (!naff && !nsoft)
                 return NULL;
         struct prefs *r = kb_pool_alloc(pool, sizeof(*r));
         r->aff = kb_pool_alloc(pool, (naff + 1) * sizeof(*r->aff));
         for (size_t k = 0; k < 2 && naff; k++) {
-                const struct kb_pod_term *terms = k ? pod->pref_anti_affinity : pod->pref_affinity;
-                size_t n = k ? pod->npref_anti_affinity : pod->npref_affinity;
+                const struct kb_pod_term *terms = k ? pr->pref_anti_affinity : pr->pref_affinity;
+                size_t n = k ? pr->npref_anti_affinity : pr->npref_affinity;
                 for (size_t i = 0; i < n; i++) {
                         const struct kb_pod_term *term = &terms[i];
                         r->aff[r->naff++] = (struct weighed){
@@ -118,21 +119,11 @@ static struct prefs *build_prefs(struct kb__podscore *p, const struct kb_task *t
                 }
         }
         r->soft = kb_pool_alloc(pool, (nsoft + 1) * sizeof(*r->soft));
-        const char *ns = pod->meta.namespace ? pod->meta.namespace : "default";
-        for (size_t i = 0; i < pod->nspread; i++) {
-                const struct kb_spread *c = &pod->spread[i];
+        for (size_t i = 0; i < pr->nspread; i++) {
+                const struct kb_spread *c = &pr->spread[i];
                 if (!c->schedule_anyway || !nsoft)
                         continue;
-                struct kb_pod_term *term = kb_pool_alloc(pool, sizeof(*term));
-                char **names = kb_pool_alloc(pool, sizeof(*names));
-                names[0] = (char *)ns;
-                term->selector = c->selector;
-                term->namespaces = names;
-                term->nnamespaces = 1;
-                term->topology_key = c->topology_key;
-                if (!c->selector.nreqs)
-                        term->selector.set = false; /* an empty selector counts nothing */
-                const struct kb_pod_term *tp = term;
+                const struct kb_pod_term *tp = kb__ipod_spread_term(p->ix, pod, c);
                 struct soft_rule *sr = &r->soft[r->nsoft++];
                 sr->key = c->topology_key;
                 sr->max_skew = c->max_skew;
@@ -411,12 +402,13 @@ struct kb__podscore *kb__podscore_open(struct kb_session *s, int64_t w_aff, int6
         struct kb_task *tasks = kb_session_tasks(s, &p->ntasks);
         for (size_t i = 0; i < p->ntasks; i++) {
                 const struct kb_task *t = &tasks[i];
-                if (!t->pod->npref_affinity && !t->pod->npref_anti_affinity && !t->pod->nspread)
+                const struct kb_pod_rules *pr = kb_pod_rules(t->pod);
+                if (!pr->npref_affinity && !pr->npref_anti_affinity && !pr->nspread)
                         continue;
                 for (int k = 0; w_aff && k < 2; k++) {
                         const struct kb_pod_term *terms =
-                            k ? t->pod->pref_anti_affinity : t->pod->pref_affinity;
-                        size_t n = k ? t->pod->npref_anti_affinity : t->pod->npref_affinity;
+                            k ? pr->pref_anti_affinity : pr->pref_affinity;
+                        size_t n = k ? pr->npref_anti_affinity : pr->npref_affinity;
                         for (size_t j = 0; j < n; j++)
                                 kb__ipod_carries(
                                     p->ix, t,

@@ -59,6 +59,17 @@ static inline bool kb__api_set(const struct kb_value *v)
 int kb__api_object(struct kb__api_dec *d, const struct kb_value *v, const char *path);
 int kb__api_list(struct kb__api_dec *d, const struct kb_value *v, const char *path);
 
+/*
+ * A list field whose elements fn decodes, each at "<path>[i]" into the
+ * i-th element (zeroed, elsize bytes) of a fresh array: *out and *n (the
+ * caller frees the array, even after an error: the elements decoded so far
+ * and the zeroed rest are in it).  Absent, null or empty leaves both alone.
+ */
+typedef int (*kb__api_elem_fn)(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                               void *elem, void *ctx);
+int kb__api_list_of(struct kb__api_dec *d, const struct kb_value *list, const char *path,
+                    size_t elsize, void **out, size_t *n, kb__api_elem_fn fn, void *ctx);
+
 /* A string field (numbers read as their literal text); *out is a fresh copy
  * the caller owns. */
 int kb__api_str(struct kb__api_dec *d, const struct kb_value *v, const char *path, char **out);

@@ -264,6 +264,19 @@ struct kb_toleration {
         enum kb_toleration_op op;
 };
 
+/* A pod's inter-pod placement rules: required and preferred pod affinity
+ * and anti-affinity terms, topology spread constraints, host ports. */
+struct kb_pod_rules {
+        struct kb_pod_term *affinity, *anti_affinity;
+        size_t naffinity, nanti_affinity;
+        struct kb_pod_term *pref_affinity, *pref_anti_affinity;
+        size_t npref_affinity, npref_anti_affinity;
+        struct kb_spread *spread;
+        size_t nspread;
+        struct kb_host_port *host_ports;
+        size_t nhost_ports;
+};
+
 struct kb_pod {
         struct kb_meta meta;
         char *scheduler_name; /* "default-scheduler" when unset, as the API server defaults it */
@@ -285,16 +298,9 @@ struct kb_pod {
         size_t npreferred;
         struct kb_toleration *tolerations;
         size_t ntolerations;
-        /* Inter-pod placement: required and preferred pod affinity and
-         * anti-affinity terms, topology spread constraints, host ports. */
-        struct kb_pod_term *affinity, *anti_affinity;
-        size_t naffinity, nanti_affinity;
-        struct kb_pod_term *pref_affinity, *pref_anti_affinity;
-        size_t npref_affinity, npref_anti_affinity;
-        struct kb_spread *spread;
-        size_t nspread;
-        struct kb_host_port *host_ports;
-        size_t nhost_ports;
+        /* Inter-pod placement rules, NULL when the pod has none (most
+         * pods): read them through kb_pod_rules(). */
+        struct kb_pod_rules *rules;
         /* The images of the init containers, then of the containers, with
          * ":latest" added where no tag is given (ImageLocality's
          * normalizedImageName); "" for a container without one. */
@@ -449,6 +455,13 @@ int kb_res_decode(const struct kb_value *list, const char *what, struct kb_res *
 /* The PodGroup annotation keys, in the order they are looked up. */
 #define KB_GROUP_ANNOTATION         "scheduling.k8s.io/group-name"
 #define KB_GROUP_ANNOTATION_VOLCANO "scheduling.volcano.sh/group-name"
+
+/* A pod's placement rules; an empty set when it has none.  Any thread. */
+extern const struct kb_pod_rules kb_no_pod_rules;
+static inline const struct kb_pod_rules *kb_pod_rules(const struct kb_pod *p)
+{
+        return p->rules ? p->rules : &kb_no_pod_rules;
+}
 
 /* Whether a pod's phase ends its life (Succeeded or Failed). */
 static inline bool kb_pod_terminal(const struct kb_pod *p)

@@ -216,26 +216,17 @@ int kb__api_selector_req(struct kb__api_dec *d, const struct kb_value *v, const 
         return 0;
 }
 
+static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const char *path, void *elem,
+                      void *ctx)
+{
+        return kb__api_selector_req(d, v, path, *(const enum kb__sel_kind *)ctx, elem);
+}
+
 static int decode_reqs(struct kb__api_dec *d, const struct kb_value *list, const char *path,
                        bool field, struct kb_selector_req **out, size_t *n)
 {
-        int rc;
-
-        if ((rc = kb__api_list(d, list, path)))
-                return rc;
-        if (!kb__api_set(list) || !list->arr.n)
-                return 0;
-        *out = kb_xcalloc(list->arr.n, sizeof(**out));
-        *n = list->arr.n;
-        for (size_t i = 0; i < list->arr.n; i++) {
-                char p[KB__API_PATH];
-                kb__api_path(p, sizeof(p), "%s[%zu]", path, i);
-                if ((rc = kb__api_selector_req(d, list->arr.v[i], p,
-                                               field ? KB__SEL_NODE_FIELD : KB__SEL_NODE_LABEL,
-                                               &(*out)[i])))
-                        return rc;
-        }
-        return 0;
+        enum kb__sel_kind kind = field ? KB__SEL_NODE_FIELD : KB__SEL_NODE_LABEL;
+        return kb__api_list_of(d, list, path, sizeof(**out), (void **)out, n, decode_req, &kind);
 }
 
 /* A NodeSelectorTerm.  An empty one is kept as is: it matches no node (the

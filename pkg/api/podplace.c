@@ -56,28 +56,33 @@ static void terms_free(struct kb_pod_term *t, size_t n)
         free(t);
 }
 
+const struct kb_pod_rules kb_no_pod_rules;
+
+static void rules_free(struct kb_pod_rules *r)
+{
+        if (!r)
+                return;
+        terms_free(r->affinity, r->naffinity);
+        terms_free(r->anti_affinity, r->nanti_affinity);
+        terms_free(r->pref_affinity, r->npref_affinity);
+        terms_free(r->pref_anti_affinity, r->npref_anti_affinity);
+        for (size_t i = 0; i < r->nspread; i++) {
+                free(r->spread[i].topology_key);
+                selector_release(&r->spread[i].selector);
+        }
+        free(r->spread);
+        for (size_t i = 0; i < r->nhost_ports; i++) {
+                free(r->host_ports[i].ip);
+                free(r->host_ports[i].protocol);
+        }
+        free(r->host_ports);
+        free(r);
+}
+
 void kb__api_pod_placement_free(struct kb_pod *p)
 {
-        terms_free(p->affinity, p->naffinity);
-        terms_free(p->anti_affinity, p->nanti_affinity);
-        terms_free(p->pref_affinity, p->npref_affinity);
-        terms_free(p->pref_anti_affinity, p->npref_anti_affinity);
-        p->affinity = p->anti_affinity = p->pref_affinity = p->pref_anti_affinity = NULL;
-        p->naffinity = p->nanti_affinity = p->npref_affinity = p->npref_anti_affinity = 0;
-        for (size_t i = 0; i < p->nspread; i++) {
-                free(p->spread[i].topology_key);
-                selector_release(&p->spread[i].selector);
-        }
-        free(p->spread);
-        p->spread = NULL;
-        p->nspread = 0;
-        for (size_t i = 0; i < p->nhost_ports; i++) {
-                free(p->host_ports[i].ip);
-                free(p->host_ports[i].protocol);
-        }
-        free(p->host_ports);
-        p->host_ports = NULL;
-        p->nhost_ports = 0;
+        rules_free(p->rules);
+        p->rules = NULL;
         for (size_t i = 0; i < p->nimages; i++)
                 free(p->images[i]);
         free(p->images);
@@ -145,26 +150,25 @@ static int decode_selector(struct kb__api_dec *d, const struct kb_value *v, cons
         return 0;
 }
 
+/* A non-empty string (an element of matchLabelKeys, namespaces). */
+static int decode_name(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                       void *elem, void *ctx)
+{
+        char **out = elem;
+        int rc;
+        (void)ctx;
+        if ((rc = kb__api_str(d, v, path, out)))
+                return rc;
+        if (!*out || !**out)
+                return kb__api_fail(d, path, "must be a non-empty string");
+        return 0;
+}
+
 /* A list of strings at path (matchLabelKeys, namespaces). */
 static int decode_strings(struct kb__api_dec *d, const struct kb_value *v, const char *path,
                           char ***out, size_t *n)
 {
-        int rc;
-        if ((rc = kb__api_list(d, v, path)))
-                return rc;
-        if (!kb__api_set(v) || !v->arr.n)
-                return 0;
-        *out = kb_xcalloc(v->arr.n, sizeof(**out));
-        *n = v->arr.n;
-        for (size_t i = 0; i < v->arr.n; i++) {
-                char p[KB__API_PATH];
-                kb__api_path(p, sizeof(p), "%s[%zu]", path, i);
-                if ((rc = kb__api_str(d, v->arr.v[i], p, &(*out)[i])))
-                        return rc;
-                if (!(*out)[i] || !(*out)[i][0])
-                        return kb__api_fail(d, p, "must be a non-empty string");
-        }
-        return 0;
+        return kb__api_list_of(d, v, path, sizeof(**out), (void **)out, n, decode_name, NULL);
 }
 
 static void strings_free(char **v, size_t n)
@@ -251,47 +255,47 @@ static int decode_term(struct kb__api_dec *d, const struct kb_value *v, const ch
         return 0;
 }
 
+struct term_ctx {
+        const struct kb_pod *pod;
+        bool weighted;
+};
+
+/* A required term, or a weighted one (weight, podAffinityTerm). */
+static int decode_any_term(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                           void *elem, void *ctx)
+{
+        const struct term_ctx *tc = ctx;
+        struct kb_pod_term *t = elem;
+        char pw[KB__API_PATH + 32];
+        int rc;
+        if (!tc->weighted)
+                return decode_term(d, v, path, tc->pod, t);
+        if ((rc = kb__api_object(d, v, path)))
+                return rc;
+        kb__api_path(pw, sizeof(pw), "%s.weight", path);
+        const struct kb_value *w = kb_value_get(v, "weight");
+        if (!kb__api_set(w))
+                return kb__api_fail(d, pw, "required");
+        if ((rc = kb__api_int32(d, w, pw, 1, 100, &t->weight)))
+                return rc;
+        kb__api_path(pw, sizeof(pw), "%s.podAffinityTerm", path);
+        const struct kb_value *term = kb_value_get(v, "podAffinityTerm");
+        if (!kb__api_set(term))
+                return kb__api_fail(d, pw, "required");
+        return decode_term(d, term, pw, tc->pod, t);
+}
+
 /* The list at path into *out: required terms, or weighted ones. */
 static int decode_terms(struct kb__api_dec *d, const struct kb_value *list, const char *path,
                         bool weighted, const struct kb_pod *pod, struct kb_pod_term **out,
                         size_t *n)
 {
-        int rc;
-        if ((rc = kb__api_list(d, list, path)))
-                return rc;
-        if (!kb__api_set(list) || !list->arr.n)
-                return 0;
-        *out = kb_xcalloc(list->arr.n, sizeof(**out));
-        *n = list->arr.n;
-        for (size_t i = 0; i < list->arr.n; i++) {
-                const struct kb_value *v = list->arr.v[i];
-                char p[KB__API_PATH], pw[KB__API_PATH + 32];
-                kb__api_path(p, sizeof(p), "%s[%zu]", path, i);
-                if (!weighted) {
-                        if ((rc = decode_term(d, v, p, pod, &(*out)[i])))
-                                return rc;
-                        continue;
-                }
-                if ((rc = kb__api_object(d, v, p)))
-                        return rc;
-                kb__api_path(pw, sizeof(pw), "%s.weight", p);
-                const struct kb_value *w = kb_value_get(v, "weight");
-                if (!kb__api_set(w))
-                        return kb__api_fail(d, pw, "required");
-                if ((rc = kb__api_int32(d, w, pw, 1, 100, &(*out)[i].weight)))
-                        return rc;
-                kb__api_path(pw, sizeof(pw), "%s.podAffinityTerm", p);
-                const struct kb_value *term = kb_value_get(v, "podAffinityTerm");
-                if (!kb__api_set(term))
-                        return kb__api_fail(d, pw, "required");
-                if ((rc = decode_term(d, term, pw, pod, &(*out)[i])))
-                        return rc;
-        }
-        return 0;
+        struct term_ctx tc = {pod, weighted};
+        return kb__api_list_of(d, list, path, sizeof(**out), (void **)out, n, decode_any_term, &tc);
 }
 
 static int decode_pod_affinity(struct kb__api_dec *d, const struct kb_value *spec,
-                               struct kb_pod *pod)
+                               const struct kb_pod *pod, struct kb_pod_rules *r)
 {
         static const char *const kinds[] = {"podAffinity", "podAntiAffinity"};
         const struct kb_value *aff = kb_value_get(spec, "affinity");
@@ -307,15 +311,15 @@ static int decode_pod_affinity(struct kb__api_dec *d, const struct kb_value *spe
                              p);
                 if ((rc = decode_terms(
                          d, kb_value_get(a, "requiredDuringSchedulingIgnoredDuringExecution"), pl,
-                         false, pod, k ? &pod->anti_affinity : &pod->affinity,
-                         k ? &pod->nanti_affinity : &pod->naffinity)))
+                         false, pod, k ? &r->anti_affinity : &r->affinity,
+                         k ? &r->nanti_affinity : &r->naffinity)))
                         return rc;
                 kb__api_path(pl, sizeof(pl), "%s.preferredDuringSchedulingIgnoredDuringExecution",
                              p);
                 if ((rc = decode_terms(
                          d, kb_value_get(a, "preferredDuringSchedulingIgnoredDuringExecution"), pl,
-                         true, pod, k ? &pod->pref_anti_affinity : &pod->pref_affinity,
-                         k ? &pod->npref_anti_affinity : &pod->npref_affinity)))
+                         true, pod, k ? &r->pref_anti_affinity : &r->pref_affinity,
+                         k ? &r->npref_anti_affinity : &r->npref_affinity)))
                         return rc;
         }
         return 0;
@@ -406,44 +410,43 @@ static int decode_spread(struct kb__api_dec *d, const struct kb_value *v, const 
                              false, &c->honor_taints);
 }
 
-static int decode_spreads(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod)
+static int decode_one_spread(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                             void *elem, void *ctx)
+{
+        return decode_spread(d, v, path, ctx, elem);
+}
+
+static int decode_spreads(struct kb__api_dec *d, const struct kb_value *spec,
+                          const struct kb_pod *pod, struct kb_pod_rules *r)
 {
         static const char path[] = "spec.topologySpreadConstraints";
-        const struct kb_value *list = kb_value_get(spec, "topologySpreadConstraints");
-        int rc;
-
-        if ((rc = kb__api_list(d, list, path)))
-                return rc;
-        if (!kb__api_set(list) || !list->arr.n)
-                return 0;
-        pod->spread = kb_xcalloc(list->arr.n, sizeof(*pod->spread));
-        pod->nspread = list->arr.n;
-        for (size_t i = 0; i < list->arr.n; i++) {
-                char p[KB__API_PATH];
-                kb__api_path(p, sizeof(p), "%s[%zu]", path, i);
-                if ((rc = decode_spread(d, list->arr.v[i], p, pod, &pod->spread[i])))
-                        return rc;
-                /* validateTopologySpreadConstraints: one constraint per
-                 * {topologyKey, whenUnsatisfiable}. */
-                for (size_t k = 0; k < i; k++)
-                        if (strcmp(pod->spread[k].topology_key, pod->spread[i].topology_key) == 0 &&
-                            pod->spread[k].schedule_anyway == pod->spread[i].schedule_anyway)
-                                return kb__api_fail(d, p,
-                                                    "duplicate {topologyKey: %s, "
-                                                    "whenUnsatisfiable: %s} (also in [%zu])",
-                                                    pod->spread[i].topology_key,
-                                                    pod->spread[i].schedule_anyway
-                                                        ? "ScheduleAnyway"
-                                                        : "DoNotSchedule",
-                                                    k);
-        }
-        return 0;
+        int rc = kb__api_list_of(d, kb_value_get(spec, "topologySpreadConstraints"), path,
+                                 sizeof(*r->spread), (void **)&r->spread, &r->nspread,
+                                 decode_one_spread, (void *)pod);
+        /* validateTopologySpreadConstraints: one constraint per
+         * {topologyKey, whenUnsatisfiable}. */
+        for (size_t i = 0; !rc && i < r->nspread; i++)
+                for (size_t k = 0; k < i; k++) {
+                        const struct kb_spread *a = &r->spread[k], *b = &r->spread[i];
+                        if (strcmp(a->topology_key, b->topology_key) != 0 ||
+                            a->schedule_anyway != b->schedule_anyway)
+                                continue;
+                        char p[KB__API_PATH];
+                        kb__api_path(p, sizeof(p), "%s[%zu]", path, i);
+                        return kb__api_fail(d, p,
+                                            "duplicate {topologyKey: %s, whenUnsatisfiable: %s} "
+                                            "(also in [%zu])",
+                                            b->topology_key,
+                                            b->schedule_anyway ? "ScheduleAnyway" : "DoNotSchedule",
+                                            k);
+                }
+        return rc;
 }
 
 /* ---- containers: host ports and images ------------------------------------------------ */
 
 static int decode_ports(struct kb__api_dec *d, const struct kb_value *c, const char *path,
-                        struct kb_pod *pod)
+                        struct kb_pod_rules *r)
 {
         const struct kb_value *ports = kb_value_get(c, "ports");
         char p[KB__API_PATH];
@@ -482,9 +485,9 @@ static int decode_ports(struct kb__api_dec *d, const struct kb_value *c, const c
                         free(proto);
                         continue;
                 }
-                pod->host_ports =
-                    kb_xrealloc(pod->host_ports, (pod->nhost_ports + 1) * sizeof(*pod->host_ports));
-                struct kb_host_port *hp = &pod->host_ports[pod->nhost_ports++];
+                r->host_ports =
+                    kb_xrealloc(r->host_ports, (r->nhost_ports + 1) * sizeof(*r->host_ports));
+                struct kb_host_port *hp = &r->host_ports[r->nhost_ports++];
                 hp->port = port;
                 hp->ip = ip && ip[0] ? ip : kb_xstrdup("0.0.0.0");
                 hp->protocol = proto && proto[0] ? proto : kb_xstrdup("TCP");
@@ -512,7 +515,8 @@ static char *normalized_image(const char *name)
  * scheduler's GetHostPorts; images from every init container and container,
  * as ImageLocality sums them.
  */
-static int decode_containers(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod)
+static int decode_containers(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod,
+                             struct kb_pod_rules *r)
 {
         static const char *const lists[] = {"initContainers", "containers"};
         int rc;
@@ -535,7 +539,7 @@ static int decode_containers(struct kb__api_dec *d, const struct kb_value *spec,
                         free(image);
                         bool sidecar =
                             kb_streq(kb_value_str(kb_value_get(c, "restartPolicy")), "Always");
-                        if ((l == 1 || sidecar) && (rc = decode_ports(d, c, p, pod)))
+                        if ((l == 1 || sidecar) && (rc = decode_ports(d, c, p, r)))
                                 return rc;
                 }
         }
@@ -548,9 +552,17 @@ void kb__api_pod_placement(struct kb__api_dec *d, const struct kb_value *spec, s
         struct kb__api_dec local = *d;
         local.err = err;
         local.errlen = sizeof(err);
-        if (!decode_pod_affinity(&local, spec, pod) && !decode_spreads(&local, spec, pod) &&
-            !decode_containers(&local, spec, pod))
+        struct kb_pod_rules *r = kb_xcalloc(1, sizeof(*r));
+        if (!decode_pod_affinity(&local, spec, pod, r) && !decode_spreads(&local, spec, pod, r) &&
+            !decode_containers(&local, spec, pod, r)) {
+                if (r->naffinity || r->nanti_affinity || r->npref_affinity ||
+                    r->npref_anti_affinity || r->nspread || r->nhost_ports)
+                        pod->rules = r;
+                else
+                        rules_free(r);
                 return;
+        }
+        rules_free(r);
         kb__api_pod_placement_free(pod);
         free(pod->invalid);
         pod->invalid = kb_xstrdup(err);

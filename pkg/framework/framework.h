@@ -263,13 +263,9 @@ struct kb_node_info {
 /* Volcano's FutureIdle: idle + releasing - pipelined. */
 void kb_node_future_idle(const struct kb_node_info *n, struct kb_res *out);
 
-/*
- * The topology domains of a node label key in this session: nodes with
- * equal values of the label form a domain ("zone-a"), numbered 0.. in the
- * order of the first node (by name) that has each value.  A node without
- * the label is in none (KB_NO_DOMAIN).  Inter-pod affinity and topology
- * spread count pods per domain; node selection prunes by domain.
- */
+/* The topology domains of a node label key: nodes with equal values form a
+ * domain, numbered 0.. by the first node (by name) with each value; a node
+ * without the label is in none (KB_NO_DOMAIN). */
 #define KB_NO_DOMAIN UINT32_MAX
 struct kb_session;
 struct kb_domains {
@@ -282,8 +278,7 @@ struct kb_domains {
         const uint32_t *nodes;
         uint32_t nkeyless; /* nodes without the label */
 };
-/* key's domains, built on first use and kept for the session (the session
- * owns them).  Session thread only. */
+/* key's domains, built on first use and owned by the session. */
 const struct kb_domains *kb_session_domains(struct kb_session *s, const char *key);
 
 struct kb_queue_info {
@@ -386,27 +381,20 @@ typedef double (*kb_node_order_fn)(void *arg, const struct kb_task *t,
  * may be normalised over them, as kube-scheduler's NormalizeScore does. */
 typedef void (*kb_batch_node_order_fn)(void *arg, const struct kb_task *t,
                                        struct kb_node_info *const *nodes, size_t n, double *scores);
-/*
- * A batch scorer: score() as above, and varies(), which lets node
- * selection skip the work when it can: false when every node would get the
- * same score for t (a constant changes no choice); true with *nodes NULL
- * when scores may differ anywhere; true with *nodes listing (by index, *n
- * of them, owned by the plugin until its next call) the only nodes whose
- * score may differ from the rest, which all score alike.  varies NULL
- * means "may differ anywhere".
- */
+/* A batch scorer: score() as above; varies() says false when every node
+ * would score the same for t (a constant changes no choice), else true
+ * with *nodes NULL (scores may differ anywhere) or listing the only nodes
+ * (*n indices, the plugin's until its next call) whose scores may differ
+ * from the rest, which all score alike.  varies NULL: may differ anywhere. */
 struct kb_batch_scorer {
         bool (*varies)(void *arg, const struct kb_task *t, const uint32_t **nodes, size_t *n);
         kb_batch_node_order_fn score;
 };
 
-/*
- * Where the nodes a placement filter may pass for a task can be: within
- * the domains of one label key that allowed[] marks (and, when keyless, the
- * nodes without the label), and/or among nodes[] (indices).  Node
- * selection searches only there; a hint may be wider than the truth, never
- * narrower.  Arrays belong to the plugin until its next call.
- */
+/* Where the nodes a placement filter may pass can be: in the domains of
+ * one key that allowed[] marks (and keyless nodes if keyless), and/or
+ * among nodes[].  A hint may be wider than the truth, never narrower; its
+ * arrays are the plugin's until its next call. */
 struct kb_filter_hint {
         const struct kb_domains *domains; /* NULL: no domain hint */
         const uint8_t *allowed;           /* per domain of domains */
@@ -508,13 +496,14 @@ KB_POINTS(XX)
  * reasons in *why ("0/4 nodes are available: 3 Insufficient cpu, ...").
  *
  * Uses per-placement-class caches (static predicate results, and a max-tree
- * of scores kept current through the session's node change log) unless a
- * non-pure predicate or node order is registered, batch node orders exist,
- * or conf full_scan is set; the result is the same either way.
+ * of scores kept current through the session's node change log; placement
+ * filters and batch scores evaluated on it per task) unless a non-pure
+ * predicate or node order is registered or conf full_scan is set; the
+ * result is the same either way.
  */
 struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, const char **why);
-/* t's placement class: tasks whose placement specs are equal (requests,
- * nodeSelector, affinity, tolerations) share one; ids start at 1. */
+/* t's placement class: tasks with equal placement specs (requests, node
+ * selector and affinity, tolerations, images) share one; ids from 1. */
 uint32_t kb_task_class(struct kb_session *s, struct kb_task *t);
 
 /* ---- statements ------------------------------------------------------------ */

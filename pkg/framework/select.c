@@ -9,9 +9,9 @@
  * 5e8 predicate and score calls a session.  kbatch gets the same answer
  * from per-class caches:
  *
- *   - Tasks whose placement specs are equal (requests, nodeSelector,
- *     affinity, tolerations) form a placement class (class.c).  The tasks
- *     of one job nearly always share one.
+ *   - Tasks whose placement specs are equal (requests, nodeSelector, node
+ *     affinity, tolerations, images) form a placement class (class.c).
+ *     The tasks of one job nearly always share one.
  *   - For a class, the cache keeps per node: the static predicate verdict
  *     (computed once: labels and taints do not change in a session), which
  *     resources are short, and a max-tree (a segment tree over nodes) of

@@ -158,6 +158,7 @@ static void add_placement(struct kb_pod *p, const char *group, const struct spec
         p->meta.labels = kb_xcalloc(1, sizeof(*p->meta.labels));
         p->meta.labels[0] = (struct kb_kv){kb_xstrdup("group"), kb_xstrdup(group)};
         p->meta.nlabels = 1;
+        p->rules = kb_xcalloc(1, sizeof(*p->rules));
         if (sp->anti_affinity) {
                 struct kb_pod_term *t = kb_xcalloc(1, sizeof(*t));
                 t->selector = group_selector(group);
@@ -165,8 +166,8 @@ static void add_placement(struct kb_pod *p, const char *group, const struct spec
                 t->namespaces[0] = kb_xstrdup("default");
                 t->nnamespaces = 1;
                 t->topology_key = kb_xstrdup("kubernetes.io/hostname");
-                p->anti_affinity = t;
-                p->nanti_affinity = 1;
+                p->rules->anti_affinity = t;
+                p->rules->nanti_affinity = 1;
         }
         if (spread) {
                 struct kb_spread *c = kb_xcalloc(1, sizeof(*c));
@@ -175,8 +176,8 @@ static void add_placement(struct kb_pod *p, const char *group, const struct spec
                 c->selector = group_selector(group);
                 c->min_domains = 1;
                 c->honor_affinity = true;
-                p->spread = c;
-                p->nspread = 1;
+                p->rules->spread = c;
+                p->rules->nspread = 1;
         }
 }
 

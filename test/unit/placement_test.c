@@ -727,9 +727,7 @@ static void test_bad_input(void **state)
                         fail();
                 }
                 assert_true(kb_has_prefix(p->invalid, "pod default/p: "));
-                assert_int_equal(p->naffinity + p->nanti_affinity + p->npref_affinity +
-                                     p->npref_anti_affinity + p->nspread + p->nhost_ports,
-                                 0);
+                assert_null(p->rules);
                 kb_pod_free(p);
         }
 }
@@ -755,8 +753,9 @@ static void test_decode_defaults(void **state)
             err, sizeof(err), &rc);
         assert_int_equal(rc, 0);
         assert_null(p->invalid);
-        assert_int_equal(p->nanti_affinity, 1);
-        const struct kb_pod_term *t = &p->anti_affinity[0];
+        const struct kb_pod_rules *r = kb_pod_rules(p);
+        assert_int_equal(r->nanti_affinity, 1);
+        const struct kb_pod_term *t = &r->anti_affinity[0];
         assert_int_equal(t->nnamespaces, 1);
         assert_string_equal(t->namespaces[0], "ml");
         assert_false(t->ns_selector.set);
@@ -764,20 +763,20 @@ static void test_decode_defaults(void **state)
         assert_int_equal(t->selector.nreqs, 2);
         assert_string_equal(t->selector.reqs[1].key, "job");
         assert_string_equal(t->selector.reqs[1].values[0], "a");
-        assert_int_equal(p->nspread, 1);
-        assert_int_equal(p->spread[0].min_domains, 1);
-        assert_true(p->spread[0].honor_affinity);
-        assert_false(p->spread[0].honor_taints);
-        assert_false(p->spread[0].schedule_anyway);
-        assert_int_equal(p->spread[0].selector.nreqs, 2);
+        assert_int_equal(r->nspread, 1);
+        assert_int_equal(r->spread[0].min_domains, 1);
+        assert_true(r->spread[0].honor_affinity);
+        assert_false(r->spread[0].honor_taints);
+        assert_false(r->spread[0].schedule_anyway);
+        assert_int_equal(r->spread[0].selector.nreqs, 2);
         /* The sidecar's port and the container's; not the plain init
          * container's, nor a port without hostPort. */
-        assert_int_equal(p->nhost_ports, 2);
-        assert_string_equal(p->host_ports[0].protocol, "UDP");
-        assert_string_equal(p->host_ports[0].ip, "0.0.0.0");
-        assert_int_equal(p->host_ports[1].port, 8080);
-        assert_string_equal(p->host_ports[1].ip, "10.0.0.1");
-        assert_string_equal(p->host_ports[1].protocol, "TCP");
+        assert_int_equal(r->nhost_ports, 2);
+        assert_string_equal(r->host_ports[0].protocol, "UDP");
+        assert_string_equal(r->host_ports[0].ip, "0.0.0.0");
+        assert_int_equal(r->host_ports[1].port, 8080);
+        assert_string_equal(r->host_ports[1].ip, "10.0.0.1");
+        assert_string_equal(r->host_ports[1].protocol, "TCP");
         /* Images of the init containers, then the containers, tagged. */
         assert_int_equal(p->nimages, 3);
         assert_string_equal(p->images[0], "side:latest");
@@ -849,6 +848,182 @@ static void test_bad_pod_in_session(void **state)
         kb_cluster_release(&c);
 }
 
+/* ---- random clusters against the full scan ---------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint32_t rnd(uint32_t n)
+{
+        rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (uint32_t)(rng_state >> 33) % n;
+}
+
+static const char *pick(const char *const *v, size_t n)
+{
+        return v[rnd((uint32_t)n)];
+}
+
+static const char *const apps[] = {"x", "y", "z"};
+static const char *const keys[] = {"kubernetes.io/hostname", "zone", "rack"};
+
+/* A term in flow style: a selector on app (matchLabels or an expression),
+ * a topology key, sometimes other namespaces. */
+static void term(struct kb_buf *b, bool weighted)
+{
+        if (weighted)
+                kb_buf_printf(b, "{weight: %u, podAffinityTerm: ", 1 + rnd(100));
+        switch (rnd(4)) {
+        case 0:
+                kb_buf_printf(b,
+                              "{labelSelector: {matchExpressions: [{key: app, operator: NotIn, "
+                              "values: [%s]}]}",
+                              pick(apps, 3));
+                break;
+        case 1:
+                kb_buf_printf(b, "{labelSelector: {matchLabels: {app: %s}}, namespaceSelector: {}",
+                              pick(apps, 3));
+                break;
+        default:
+                kb_buf_printf(b, "{labelSelector: {matchLabels: {app: %s}}", pick(apps, 3));
+        }
+        kb_buf_printf(b, ", topologyKey: %s}%s", pick(keys, 3), weighted ? "}" : "");
+}
+
+/* Pod spec lines (indent spaces deep) with random placement rules. */
+static void rules(struct kb_buf *b, const char *indent)
+{
+        bool aff = rnd(4) == 0, anti = rnd(3) == 0, paff = rnd(4) == 0, panti = rnd(4) == 0;
+        if (aff || anti || paff || panti) {
+                kb_buf_printf(b, "%saffinity: {", indent);
+                const char *sep = "";
+                for (int k = 0; k < 2; k++) {
+                        bool req = k ? anti : aff, pref = k ? panti : paff;
+                        if (!req && !pref)
+                                continue;
+                        kb_buf_printf(b, "%s%s: {", sep, k ? "podAntiAffinity" : "podAffinity");
+                        sep = ", ";
+                        if (req) {
+                                kb_buf_adds(b, "requiredDuringSchedulingIgnoredDuringExecution: [");
+                                term(b, false);
+                                kb_buf_adds(b, "]");
+                        }
+                        if (pref) {
+                                kb_buf_printf(
+                                    b, "%spreferredDuringSchedulingIgnoredDuringExecution: [",
+                                    req ? ", " : "");
+                                term(b, true);
+                                kb_buf_adds(b, "]");
+                        }
+                        kb_buf_adds(b, "}");
+                }
+                kb_buf_adds(b, "}\n");
+        }
+        if (rnd(3) == 0) {
+                bool hard = rnd(2);
+                kb_buf_printf(
+                    b,
+                    "%stopologySpreadConstraints: [{maxSkew: %u, topologyKey: %s, "
+                    "whenUnsatisfiable: %s, labelSelector: {matchLabels: {app: %s}}%s%s}]\n",
+                    indent, 1 + rnd(2), pick(keys, 3), hard ? "DoNotSchedule" : "ScheduleAnyway",
+                    pick(apps, 3), hard && rnd(3) == 0 ? ", minDomains: 3" : "",
+                    rnd(4) == 0 ? ", nodeTaintsPolicy: Honor" : "");
+        }
+        if (rnd(6) == 0)
+                kb_buf_printf(b, "%stolerations: [{key: spot, operator: Exists}]\n", indent);
+}
+
+static void containers(struct kb_buf *b, const char *indent)
+{
+        kb_buf_printf(b, "%scontainers: [{name: c, image: %s", indent, rnd(3) ? "app:v1" : "other");
+        if (rnd(6) == 0)
+                kb_buf_printf(b, ", ports: [{containerPort: 1, hostPort: %u}]", 8000 + rnd(2));
+        kb_buf_printf(b, ", resources: {requests: {cpu: '%u', memory: 1Gi}}}]\n", 1 + rnd(2));
+}
+
+static char *random_cluster(void)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        uint32_t nn = 3 + rnd(12);
+        for (uint32_t i = 0; i < nn; i++) {
+                kb_buf_printf(&b,
+                              "---\napiVersion: v1\nkind: Node\nmetadata: {name: n%02u, labels: "
+                              "{kubernetes.io/hostname: n%02u",
+                              i, i);
+                if (rnd(6))
+                        kb_buf_printf(&b, ", zone: %c", 'a' + rnd(3));
+                if (rnd(3))
+                        kb_buf_printf(&b, ", rack: r%u", rnd(4));
+                kb_buf_adds(&b, "}}\n");
+                if (rnd(5) == 0)
+                        kb_buf_printf(&b, "spec: {taints: [{key: spot, value: 'y', effect: %s}]}\n",
+                                      rnd(2) ? "PreferNoSchedule" : "NoSchedule");
+                kb_buf_printf(
+                    &b, "status: {allocatable: {cpu: '%u', memory: 16Gi}%s}\n", 2 + rnd(6),
+                    rnd(3) == 0 ? ", images: [{names: ['app:v1'], sizeBytes: 400000000}]" : "");
+        }
+        uint32_t nf = rnd(6);
+        for (uint32_t i = 0; i < nf; i++) {
+                kb_buf_printf(
+                    &b,
+                    "---\napiVersion: v1\nkind: Pod\nmetadata: {name: f%u, labels: {app: %s}%s}\n"
+                    "spec:\n  schedulerName: other\n  nodeName: n%02u\n",
+                    i, pick(apps, 3),
+                    rnd(5) == 0 ? ", deletionTimestamp: '2024-01-01T00:00:00Z'" : "", rnd(nn));
+                rules(&b, "  ");
+                containers(&b, "  ");
+                kb_buf_adds(&b, "status: {phase: Running}\n");
+        }
+        uint32_t ng = 2 + rnd(5);
+        for (uint32_t g = 0; g < ng; g++) {
+                uint32_t size = 1 + rnd(4), min = 1 + rnd(size);
+                kb_buf_printf(&b,
+                              "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                              "metadata: {name: g%u, creationTimestamp: '2024-01-%02uT00:00:00Z'}\n"
+                              "spec: {minMember: %u}\n",
+                              g, 1 + g, min);
+                kb_buf_printf(&b,
+                              "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: g%u}\n"
+                              "spec:\n  parallelism: %u\n  template:\n"
+                              "    metadata: {labels: {app: %s}, annotations: "
+                              "{scheduling.k8s.io/group-name: g%u}}\n"
+                              "    spec:\n      schedulerName: kbatch\n",
+                              g, size, pick(apps, 3), g);
+                rules(&b, "      ");
+                containers(&b, "      ");
+        }
+        return kb_buf_detach(&b);
+}
+
+/*
+ * Random clusters (nodes with and without zone and rack labels, taints,
+ * images; other schedulers' pods with their own rules; gangs with random
+ * affinity, anti-affinity, spread, preferred terms, host ports): the
+ * caches must place every pod where a full scan does, with the same
+ * reasons, over two sessions.  Test builds also compare every single
+ * cached answer with a full scan on the spot (select.c).  SEEDS=N runs N
+ * clusters instead of 150.
+ */
+static void test_random_against_full_scan(void **state)
+{
+        (void)state;
+        for (uint64_t seed = 1; seed <= (getenv("SEEDS") ? strtoull(getenv("SEEDS"), 0, 10) : 150);
+             seed++) {
+                rng_state = seed;
+                char *text = random_cluster();
+                char *cached = kb_test_run_binds(text, kb_default_conf_yaml, false, 2),
+                     *scan = kb_test_run_binds(text, kb_default_conf_yaml, true, 2);
+                if (strcmp(cached, scan) != 0) {
+                        fprintf(stderr, "seed %llu:\n  cached: %s\n  scan:   %s\n%s\n",
+                                (unsigned long long)seed, cached, scan, text);
+                        fail();
+                }
+                free(text);
+                free(cached);
+                free(scan);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -861,6 +1036,7 @@ int main(void)
             cmocka_unit_test(test_bad_input),
             cmocka_unit_test(test_decode_defaults),
             cmocka_unit_test(test_bad_pod_in_session),
+            cmocka_unit_test(test_random_against_full_scan),
         };
         return cmocka_run_group_tests_name("placement", tests, NULL, NULL);
 }
