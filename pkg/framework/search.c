@@ -94,6 +94,17 @@ void kb__search_release(struct kb_session *s)
         s->search = NULL;
 }
 
+/* A new query: every mark of the last one is forgotten at once (and the
+ * arrays cleared when the counter wraps). */
+static void next_epoch(struct kb_session *s, struct kb__search *S)
+{
+        if (++S->epoch == 0) {
+                memset(S->failed, 0, (s->nnodes + 1) * sizeof(*S->failed));
+                memset(S->listed, 0, (s->nnodes + 1) * sizeof(*S->listed));
+                S->epoch = 1;
+        }
+}
+
 static struct kb__search *scratch(struct kb_session *s)
 {
         struct kb__search *S = s->search;
@@ -106,11 +117,7 @@ static struct kb__search *scratch(struct kb_session *s)
                 S->cand_grad = kb_xmalloc(nn * sizeof(*S->cand_grad));
                 S->cand_score = kb_xmalloc(nn * sizeof(*S->cand_score));
         }
-        if (++S->epoch == 0) {
-                memset(S->failed, 0, (s->nnodes + 1) * sizeof(*S->failed));
-                memset(S->listed, 0, (s->nnodes + 1) * sizeof(*S->listed));
-                S->epoch = 1;
-        }
+        next_epoch(s, S);
         S->ncand = 0;
         S->nheap = 0;
         return S;
@@ -432,9 +439,7 @@ struct kb_node_info *kb__search(struct kb_session *s, struct kb__cache *c, struc
         if (sc.everywhere) {
                 /* Every feasible node is a candidate. */
                 sc.nlisted = 0;
-                S->epoch++; /* forget the marks: nothing is looked at apart */
-                if (S->epoch == 0)
-                        S->epoch = 1;
+                next_epoch(s, S); /* forget the marks: nothing is looked at apart */
                 for (uint32_t i = 0; i < s->nnodes; i++)
                         if (passes(s, S, c, t, &sc, i))
                                 add_cand(S, s, c, i);
