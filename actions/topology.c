@@ -249,7 +249,7 @@ bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct
         struct kb__alloc_job *js = &c->jobs[j->index];
         const struct kb_podgroup *pg = j->pg;
         size_t nd;
-        const struct kb_domain *doms = kb_session_domains(s, &nd);
+        const struct kb_domain *doms = kb_session_topology_domains(s, &nd);
         const struct kb_domain *root;
         const char *why;
 

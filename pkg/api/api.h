@@ -153,6 +153,14 @@ struct kb_taint {
         enum kb_taint_effect effect;
 };
 
+/* An image a node holds (status.images): every name it goes by, and its
+ * size, for kube-scheduler's ImageLocality score. */
+struct kb_node_image {
+        char **names;
+        size_t nnames;
+        int64_t size; /* sizeBytes */
+};
+
 struct kb_node {
         struct kb_meta meta;
         /* status.allocatable, else (the whole list) status.capacity; pods
@@ -164,6 +172,8 @@ struct kb_node {
         /* The Ready condition; a node with no Ready condition at all (as
          * hand-written manifests have) counts as ready. */
         bool ready;
+        struct kb_node_image *images;
+        size_t nimages;
 };
 
 enum kb_pod_phase {
@@ -205,6 +215,56 @@ struct kb_preferred_term {
         struct kb_node_term term;
 };
 
+/*
+ * A metav1.LabelSelector over pod or namespace labels: matchLabels (kept as
+ * In with one value) and matchExpressions (In, NotIn, Exists,
+ * DoesNotExist), all of which must hold.  As LabelSelectorAsSelector reads
+ * it: an absent selector (set false) matches nothing, a present one without
+ * requirements matches everything.
+ */
+struct kb_label_selector {
+        struct kb_selector_req *reqs;
+        size_t nreqs;
+        bool set;
+};
+
+/*
+ * A PodAffinityTerm, or a WeightedPodAffinityTerm (weight 1..100; 0 for a
+ * required term).  A pod matches the term when its namespace is one of
+ * namespaces or its namespace's labels match ns_selector, and its labels
+ * match selector.  The decoder resolves the API's defaults: no namespaces
+ * and no namespaceSelector mean the pod's own namespace; matchLabelKeys and
+ * mismatchLabelKeys are merged into selector as `key In (value)` and `key
+ * NotIn (value)` with the pod's own label values, as the API server does.
+ */
+struct kb_pod_term {
+        struct kb_label_selector selector;
+        char **namespaces;
+        size_t nnamespaces;
+        struct kb_label_selector ns_selector;
+        char *topology_key;
+        int32_t weight;
+};
+
+/* A topologySpreadConstraint, defaults resolved; matchLabelKeys merged into
+ * selector as `key In (value)` for the keys the pod has. */
+struct kb_spread {
+        int32_t max_skew;
+        char *topology_key;
+        bool schedule_anyway; /* whenUnsatisfiable ScheduleAnyway, else DoNotSchedule */
+        struct kb_label_selector selector;
+        int32_t min_domains; /* 1 when unset */
+        bool honor_affinity; /* nodeAffinityPolicy: Honor (the default) */
+        bool honor_taints;   /* nodeTaintsPolicy: Honor (default Ignore) */
+};
+
+/* A container port with a hostPort (of a container or a sidecar). */
+struct kb_host_port {
+        char *ip;       /* hostIP, "0.0.0.0" when unset */
+        char *protocol; /* "TCP" when unset */
+        int32_t port;
+};
+
 enum kb_toleration_op {
         KB_TOL_EQUAL,
         KB_TOL_EXISTS,
@@ -215,6 +275,19 @@ struct kb_toleration {
         char *value;  /* "" when none */
         char *effect; /* NULL or "" matches every effect */
         enum kb_toleration_op op;
+};
+
+/* A pod's inter-pod placement rules: required and preferred pod affinity
+ * and anti-affinity terms, topology spread constraints, host ports. */
+struct kb_pod_rules {
+        struct kb_pod_term *affinity, *anti_affinity;
+        size_t naffinity, nanti_affinity;
+        struct kb_pod_term *pref_affinity, *pref_anti_affinity;
+        size_t npref_affinity, npref_anti_affinity;
+        struct kb_spread *spread;
+        size_t nspread;
+        struct kb_host_port *host_ports;
+        size_t nhost_ports;
 };
 
 struct kb_pod {
@@ -238,16 +311,30 @@ struct kb_pod {
         size_t npreferred;
         struct kb_toleration *tolerations;
         size_t ntolerations;
+        /* Inter-pod placement rules, NULL when the pod has none (most
+         * pods): read them through kb_pod_rules(). */
+        struct kb_pod_rules *rules;
+        /* The images of the init containers, then of the containers, with
+         * ":latest" added where no tag is given (ImageLocality's
+         * normalizedImageName); "" for a container without one. */
+        char **images;
+        size_t nimages;
         /* As kube-scheduler computes them: the sum over containers, the max
          * with each init container, plus spec.overhead; pods slot = 1. */
         struct kb_res requests;
         bool best_effort; /* no container requests anything (pods slot aside) */
         enum kb_pod_phase phase;
         /* Fields set on the pod that kbatch reads but does not evaluate yet
-         * (required pod affinity and anti-affinity, topology spread), as
-         * "spec.topologySpreadConstraints, ...", or NULL: the session
-         * reports them instead of ignoring them silently. */
+         * (dynamic resource claims), as "spec.resourceClaims, ...", or
+         * NULL: the session reports them instead of ignoring them
+         * silently. */
         char *unevaluated;
+        /* Why the pod's inter-pod placement fields are unusable ("pod
+         * ns/x: spec.topologySpreadConstraints[0].maxSkew: must be greater
+         * than zero, got -1"), or NULL.  Such a pod still decodes (it may
+         * hold room on a node) without those fields; the session never
+         * places it and says why. */
+        char *invalid;
 };
 
 struct kb_condition {
@@ -259,19 +346,11 @@ struct kb_condition {
         double last_transition;
 };
 
-/*
- * A metav1.LabelSelector: matchLabels and matchExpressions (In, NotIn,
- * Exists, DoesNotExist), all of which must hold; an empty selector matches
- * every object, as LabelSelectorAsSelector makes it.
- */
-struct kb_label_selector {
-        struct kb_kv *match_labels;
-        size_t nmatch_labels;
-        struct kb_selector_req *exprs;
-        size_t nexprs;
-};
-
-/* Whether the labels of m satisfy sel. */
+/* Whether a label's value (NULL: the label is absent) satisfies r, one of
+ * In, NotIn, Exists, DoesNotExist (false for the others). */
+bool kb_selector_req_matches(const struct kb_selector_req *r, const char *val);
+/* Whether the labels of m satisfy sel (struct kb_label_selector: an unset
+ * selector matches nothing, one without requirements everything). */
 bool kb_label_selector_matches(const struct kb_label_selector *sel, const struct kb_meta *m);
 
 struct kb_task_member {
@@ -459,6 +538,13 @@ int kb_res_decode(const struct kb_value *list, const char *what, struct kb_res *
 /* The PodGroup annotation keys, in the order they are looked up. */
 #define KB_GROUP_ANNOTATION         "scheduling.k8s.io/group-name"
 #define KB_GROUP_ANNOTATION_VOLCANO "scheduling.volcano.sh/group-name"
+
+/* A pod's placement rules; an empty set when it has none.  Any thread. */
+extern const struct kb_pod_rules kb_no_pod_rules;
+static inline const struct kb_pod_rules *kb_pod_rules(const struct kb_pod *p)
+{
+        return p->rules ? p->rules : &kb_no_pod_rules;
+}
 
 /* Whether a pod's phase ends its life (Succeeded or Failed). */
 static inline bool kb_pod_terminal(const struct kb_pod *p)

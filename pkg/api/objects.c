@@ -28,7 +28,55 @@ void kb_node_free(struct kb_node *n)
                 free(n->taints[i].value);
         }
         free(n->taints);
+        for (size_t i = 0; i < n->nimages; i++) {
+                for (size_t k = 0; k < n->images[i].nnames; k++)
+                        free(n->images[i].names[k]);
+                free(n->images[i].names);
+        }
+        free(n->images);
         free(n);
+}
+
+/* status.images: what ImageLocality reads (names and sizeBytes). */
+static int decode_images(struct kb__api_dec *d, const struct kb_value *status, struct kb_node *n)
+{
+        const struct kb_value *imgs = kb_value_get(status, "images");
+        int rc;
+        if ((rc = kb__api_list(d, imgs, "status.images")))
+                return rc;
+        if (!kb__api_set(imgs) || !imgs->arr.n)
+                return 0;
+        n->images = kb_xcalloc(imgs->arr.n, sizeof(*n->images));
+        n->nimages = imgs->arr.n;
+        for (size_t i = 0; i < imgs->arr.n; i++) {
+                const struct kb_value *v = imgs->arr.v[i];
+                struct kb_node_image *im = &n->images[i];
+                char p[KB__API_PATH], pf[KB__API_PATH + 16];
+                kb__api_path(p, sizeof(p), "status.images[%zu]", i);
+                if ((rc = kb__api_object(d, v, p)))
+                        return rc;
+                const struct kb_value *names = kb_value_get(v, "names");
+                kb__api_path(pf, sizeof(pf), "%s.names", p);
+                if ((rc = kb__api_list(d, names, pf)))
+                        return rc;
+                if (kb__api_set(names) && names->arr.n) {
+                        im->names = kb_xcalloc(names->arr.n, sizeof(*im->names));
+                        im->nnames = names->arr.n;
+                        for (size_t k = 0; k < names->arr.n; k++) {
+                                char pk[KB__API_PATH + 32];
+                                kb__api_path(pk, sizeof(pk), "%s[%zu]", pf, k);
+                                if ((rc = kb__api_str(d, names->arr.v[k], pk, &im->names[k])))
+                                        return rc;
+                                if (!im->names[k])
+                                        im->names[k] = kb_xstrdup("");
+                        }
+                }
+                const struct kb_value *size = kb_value_get(v, "sizeBytes");
+                kb__api_path(pf, sizeof(pf), "%s.sizeBytes", p);
+                if (kb__api_set(size) && (kb_value_int(size, &im->size) || im->size < 0))
+                        return kb__api_fail(d, pf, "must be a non-negative integer");
+        }
+        return 0;
 }
 
 static int decode_taint(struct kb__api_dec *d, const struct kb_value *v, const char *path,
@@ -115,6 +163,9 @@ static int node_fill(struct kb__api_dec *d, const struct kb_value *doc, struct k
                                 return rc;
                 }
         }
+
+        if ((rc = decode_images(d, status, n)))
+                return rc;
 
         /* Ready unless a Ready condition says otherwise: a node without
          * conditions is a hand-written one, and kube-scheduler itself no

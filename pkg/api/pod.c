@@ -44,7 +44,7 @@ const char *kb_pod_phase_name(enum kb_pod_phase p)
 
 /* ---- freeing ---------------------------------------------------------- */
 
-static void reqs_free(struct kb_selector_req *r, size_t n)
+void kb__api_reqs_free(struct kb_selector_req *r, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
                 free(r[i].key);
@@ -57,8 +57,8 @@ static void reqs_free(struct kb_selector_req *r, size_t n)
 
 static void term_release(struct kb_node_term *t)
 {
-        reqs_free(t->exprs, t->nexprs);
-        reqs_free(t->fields, t->nfields);
+        kb__api_reqs_free(t->exprs, t->nexprs);
+        kb__api_reqs_free(t->fields, t->nfields);
 }
 
 void kb_pod_free(struct kb_pod *p)
@@ -85,6 +85,8 @@ void kb_pod_free(struct kb_pod *p)
                 free(p->tolerations[i].effect);
         }
         free(p->tolerations);
+        kb__api_pod_placement_free(p);
+        free(p->invalid);
         free(p);
 }
 
@@ -112,14 +114,17 @@ static bool is_int64(const char *s)
 }
 
 /*
- * One NodeSelectorRequirement.  The checks are the API server's
- * (ValidateNodeSelectorRequirement and ValidateNodeFieldSelectorRequirement),
+ * One NodeSelectorRequirement or LabelSelectorRequirement.  The checks are
+ * the API server's (ValidateNodeSelectorRequirement,
+ * ValidateNodeFieldSelectorRequirement, ValidateLabelSelectorRequirement),
  * plus the integer check on Gt/Lt that the scheduler would otherwise make
- * at match time, silently failing the term.
+ * at match time, silently failing the term.  A label selector knows In,
+ * NotIn, Exists and DoesNotExist only.
  */
-static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const char *path, bool field,
-                      struct kb_selector_req *r)
+int kb__api_selector_req(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                         enum kb__sel_kind kind, struct kb_selector_req *r)
 {
+        bool field = kind == KB__SEL_NODE_FIELD;
         char p[KB__API_PATH];
         char *op = NULL;
         int rc;
@@ -153,6 +158,11 @@ static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const cha
         }
         free(op);
         r->op = sel_ops[k].op;
+        if (kind == KB__SEL_LABEL && (r->op == KB_SEL_GT || r->op == KB_SEL_LT))
+                return kb__api_fail(d, p,
+                                    "must be In, NotIn, Exists or DoesNotExist in a label "
+                                    "selector, got %s",
+                                    sel_ops[k].name);
         if (field && r->op != KB_SEL_IN && r->op != KB_SEL_NOT_IN)
                 return kb__api_fail(d, p, "must be In or NotIn for a field selector, got %s",
                                     sel_ops[k].name);
@@ -206,24 +216,17 @@ static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const cha
         return 0;
 }
 
+static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const char *path, void *elem,
+                      void *ctx)
+{
+        return kb__api_selector_req(d, v, path, *(const enum kb__sel_kind *)ctx, elem);
+}
+
 static int decode_reqs(struct kb__api_dec *d, const struct kb_value *list, const char *path,
                        bool field, struct kb_selector_req **out, size_t *n)
 {
-        int rc;
-
-        if ((rc = kb__api_list(d, list, path)))
-                return rc;
-        if (!kb__api_set(list) || !list->arr.n)
-                return 0;
-        *out = kb_xcalloc(list->arr.n, sizeof(**out));
-        *n = list->arr.n;
-        for (size_t i = 0; i < list->arr.n; i++) {
-                char p[KB__API_PATH];
-                kb__api_path(p, sizeof(p), "%s[%zu]", path, i);
-                if ((rc = decode_req(d, list->arr.v[i], p, field, &(*out)[i])))
-                        return rc;
-        }
-        return 0;
+        enum kb__sel_kind kind = field ? KB__SEL_NODE_FIELD : KB__SEL_NODE_LABEL;
+        return kb__api_list_of(d, list, path, sizeof(**out), (void **)out, n, decode_req, &kind);
 }
 
 /* A NodeSelectorTerm.  An empty one is kept as is: it matches no node (the
@@ -249,9 +252,7 @@ static int decode_term(struct kb__api_dec *d, const struct kb_value *v, const ch
 static char *unevaluated(const struct kb_value *spec)
 {
         static const char *const paths[][3] = {
-            {"affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution"},
-            {"affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"},
-            {"topologySpreadConstraints", NULL, NULL},
+            {"resourceClaims", NULL, NULL},
         };
         struct kb_buf b;
         kb_buf_init(&b);
@@ -614,6 +615,7 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
         if ((rc = decode_affinity(d, spec, pod)))
                 return rc;
         pod->unevaluated = unevaluated(spec);
+        kb__api_pod_placement(d, spec, pod);
 
         const struct kb_value *tols = kb_value_get(spec, "tolerations");
         if ((rc = kb__api_list(d, tols, "spec.tolerations")))
@@ -659,17 +661,4 @@ int kb_pod_decode(const struct kb_value *doc, struct kb_pod **out, char *err, si
         }
         *out = pod;
         return 0;
-}
-
-/* ---- for other decoders ------------------------------------------------ */
-
-int kb__api_selector_reqs(struct kb__api_dec *d, const struct kb_value *list, const char *path,
-                          bool field, struct kb_selector_req **out, size_t *n)
-{
-        return decode_reqs(d, list, path, field, out, n);
-}
-
-void kb__api_selector_reqs_free(struct kb_selector_req *r, size_t n)
-{
-        reqs_free(r, n);
 }

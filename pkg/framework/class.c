@@ -1,7 +1,7 @@
 /*
  * Placement classes: tasks whose placement specs are equal — requests,
- * nodeSelector, required and preferred node affinity, tolerations: what a
- * KB_PURE callback may read of a task — share a class, so that the node
+ * nodeSelector, required and preferred node affinity, tolerations, images:
+ * what a KB_PURE callback may read of a task — share a class, so that the node
  * selection caches (select.c) compute a class's answers once.  A class is
  * found by hashing a canonical byte string of those fields into an
  * open-addressing table; ids start at 1 (0 means "not computed yet").
@@ -93,6 +93,12 @@ static void placement_key(struct kb_buf *b, const struct kb_task *t)
                 key_str(b, tol->effect);
                 kb_buf_add(b, (const char *)&tol->op, sizeof(tol->op));
         }
+        /* Last and only when there are any, so that the keys of pods
+         * without images (and their cost) stay as they were. */
+        if (p->nimages)
+                kb_buf_add(b, (const char *)&p->nimages, sizeof(p->nimages));
+        for (size_t i = 0; i < p->nimages; i++)
+                key_str(b, p->images[i]);
 }
 
 uint32_t kb__class_of(struct kb_session *s, struct kb_task *t)

@@ -8,9 +8,11 @@
  *   open.c        snapshot -> model (nodes, queues, jobs, tasks)
  *   close.c       phases, conditions, queue statuses, nominations
  *   statement.c   undoable operations          select.c  node selection
+ *                                              search.c  ... under filters and batch scores
  *                                              class.c   placement classes
  *                                              topology.c network topology
  *                                              hypernodes.c  HyperNodes into domains
+ *                                              domains.c topology domains
  *   heap.c        priority queues
  *   points.c      registration and dispatchers   result.c  the result's lists
  *   model.c       names, counters, node accounting and task lists, lookups
@@ -46,14 +48,18 @@ struct kb_cb_list {
 };
 
 /* Loops over the callbacks of point P (an enum kb_point) as `e`, in tier
- * and registration order. */
+ * and registration order (no pointer arithmetic on an empty list's NULL). */
 #define EACH_CB(s, P, e)                                                                           \
-        for (const struct kb_cb *e = (s)->cb[P].v; e < (s)->cb[P].v + (s)->cb[P].n; e++)
+        for (const struct kb_cb *e = (s)->cb[P].v, *const e##_end =                                \
+                                                       (s)->cb[P].n ? e + (s)->cb[P].n : e;        \
+             e != e##_end; e++)
 
 struct kb_select;
 struct kb_classes;
 struct kb_topology;
 struct kb_intern;
+struct kb__domains_list;
+struct kb__search;
 
 struct kb_session_cond {
         const char *type, *status, *reason, *message;
@@ -101,9 +107,11 @@ struct kb_session {
         size_t nchanges, capchanges;
         struct kb_intern *interned;
 
-        /* select.c and class.c */
+        /* select.c and class.c; search.c; domains.c */
         struct kb_select *select;
         struct kb_classes *classes;
+        struct kb__search *search;
+        struct kb__domains_list *domains;
 
         /* topology.c: the network topology (NULL until configured or
          * built), and the topology order of nodes that select.c lays its
@@ -134,6 +142,11 @@ void kb__node_detach(struct kb_session *s, struct kb_task *t);
 
 /* ---- points.c ---------------------------------------------------------------- */
 
+/* The predicates without the placement filters: what a placement class's
+ * cache keeps per node. */
+const char *kb__predicate_static(struct kb_session *s, const struct kb_task *t,
+                                 const struct kb_node_info *n);
+
 /* Callbacks registered from now on belong to plugin pc (NULL: none) in
  * tier; the conf's enable flags of pc apply. */
 void kb__points_begin(struct kb_session *s, int tier, const struct kb_plugin_conf *pc);
@@ -147,7 +160,82 @@ void kb__result_add_eviction(struct kb_session *s, const struct kb_task *t, cons
 /* Appends w (its strings must live in the result's pool or longer). */
 void kb__result_add_warning(struct kb_session *s, const struct kb_warning *w);
 
-/* ---- select.c, class.c, statement.c ---------------------------------------------- */
+/* ---- select.c, search.c, class.c, domains.c, statement.c ------------------------ */
+
+/*
+ * A placement class's cache (select.c builds and keeps it current; search.c
+ * reads it).  The tree is a max-tree over size leaves (a power of two >=
+ * the node count): node k's children are 2k and 2k+1, leaf i is size + i,
+ * and every tree node holds its subtree's best (gradient, score, node).
+ */
+struct kb__prune;
+struct kb__cache {
+        uint32_t eclass;
+        const struct kb_task *proto;
+        size_t log_pos;
+        uint64_t last_use;
+        uint32_t size; /* leaves, a power of two >= nnodes */
+        double *score; /* 2*size, [1] is the root */
+        uint8_t *grad; /* 2*size: 2 fits idle, 1 fits future idle, 0 infeasible */
+        uint32_t *best;
+        /* Per node: index+1 into reasons[] of the static verdict (0 passes),
+         * and the mask of resources short. */
+        uint16_t *static_why;
+        uint16_t *short_mask;
+        /* Reason counts: per resource slot, and per static reason (counted
+         * only for nodes where nothing is short, as Volcano checks resources
+         * before predicates). */
+        uint32_t short_count[KB_RES_MAX];
+        const char **reasons;
+        uint32_t *reason_count;
+        size_t nreasons;
+        /* Per topology key a placement filter hinted at: which domains each
+         * subtree holds (search.c builds them on first use). */
+        struct kb__prune *prune;
+        size_t nprune;
+};
+
+/* Node i's leaf in cache c: its position in the topology order when the
+ * session has a network topology (each domain's nodes then form a range of
+ * leaves, which kb_select_node_in queries), else i.  Ties still go by node
+ * index. */
+#define KB__LEAF(c, s, i) ((c)->size + ((s)->topo_pos ? (s)->topo_pos[i] : (i)))
+
+/* (gradient, score, index) a beats b: the higher gradient, then the higher
+ * score, then the lower index (the name that sorts first). */
+static inline bool kb__better(uint8_t ga, double sa, uint32_t ia, uint8_t gb, double sb,
+                              uint32_t ib)
+{
+        if (ga != gb)
+                return ga > gb;
+        return sa > sb || (sa == sb && ia < ib);
+}
+
+/*
+ * search.c: the best node for t in a caught-up cache c, when placement
+ * filters restrict t or batch scores vary for it; NULL with the reasons in
+ * *why when none fits.  Sets *plain when neither applies to t (the tree's
+ * root is the answer, and nothing was done).
+ */
+struct kb_node_info *kb__search(struct kb_session *s, struct kb__cache *c, struct kb_task *t,
+                                uint32_t lo, uint32_t hi, const char **why, bool *plain);
+/* Frees what search.c hung on a cache, and its scratch. */
+void kb__search_cache_free(struct kb__cache *c);
+void kb__search_release(struct kb_session *s);
+/*
+ * The fit error, worded as kube-scheduler's FitError ("0/N nodes are
+ * available: <count> <reason>, ... ."): short_count[d] nodes short of
+ * resource d, counts[i] nodes that failed with reasons[i].
+ */
+const char *kb__fit_error(struct kb_session *s, size_t nnodes,
+                          const uint32_t short_count[KB_RES_MAX], const char *const *reasons,
+                          const uint32_t *counts, size_t nreasons);
+/* The reason a resource slot is short, in kube-scheduler's words. */
+void kb__short_reason(int slot, char *buf, size_t n);
+/* Whether t's request fits n's future idle resources, as a mask of the
+ * slots it does not (0: fits). */
+uint16_t kb__short_mask(const struct kb_task *t, const struct kb_node_info *n);
+void kb__domains_release(struct kb_session *s);
 
 void kb__select_init(struct kb_session *s);
 void kb__select_release(struct kb_session *s);

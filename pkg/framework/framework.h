@@ -285,6 +285,24 @@ struct kb_node_info {
 /* Volcano's FutureIdle: idle + releasing - pipelined. */
 void kb_node_future_idle(const struct kb_node_info *n, struct kb_res *out);
 
+/* The topology domains of a node label key: nodes with equal values form a
+ * domain, numbered 0.. by the first node (by name) with each value; a node
+ * without the label is in none (KB_NO_DOMAIN). */
+#define KB_NO_DOMAIN UINT32_MAX
+struct kb_session;
+struct kb_domains {
+        const char *key;
+        uint32_t ndomains;
+        const char *const *values; /* per domain: the label value */
+        const uint32_t *of;        /* per node index: its domain, or KB_NO_DOMAIN */
+        /* The nodes of domain d, by index: nodes[start[d] .. start[d + 1]). */
+        const uint32_t *start;
+        const uint32_t *nodes;
+        uint32_t nkeyless; /* nodes without the label */
+};
+/* key's domains, built on first use and owned by the session. */
+const struct kb_domains *kb_session_domains(struct kb_session *s, const char *key);
+
 struct kb_queue_info {
         const struct kb_queue *queue;
         const char *name;
@@ -334,6 +352,9 @@ const struct kb_snapshot *kb_session_snapshot(struct kb_session *s);
 const struct kb_conf *kb_session_conf(struct kb_session *s);
 struct kb_job **kb_session_jobs(struct kb_session *s, size_t *n);
 struct kb_node_info *kb_session_nodes(struct kb_session *s, size_t *n);
+/* Every task: ours (in jobs), then other schedulers' pods on nodes;
+ * tasks[i].index == i. */
+struct kb_task *kb_session_tasks(struct kb_session *s, size_t *n);
 struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n);
 /* Sum of every node's allocatable. */
 const struct kb_res *kb_session_total(struct kb_session *s);
@@ -414,9 +435,46 @@ typedef const char *(*kb_predicate_fn)(void *arg, const struct kb_task *t,
                                        const struct kb_node_info *n);
 typedef double (*kb_node_order_fn)(void *arg, const struct kb_task *t,
                                    const struct kb_node_info *n);
-/* Adds a score per node into scores[i] for nodes[i]. */
+/* Adds a score per node into scores[i] for nodes[i]: nodes are the
+ * candidates (feasible, in the gradient node selection chose), and scores
+ * may be normalised over them, as kube-scheduler's NormalizeScore does. */
 typedef void (*kb_batch_node_order_fn)(void *arg, const struct kb_task *t,
                                        struct kb_node_info *const *nodes, size_t n, double *scores);
+/* A batch scorer: score() as above; varies() says false when every node
+ * would score the same for t (a constant changes no choice), else true
+ * with *nodes NULL (scores may differ anywhere) or listing the only nodes
+ * (*n indices, the plugin's until its next call) whose scores may differ
+ * from the rest, which all score alike.  varies NULL: may differ anywhere. */
+struct kb_batch_scorer {
+        bool (*varies)(void *arg, const struct kb_task *t, const uint32_t **nodes, size_t *n);
+        kb_batch_node_order_fn score;
+};
+
+/* Where the nodes a placement filter may pass can be: in the domains of
+ * one key that allowed[] marks (and keyless nodes if keyless), and/or
+ * among nodes[].  A hint may be wider than the truth, never narrower; its
+ * arrays are the plugin's until its next call. */
+struct kb_filter_hint {
+        const struct kb_domains *domains; /* NULL: no domain hint */
+        const uint8_t *allowed;           /* per domain of domains */
+        bool keyless;
+        const uint32_t *nodes; /* NULL: no node list */
+        size_t nnodes;
+};
+/*
+ * A placement filter: a predicate whose verdict depends on the tasks
+ * already on nodes — inter-pod affinity, topology spread, host ports —
+ * this session's assumed and pipelined tasks included.  check() answers as
+ * a predicate does (kb_predicate_fn).  scope() is asked once per node
+ * selection: false when the filter passes t everywhere (nothing to check),
+ * else true, with a hint of where passing nodes can be (leave *hint zeroed
+ * for none).  Such verdicts are never cached: node selection evaluates
+ * them on the candidates it considers, in score order (select.c).
+ */
+struct kb_filter {
+        bool (*scope)(void *arg, const struct kb_task *t, struct kb_filter_hint *hint);
+        kb_predicate_fn check;
+};
 typedef bool (*kb_job_bool_fn)(void *arg, const struct kb_job *j);
 /* Votes: > 0 permit, 0 abstain, < 0 reject. */
 typedef int (*kb_job_vote_fn)(void *arg, const struct kb_job *j);
@@ -437,7 +495,9 @@ typedef int (*kb_victim_tasks_fn)(void *arg, struct kb_task *const *candidates, 
                                   struct kb_task **out);
 typedef void (*kb_task_event_fn)(void *arg, const struct kb_task *t);
 /* Called after a task is allocated or pipelined (allocate) or given back
- * (deallocate), inside statements and their undo, so shares stay current.
+ * (deallocate: evicted, or an allocation undone), inside statements and
+ * their undo, so shares and counts stay current.  In both, t->node is the
+ * node concerned (the one it is leaving, for an undone allocation).
  * Either may be NULL. */
 struct kb_event_handler {
         kb_task_event_fn allocate;
@@ -447,15 +507,20 @@ struct kb_event_handler {
 /*
  * Purity, for the node-selection caches.  A predicate or node order flagged
  * KB_PURE reads only the task's placement spec — its pod's requests,
- * nodeSelector, affinity and tolerations, which tasks of one placement class
- * share — and the node (for predicates: only its static attributes: labels,
- * taints, conditions, unschedulable; for node orders: also its resource
- * accounting).  Such answers are computed once per class and node and kept
- * current as nodes change.  Anything else must be registered without the
- * flag and is called for every task and candidate node.  Test builds check
- * the contract as they go (select.c): a pure callback that answers
+ * nodeSelector, node affinity, tolerations and images, which tasks of one
+ * placement class share — and the node (for predicates: only its static
+ * attributes: labels, taints, conditions, unschedulable, images; for node
+ * orders: also its resource accounting).  Such answers are computed once
+ * per class and node and kept current as nodes change.  A predicate or
+ * node order registered without the flag makes every selection a full
+ * scan.  Verdicts and scores that depend on other pods — pod affinity,
+ * topology spread, host ports, normalised scores — are never shared: they
+ * are placement filters and batch scorers, evaluated per task on the
+ * candidates (see struct kb_filter, struct kb_batch_scorer).  Test builds
+ * check the contract as they go (select.c): a pure callback that answers
  * differently for two tasks of one class, or a pure predicate whose answer
- * changes with the node's accounting, is reported and aborts the test.
+ * changes with the node's accounting, is reported and aborts the test, and
+ * on small clusters every cached answer is compared with a full scan.
  */
 #define KB_PURE 1u
 
@@ -491,13 +556,14 @@ KB_POINTS(XX)
  * reasons in *why ("0/4 nodes are available: 3 Insufficient cpu, ...").
  *
  * Uses per-placement-class caches (static predicate results, and a max-tree
- * of scores kept current through the session's node change log) unless a
- * non-pure predicate or node order is registered, batch node orders exist,
- * or conf full_scan is set; the result is the same either way.
+ * of scores kept current through the session's node change log; placement
+ * filters and batch scores evaluated on it per task) unless a non-pure
+ * predicate or node order is registered or conf full_scan is set; the
+ * result is the same either way.
  */
 struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, const char **why);
-/* t's placement class: tasks whose placement specs are equal (requests,
- * nodeSelector, affinity, tolerations) share one; ids start at 1. */
+/* t's placement class: tasks with equal placement specs (requests, node
+ * selector and affinity, tolerations, images) share one; ids from 1. */
 uint32_t kb_task_class(struct kb_session *s, struct kb_task *t);
 
 #include "framework/topology.h"

@@ -295,8 +295,14 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
         }
         for (size_t i = 0; i < s->ntasks; i++) {
                 struct kb_task *t = &s->tasks[i];
-                if (t->job)
-                        t->job->tasks[t->job->ntasks++] = t;
+                if (!t->job)
+                        continue;
+                t->job->tasks[t->job->ntasks++] = t;
+                /* A pending pod whose placement fields are unusable cannot
+                 * be placed: its job says why, naming the pod and field
+                 * (its queue stays resolved, for the accounting). */
+                if (t->pod->invalid && t->status == KB_TASK_PENDING && !t->job->invalid)
+                        t->job->invalid = t->pod->invalid;
         }
 }
 

@@ -159,9 +159,10 @@ int kb_task_order(struct kb_session *s, const struct kb_task *l, const struct kb
 
 /* ---- node-level ------------------------------------------------------------ */
 
-/* Every predicate must pass; the first failure is the answer. */
-const char *kb_predicate(struct kb_session *s, const struct kb_task *t,
-                         const struct kb_node_info *n)
+/* The predicates alone (what the node-selection caches keep per class):
+ * every one must pass; the first failure is the answer. */
+const char *kb__predicate_static(struct kb_session *s, const struct kb_task *t,
+                                 const struct kb_node_info *n)
 {
         EACH_CB (s, KB_POINT_PREDICATE, e) {
                 const char *why = e->fn.predicate(e->arg, t, n);
@@ -169,6 +170,28 @@ const char *kb_predicate(struct kb_session *s, const struct kb_task *t,
                         return why;
         }
         return NULL;
+}
+
+/* Every placement filter must pass; the first failure is the answer. */
+const char *kb_filter_check(struct kb_session *s, const struct kb_task *t,
+                            const struct kb_node_info *n)
+{
+        EACH_CB (s, KB_POINT_FILTER, e) {
+                const char *why = e->fn.filter.check(e->arg, t, n);
+                if (why)
+                        return why;
+        }
+        return NULL;
+}
+
+/* The predicates, then the placement filters: the first failure is the
+ * answer (Volcano runs a node's static filters first, then those that
+ * look at other pods). */
+const char *kb_predicate(struct kb_session *s, const struct kb_task *t,
+                         const struct kb_node_info *n)
+{
+        const char *why = kb__predicate_static(s, t, n);
+        return why ? why : kb_filter_check(s, t, n);
 }
 
 /* Scores add up across every plugin and tier (weights are applied by the
@@ -182,12 +205,12 @@ double kb_node_order(struct kb_session *s, const struct kb_task *t, const struct
 }
 
 /* Batch scores add up too: each plugin adds its score per node into
- * scores[] (computed over the feasible nodes, as Volcano does). */
+ * scores[] (computed over the candidates, as Volcano does). */
 void kb_batch_node_order(struct kb_session *s, const struct kb_task *t,
                          struct kb_node_info *const *nodes, size_t n, double *scores)
 {
         EACH_CB (s, KB_POINT_BATCH_NODE_ORDER, e)
-                e->fn.batch_node_order(e->arg, t, nodes, n, scores);
+                e->fn.batch_node_order.score(e->arg, t, nodes, n, scores);
 }
 
 /* ---- jobs ------------------------------------------------------------------ */

@@ -34,15 +34,19 @@
            (struct kb_session * s, const struct kb_queue_info *l, const struct kb_queue_info *r))  \
         XX(TASK_ORDER, task_order, kb_task_order_fn, PLAIN, "enableTaskOrder", int, kb_task_order, \
            (struct kb_session * s, const struct kb_task *l, const struct kb_task *r))              \
-        /* All must pass; the first failure is the reason. */                                      \
+        /* All must pass, then every filter; the first failure is the reason. */                   \
         XX(PREDICATE, predicate, kb_predicate_fn, FLAGS, "enablePredicate", const char *,          \
            kb_predicate,                                                                           \
+           (struct kb_session * s, const struct kb_task *t, const struct kb_node_info *n))         \
+        /* Placement filters: all must pass; the first failure is the reason. */                   \
+        XX(FILTER, filter, struct kb_filter, PLAIN, "enablePredicate", const char *,               \
+           kb_filter_check,                                                                        \
            (struct kb_session * s, const struct kb_task *t, const struct kb_node_info *n))         \
         /* Scores add up. */                                                                       \
         XX(NODE_ORDER, node_order, kb_node_order_fn, FLAGS, "enableNodeOrder", double,             \
            kb_node_order,                                                                          \
            (struct kb_session * s, const struct kb_task *t, const struct kb_node_info *n))         \
-        XX(BATCH_NODE_ORDER, batch_node_order, kb_batch_node_order_fn, PLAIN, "enableNodeOrder",   \
+        XX(BATCH_NODE_ORDER, batch_node_order, struct kb_batch_scorer, PLAIN, "enableNodeOrder",   \
            void, kb_batch_node_order,                                                              \
            (struct kb_session * s, const struct kb_task *t, struct kb_node_info *const *nodes,     \
             size_t n, double *scores))                                                             \

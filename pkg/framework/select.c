@@ -9,9 +9,9 @@
  * 5e8 predicate and score calls a session.  kbatch gets the same answer
  * from per-class caches:
  *
- *   - Tasks whose placement specs are equal (requests, nodeSelector,
- *     affinity, tolerations) form a placement class (class.c).  The tasks
- *     of one job nearly always share one.
+ *   - Tasks whose placement specs are equal (requests, nodeSelector, node
+ *     affinity, tolerations, images) form a placement class (class.c).
+ *     The tasks of one job nearly always share one.
  *   - For a class, the cache keeps per node: the static predicate verdict
  *     (computed once: labels and taints do not change in a session), which
  *     resources are short, and a max-tree (a segment tree over nodes) of
@@ -29,8 +29,11 @@
  *
  * Correctness rests on purity (KB_PURE in framework.h): a cached callback's
  * answer depends only on the class and the node.  Anything else (a
- * non-pure callback, batch node orders, or conf.full_scan) makes every query
+ * non-pure predicate or node order, or conf.full_scan) makes every query
  * a full scan, which is also what the tests compare the caches against.
+ * What depends on other pods — placement filters (pod affinity, topology
+ * spread, host ports) and batch scores (normalised over the candidates) —
+ * is never cached: search.c evaluates it per task on the cached tree.
  *
  * The reasons a task fits nowhere are counted per class as the leaves
  * change, so "0/5000 nodes are available: ..." costs nothing extra.
@@ -48,32 +51,7 @@
 
 #define MAX_CACHES 64
 
-/* Node i's leaf: its position in the topology order when the session has a
- * network topology (each domain's nodes then form a range of leaves, which
- * kb_select_node_in queries), else i.  Ties still go by node index. */
-#define LEAF(c, s, i) ((c)->size + ((s)->topo_pos ? (s)->topo_pos[i] : (i)))
-
-struct cache {
-        uint32_t eclass;
-        const struct kb_task *proto;
-        size_t log_pos;
-        uint64_t last_use;
-        uint32_t size; /* leaves, a power of two >= nnodes */
-        double *score; /* 2*size, [1] is the root */
-        uint8_t *grad; /* 2*size: 2 fits idle, 1 fits future idle, 0 infeasible */
-        uint32_t *best;
-        /* Per node: index+1 into reasons[] of the static verdict (0 passes),
-         * and the mask of resources short. */
-        uint16_t *static_why;
-        uint16_t *short_mask;
-        /* Reason counts: per resource slot, and per static reason (counted
-         * only for nodes where nothing is short, as Volcano checks resources
-         * before predicates). */
-        uint32_t short_count[KB_RES_MAX];
-        const char **reasons;
-        uint32_t *reason_count;
-        size_t nreasons;
-};
+#define cache kb__cache
 
 struct kb_select {
         bool cached;
@@ -98,6 +76,7 @@ static void cache_free(struct cache *c)
         free(c->short_mask);
         free(c->reasons);
         free(c->reason_count);
+        kb__search_cache_free(c);
         free(c);
 }
 
@@ -110,98 +89,15 @@ void kb__select_release(struct kb_session *s)
         s->select = NULL;
 }
 
-/* ---- fit --------------------------------------------------------------------- */
-
-/* Mask of resource slots where t does not fit n's future idle resources. */
-static uint16_t short_mask(const struct kb_task *t, const struct kb_node_info *n)
-{
-        uint16_t mask = 0;
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (t->resreq.q[i] > n->idle.q[i] + n->releasing.q[i] - n->pipelined.q[i])
-                        mask |= (uint16_t)(1u << i);
-        return mask;
-}
-
-/* The kube-scheduler wording for a short resource. */
-static void short_reason(int slot, char *buf, size_t n)
-{
-        if (slot == KB_RES_PODS)
-                snprintf(buf, n, "Too many pods");
-        else
-                snprintf(buf, n, "Insufficient %s", kb_res_name(slot));
-}
-
-static int cmp_reason_str(const void *a, const void *b)
-{
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * The fit error, worded as kube-scheduler's FitError: "0/N nodes are
- * available: <count> <reason>, ... ." with the entries sorted as strings.
- * short_count[d] counts the nodes short of resource d; reasons[i] the
- * nodes that failed a predicate with that text (equal texts from
- * different sources are folded).  Both the caches and the full scan word
- * their answers here.
- */
-static const char *fit_error(struct kb_session *s, size_t nnodes,
-                             const uint32_t short_count[KB_RES_MAX], const char *const *reasons,
-                             const uint32_t *counts, size_t nreasons)
-{
-        char **items = kb_xmalloc((KB_RES_MAX + nreasons + 1) * sizeof(*items));
-        size_t k = 0;
-        for (int d = 0; d < KB_RES_MAX; d++) {
-                if (!short_count[d])
-                        continue;
-                char why[160];
-                short_reason(d, why, sizeof(why));
-                items[k++] = kb_xasprintf("%u %s", short_count[d], why);
-        }
-        for (size_t i = 0; i < nreasons; i++) {
-                uint32_t n = counts[i];
-                bool seen = false;
-                for (size_t j = 0; j < i && !seen; j++)
-                        seen = counts[j] && strcmp(reasons[j], reasons[i]) == 0;
-                if (seen || !n)
-                        continue;
-                for (size_t j = i + 1; j < nreasons; j++)
-                        if (strcmp(reasons[j], reasons[i]) == 0)
-                                n += counts[j];
-                items[k++] = kb_xasprintf("%u %s", n, reasons[i]);
-        }
-        qsort(items, k, sizeof(*items), cmp_reason_str);
-        struct kb_buf b;
-        kb_buf_init(&b);
-        kb_buf_printf(&b, "0/%zu nodes are available", nnodes);
-        for (size_t i = 0; i < k; i++) {
-                kb_buf_adds(&b, i ? ", " : ": ");
-                kb_buf_adds(&b, items[i]);
-                free(items[i]);
-        }
-        kb_buf_addc(&b, '.');
-        free(items);
-        const char *msg = kb_session_intern(s, b.data);
-        kb_buf_release(&b);
-        return msg;
-}
-
 /* ---- the cache ------------------------------------------------------------- */
-
-/* (gradient, score, index) a beats b: the higher gradient, then the higher
- * score, then the lower index (the name that sorts first). */
-static inline bool better(uint8_t ga, double sa, uint32_t ia, uint8_t gb, double sb, uint32_t ib)
-{
-        if (ga != gb)
-                return ga > gb;
-        return sa > sb || (sa == sb && ia < ib);
-}
 
 static void tree_pull(struct cache *c, uint32_t k)
 {
         uint32_t l = 2 * k, r = 2 * k + 1;
         uint32_t w =
-            better(c->grad[r], c->score[r], c->best[r], c->grad[l], c->score[l], c->best[l]) ? r
-                                                                                             : l;
+            kb__better(c->grad[r], c->score[r], c->best[r], c->grad[l], c->score[l], c->best[l])
+                ? r
+                : l;
         c->score[k] = c->score[w];
         c->grad[k] = c->grad[w];
         c->best[k] = c->best[w];
@@ -223,8 +119,8 @@ static void count_node(struct cache *c, uint32_t i, int sign)
 static void leaf_compute(struct kb_session *s, struct cache *c, uint32_t i)
 {
         const struct kb_node_info *n = &s->nodes[i];
-        c->short_mask[i] = short_mask(c->proto, n);
-        uint32_t leaf = LEAF(c, s, i);
+        c->short_mask[i] = kb__short_mask(c->proto, n);
+        uint32_t leaf = KB__LEAF(c, s, i);
         c->best[leaf] = i;
         if (c->short_mask[i] || c->static_why[i]) {
                 c->score[leaf] = -INFINITY;
@@ -251,7 +147,7 @@ static struct cache *cache_build(struct kb_session *s, struct kb_task *t)
         c->short_mask = kb_xcalloc(nn + 1, sizeof(*c->short_mask));
         size_t capreasons = 0;
         for (uint32_t i = 0; i < nn; i++) {
-                const char *why = kb_predicate(s, t, &s->nodes[i]);
+                const char *why = kb__predicate_static(s, t, &s->nodes[i]);
                 if (why) {
                         size_t r;
                         for (r = 0; r < c->nreasons; r++)
@@ -295,7 +191,7 @@ static void cache_catch_up(struct kb_session *s, struct cache *c)
                 count_node(c, i, -1);
                 leaf_compute(s, c, i);
                 count_node(c, i, +1);
-                for (uint32_t k = LEAF(c, s, i) / 2; k >= 1; k /= 2)
+                for (uint32_t k = KB__LEAF(c, s, i) / 2; k >= 1; k /= 2)
                         tree_pull(c, k);
         }
 }
@@ -332,37 +228,34 @@ static struct cache *cache_get(struct kb_session *s, struct kb_task *t)
 
 static const char *cache_reasons(struct kb_session *s, struct cache *c)
 {
-        return fit_error(s, s->nnodes, c->short_count, c->reasons, c->reason_count, c->nreasons);
+        return kb__fit_error(s, s->nnodes, c->short_count, c->reasons, c->reason_count,
+                             c->nreasons);
 }
 
 /* ---- the full scan ----------------------------------------------------------- */
 
-/* Positions [lo, hi) of the topology order (node indices without one). */
+/*
+ * Every node of positions [lo, hi) of the topology order (node indices
+ * without one) for t, as Volcano's allocate does it: the request must fit
+ * the node's future idle resources, every predicate and placement filter
+ * must pass; the candidates are the feasible nodes of the best gradient
+ * (idle room, else future idle room); batch scores are computed over the
+ * candidates (so normalised ones see exactly them), added to the node
+ * orders, and the highest total wins, ties to the lower index.
+ */
 static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, uint32_t lo,
                                       uint32_t hi, const char **why)
 {
-        struct kb_node_info *best = NULL;
-        double best_score = -INFINITY;
-        uint8_t best_grad = 0;
-        size_t nn = hi - lo, nreasons = 0, cap = 0;
+        size_t nn = hi - lo, nreasons = 0, cap = 0, ncand = 0;
         const char **reasons = NULL;
         uint32_t *counts = NULL, short_count[KB_RES_MAX] = {0};
+        struct kb_node_info **cand = kb_xmalloc((nn + 1) * sizeof(*cand));
+        uint8_t top = 0;
 
-        /* Batch scores for every node (Volcano computes them over the
-         * feasible list; infeasible nodes' scores are never read). */
-        double *batch = NULL;
-        if (s->cb[KB_POINT_BATCH_NODE_ORDER].n) {
-                struct kb_node_info **list = kb_xmalloc((nn + 1) * sizeof(*list));
-                batch = kb_xcalloc(nn + 1, sizeof(*batch));
-                for (size_t k = 0; k < nn; k++)
-                        list[k] = &s->nodes[s->topo_order ? s->topo_order[lo + k] : lo + k];
-                kb_batch_node_order(s, t, list, nn, batch);
-                free(list);
-        }
         for (size_t k = 0; k < nn; k++) {
                 size_t i = s->topo_order ? s->topo_order[lo + k] : lo + k;
                 struct kb_node_info *node = &s->nodes[i];
-                uint16_t m = short_mask(t, node);
+                uint16_t m = kb__short_mask(t, node);
                 if (m) {
                         for (int d = 0; d < KB_RES_MAX; d++)
                                 if (m & (1u << d))
@@ -385,25 +278,40 @@ static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, u
                         counts[r]++;
                         continue;
                 }
-                double score = kb_node_order(s, t, node) + (batch ? batch[k] : 0);
                 uint8_t grad = kb_res_le(&t->resreq, &node->idle) ? 2 : 1;
-                if (!best || better(grad, score, (uint32_t)i, best_grad, best_score, best->index)) {
-                        best = node;
+                if (grad < top)
+                        continue;
+                if (grad > top) {
+                        top = grad;
+                        ncand = 0;
+                }
+                cand[ncand++] = node;
+        }
+        struct kb_node_info *best = NULL;
+        double *batch = kb_xcalloc(ncand + 1, sizeof(*batch)), best_score = -INFINITY;
+        if (ncand && s->cb[KB_POINT_BATCH_NODE_ORDER].n)
+                kb_batch_node_order(s, t, cand, ncand, batch);
+        for (size_t k = 0; k < ncand; k++) {
+                double score = kb_node_order(s, t, cand[k]) + batch[k];
+                if (!best || kb__better(top, score, cand[k]->index, top, best_score, best->index)) {
+                        best = cand[k];
                         best_score = score;
-                        best_grad = grad;
                 }
         }
         if (!best && why)
-                *why = fit_error(s, nn, short_count, reasons, counts, nreasons);
+                *why = kb__fit_error(s, nn, short_count, reasons, counts, nreasons);
         free(reasons);
         free(counts);
         free(batch);
+        free(cand);
         return best;
 }
 
+/* Batch scorers and placement filters do not stop the caches (search.c
+ * handles them); an impure predicate or node order does. */
 static bool use_cache(struct kb_session *s)
 {
-        if (s->conf->full_scan || s->cb[KB_POINT_BATCH_NODE_ORDER].n)
+        if (s->conf->full_scan)
                 return false;
         static const enum kb_point cached[] = {KB_POINT_PREDICATE, KB_POINT_NODE_ORDER};
         for (size_t p = 0; p < KB_ARRAY_SIZE(cached); p++)
@@ -448,7 +356,8 @@ static bool same_reason(const char *a, const char *b)
  * what the node orders say now (nothing outside the node's accounting).
  */
 static void check_purity(struct kb_session *s, struct cache *c, const struct kb_task *t,
-                         const struct kb_node_info *chosen)
+                         const struct kb_node_info *chosen, const char *why, uint32_t lo,
+                         uint32_t hi)
 {
         size_t nn = s->nnodes;
         if (!nn)
@@ -472,20 +381,32 @@ static void check_purity(struct kb_session *s, struct cache *c, const struct kb_
                                           "%s, though they share a placement class",
                                           e->plugin ? e->plugin : "(none)", t->name, c->proto->name,
                                           n->name);
-                const char *now = kb_predicate(s, t, n);
+                const char *now = kb__predicate_static(s, t, n);
                 const char *then = c->static_why[i] ? c->reasons[c->static_why[i] - 1] : NULL;
                 if (!same_reason(now, then))
                         violation("the predicates' verdict on node %s changed during the session "
                                   "(\"%s\", was \"%s\"): a pure predicate may read only the "
                                   "node's static attributes",
                                   n->name, now ? now : "fits", then ? then : "fits");
-                double leaf = c->score[LEAF(c, s, i)];
-                if (c->grad[LEAF(c, s, i)] && leaf != kb_node_order(s, t, n))
+                double leaf = c->score[KB__LEAF(c, s, i)];
+                if (c->grad[KB__LEAF(c, s, i)] && leaf != kb_node_order(s, t, n))
                         violation("node %s's cached score %g is not its score now %g: a pure "
                                   "node order may read only the task's placement spec and the "
                                   "node",
                                   n->name, leaf, kb_node_order(s, t, n));
         }
+        /* On small clusters, the whole answer: what a full scan chooses
+         * now, with the same reasons when nothing fits. */
+        if (nn > 64)
+                return;
+        const char *scan_why = NULL;
+        struct kb_node_info *scan = full_scan(s, (struct kb_task *)t, lo, hi, &scan_why);
+        /* A domain's query (a range of the topology order) keeps no reasons. */
+        bool whole = lo == 0 && hi == nn;
+        if (scan != chosen || (whole && !chosen && why && !same_reason(scan_why, why)))
+                violation("the cache chose %s for %s where a full scan chooses %s (%s / %s)",
+                          chosen ? chosen->name : "no node", t->name, scan ? scan->name : "no node",
+                          why ? why : "", scan_why ? scan_why : "");
 }
 #endif
 
@@ -499,18 +420,26 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
         const char *nom = t->pod->nominated_node_name;
         if (nom && *nom) {
                 struct kb_node_info *n = kb_session_node(s, nom);
-                if (n && !short_mask(t, n) && !kb_predicate(s, t, n))
+                if (n && !kb__short_mask(t, n) && !kb_predicate(s, t, n))
                         return n;
         }
         if (!use_cache(s))
                 return full_scan(s, t, 0, (uint32_t)s->nnodes, why);
         struct cache *c = cache_get(s, t);
-        struct kb_node_info *n = c->grad[1] == 0 ? NULL : &s->nodes[c->best[1]];
+        const char *reason = NULL;
+        bool plain = false;
+        uint32_t nn = (uint32_t)s->nnodes;
+        struct kb_node_info *n = kb__search(s, c, t, 0, nn, &reason, &plain);
+        if (plain) {
+                n = c->grad[1] == 0 ? NULL : &s->nodes[c->best[1]];
+                if (!n)
+                        reason = cache_reasons(s, c);
+        }
 #ifdef KB_TESTING
-        check_purity(s, c, t, n);
+        check_purity(s, c, t, n, reason, 0, nn);
 #endif
-        if (!n && why)
-                *why = cache_reasons(s, c);
+        if (why)
+                *why = n ? NULL : reason;
         return n;
 }
 
@@ -519,8 +448,8 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
 /* Keeps in *best the better of tree entries *best and k (0: none yet). */
 static void take_better(const struct cache *c, uint32_t *best, uint32_t k)
 {
-        if (!*best || better(c->grad[k], c->score[k], c->best[k], c->grad[*best], c->score[*best],
-                             c->best[*best]))
+        if (!*best || kb__better(c->grad[k], c->score[k], c->best[k], c->grad[*best],
+                                 c->score[*best], c->best[*best]))
                 *best = k;
 }
 
@@ -545,16 +474,21 @@ struct kb_node_info *kb_select_node_in(struct kb_session *s, struct kb_task *t,
         if (nom && *nom) {
                 struct kb_node_info *n = kb_session_node(s, nom);
                 uint32_t pos = n && s->topo_pos ? s->topo_pos[n->index] : UINT32_MAX;
-                if (pos >= d->lo && pos < d->hi && !short_mask(t, n) && !kb_predicate(s, t, n))
+                if (pos >= d->lo && pos < d->hi && !kb__short_mask(t, n) && !kb_predicate(s, t, n))
                         return n;
         }
         if (!use_cache(s))
                 return full_scan(s, t, d->lo, d->hi, NULL);
         struct cache *c = cache_get(s, t);
-        uint32_t k = range_best(c, d->lo, d->hi);
-        struct kb_node_info *n = !k || c->grad[k] == 0 ? NULL : &s->nodes[c->best[k]];
+        const char *reason = NULL;
+        bool plain = false;
+        struct kb_node_info *n = kb__search(s, c, t, d->lo, d->hi, &reason, &plain);
+        if (plain) {
+                uint32_t k = range_best(c, d->lo, d->hi);
+                n = !k || c->grad[k] == 0 ? NULL : &s->nodes[c->best[k]];
+        }
 #ifdef KB_TESTING
-        check_purity(s, c, t, n);
+        check_purity(s, c, t, n, NULL, d->lo, d->hi);
 #endif
         return n;
 }

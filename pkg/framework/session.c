@@ -108,6 +108,8 @@ void kb_session_close(struct kb_session *s)
         kb__topology_report(s);
 
         kb__select_release(s);
+        kb__search_release(s);
+        kb__domains_release(s);
         kb__classes_release(s);
         kb__statements_release(s);
         kb__topology_release(s);
@@ -166,6 +168,12 @@ struct kb_node_info *kb_session_nodes(struct kb_session *s, size_t *n)
 {
         *n = s->nnodes;
         return s->nodes;
+}
+
+struct kb_task *kb_session_tasks(struct kb_session *s, size_t *n)
+{
+        *n = s->ntasks;
+        return s->tasks;
 }
 
 struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n)

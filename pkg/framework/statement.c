@@ -73,9 +73,12 @@ static void undo(struct kb_session *s, const struct op *op)
         switch (op->kind) {
         case OP_ALLOCATE:
         case OP_PIPELINE:
+                /* Handlers are told while the task is still on its node
+                 * (Volcano's Deallocate event carries the node), so that
+                 * counts per node and domain can be taken back. */
+                kb_event(s, t, false);
                 kb__node_detach(s, t);
                 kb__task_move(s, t, op->prev_status);
-                kb_event(s, t, false);
                 break;
         case OP_EVICT:
                 kb__task_move(s, t, op->prev_status);

@@ -258,7 +258,7 @@ void kb__topology_build(struct kb_session *s)
 
 /* ---- queries ---------------------------------------------------------------------- */
 
-const struct kb_domain *kb_session_domains(struct kb_session *s, size_t *n)
+const struct kb_domain *kb_session_topology_domains(struct kb_session *s, size_t *n)
 {
         *n = s->topo ? s->topo->ndomains : 0;
         return s->topo ? s->topo->domains : NULL;

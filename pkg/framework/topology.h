@@ -55,7 +55,7 @@ void kb_topology_configure(struct kb_session *s, const struct kb_topology_conf *
 /* The conf in use (never NULL; labels are the session's copies). */
 const struct kb_topology_conf *kb_topology_config(struct kb_session *s);
 
-const struct kb_domain *kb_session_domains(struct kb_session *s, size_t *n);
+const struct kb_domain *kb_session_topology_domains(struct kb_session *s, size_t *n);
 /* Whether node n is one of d's nodes. */
 bool kb_domain_has(struct kb_session *s, const struct kb_domain *d, const struct kb_node_info *n);
 /* d's room now (valid until the next statement operation). */

@@ -317,6 +317,14 @@ static int load_doc(struct loader *l, const struct kb_value *doc)
                 snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, msg);
                 return rc;
         }
+        /* A pod whose placement fields are wrong still decodes (the daemon
+         * must keep counting what it holds on its node); kbatch-sim's input
+         * is hand-written, so it is refused like any other bad field. */
+        if (o.kind == KB_KIND_POD && o.pod->invalid) {
+                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, o.pod->invalid);
+                kb_object_release(&o);
+                return KB_EBADINPUT;
+        }
         return add_object(l, &o, doc->line);
 }
 

@@ -41,6 +41,20 @@
  *                                                 asks networkTopology hard
  *                                                 with highestTierAllowed T
  *                                                 (alternating T and U)
+ *   zones=Z                                       nodes labelled
+ *                                                 topology.kubernetes.io/zone
+ *                                                 zone-0..zone-(Z-1), node i
+ *                                                 in zone i mod Z (every node
+ *                                                 has kubernetes.io/hostname)
+ *   anti-affinity=1                               every pod labelled
+ *                                                 group=<its group>, with
+ *                                                 required anti-affinity on
+ *                                                 kubernetes.io/hostname
+ *                                                 against its own group
+ *   spread-groups=N                               N of the groups, evenly
+ *                                                 spaced, also with a zone
+ *                                                 topology spread (maxSkew 1,
+ *                                                 DoNotSchedule) of their pods
  *
  * queues=0 (with nodes=0) adds groups to what an earlier spec built:
  * kbatch-sim takes several --synthetic specs, e.g. a cluster full of
@@ -60,6 +74,7 @@ struct spec {
         int64_t running, priority;
         int64_t group_size_max, blocks, racks, hypernodes;
         int32_t hard_tier[2]; /* -1: none */
+        int64_t zones, anti_affinity, spread_groups;
         char prefix[32], queue[64];
 };
 
@@ -86,6 +101,9 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
             {"blocks", offsetof(struct spec, blocks), false, false},
             {"racks", offsetof(struct spec, racks), false, false},
             {"hypernodes", offsetof(struct spec, hypernodes), false, false},
+            {"zones", offsetof(struct spec, zones), false, false},
+            {"anti-affinity", offsetof(struct spec, anti_affinity), false, false},
+            {"spread-groups", offsetof(struct spec, spread_groups), false, false},
         };
         char *copy = kb_xstrdup(text), *save = NULL;
         int rc = 0;
@@ -168,9 +186,54 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
         return rc;
 }
 
+/* A selector {group In [name]}. */
+static struct kb_label_selector group_selector(const char *name)
+{
+        struct kb_selector_req *r = kb_xcalloc(1, sizeof(*r));
+        r->key = kb_xstrdup("group");
+        r->op = KB_SEL_IN;
+        r->values = kb_xmalloc(sizeof(*r->values));
+        r->values[0] = kb_xstrdup(name);
+        r->nvalues = 1;
+        return (struct kb_label_selector){r, 1, true};
+}
+
+/* The group label, and the inter-pod rules the spec asks for. */
+static void add_placement(struct kb_pod *p, const char *group, const struct spec *sp, bool spread)
+{
+        if (!sp->anti_affinity && !spread)
+                return;
+        p->meta.labels = kb_xcalloc(1, sizeof(*p->meta.labels));
+        p->meta.labels[0] = (struct kb_kv){kb_xstrdup("group"), kb_xstrdup(group)};
+        p->meta.nlabels = 1;
+        p->rules = kb_xcalloc(1, sizeof(*p->rules));
+        if (sp->anti_affinity) {
+                struct kb_pod_term *t = kb_xcalloc(1, sizeof(*t));
+                t->selector = group_selector(group);
+                t->namespaces = kb_xmalloc(sizeof(*t->namespaces));
+                t->namespaces[0] = kb_xstrdup("default");
+                t->nnamespaces = 1;
+                t->topology_key = kb_xstrdup("kubernetes.io/hostname");
+                p->rules->anti_affinity = t;
+                p->rules->nanti_affinity = 1;
+        }
+        if (spread) {
+                struct kb_spread *c = kb_xcalloc(1, sizeof(*c));
+                c->max_skew = 1;
+                c->topology_key = kb_xstrdup("topology.kubernetes.io/zone");
+                c->selector = group_selector(group);
+                c->min_domains = 1;
+                c->honor_affinity = true;
+                p->rules->spread = c;
+                p->rules->nspread = 1;
+        }
+}
+
 static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const struct spec *sp,
                       bool best_effort)
 {
+        bool spread = sp->spread_groups && sp->groups &&
+                      (i * sp->spread_groups) % sp->groups < sp->spread_groups;
         struct kb_podgroup *pg = kb_xcalloc(1, sizeof(*pg));
         char name[64];
         snprintf(name, sizeof(name), "%s-%06lld", prefix, (long long)i + 1);
@@ -204,6 +267,7 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
                     kb_xstrdup(c->nscheduler_names ? c->scheduler_names[0] : "kbatch");
                 p->group_name = kb_xstrdup(name);
                 p->phase = KB_POD_PENDING;
+                add_placement(p, name, sp, spread && !best_effort);
                 if (sp->priority) {
                         p->priority_class_name = kb_xstrdup(pg->priority_class_name);
                         p->priority = (int32_t)sp->priority;
@@ -241,16 +305,30 @@ static int64_t rack_of(int64_t i, const struct spec *sp)
         return r < nracks ? r : nracks - 1;
 }
 
+/* Node labels: at most hostname, zone, block and rack. */
+#define NODE_LABELS 4
+
+static void add_label(struct kb_node *n, const char *key, char *value)
+{
+        n->meta.labels[n->meta.nlabels++] = (struct kb_kv){kb_xstrdup(key), value};
+}
+
+/* Node i's labels: kubernetes.io/hostname always, a zone with zones=, a
+ * block and a rack with blocks=. */
 static void label_node(struct kb_node *n, int64_t i, const struct spec *sp)
 {
+        n->meta.labels = kb_xcalloc(NODE_LABELS, sizeof(*n->meta.labels));
+        add_label(n, "kubernetes.io/hostname", kb_xstrdup(n->meta.name));
+        if (sp->zones)
+                add_label(n, "topology.kubernetes.io/zone",
+                          kb_xasprintf("zone-%lld", (long long)(i % sp->zones)));
+        if (!sp->blocks)
+                return;
         int64_t r = rack_of(i, sp);
-        n->meta.labels = kb_xcalloc(2, sizeof(*n->meta.labels));
-        n->meta.nlabels = 2;
-        n->meta.labels[0].key = kb_xstrdup(BLOCK_LABEL);
-        n->meta.labels[0].value = kb_xasprintf("b%02lld", (long long)(r / sp->racks + 1));
-        n->meta.labels[1].key = kb_xstrdup(RACK_LABEL);
-        n->meta.labels[1].value = kb_xasprintf("b%02lld-r%02lld", (long long)(r / sp->racks + 1),
-                                               (long long)(r % sp->racks + 1));
+        add_label(n, BLOCK_LABEL, kb_xasprintf("b%02lld", (long long)(r / sp->racks + 1)));
+        add_label(n, RACK_LABEL,
+                  kb_xasprintf("b%02lld-r%02lld", (long long)(r / sp->racks + 1),
+                               (long long)(r % sp->racks + 1)));
 }
 
 static struct kb_hypernode *new_hypernode(struct kb_cluster *c, char *name, int32_t tier,
@@ -278,8 +356,8 @@ static void add_hypernodes(struct kb_cluster *c, size_t first, const struct spec
                 const struct kb_node *n = c->nodes[first + (size_t)i];
                 int64_t r = rack_of(i, sp);
                 if (!racks[r])
-                        racks[r] = new_hypernode(c, kb_xstrdup(n->meta.labels[1].value), 1,
-                                                 RACK_LABEL, per);
+                        racks[r] = new_hypernode(c, kb_xstrdup(kb_meta_label(&n->meta, RACK_LABEL)),
+                                                 1, RACK_LABEL, per);
                 struct kb_hn_member *m = &racks[r]->members[racks[r]->nmembers++];
                 m->type = KB_HN_NODE;
                 m->match = KB_HN_EXACT;
@@ -311,12 +389,11 @@ int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size
                 struct kb_node *n = kb_xcalloc(1, sizeof(*n));
                 n->meta.name = kb_xasprintf("node-%06lld", (long long)i + 1);
                 n->meta.uid = kb_xasprintf("node:%s", n->meta.name);
+                label_node(n, i, &sp);
                 n->allocatable.q[KB_RES_CPU] = sp.node_cpu;
                 n->allocatable.q[KB_RES_MEMORY] = sp.node_memory;
                 n->allocatable.q[KB_RES_PODS] = sp.node_pods;
                 n->ready = true;
-                if (sp.blocks)
-                        label_node(n, i, &sp);
                 KB_PUSH(c->nodes, c->nnodes, c->capnodes, n);
         }
         if (sp.blocks && sp.hypernodes)

@@ -19,7 +19,7 @@ tiers:
   - name: predicates
   - name: proportion
   - name: nodeorder
-    arguments: {tainttoleration.weight: 3}
+    arguments: {selectorspread.weight: 3}
 YAML
 
 rc=0
@@ -27,19 +27,20 @@ out=$("$BIN/kbatch-scheduler" --kubeconfig "$KC" --scheduler-conf "$T/volcano.co
         --strict-conf 2>&1) || rc=$?
 expect_eq "--strict-conf refuses a conf with skipped items" "$rc" 2
 expect_match "--strict-conf names them" "$out" \
-        'strict-conf: kbatch would skip 3 item\(s\): action shuffle, plugin tdm, argument nodeorder tainttoleration.weight'
+        'strict-conf: kbatch would skip 3 item\(s\): action shuffle, plugin tdm, argument nodeorder selectorspread.weight'
 
 PORT_M=$((20000 + RANDOM % 20000))
 start_sched s --scheduler-conf "$T/volcano.conf" --listen-address 127.0.0.1:$PORT_M
 wait_for "default queue created" 15 $K get queue default
 expect_eq "one startup line lists what is skipped" \
-        "$(grep -c 'kbatch skips 3 item(s) it does not support: action shuffle, plugin tdm, argument nodeorder tainttoleration.weight' "$T/s.log")" 1
+        "$(grep -c 'kbatch skips 3 item(s) it does not support: action shuffle, plugin tdm, argument nodeorder selectorspread.weight' "$T/s.log")" 1
 wait_for "/metrics lists the skipped plugin" 10 sh -c \
         "curl -s http://127.0.0.1:$PORT_M/metrics | grep -qx 'kbatch_conf_skipped{kind=\"plugin\",name=\"tdm\"} 1'"
 m=$(curl -s "http://127.0.0.1:$PORT_M/metrics")
 expect_eq "/metrics lists all three" "$(printf '%s\n' "$m" | grep -c '^kbatch_conf_skipped{')" 3
 
-# A PodGroup with a subGroupPolicy whose pods carry required anti-affinity.
+# A PodGroup with a subGroupPolicy whose pods claim dynamic resources (and
+# carry required anti-affinity, which kbatch evaluates: not reported).
 $K apply -f - >/dev/null <<'YAML'
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: PodGroup
@@ -56,6 +57,7 @@ spec:
       requiredDuringSchedulingIgnoredDuringExecution:
       - labelSelector: {matchLabels: {app: topo}}
         topologyKey: kubernetes.io/hostname
+  resourceClaims: [{name: gpu, resourceClaimName: gpu}]
   containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]
 ---
 apiVersion: v1
@@ -68,10 +70,11 @@ spec:
       requiredDuringSchedulingIgnoredDuringExecution:
       - labelSelector: {matchLabels: {app: topo}}
         topologyKey: kubernetes.io/hostname
+  resourceClaims: [{name: gpu, resourceClaimName: gpu}]
   containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]
 YAML
 wait_for "Unsupported warning event on the podgroup" 15 sh -c \
-        "$K get events --field-selector involvedObject.kind=PodGroup,involvedObject.name=topo,reason=Unsupported -o jsonpath='{.items[*].message}' | grep -q 'spec.subGroupPolicy; pod topo-0 (and 1 more): spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution'"
+        "$K get events --field-selector involvedObject.kind=PodGroup,involvedObject.name=topo,reason=Unsupported -o jsonpath='{.items[*].message}' | grep -q 'spec.subGroupPolicy; pod topo-0 (and 1 more): spec.resourceClaims'"
 expect_eq "the event is a Warning" \
         "$($K get events --field-selector involvedObject.name=topo,reason=Unsupported -o jsonpath='{.items[0].type}')" Warning
 

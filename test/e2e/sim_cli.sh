@@ -82,6 +82,19 @@ check "bad quantity names file, object and field" "$TMP/err" \
 run "missing file" 2 "$TMP/nope.yaml"
 check "missing file is named" "$TMP/err" "$TMP/nope.yaml"
 
+cat >"$TMP/badsel.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  schedulerName: kbatch
+  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchExpressions: [{key: app, operator: Near, values: [x]}]}, topologyKey: zone}]}}
+  containers: [{name: c}]
+EOF
+run "bad selector" 2 "$TMP/badsel.yaml"
+check "bad selector names file, pod and field" "$TMP/err" \
+        "$TMP/badsel.yaml:1: pod default/p: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].operator: unknown operator \"Near\""
+
 # ---- JSON -------------------------------------------------------------------------
 
 # Two empty 4-cpu nodes, a gang of three 1-cpu pods: n1, n2, n1 (the
@@ -156,6 +169,29 @@ else
         ok "--synthetic: the third gang waits"
 fi
 
+# W6 in small: 20 nodes in 2 zones, 4 gangs of 5 whose pods must not share
+# a node, 2 of them also spread over the zones (maxSkew 1), under a conf that
+# packs (mostrequested): all 20 bind, and no gang twice on a node (without
+# the anti-affinity, packing puts two pods of one gang on a node 7 times).
+cat >"$TMP/pack.conf" <<'EOF'
+actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+    arguments: {leastrequested.weight: 0, mostrequested.weight: 1, balancedresource.weight: 0}
+EOF
+run "--synthetic with inter-pod rules" 0 --output json --scheduler-conf "$TMP/pack.conf" \
+        --synthetic nodes=20,node-cpu=8,node-memory=16Gi,groups=4,group-size=5,pod-cpu=1,pod-memory=1Gi,zones=2,anti-affinity=1,spread-groups=2
+n="$(grep -o '"node":' "$TMP/out" | wc -l | tr -d ' ')"
+if [ "$n" = 20 ]; then ok "--synthetic inter-pod rules: 20 binds"; else bad "--synthetic inter-pod rules: $n binds, want 20"; fi
+dup="$(grep -o '"pod":"default/pg-[0-9]*-[0-9]*","node":"[^"]*"' "$TMP/out" |
+        sed 's|"pod":"default/\(pg-[0-9]*\)-[0-9]*","node":"\([^"]*\)"|\1 \2|' | sort | uniq -d | wc -l | tr -d ' ')"
+if [ "$dup" = 0 ]; then ok "--synthetic: no gang twice on a node"; else bad "--synthetic: $dup gang(s) twice on a node"; fi
+
 run "--synthetic bad spec" 2 --synthetic nodes=2,bogus=1
 check "--synthetic names the bad key" "$TMP/err" 'unknown key "bogus"'
 
@@ -172,11 +208,11 @@ tiers:
 - plugins:
   - name: tdm
   - name: nodeorder
-    arguments: {tainttoleration.weight: 3}
+    arguments: {selectorspread.weight: 3}
 EOF
 run "a conf with skipped items" 0 --output json --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
 check "one summary line of what is skipped" "$TMP/err" \
-        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action shuffle, plugin tdm, argument nodeorder tainttoleration.weight"
+        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action shuffle, plugin tdm, argument nodeorder selectorspread.weight"
 check "the gang still binds" "$TMP/out" '"pod":"team/a-1"'
 run "--strict-conf refuses it" 2 --strict-conf --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
 check "--strict-conf names what would be skipped" "$TMP/err" \

@@ -1258,7 +1258,7 @@ static const struct {
     {HNH "spec: {tier: 1, members: [{type: Node, selector: {labelMatch: {matchExpressions:"
          " [{key: gpu, operator: Gt, values: ['1']}]}}}]}\n",
      "hypernode h1: spec.members[0].selector.labelMatch.matchExpressions[0].operator: must be "
-     "In, NotIn, Exists or DoesNotExist, got Gt"},
+     "In, NotIn, Exists or DoesNotExist in a label selector, got Gt"},
     {HNH "spec: {tier: 1, members: [{type: Node, selector: {labelMatch: {matchLabels: [a]}}}]}\n",
      "hypernode h1: spec.members[0].selector.labelMatch.matchLabels: must be an object, got "
      "array"},

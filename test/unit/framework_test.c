@@ -591,27 +591,47 @@ static double by_index(void *arg, const struct kb_task *t, const struct kb_node_
         return (double)t->index;
 }
 
-/* Runs allocate with one extra callback registered as KB_PURE (a
- * predicate, or a node order when pred is NULL); returns the violations. */
-static unsigned purity_run(kb_predicate_fn pred, kb_node_order_fn order)
+/* Callbacks a test adds to a session (any may be zero). */
+struct extra {
+        kb_predicate_fn pred;   /* registered KB_PURE */
+        kb_node_order_fn order; /* registered KB_PURE */
+        struct kb_filter filter;
+        struct kb_batch_scorer scorer;
+};
+
+/* Runs allocate over PURITY_CLUSTER with x's callbacks registered; returns
+ * the purity violations, and the binds to n2 in *n2 (may be NULL). */
+static unsigned checked_run(struct extra x, size_t *n2)
 {
         struct loaded l;
         const char *conf = "actions: \"enqueue, allocate\"\n"
                            "tiers:\n- plugins:\n  - name: gang\n"
                            "- plugins:\n  - name: predicates\n  - name: nodeorder\n";
         struct kb_session *s = open_on(&l, PURITY_CLUSTER, conf);
-        if (pred)
-                kb_on_predicate(s, pred, NULL, KB_PURE);
-        if (order)
-                kb_on_node_order(s, order, NULL, KB_PURE);
+        if (x.pred)
+                kb_on_predicate(s, x.pred, NULL, KB_PURE);
+        if (x.order)
+                kb_on_node_order(s, x.order, NULL, KB_PURE);
+        if (x.filter.check)
+                kb_on_filter(s, x.filter, NULL);
+        if (x.scorer.score)
+                kb_on_batch_node_order(s, x.scorer, NULL);
         kb__purity_violations = 0;
         kb__purity_abort = false;
         kb_test_log_start();
         assert_int_equal(kb_session_execute(s), 0);
         kb_test_log_stop();
         kb__purity_abort = true;
-        close_on(&l, s);
+        kb_session_close(s);
+        for (size_t i = 0; n2 && i < l.r.nbinds; i++)
+                *n2 += strcmp(l.r.binds[i].node, "n2") == 0;
+        close_on(&l, NULL);
         return kb__purity_violations;
+}
+
+static unsigned purity_run(kb_predicate_fn pred, kb_node_order_fn order)
+{
+        return checked_run((struct extra){.pred = pred, .order = order}, NULL);
 }
 
 static void test_purity_contract(void **state)
@@ -628,6 +648,75 @@ static void test_purity_contract(void **state)
         assert_true(purity_run(busy, NULL) > 0);
         /* A node order that reads the task's index. */
         assert_true(purity_run(NULL, by_index) > 0);
+}
+
+/* Placement filters and batch scorers: never cached, so they may read
+ * anything; but their hints must not hide a node that passes, and a
+ * scorer saying its scores do not vary must mean it. */
+
+static bool scope_none(void *arg, const struct kb_task *t, struct kb_filter_hint *h)
+{
+        (void)arg;
+        (void)t;
+        (void)h;
+        return true;
+}
+
+/* Hints that only n2 (index 1) can pass, though busy() lets n1 pass too. */
+static bool scope_lies(void *arg, const struct kb_task *t, struct kb_filter_hint *h)
+{
+        static const uint32_t only_n2[] = {1};
+        (void)arg;
+        (void)t;
+        h->nodes = only_n2;
+        h->nnodes = 1;
+        return true;
+}
+
+static bool never_varies(void *arg, const struct kb_task *t, const uint32_t **nodes, size_t *n)
+{
+        (void)arg;
+        (void)t;
+        *nodes = NULL;
+        *n = 0;
+        return false;
+}
+
+/* Prefers n2 strongly. */
+static void prefer_n2(void *arg, const struct kb_task *t, struct kb_node_info *const *nodes,
+                      size_t n, double *scores)
+{
+        (void)arg;
+        (void)t;
+        for (size_t i = 0; i < n; i++)
+                scores[i] += nodes[i]->index == 1 ? 1000 : 0;
+}
+
+static unsigned filter_run(struct kb_filter f, struct kb_batch_scorer b, size_t *n2_binds)
+{
+        *n2_binds = 0;
+        return checked_run((struct extra){.filter = f, .scorer = b}, n2_binds);
+}
+
+static void test_filter_contract(void **state)
+{
+        (void)state;
+        size_t n2;
+        /* A filter reading the node's task list, honestly scoped: no
+         * violation; each node takes two tasks (busy at 2), four bind. */
+        assert_int_equal(
+            filter_run((struct kb_filter){scope_none, busy}, (struct kb_batch_scorer){0}, &n2), 0);
+        assert_int_equal(n2, 2);
+        /* A hint narrower than the truth: the cache misses n1. */
+        assert_true(
+            filter_run((struct kb_filter){scope_lies, busy}, (struct kb_batch_scorer){0}, &n2) > 0);
+        /* An honest batch scorer (varies anywhere): every task on n2. */
+        assert_int_equal(
+            filter_run((struct kb_filter){0}, (struct kb_batch_scorer){NULL, prefer_n2}, &n2), 0);
+        assert_int_equal(n2, 6);
+        /* One that says its scores never vary, but they do. */
+        assert_true(filter_run((struct kb_filter){0},
+                               (struct kb_batch_scorer){never_varies, prefer_n2}, &n2) > 0);
 }
 
 /* ---- heap ------------------------------------------------------------------- */
@@ -726,51 +815,6 @@ static char *random_cluster(unsigned seed)
         return kb_buf_detach(&b);
 }
 
-static char *run_binds(const char *manifests, const char *conf_text, bool full_scan, int sessions)
-{
-        struct kb_cluster c;
-        struct kb_conf conf;
-        char err[512];
-        struct kb_buf out;
-        kb_buf_init(&out);
-        kb_cluster_init(&c);
-        assert_int_equal(
-            kb_cluster_load(&c, "random", manifests, strlen(manifests), err, sizeof(err)), 0);
-        kb_cluster_ensure_default_queue(&c);
-        assert_int_equal(kb_conf_parse(conf_text, strlen(conf_text), &conf, err, sizeof(err)), 0);
-        conf.full_scan = full_scan;
-        for (int i = 0; i < sessions; i++) {
-                struct kb_snapshot snap;
-                struct kb_result r;
-                kb_cluster_snapshot(&c, &snap);
-                assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
-                /* Every action and plugin is timed, in conf order. */
-                assert_int_equal(r.naction_times, conf.nactions);
-                for (size_t k = 0; k < conf.nactions; k++) {
-                        assert_string_equal(r.action_times[k].name, conf.actions[k].name);
-                        assert_true(r.action_times[k].seconds >= 0);
-                }
-                size_t np = 0;
-                for (size_t t = 0; t < conf.ntiers; t++)
-                        for (size_t p = 0; p < conf.tiers[t].nplugins; p++, np++)
-                                assert_string_equal(r.plugin_times[np].name,
-                                                    conf.tiers[t].plugins[p].name);
-                assert_int_equal(r.nplugin_times, np);
-                for (size_t k = 0; k < r.nbinds; k++)
-                        kb_buf_printf(&out, "%s=%s ", r.binds[k].pod->meta.name, r.binds[k].node);
-                for (size_t k = 0; k < r.npodgroups; k++)
-                        kb_buf_printf(&out, "[%s %s %s] ", r.podgroups[k].name,
-                                      kb_pg_phase_name(r.podgroups[k].phase),
-                                      r.podgroups[k].cond_message ? r.podgroups[k].cond_message
-                                                                  : "");
-                kb_cluster_apply(&c, &r);
-                kb_result_release(&r);
-        }
-        kb_conf_release(&conf);
-        kb_cluster_release(&c);
-        return kb_buf_detach(&out);
-}
-
 static void test_caches_match_full_scan(void **state)
 {
         (void)state;
@@ -786,8 +830,8 @@ static void test_caches_match_full_scan(void **state)
         for (unsigned seed = 1; seed <= 60; seed++) {
                 char *m = random_cluster(seed);
                 for (size_t c = 0; c < KB_ARRAY_SIZE(confs); c++) {
-                        char *cached = run_binds(m, confs[c], false, 2);
-                        char *full = run_binds(m, confs[c], true, 2);
+                        char *cached = kb_test_run_binds(m, confs[c], false, 2);
+                        char *full = kb_test_run_binds(m, confs[c], true, 2);
                         if (strcmp(cached, full) != 0) {
                                 fprintf(stderr, "seed %u conf %zu:\ncached: %s\nfull:   %s\n", seed,
                                         c, cached, full);
@@ -817,6 +861,7 @@ int main(void)
             cmocka_unit_test(test_node_task_lists),
             cmocka_unit_test(test_session_lifecycle),
             cmocka_unit_test(test_purity_contract),
+            cmocka_unit_test(test_filter_contract),
             cmocka_unit_test(test_heap),
             cmocka_unit_test(test_caches_match_full_scan),
         };

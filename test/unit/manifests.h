@@ -64,6 +64,10 @@
         "spec:\n" spec_lines "status: {" status "}\n"
 #define POD_REQ(cpu) "  containers: [{name: c, resources: {requests: {cpu: '" cpu "', memory: 1Gi}}}]\n"
 #define IN_GROUP(g) ", annotations: {scheduling.k8s.io/group-name: " g "}"
+/* Another scheduler's running pod on node, asking cpu and 1Gi. */
+#define FOREIGN(name, node, cpu) \
+        POD(name, "", "  schedulerName: default-scheduler\n  nodeName: " node "\n" POD_REQ(cpu), \
+            "phase: Running")
 #define QUEUE(name, spec, status) \
         "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " name "}\n" \
         "spec: {" spec "}\nstatus: {" status "}\n"

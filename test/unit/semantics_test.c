@@ -41,10 +41,6 @@
 #define RUNNING_MEMBER(name, group, node) \
         POD(name, IN_GROUP(group), "  schedulerName: kbatch\n  nodeName: " node "\n" POD_REQ("1"), \
             "phase: Running")
-/* Another scheduler's running pod on node, asking cpu and 1Gi. */
-#define FOREIGN(name, node, cpu) \
-        POD(name, "", "  schedulerName: default-scheduler\n  nodeName: " node "\n" POD_REQ(cpu), \
-            "phase: Running")
 /* The same, being deleted: Releasing, its room future idle. */
 #define FOREIGN_RELEASING(name, node, cpu) \
         POD(name, ", deletionTimestamp: '2024-01-01T00:00:00Z'", \

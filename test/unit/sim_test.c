@@ -421,6 +421,7 @@ static void test_unevaluated_fields_reported(void **state)
             "  schedulerName: kbatch\n"
             "  topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone,\n"
             "    whenUnsatisfiable: DoNotSchedule}]\n"
+            "  resourceClaims: [{name: gpu, resourceClaimName: gpu-claim}]\n"
             "  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: []}}\n"
             "  containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n"
             "---\napiVersion: v1\nkind: Pod\nmetadata: {name: plain}\nspec:\n"
@@ -440,18 +441,16 @@ static void test_unevaluated_fields_reported(void **state)
         assert_int_equal(r.nwarnings, 2);
         assert_string_equal(r.warnings[0].object, "podgroup default/g");
         assert_non_null(r.warnings[0].pg);
+        /* Pod affinity and topology spread are evaluated: not listed. */
         assert_string_equal(r.warnings[0].message,
                             "kbatch does not evaluate these fields yet and schedules as if they "
-                            "were absent: spec.subGroupPolicy; pod g-0 (and "
-                            "2 more): spec.affinity.podAffinity."
-                            "requiredDuringSchedulingIgnoredDuringExecution");
-        /* An empty anti-affinity list asks nothing: only the spread. */
+                            "were absent: spec.subGroupPolicy");
         assert_string_equal(r.warnings[1].object, "pod default/solo");
         assert_null(r.warnings[1].pg);
         assert_string_equal(r.warnings[1].pod->meta.name, "solo");
         assert_string_equal(r.warnings[1].message,
                             "kbatch does not evaluate these fields yet and schedules as if they "
-                            "were absent: pod solo: spec.topologySpreadConstraints");
+                            "were absent: pod solo: spec.resourceClaims");
         kb_result_release(&r);
         kb_conf_release(&conf);
         kb_cluster_release(&c);
@@ -474,7 +473,7 @@ static void test_conf_skipped_listed(void **state)
                            "                predicate.GPUSharingEnable: true}\n"
                            "  - name: nodeorder\n"
                            "    arguments: {leastrequested.weight: 2, podaffinity.weight: 0,\n"
-                           "                tainttoleration.weight: 3, bogus.weight: 1}\n"
+                           "                selectorspread.weight: 3, bogus.weight: 1}\n"
                            "  - name: binpack\n"
                            "    arguments: {binpack.resources: nvidia.com/gpu,\n"
                            "                binpack.resources.nvidia.com/gpu: 2}\n"
@@ -487,7 +486,7 @@ static void test_conf_skipped_listed(void **state)
         assert_true(kb_test_log_contains("tiers[1].plugins[0].enableHierarchy: not supported"));
         assert_true(kb_test_log_contains(
             "tiers[1].plugins[3].arguments.bogus.weight: unknown argument of nodeorder"));
-        assert_true(kb_test_log_contains("tiers[1].plugins[3].arguments.tainttoleration.weight: "
+        assert_true(kb_test_log_contains("tiers[1].plugins[3].arguments.selectorspread.weight: "
                                          "not supported by kbatch's nodeorder yet"));
         kb_test_log_stop();
         assert_int_equal(conf.nactions, 3);
@@ -498,7 +497,7 @@ static void test_conf_skipped_listed(void **state)
         assert_string_equal(summary,
                             "action shuffle, action elect, flag drf enableHierarchy, plugin "
                             "tdm, argument predicates predicate.GPUSharingEnable, argument "
-                            "nodeorder tainttoleration.weight, argument nodeorder bogus.weight, "
+                            "nodeorder selectorspread.weight, argument nodeorder bogus.weight, "
                             "argument allocate x, key shards");
         assert_int_equal(kb_conf_strict(&conf, err, sizeof(err)), KB_EBADCONF);
         assert_non_null(strstr(err, "--strict-conf: kbatch would skip 9 item(s): action "

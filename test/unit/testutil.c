@@ -305,3 +305,50 @@ void kb_run_scenarios(const struct kb_scenario *table, size_t n)
                 kb_run_scenario(&table[i]);
         }
 }
+
+/* ---- whole runs ------------------------------------------------------------------ */
+
+char *kb_test_run_binds(const char *manifests, const char *conf_text, bool full_scan, int sessions)
+{
+        struct kb_cluster c;
+        struct kb_conf conf;
+        char err[512];
+        struct kb_buf out;
+        kb_buf_init(&out);
+        kb_cluster_init(&c);
+        assert_int_equal(
+            kb_cluster_load(&c, "random", manifests, strlen(manifests), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&c);
+        assert_int_equal(kb_conf_parse(conf_text, strlen(conf_text), &conf, err, sizeof(err)), 0);
+        conf.full_scan = full_scan;
+        for (int i = 0; i < sessions; i++) {
+                struct kb_snapshot snap;
+                struct kb_result r;
+                kb_cluster_snapshot(&c, &snap);
+                assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+                /* Every action and plugin is timed, in conf order. */
+                assert_int_equal(r.naction_times, conf.nactions);
+                for (size_t k = 0; k < conf.nactions; k++) {
+                        assert_string_equal(r.action_times[k].name, conf.actions[k].name);
+                        assert_true(r.action_times[k].seconds >= 0);
+                }
+                size_t np = 0;
+                for (size_t t = 0; t < conf.ntiers; t++)
+                        for (size_t p = 0; p < conf.tiers[t].nplugins; p++, np++)
+                                assert_string_equal(r.plugin_times[np].name,
+                                                    conf.tiers[t].plugins[p].name);
+                assert_int_equal(r.nplugin_times, np);
+                for (size_t k = 0; k < r.nbinds; k++)
+                        kb_buf_printf(&out, "%s=%s ", r.binds[k].pod->meta.name, r.binds[k].node);
+                for (size_t k = 0; k < r.npodgroups; k++)
+                        kb_buf_printf(&out, "[%s %s %s] ", r.podgroups[k].name,
+                                      kb_pg_phase_name(r.podgroups[k].phase),
+                                      r.podgroups[k].cond_message ? r.podgroups[k].cond_message
+                                                                  : "");
+                kb_cluster_apply(&c, &r);
+                kb_result_release(&r);
+        }
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+        return kb_buf_detach(&out);
+}

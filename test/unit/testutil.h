@@ -4,6 +4,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -64,4 +65,13 @@ struct kb_scenario {
 void kb_run_scenario(const struct kb_scenario *sc);
 /* Runs a table of scenarios as one cmocka test, reporting each by name. */
 void kb_run_scenarios(const struct kb_scenario *table, size_t n);
+
+/*
+ * Runs sessions over manifests with conf (decisions applied between them),
+ * through the caches or as a full scan, and returns every bind and every
+ * PodGroup's phase and condition as one string (caller frees), so that two
+ * runs compare with strcmp.  Checks on the way that every action and
+ * plugin was timed.
+ */
+char *kb_test_run_binds(const char *manifests, const char *conf_text, bool full_scan, int sessions);
 #endif

@@ -60,7 +60,51 @@
         "- plugins:\n  - name: drf\n  - name: predicates\n  - name: proportion\n" \
         "  - name: binpack\n" TOPOLOGY_PLUGIN
 
+/* RACKS with the hostname label that anti-affinity on the hostname reads
+ * (a node without the label is in no domain of that key, and the rule does
+ * not hold there). */
+#define HNODE(name, rack, block) \
+        NODE_X(name, ALLOC4, ", labels: {rack: " rack ", block: " block ", kubernetes.io/hostname: " \
+               name "}", "", "")
+#define HRACKS HNODE("n1", "r1", "b1") HNODE("n2", "r1", "b1") HNODE("n3", "r2", "b1") HNODE("n4", "r2", "b1")
+/* Pod NAME of group g, 1 cpu and 1Gi, labelled app: g, with required
+ * anti-affinity on the hostname against the pods labelled app: g. */
+#define SPREAD_POD(name, g) \
+        POD(name, ", labels: {app: " g "}, annotations: {scheduling.k8s.io/group-name: " g "}", \
+            "  schedulerName: kbatch\n  affinity:\n    podAntiAffinity:\n" \
+            "      requiredDuringSchedulingIgnoredDuringExecution:\n" \
+            "      - labelSelector: {matchLabels: {app: " g "}}\n" \
+            "        topologyKey: kubernetes.io/hostname\n" POD_REQ("1"), "")
+
 static const struct kb_scenario placement[] = {
+    {
+        /* Every node free; gang g (two pods, hard, highestTierAllowed 1)
+         * whose pods may not share a host.  Tier 1: r1 and r2 score alike
+         * (binpack), r1 by name.  In r1 binpack would put both on n1, but
+         * g-1's anti-affinity sees g-0 there (assumed in this session):
+         * g-0 n1, g-1 n2, within r1. */
+        .name = "topology and anti-affinity: the gang spreads over hosts within its rack",
+        .conf = CONF_BINPACK,
+        .manifests = HRACKS PG("g", "2", "2024-01-01", HARD("1")) SPREAD_POD("g-0", "g")
+            SPREAD_POD("g-1", "g"),
+        .binds = "g-0=n1 g-1=n2",
+        .domains = "g=r1",
+    },
+    {
+        /* The same gang of three: a rack has two hosts, so in r1 g-2 fits
+         * no node (both hold a g pod) and r1 is rolled back whole, r2
+         * likewise; the hard gang waits, never split over racks.  The
+         * largest allowed domain by room: r1 and r2 alike (8 cpu, 16Gi,
+         * 220 pods free), r1 by name. */
+        .name = "topology and anti-affinity: a gang no rack's hosts can hold waits",
+        .conf = CONF_BINPACK,
+        .manifests = HRACKS PG("g", "3", "2024-01-01", HARD("1")) SPREAD_POD("g-0", "g")
+            SPREAD_POD("g-1", "g") SPREAD_POD("g-2", "g"),
+        .binds = "",
+        .message = "g: no network topology domain of tier <= 1 can hold the whole gang (3 more "
+                   "task(s) need at least cpu: 3, memory: 3Gi, pods: 3); the largest, r1 (tier "
+                   "1), has cpu: 8, memory: 16Gi, pods: 220 free",
+    },
     {
         /* r1 has 1 cpu free (n1 3 taken, n2 4), r2 is empty.  Gang g, two
          * pods, hard, highestTierAllowed 2: tier 1 first; r1 is short of
