@@ -6,7 +6,7 @@
 #include <string.h>
 #include <uthash.h>
 
-#include "sim/sim.h"
+#include "sim/sim-int.h"
 
 void kb_cluster_init(struct kb_cluster *c)
 {
@@ -304,6 +304,13 @@ static int load_doc(struct loader *l, const struct kb_value *doc)
                 snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, msg);
                 return rc;
         }
+        /* A runtime that --until-done would choke on is bad input now. */
+        int64_t runtime;
+        if (o.kind == KB_KIND_POD && kb_pod_runtime(o.pod, &runtime, msg, sizeof(msg)) < 0) {
+                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, msg);
+                kb_object_release(&o);
+                return KB_EBADINPUT;
+        }
         return add_object(l, &o, doc->line);
 }
 
@@ -419,14 +426,29 @@ static int cmp_pod_ptr(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
+void kb__cluster_bind(struct kb_pod *p, const char *node)
+{
+        free(p->node_name);
+        p->node_name = kb_xstrdup(node);
+        free(p->nominated_node_name);
+        p->nominated_node_name = NULL;
+        p->phase = KB_POD_RUNNING;
+}
+
+bool kb__cluster_ours(const struct kb_cluster *c, const struct kb_pod *p)
+{
+        if (!c->nscheduler_names)
+                return kb_streq(p->scheduler_name, "kbatch");
+        for (size_t i = 0; i < c->nscheduler_names; i++)
+                if (kb_streq(p->scheduler_name, c->scheduler_names[i]))
+                        return true;
+        return false;
+}
+
 void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
 {
-        for (size_t i = 0; i < r->nbinds; i++) {
-                struct kb_pod *p = (struct kb_pod *)r->binds[i].pod;
-                free(p->node_name);
-                p->node_name = kb_xstrdup(r->binds[i].node);
-                p->phase = KB_POD_RUNNING;
-        }
+        for (size_t i = 0; i < r->nbinds; i++)
+                kb__cluster_bind((struct kb_pod *)r->binds[i].pod, r->binds[i].node);
         if (r->nevictions) {
                 /* Evicted pods are gone: drop them from the pod list. */
                 struct kb_pod **gone = kb_xmalloc(r->nevictions * sizeof(*gone));
@@ -443,6 +465,11 @@ void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
                 c->npods = w;
                 free(gone);
         }
+        kb__cluster_apply_statuses(c, r);
+}
+
+void kb__cluster_apply_statuses(struct kb_cluster *c, const struct kb_result *r)
+{
         /* A Closing queue the session found idle is Closed from now on. */
         for (size_t i = 0; i < r->nqueues; i++)
                 for (size_t k = 0; r->queues[i].state_changed && k < c->nqueues; k++)
