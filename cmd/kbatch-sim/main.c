@@ -42,7 +42,7 @@ static void usage(FILE *out)
                 "                          with --until-done, the most sessions to run\n"
                 "  --output json|table     output format (table on a terminal, else json)\n"
                 "  --synthetic SPEC        build a cluster (repeatable), SPEC a list of\n"
-                "                          key=value; the defaults add nothing:\n"
+                "                          key=value; the defaults add no node and no pod:\n"
                 "                            nodes=0 node-cpu=32 node-memory=128Gi node-pods=110\n"
                 "                            groups=0 group-size=10 pod-cpu=1 pod-memory=1Gi\n"
                 "                            queues=1 (q0..; groups round-robin) queue=NAME\n"
