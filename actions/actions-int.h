@@ -1,7 +1,8 @@
 /*
- * What preempt and reclaim share (not a public interface: the actions' only
- * public symbols are their kb_action descriptors): placing a task with
- * evictions, in evict.c.
+ * What actions share (not a public interface: the actions' only public
+ * symbols are their kb_action descriptors): placing a task with evictions
+ * (evict.c, for preempt and reclaim), and allocate's turn with its network
+ * topology path (allocate.c, topology.c).
  */
 #ifndef KB_ACTIONS_ACTIONS_INT_H
 #define KB_ACTIONS_ACTIONS_INT_H
@@ -62,5 +63,41 @@ bool kb__never_preempts(struct kb_session *s, const struct kb_task *t);
  * "false", and not a non-best-effort task of a best-effort preemptor. */
 bool kb__victim_status_ok(const struct kb_task *preemptor, const struct kb_task *v,
                           bool running_only);
+
+/* ---- allocate (allocate.c) and its network topology path (topology.c) ---- */
+
+struct kb__alloc_job {
+        struct kb_heap tasks; /* pending tasks not yet tried */
+        bool made;
+        /* Roles that fit nowhere in this session (Volcano keeps them as
+         * the job's NodesFitErrors). */
+        const char **failed;
+        size_t nfailed, capfailed;
+};
+
+struct kb__alloc {
+        struct kb_session *s;
+        struct kb__alloc_job *jobs; /* per job index */
+};
+
+/*
+ * One pass of j's turn: tasks popped from tasks in task order go into st on
+ * the best node — among d's nodes, or any node when d is NULL — until j is
+ * ready with tasks left, the tasks run out, or a task that fits nowhere
+ * means the gang can no longer complete.  Why a task fit nowhere is kept
+ * (for the condition) only when d is NULL.
+ */
+void kb__allocate_tasks(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                        struct kb_heap *tasks, const struct kb_domain *d, struct kb_statement *st);
+
+/*
+ * j's turn within the network topology its PodGroup asks for: the domains
+ * it may use, lowest tier first and tightest fit first, until one takes the
+ * gang (ready or pipelined) into st.  Returns whether one did (tasks then
+ * holds what is left); otherwise st and tasks are as they were and, for a
+ * hard gang, j->fit_error says why.
+ */
+bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                            struct kb_heap *tasks, struct kb_statement *st);
 
 #endif /* KB_ACTIONS_ACTIONS_INT_H */

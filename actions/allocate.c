@@ -26,6 +26,11 @@
  * job is ready (all its binds leave together), is kept when the job is pipelined, else is
  *   discarded: no partial gang leaves the session.
  *
+ * A gang whose PodGroup sets spec.networkTopology plays its turn within one
+ * network topology domain, the lowest tier and tightest fit first
+ * (actions/topology.c); when no domain takes it, a hard gang is left whole
+ * and waits, a soft one plays its turn on every node.
+ *
  * Example: a gang of 3 (minMember 3) and two nodes with room for 2 tasks:
  * tasks 1 and 2 are allocated, task 3 fits nowhere; minMember equals the
  * task count, so the turn ends; the job is neither ready (2 < 3) nor
@@ -37,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/framework.h"
+#include "actions/actions-int.h"
 
 static void allocate_execute(struct kb_session *s);
 
@@ -46,23 +51,9 @@ const struct kb_action kb_action_allocate = {
     .execute = allocate_execute,
 };
 
-struct job_state {
-        struct kb_heap tasks; /* pending tasks not yet tried */
-        bool made;
-        /* Roles that fit nowhere in this session (Volcano keeps them as
-         * the job's NodesFitErrors). */
-        const char **failed;
-        size_t nfailed, capfailed;
-};
-
-struct ctx {
-        struct kb_session *s;
-        struct job_state *jobs; /* per job index */
-};
-
-static struct kb_heap *pending_tasks(struct ctx *c, struct kb_job *j)
+static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
 {
-        struct job_state *js = &c->jobs[j->index];
+        struct kb__alloc_job *js = &c->jobs[j->index];
         if (!js->made) {
                 js->made = true;
                 kb_heap_init_tasks(&js->tasks, c->s);
@@ -75,7 +66,7 @@ static struct kb_heap *pending_tasks(struct ctx *c, struct kb_job *j)
         return &js->tasks;
 }
 
-static bool role_failed(const struct job_state *js, const char *role)
+static bool role_failed(const struct kb__alloc_job *js, const char *role)
 {
         for (size_t i = 0; i < js->nfailed; i++)
                 if (strcmp(js->failed[i], role) == 0)
@@ -101,7 +92,7 @@ static int32_t role_min(const struct kb_job *j, const char *role)
  *  - otherwise: every failed role with a minimum must already hold it
  *    (ready, succeeded or pending best-effort tasks of the role).
  */
-static bool need_continue(const struct kb_job *j, const struct job_state *js)
+static bool need_continue(const struct kb_job *j, const struct kb__alloc_job *js)
 {
         if ((uint32_t)j->min_available == j->ntasks)
                 return false;
@@ -137,24 +128,31 @@ static bool need_continue(const struct kb_job *j, const struct job_state *js)
 /* A task the queue's quota skipped: say why in the job's condition.  A
  * queue that is not Open takes nothing, whatever the nodes; otherwise, if
  * no node could take the task either, that is the better answer ("0/4
- * nodes are available: ..."). */
+ * nodes are available: ..."); else the quota plugin's numbers
+ * (kb_job_explain_quota, from its allocatable), or a plain sentence when
+ * no plugin gave any. */
 static void explain_quota(struct kb_session *s, const struct kb_queue_info *q, struct kb_job *j,
                           struct kb_task *t)
 {
-        if (j->fit_error)
+        if (j->fit_error || j->quota_checked)
                 return;
+        j->quota_checked = true;
         char msg[300];
         if (q->state != KB_QUEUE_OPEN) {
                 snprintf(msg, sizeof(msg), "queue %s is %s", q->name,
                          kb_queue_state_name(q->state));
-                j->fit_error = kb_session_intern(s, msg);
+                j->quota_error = kb_session_intern(s, msg);
+                j->quota_reason = KB_WHY_QUEUE_CLOSED;
                 return;
         }
         const char *why = NULL;
-        struct kb_node_info *n = kb_select_node(s, t, &why);
+        if (!kb_select_node(s, t, &why)) {
+                kb_task_fit_failed(t, why);
+                return;
+        }
         snprintf(msg, sizeof(msg),
                  "queue %s has no room left for the gang within its deserved resources", q->name);
-        j->fit_error = n ? kb_session_intern(s, msg) : why;
+        kb_job_explain_quota(s, j, KB_WHY_QUOTA, msg);
 }
 
 /*
@@ -218,14 +216,11 @@ static const char *never_completes(struct kb_session *s, const struct kb_job *j)
         return kb_session_intern(s, msg);
 }
 
-/* One turn of job j (Volcano's allocateResourcesForTasks); whether the job
- * is ready (its statement committed). */
-static bool allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *j,
-                         struct kb_heap *tasks)
+void kb__allocate_tasks(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                        struct kb_heap *tasks, const struct kb_domain *d, struct kb_statement *st)
 {
         struct kb_session *s = c->s;
-        struct job_state *js = &c->jobs[j->index];
-        struct kb_statement *st = kb_statement_new(s);
+        struct kb__alloc_job *js = &c->jobs[j->index];
 
         while (!kb_heap_empty(tasks)) {
                 struct kb_task *t = kb_heap_pop(tasks);
@@ -236,11 +231,11 @@ static bool allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *
                 if (*t->role && role_failed(js, t->role))
                         continue;
                 const char *why = NULL;
-                struct kb_node_info *n = kb_select_node(s, t, &why);
+                struct kb_node_info *n =
+                    d ? kb_select_node_in(s, t, d) : kb_select_node(s, t, &why);
                 if (!n) {
-                        t->fit_error = why;
-                        if (!j->fit_error)
-                                j->fit_error = why;
+                        if (!d)
+                                kb_task_fit_failed(t, why);
                         if (!role_failed(js, t->role))
                                 KB_PUSH(js->failed, js->nfailed, js->capfailed, t->role);
                         if (need_continue(j, js))
@@ -253,6 +248,28 @@ static bool allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *
                         kb_statement_pipeline(st, t, n);
                 if (kb_job_ready(s, j) && !kb_heap_empty(tasks))
                         break;
+        }
+}
+
+/* One turn of job j (Volcano's allocateResourcesForTasks, or for a gang
+ * with a network topology allocateForJob); whether the job is ready (its
+ * statement committed). */
+static bool allocate_job(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                         struct kb_heap *tasks)
+{
+        struct kb_session *s = c->s;
+        struct kb_statement *st = kb_statement_new(s);
+
+        if (!kb_job_has_topology(j))
+                kb__allocate_tasks(c, q, j, tasks, NULL, st);
+        else if (!kb__allocate_in_domain(c, q, j, tasks, st)) {
+                /* A hard gang waits rather than be split; a soft one
+                 * falls back to every node. */
+                if (j->pg->topology_mode == KB_TOPOLOGY_HARD) {
+                        kb_statement_discard(st);
+                        return false;
+                }
+                kb__allocate_tasks(c, q, j, tasks, NULL, st);
         }
         if (kb_job_ready(s, j)) {
                 kb_statement_commit(st);
@@ -272,6 +289,7 @@ static bool allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *
                         return false; /* the statement is kept: nothing leaves */
                 }
                 j->partial = never;
+                j->partial_never = true;
         }
         kb_statement_discard(st);
         return false;
@@ -282,7 +300,7 @@ static void allocate_execute(struct kb_session *s)
         size_t njobs, nqueues;
         struct kb_job **jobs = kb_session_jobs(s, &njobs);
         kb_session_queues(s, &nqueues);
-        struct ctx c = {.s = s, .jobs = kb_xcalloc(njobs + 1, sizeof(*c.jobs))};
+        struct kb__alloc c = {.s = s, .jobs = kb_xcalloc(njobs + 1, sizeof(*c.jobs))};
         struct kb_heap *queue_jobs = kb_xcalloc(nqueues + 1, sizeof(*queue_jobs));
         bool *queued = kb_xcalloc(nqueues + 1, sizeof(*queued));
         struct kb_heap heap;
@@ -292,7 +310,7 @@ static void allocate_execute(struct kb_session *s)
                 kb_heap_init_jobs(&queue_jobs[q], s);
         for (size_t i = 0; i < njobs; i++) {
                 struct kb_job *j = jobs[i];
-                if (!kb_job_admit(s, j) || kb_job_valid(s, j))
+                if (!kb_job_admit(s, j) || kb_job_valid(s, j, NULL))
                         continue;
                 kb_heap_push(&queue_jobs[j->queue->index], j);
                 if (!queued[j->queue->index]) {
@@ -318,8 +336,26 @@ static void allocate_execute(struct kb_session *s)
                 kb_heap_push(&heap, q);
         }
 
-        for (size_t q = 0; q < nqueues; q++)
+        /* Jobs left in a queue's heap never had a turn: their queue was
+         * overused. */
+        for (size_t q = 0; q < nqueues; q++) {
+                struct kb_job *j;
+                while ((j = kb_heap_pop(&queue_jobs[q])) != NULL) {
+                        char msg[200];
+                        const struct kb_queue_info *jq = j->queue;
+                        if (jq->state != KB_QUEUE_OPEN) {
+                                snprintf(msg, sizeof(msg), "queue %s is %s", jq->name,
+                                         kb_queue_state_name(jq->state));
+                                kb_job_explain_quota(s, j, KB_WHY_QUEUE_CLOSED, msg);
+                                continue;
+                        }
+                        snprintf(msg, sizeof(msg),
+                                 "queue %s is overused: it holds its whole deserved share",
+                                 jq->name);
+                        kb_job_explain_quota(s, j, KB_WHY_QUOTA, msg);
+                }
                 kb_heap_release(&queue_jobs[q]);
+        }
         for (size_t i = 0; i < njobs; i++) {
                 kb_heap_release(&c.jobs[i].tasks);
                 free(c.jobs[i].failed);

@@ -45,9 +45,7 @@ static void backfill_job(struct kb_session *s, struct kb_job *j)
                 const char *why = NULL;
                 struct kb_node_info *n = kb_select_node(s, t, &why);
                 if (!n) {
-                        t->fit_error = why;
-                        if (!j->fit_error)
-                                j->fit_error = why;
+                        kb_task_fit_failed(t, why);
                         continue;
                 }
                 if (!st)
@@ -76,7 +74,7 @@ static void backfill_execute(struct kb_session *s)
                 kb_heap_init_jobs(&queue_jobs[q], s);
         for (size_t i = 0; i < njobs; i++) {
                 struct kb_job *j = jobs[i];
-                if (!kb_job_admit(s, j) || kb_job_valid(s, j) || !has_best_effort(j))
+                if (!kb_job_admit(s, j) || kb_job_valid(s, j, NULL) || !has_best_effort(j))
                         continue;
                 if (kb_heap_empty(&queue_jobs[j->queue->index]))
                         kb_heap_push(&queues, j->queue);

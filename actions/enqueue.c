@@ -57,7 +57,7 @@ static void enqueue_execute(struct kb_session *s)
                         kb_job_enqueued(s, j);
                         j->phase = KB_PG_INQUEUE;
                 } else {
-                        kb_job_explain(s, j, "not admitted to its queue");
+                        kb_job_explain(s, j, KB_WHY_RESOURCES, "not admitted to its queue");
                 }
                 kb_heap_push(&queues, q);
         }

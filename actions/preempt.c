@@ -130,7 +130,10 @@ static void preempt_execute(struct kb_session *s)
         /* Volcano: jobs admitted (not Pending), valid, in a queue, starving. */
         for (size_t i = 0; i < njobs; i++) {
                 struct kb_job *j = jobs[i];
-                if (j->phase == KB_PG_PENDING || kb_job_valid(s, j) || !kb_job_starving(s, j))
+                /* Volcano's preempt leaves gangs with a network topology
+                 * alone: it would place them anywhere. */
+                if (j->phase == KB_PG_PENDING || kb_job_valid(s, j, NULL) ||
+                    !kb_job_starving(s, j) || kb_job_has_topology(j))
                         continue;
                 size_t q = j->queue->index;
                 if (!nunder[q])

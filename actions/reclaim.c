@@ -110,8 +110,10 @@ static void reclaim_execute(struct kb_session *s)
                 kb_heap_init_jobs(&starving[q], s);
         for (size_t i = 0; i < njobs; i++) {
                 struct kb_job *j = jobs[i];
-                if ((j->phase == KB_PG_PENDING && !waits_for_enqueue) || kb_job_valid(s, j) ||
-                    !kb_job_starving(s, j))
+                /* As preempt, reclaim leaves gangs with a network
+                 * topology alone: it would place them anywhere. */
+                if ((j->phase == KB_PG_PENDING && !waits_for_enqueue) || kb_job_valid(s, j, NULL) ||
+                    !kb_job_starving(s, j) || kb_job_has_topology(j))
                         continue;
                 size_t q = j->queue->index;
                 if (!queued[q]) {

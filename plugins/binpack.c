@@ -64,12 +64,12 @@ static void set_weight(struct kb__binpack *bp, int slot, int64_t w)
         bp->res[slot] = w;
 }
 
-KB_TESTABLE void binpack_conf(const struct kb_value *args, struct kb__binpack *bp)
+void kb__plugins_binpack_weights(const struct kb_value *args, const char *prefix,
+                                 struct kb__binpack *bp)
 {
-        memset(bp, 0, sizeof(*bp));
-        bp->weight = kb_args_int(args, "binpack.weight", 1);
-
-        const char *list = kb_value_str(kb_value_get(args, "binpack.resources"));
+        char key[300];
+        snprintf(key, sizeof(key), "%sresources", prefix);
+        const char *list = kb_value_str(kb_value_get(args, key));
         while (list && *list) {
                 const char *end = strchr(list, ',');
                 size_t len = end ? (size_t)(end - list) : strlen(list);
@@ -82,28 +82,37 @@ KB_TESTABLE void binpack_conf(const struct kb_value *args, struct kb__binpack *b
                 if (b == e)
                         continue;
 
-                char name[256], key[300];
+                char name[256];
                 if ((size_t)(e - b) >= sizeof(name)) {
-                        KB_WARN("binpack: binpack.resources: name too long: %.*s", (int)(e - b), b);
+                        KB_WARN("%sresources: name too long: %.*s", prefix, (int)(e - b), b);
                         continue;
                 }
                 memcpy(name, b, (size_t)(e - b));
                 name[e - b] = '\0';
-                snprintf(key, sizeof(key), "binpack.resources.%s", name);
+                snprintf(key, sizeof(key), "%sresources.%s", prefix, name);
                 int64_t w = nonneg_weight(args, key);
                 /* A name no object uses cannot be requested by any task;
                  * the pods slot is a count Volcano never scores. */
                 int slot = kb_res_lookup(name);
                 if (slot < 0 || slot == KB_RES_PODS) {
-                        KB_V(4, "binpack: resource %s is not used by any object", name);
+                        KB_V(4, "%sresources: resource %s is not used by any object", prefix, name);
                         continue;
                 }
                 set_weight(bp, slot, w);
         }
 
         /* Set last, as Volcano does: they win over "cpu" in the list. */
-        set_weight(bp, KB_RES_CPU, nonneg_weight(args, "binpack.cpu"));
-        set_weight(bp, KB_RES_MEMORY, nonneg_weight(args, "binpack.memory"));
+        snprintf(key, sizeof(key), "%scpu", prefix);
+        set_weight(bp, KB_RES_CPU, nonneg_weight(args, key));
+        snprintf(key, sizeof(key), "%smemory", prefix);
+        set_weight(bp, KB_RES_MEMORY, nonneg_weight(args, key));
+}
+
+KB_TESTABLE void binpack_conf(const struct kb_value *args, struct kb__binpack *bp)
+{
+        memset(bp, 0, sizeof(*bp));
+        bp->weight = kb_args_int(args, "binpack.weight", 1);
+        kb__plugins_binpack_weights(args, "binpack.", bp);
 }
 
 KB_TESTABLE double binpack_score(void *arg, const struct kb_task *t, const struct kb_node_info *n)

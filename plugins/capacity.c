@@ -93,6 +93,7 @@
 #include <string.h>
 
 #include "framework/framework.h"
+#include "framework/quota.h"
 #include "plugins/plugins-int.h"
 
 static void *capacity_open(struct kb_session *s, const struct kb_value *args);
@@ -205,6 +206,27 @@ static bool usable(const struct kb__capacity *c, const struct kb_queue_info *q)
         return q->state == KB_QUEUE_OPEN && !c->q[q->index].refuse;
 }
 
+/* Why queue k (q itself or an ancestor) refuses t: the first resource in
+ * which it would go over its real capability (kb_quota_refusal). */
+static void explain_refusal(struct kb__capacity *c, const struct kb_queue_info *q, int k,
+                            const struct kb_task *t)
+{
+        const struct kb__capq *a = &c->q[k];
+        for (int i = 0; i < KB_RES_MAX; i++) {
+                if (i == KB_RES_PODS || t->resreq.q[i] <= 0 ||
+                    a->allocated[i] + (double)t->resreq.q[i] <= a->real_cap[i])
+                        continue;
+                char who[160];
+                if (k == (int)q->index)
+                        snprintf(who, sizeof(who), "queue %s", q->name);
+                else
+                        snprintf(who, sizeof(who), "queue %s (ancestor of %s)", a->name, q->name);
+                kb_quota_refusal(c->s, t, who, i, a->deserved[i], a->allocated[i], a->real_cap[i],
+                                 a->real_cap[i]);
+                return;
+        }
+}
+
 static bool allocatable(void *arg, const struct kb_queue_info *q, const struct kb_task *t)
 {
         struct kb__capacity *c = arg;
@@ -213,8 +235,10 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
         kb__vec req;
         req_vec(&t->resreq, req);
         EACH_UP (c, k, (int)q->index)
-                if (!within(&c->q[k], req, &t->resreq))
+                if (!within(&c->q[k], req, &t->resreq)) {
+                        explain_refusal(c, q, k, t);
                         return false;
+                }
         return true;
 }
 
@@ -232,22 +256,14 @@ static bool overused(void *arg, const struct kb_queue_info *q)
         return false;
 }
 
-static const char *job_valid(void *arg, const struct kb_job *j)
+static const char *job_valid(void *arg, const struct kb_job *j, const char **reason)
 {
         struct kb__capacity *c = arg;
+        *reason = KB_WHY_QUEUE_INVALID;
         return j->queue ? attr_of(c, j->queue)->refuse : NULL;
 }
 
 /* ---- enqueue ------------------------------------------------------------------- */
-
-/* One resource's amount as kubectl prints quantities, or "unlimited". */
-static const char *qty(int i, double v, char *buf, size_t n)
-{
-        if (!isfinite(v))
-                return "unlimited";
-        kb_quantity_format((int64_t)v, kb_res_is_milli(i), kb_res_is_bytes(i), buf, n);
-        return buf;
-}
 
 /* Why min does not fit queue a (the job's leaf, or an ancestor of it), in
  * the numbers of the rule, into b; nothing when it fits. */
@@ -257,16 +273,8 @@ static void explain_short(struct kb_buf *b, const struct kb__capq *a, const doub
                 if (i == KB_RES_PODS || min[i] <= 0 ||
                     min[i] + a->allocated[i] + a->inqueue[i] - a->elastic[i] <= a->real_cap[i])
                         continue;
-                char need[48], al[48], res[48], el[48], cap[48];
-                kb_buf_printf(
-                    b,
-                    "%sinsufficient %s: the group needs %s, the queue has %s "
-                    "allocated, %s reserved for admitted groups, %s elastic, "
-                    "capability %s",
-                    b->len > 0 ? "; " : "", kb_res_name(i), qty(i, min[i], need, sizeof(need)),
-                    qty(i, a->allocated[i], al, sizeof(al)),
-                    qty(i, a->inqueue[i], res, sizeof(res)), qty(i, a->elastic[i], el, sizeof(el)),
-                    qty(i, a->real_cap[i], cap, sizeof(cap)));
+                kb_quota_short(b, i, min[i], a->allocated[i], a->inqueue[i], a->elastic[i],
+                               a->real_cap[i]);
         }
 }
 
@@ -276,16 +284,17 @@ static int enqueueable(void *arg, const struct kb_job *j)
         const struct kb_queue_info *q = j->queue;
         if (!q)
                 return 0;
-        const char *invalid = job_valid(c, j);
+        const char *reason;
+        const char *invalid = job_valid(c, j, &reason);
         if (invalid) {
-                kb_job_explain(c->s, j, invalid);
+                kb_job_explain(c->s, j, reason, invalid);
                 return -1;
         }
         if (q->state != KB_QUEUE_OPEN) {
                 char why[256];
                 snprintf(why, sizeof(why), "queue %s is %s", q->name,
                          kb_queue_state_name(q->state));
-                kb_job_explain(c->s, j, why);
+                kb_job_explain(c->s, j, KB_WHY_QUEUE_CLOSED, why);
                 return -1;
         }
         if (!j->pg || !j->pg->has_min_resources)
@@ -304,7 +313,7 @@ static int enqueueable(void *arg, const struct kb_job *j)
                                                                : ", ancestor of ";
                 char *why = kb_xasprintf("queue resource quota insufficient: queue %s%s%s: %s",
                                          c->q[k].name, rel, *rel ? q->name : "", b.data);
-                kb_job_explain(c->s, j, why);
+                kb_job_explain(c->s, j, KB_WHY_QUOTA, why);
                 free(why);
                 rc = -1;
                 break;
@@ -426,11 +435,6 @@ static void capacity_close(struct kb_session *s, void *state)
         struct kb__capacity *c = state;
         size_t n;
         struct kb_queue_info *queues = kb_session_queues(s, &n);
-        for (size_t q = 0; q < n; q++) {
-                for (int i = 0; i < KB_RES_MAX; i++) {
-                        double d = c->q[q].deserved[i];
-                        queues[q].deserved.q[i] = isfinite(d) ? (int64_t)d : 0;
-                }
-                queues[q].share = c->q[q].share;
-        }
+        for (size_t q = 0; q < n; q++)
+                kb_queue_publish(&queues[q], c->q[q].deserved, c->q[q].share);
 }

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "framework/quota.h"
 #include "plugins/plugins-int.h"
 
 static void to_vec(const struct kb_res *r, double *v)
@@ -80,29 +81,15 @@ void kb__capacity_share(struct kb__capq *a)
 static void job_attrs(struct kb__capacity *c, const struct kb_job *j)
 {
         bool open = j->queue->state == KB_QUEUE_OPEN;
-        kb__vec held = {0}, min = {0};
-        uint32_t nheld = 0;
-        for (uint32_t i = 0; i < j->ntasks; i++) {
-                const struct kb_task *t = j->tasks[i];
-                if (!kb_task_status_allocated(t->status))
-                        continue;
-                nheld++;
-                for (int d = 0; d < KB_RES_MAX; d++)
-                        held[d] += (double)t->resreq.q[d];
-        }
-        bool has_min = j->pg && j->pg->has_min_resources;
-        if (has_min)
-                to_vec(&j->pg->min_resources, min);
-        bool reserves = open && has_min &&
-                        (j->phase == KB_PG_INQUEUE ||
-                         (j->phase == KB_PG_RUNNING && nheld >= (uint32_t)j->min_available));
+        struct kb_job_hold h;
+        kb_job_hold(j, &h);
         for (int k = (int)j->queue->index; k >= 0; k = c->q[k].parent) {
                 struct kb__capq *a = &c->q[k];
                 for (int d = 0; d < KB_RES_MAX; d++) {
-                        a->allocated[d] += held[d];
-                        a->elastic[d] += fmax(held[d] - min[d], 0);
-                        if (reserves && d != KB_RES_PODS)
-                                a->inqueue[d] += fmax(min[d] - held[d], 0);
+                        a->allocated[d] += h.held[d];
+                        a->elastic[d] += h.elastic[d];
+                        if (open)
+                                a->inqueue[d] += h.reserved[d];
                 }
         }
 }

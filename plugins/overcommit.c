@@ -44,12 +44,17 @@ static int enqueueable(void *arg, const struct kb_job *j)
                 if (i == KB_RES_PODS || min->q[i] <= 0)
                         continue;
                 if (o->inqueue[i] + (double)min->q[i] > o->idle[i]) {
-                        char why[200];
+                        char why[400], need[48], idle[48], res[48];
+                        bool milli = kb_res_is_milli(i), bin = kb_res_is_bytes(i);
+                        kb_quantity_human((double)min->q[i], milli, bin, need, sizeof(need));
+                        kb_quantity_human(o->idle[i], milli, bin, idle, sizeof(idle));
+                        kb_quantity_human(o->inqueue[i], milli, bin, res, sizeof(res));
                         snprintf(why, sizeof(why),
                                  "resource in cluster is overused: not enough %s for the "
-                                 "group's minResources",
-                                 kb_res_name(i));
-                        kb_job_explain(o->s, j, why);
+                                 "group's minResources: it needs %s, the cluster has %s idle "
+                                 "(overcommitted) of which %s is reserved for admitted groups",
+                                 kb_res_name(i), need, idle, res);
+                        kb_job_explain(o->s, j, KB_WHY_RESOURCES, why);
                         return -1;
                 }
         }

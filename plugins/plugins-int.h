@@ -88,6 +88,14 @@ static inline int kb__capacity_above(const struct kb__capacity *c, int q, int64_
 int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
                              struct kb_task *const *cand, size_t n, struct kb_task **out);
 
+/* Volcano's binpack weights under a key prefix ("binpack.", and
+ * network-topology-aware's "hypernode.binpack."): <prefix>cpu and
+ * <prefix>memory (1), <prefix>resources ("a, b") and
+ * <prefix>resources.<name> (1); negative weights mean 1.  Sets has[] and
+ * res[] only. */
+void kb__plugins_binpack_weights(const struct kb_value *args, const char *prefix,
+                                 struct kb__binpack *bp);
+
 #ifdef KB_TESTING
 /* The plugins' file-local functions (KB_TESTABLE), for the unit tests. */
 const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node, char *buf,

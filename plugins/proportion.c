@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "framework/framework.h"
+#include "framework/quota.h"
 
 static void *proportion_open(struct kb_session *s, const struct kb_value *args);
 static void proportion_close(struct kb_session *s, void *state);
@@ -187,14 +188,23 @@ static bool overused(void *arg, const struct kb_queue_info *q)
 
 static bool allocatable(void *arg, const struct kb_queue_info *q, const struct kb_task *t)
 {
-        const struct attr *a = &((const struct proportion *)arg)->attrs[q->index];
+        struct proportion *p = arg;
+        const struct attr *a = &p->attrs[q->index];
         if (q->state != KB_QUEUE_OPEN)
                 return false;
         for (int i = 0; i < KB_RES_MAX; i++) {
                 if (i == KB_RES_PODS || t->resreq.q[i] <= 0)
                         continue;
-                if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i])
+                if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i]) {
+                        char who[160];
+                        snprintf(who, sizeof(who), "queue %s", q->name);
+                        const struct kb_queue *spec = q->queue;
+                        kb_quota_refusal(
+                            p->s, t, who, i, a->deserved[i], a->allocated[i],
+                            spec && spec->has_capability ? (double)spec->capability.q[i] : INFINITY,
+                            a->real_cap[i]);
                         return false;
+                }
         }
         return true;
 }
@@ -210,29 +220,6 @@ static int queue_order(void *arg, const struct kb_queue_info *l, const struct kb
         return ls < rs ? -1 : 1;
 }
 
-/* One resource's amount as kubectl prints quantities, or "unlimited". */
-static const char *qty(int i, double v, char *buf, size_t n)
-{
-        if (!isfinite(v))
-                return "unlimited";
-        kb_quantity_format((int64_t)v, kb_res_is_milli(i), kb_res_is_bytes(i), buf, n);
-        return buf;
-}
-
-/* Appends why the group's minResources do not fit in resource i, with the
- * numbers of the rule. */
-static void explain_short(struct kb_buf *b, int i, const double *min, const struct attr *a)
-{
-        char need[48], alloc[48], res[48], el[48], cap[48];
-        kb_buf_printf(
-            b,
-            "%sinsufficient %s: the group needs %s, the queue has %s allocated, %s "
-            "reserved for admitted groups, %s elastic, capability %s",
-            b->len > 0 ? "; " : "", kb_res_name(i), qty(i, min[i], need, sizeof(need)),
-            qty(i, a->allocated[i], alloc, sizeof(alloc)), qty(i, a->inqueue[i], res, sizeof(res)),
-            qty(i, a->elastic[i], el, sizeof(el)), qty(i, a->real_cap[i], cap, sizeof(cap)));
-}
-
 static int enqueueable(void *arg, const struct kb_job *j)
 {
         struct proportion *p = arg;
@@ -242,7 +229,7 @@ static int enqueueable(void *arg, const struct kb_job *j)
                 char why[256];
                 snprintf(why, sizeof(why), "queue %s is %s", q->name,
                          kb_queue_state_name(q->state));
-                kb_job_explain(p->s, j, why);
+                kb_job_explain(p->s, j, KB_WHY_QUEUE_CLOSED, why);
                 return -1;
         }
         if (!j->pg || !j->pg->has_min_resources)
@@ -255,12 +242,13 @@ static int enqueueable(void *arg, const struct kb_job *j)
                 if (i == KB_RES_PODS || min[i] <= 0)
                         continue;
                 if (min[i] + a->allocated[i] + a->inqueue[i] - a->elastic[i] > a->real_cap[i])
-                        explain_short(&b, i, min, a);
+                        kb_quota_short(&b, i, min[i], a->allocated[i], a->inqueue[i], a->elastic[i],
+                                       a->real_cap[i]);
         }
         if (b.len) {
                 char *why = kb_xasprintf("queue resource quota insufficient: queue %s: %s", q->name,
                                          b.data);
-                kb_job_explain(p->s, j, why);
+                kb_job_explain(p->s, j, KB_WHY_QUOTA, why);
                 free(why);
         }
         bool ok = b.len == 0;
@@ -361,38 +349,27 @@ static void queue_attrs(struct proportion *p, const struct kb_queue_info *queues
 }
 
 /* What a job holds and asks for, and what it reserves as an admitted
- * group (Volcano's GetInqueueResource and GetElasticResources). */
+ * group (kb_job_hold). */
 static void job_attrs(struct proportion *p, const struct kb_job *j)
 {
         struct attr *a = &p->attrs[j->queue->index];
-        vec held = {0}, min = {0};
-        uint32_t nheld = 0;
+        struct kb_job_hold h;
+        kb_job_hold(j, &h);
         a->active = true;
         /* A queue that is not Open places nothing: its pending demand must
          * not shrink the others' shares (Volcano counts it). */
         bool open = j->queue->state == KB_QUEUE_OPEN;
-        for (uint32_t i = 0; i < j->ntasks; i++) {
+        for (uint32_t i = 0; open && i < j->ntasks; i++) {
                 const struct kb_task *t = j->tasks[i];
-                bool alloc = kb_task_status_allocated(t->status);
-                if (!alloc && (t->status != KB_TASK_PENDING || !open))
-                        continue;
-                nheld += alloc;
-                for (int d = 0; d < KB_RES_MAX; d++) {
-                        a->request[d] += (double)t->resreq.q[d];
-                        if (alloc)
-                                held[d] += (double)t->resreq.q[d];
-                }
+                if (t->status == KB_TASK_PENDING)
+                        for (int d = 0; d < KB_RES_MAX; d++)
+                                a->request[d] += (double)t->resreq.q[d];
         }
-        if (j->pg && j->pg->has_min_resources)
-                to_vec(&j->pg->min_resources, min);
-        bool reserves = j->pg && j->pg->has_min_resources &&
-                        (j->phase == KB_PG_INQUEUE ||
-                         (j->phase == KB_PG_RUNNING && nheld >= (uint32_t)j->min_available));
         for (int d = 0; d < KB_RES_MAX; d++) {
-                a->allocated[d] += held[d];
-                a->elastic[d] += fmax(held[d] - min[d], 0);
-                if (reserves && d != KB_RES_PODS)
-                        a->inqueue[d] += fmax(min[d] - held[d], 0);
+                a->request[d] += h.held[d];
+                a->allocated[d] += h.held[d];
+                a->elastic[d] += h.elastic[d];
+                a->inqueue[d] += h.reserved[d];
         }
 }
 
@@ -432,11 +409,6 @@ static void proportion_close(struct kb_session *s, void *state)
         struct proportion *p = state;
         size_t n;
         struct kb_queue_info *queues = kb_session_queues(s, &n);
-        for (size_t q = 0; q < n; q++) {
-                for (int i = 0; i < KB_RES_MAX; i++) {
-                        double d = p->attrs[q].deserved[i];
-                        queues[q].deserved.q[i] = isfinite(d) ? (int64_t)d : 0;
-                }
-                queues[q].share = p->attrs[q].share;
-        }
+        for (size_t q = 0; q < n; q++)
+                kb_queue_publish(&queues[q], p->attrs[q].deserved, p->attrs[q].share);
 }

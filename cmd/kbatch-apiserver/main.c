@@ -53,7 +53,7 @@ static void usage(FILE *f)
                 "                            (repeatable; prefix=NAME names them NAME-1...)\n"
                 "  --no-kubelet              do not simulate kubelets (bound pods stay Pending)\n"
                 "  --no-job-controller       do not simulate the batch/v1 Job controller\n"
-                "  --history N               watch events retained (older: 410); default 1000\n"
+                "  --history N               watch events retained (older: 410); default 100000\n"
                 "  --max-body-bytes N        request body limit; default 3145728\n"
                 "  --bookmark-interval SECS  watch bookmark period; default 30\n"
                 "  -v N                      log verbosity\n"

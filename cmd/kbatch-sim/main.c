@@ -49,6 +49,8 @@ static void usage(FILE *out)
                 "                            besteffort-groups=0 running=0 priority=0\n"
                 "                            prefix=pg interval=1s (between group arrivals)\n"
                 "                            runtime=NONE (kbatch.io/runtime of the pods)\n"
+                "                            group-size-max=0 (sizes up to it) blocks=0 racks=0\n"
+                "                            (a topology) hypernodes=0 hard-tier=NONE\n"
                 "  --full-scan             choose nodes by scanning every node (for checking\n"
                 "                          the caches; same placements, slower)\n"
                 "  --stats                 print timing, bind counts and peak memory to stderr\n"
@@ -119,6 +121,34 @@ static long peak_rss_kib(void)
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         return ru.ru_maxrss;
+}
+
+/* With a network topology: how many running gangs sit within a domain of
+ * each tier, and how many within none. */
+static void domain_stats(const struct kb_result *r, long session)
+{
+        size_t by_tier[8] = {0}, higher = 0, none = 0, any = 0;
+        for (size_t g = 0; g < r->npodgroups; g++) {
+                const struct kb_pg_status *st = &r->podgroups[g];
+                if (!st->domain) {
+                        none += st->phase == KB_PG_RUNNING;
+                        continue;
+                }
+                any++;
+                if (st->domain_tier >= 0 && st->domain_tier < 8)
+                        by_tier[st->domain_tier]++;
+                else
+                        higher++;
+        }
+        if (!any)
+                return;
+        fprintf(stderr, "session %ld: running gangs by network topology domain:", session);
+        for (int t = 0; t < 8; t++)
+                if (by_tier[t])
+                        fprintf(stderr, " tier %d: %zu,", t, by_tier[t]);
+        if (higher)
+                fprintf(stderr, " tier 8 or more: %zu,", higher);
+        fprintf(stderr, " none: %zu\n", none);
 }
 
 int main(int argc, char **argv)
@@ -387,9 +417,11 @@ int main(int argc, char **argv)
                         kb_result_to_json(&result, &view, &cluster, list);
                 else
                         kb_result_print_table(&result, &view, &cluster, stdout);
-                if (stats)
+                if (stats) {
                         fprintf(stderr, "session %ld: %.6fs, %zu binds\n", i, result.duration,
                                 result.nbinds);
+                        domain_stats(&result, i);
+                }
                 kb_cluster_apply(&cluster, &result);
                 kb_result_release(&result);
         }

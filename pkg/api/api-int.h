@@ -96,4 +96,35 @@ int kb__api_taint_effect(const char *s, enum kb_taint_effect *out);
 int kb__api_meta(struct kb__api_dec *d, const struct kb_value *doc, bool namespaced,
                  struct kb_meta *m);
 
+/* Decodes doc into a fresh zeroed struct with fill, or frees it on error. */
+#define KB__DECODE(kind_name, type, fill, free_fn)                                                 \
+        do {                                                                                       \
+                struct kb__api_dec d_;                                                             \
+                type *obj_;                                                                        \
+                int rc_;                                                                           \
+                kb__api_dec_init(&d_, kind_name, err, errlen);                                     \
+                *out = NULL;                                                                       \
+                if ((rc_ = kb__api_doc(&d_, doc)))                                                 \
+                        return rc_;                                                                \
+                obj_ = kb_xcalloc(1, sizeof(*obj_));                                               \
+                if ((rc_ = fill(&d_, doc, obj_))) {                                                \
+                        free_fn(obj_);                                                             \
+                        return rc_;                                                                \
+                }                                                                                  \
+                *out = obj_;                                                                       \
+                return 0;                                                                          \
+        } while (0)
+
+/* A list of NodeSelectorRequirements (matchFields when field), as node
+ * affinity reads them (pod.c); free with kb__api_selector_reqs_free. */
+int kb__api_selector_reqs(struct kb__api_dec *d, const struct kb_value *list, const char *path,
+                          bool field, struct kb_selector_req **out, size_t *n);
+void kb__api_selector_reqs_free(struct kb_selector_req *r, size_t n);
+
+/* A metav1.LabelSelector ({matchLabels, matchExpressions}); free with
+ * kb__api_label_selector_release. */
+int kb__api_label_selector(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                           struct kb_label_selector *out);
+void kb__api_label_selector_release(struct kb_label_selector *sel);
+
 #endif /* KB_PKG_API_INT_H */

@@ -1,6 +1,7 @@
 /*
  * api: kbatch's model of the Kubernetes objects a scheduler reads — nodes,
- * pods, PodGroups, Queues, PriorityClasses, Namespaces — with quantities,
+ * pods, PodGroups, Queues, PriorityClasses, Namespaces, HyperNodes — with
+ * quantities,
  * resource vectors, and decoders from a kb_value tree (YAML or JSON).
  *
  * Objects are plain heap structs owned by whoever decoded them (free with
@@ -14,6 +15,7 @@
 #ifndef KB_PKG_API_H
 #define KB_PKG_API_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +37,11 @@ int kb_quantity_parse(const char *s, bool milli, int64_t *out);
 /* Formats v (milli units when milli) the way kubectl prints quantities:
  * "500m", "2", "1536Mi" (binary for byte-sized resources), into buf. */
 void kb_quantity_format(int64_t v, bool milli, bool binary, char *buf, size_t n);
+/* Formats v for people, in the largest whole unit with up to two decimals:
+ * cpu in cores ("9.3", "0.25"), bytes binary ("1.5Gi"), counts as they are;
+ * "unlimited" for infinity or KB_RES_UNLIMITED.  For messages, not for
+ * manifests. */
+void kb_quantity_human(double v, bool milli, bool binary, char *buf, size_t n);
 
 /* ---- durations -------------------------------------------------------- */
 
@@ -79,6 +86,12 @@ int kb_res_count(void);
 bool kb_res_is_milli(int i);
 /* Whether slot i is byte-sized (printed with binary suffixes). */
 bool kb_res_is_bytes(int i);
+/* Amount v of slot i as kubectl prints it ("500m", "8Gi"), or "unlimited"
+ * when v is infinite; into buf, which it returns. */
+const char *kb_res_qty(int i, double v, char *buf, size_t n);
+/* Amount v of slot i for people (kb_quantity_human: "9.3", "1.5Gi"), or
+ * "unlimited"; into buf, which it returns. */
+const char *kb_res_human(int i, double v, char *buf, size_t n);
 
 static inline void kb_res_add(struct kb_res *a, const struct kb_res *b)
 {
@@ -260,9 +273,30 @@ struct kb_condition {
         double last_transition;
 };
 
+/*
+ * A metav1.LabelSelector: matchLabels and matchExpressions (In, NotIn,
+ * Exists, DoesNotExist), all of which must hold; an empty selector matches
+ * every object, as LabelSelectorAsSelector makes it.
+ */
+struct kb_label_selector {
+        struct kb_kv *match_labels;
+        size_t nmatch_labels;
+        struct kb_selector_req *exprs;
+        size_t nexprs;
+};
+
+/* Whether the labels of m satisfy sel. */
+bool kb_label_selector_matches(const struct kb_label_selector *sel, const struct kb_meta *m);
+
 struct kb_task_member {
         char *name;
         int32_t min;
+};
+
+enum kb_topology_mode {
+        KB_TOPOLOGY_NONE,
+        KB_TOPOLOGY_HARD,
+        KB_TOPOLOGY_SOFT,
 };
 
 struct kb_podgroup {
@@ -274,8 +308,15 @@ struct kb_podgroup {
         bool has_min_resources;
         char *queue; /* "default" when unset */
         char *priority_class_name;
-        /* Fields kbatch does not evaluate yet (spec.networkTopology,
-         * spec.subGroupPolicy), comma-separated, or NULL. */
+        /* spec.networkTopology: NONE when unset; mode defaults to hard.
+         * highest_tier is highestTierAllowed, -1 when unset (then
+         * highest_tier_name, highestTierName, may name the tier; neither
+         * means any tier). */
+        enum kb_topology_mode topology_mode;
+        int32_t highest_tier;
+        char *highest_tier_name;
+        /* Fields kbatch does not evaluate yet (spec.subGroupPolicy), or
+         * NULL. */
         char *unevaluated;
         /* status */
         char *phase; /* NULL when the object has no status yet */
@@ -318,6 +359,50 @@ struct kb_namespace {
         struct kb_meta meta;
 };
 
+/* ---- network topology: topology.volcano.sh/v1alpha1 HyperNode ---------- */
+
+enum kb_hn_member_type {
+        KB_HN_NODE,
+        KB_HN_HYPERNODE,
+};
+
+enum kb_hn_match {
+        KB_HN_EXACT, /* selector.exactMatch.name */
+        KB_HN_REGEX, /* selector.regexMatch.pattern, over names */
+        KB_HN_LABEL, /* selector.labelMatch, over node labels */
+};
+
+struct kb_hn_member {
+        enum kb_hn_member_type type;
+        enum kb_hn_match match;
+        char *name;                      /* exactMatch */
+        char *pattern;                   /* regexMatch, as written */
+        regex_t *regex;                  /* regexMatch, compiled (POSIX extended) */
+        struct kb_label_selector labels; /* labelMatch */
+};
+
+/*
+ * A HyperNode: a network topology domain (a rack, a block, a zone) of
+ * nodes and smaller HyperNodes.  Tier 1 is the closest to the nodes;
+ * higher tiers are wider.  The members are resolved against the cluster
+ * by the session (pkg/framework/topology.c), which also reports what does
+ * not fit together (a missing member, a cycle).
+ */
+struct kb_hypernode {
+        struct kb_meta meta;
+        int32_t tier;    /* spec.tier, >= 0 */
+        char *tier_name; /* spec.tierName, or NULL */
+        struct kb_hn_member *members;
+        size_t nmembers;
+        int64_t node_count; /* status.nodeCount, -1 when unset */
+};
+
+/* Whether member m selects the object named name with metadata meta (a
+ * node, or a HyperNode for members of that type; labelMatch applies to
+ * nodes only). */
+bool kb_hn_member_matches(const struct kb_hn_member *m, const char *name,
+                          const struct kb_meta *meta);
+
 enum kb_kind {
         KB_KIND_NONE,
         KB_KIND_NODE,
@@ -326,6 +411,7 @@ enum kb_kind {
         KB_KIND_QUEUE,
         KB_KIND_PRIORITYCLASS,
         KB_KIND_NAMESPACE,
+        KB_KIND_HYPERNODE,
 };
 
 struct kb_object {
@@ -338,6 +424,7 @@ struct kb_object {
                 struct kb_queue *queue;
                 struct kb_priorityclass *priorityclass;
                 struct kb_namespace *namespace;
+                struct kb_hypernode *hypernode;
         };
 };
 
@@ -363,12 +450,15 @@ int kb_priorityclass_decode(const struct kb_value *doc, struct kb_priorityclass 
                             size_t errlen);
 int kb_namespace_decode(const struct kb_value *doc, struct kb_namespace **out, char *err,
                         size_t errlen);
+int kb_hypernode_decode(const struct kb_value *doc, struct kb_hypernode **out, char *err,
+                        size_t errlen);
 void kb_node_free(struct kb_node *n);
 void kb_pod_free(struct kb_pod *p);
 void kb_podgroup_free(struct kb_podgroup *pg);
 void kb_queue_free(struct kb_queue *q);
 void kb_priorityclass_free(struct kb_priorityclass *pc);
 void kb_namespace_free(struct kb_namespace *ns);
+void kb_hypernode_free(struct kb_hypernode *hn);
 void kb_meta_release(struct kb_meta *m);
 
 /*

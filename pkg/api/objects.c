@@ -1,6 +1,7 @@
 /*
  * Nodes, PodGroups, Queues, PriorityClasses and Namespaces, and
- * kb_object_decode, which picks the decoder by apiVersion and kind.
+ * kb_object_decode, which picks the decoder by apiVersion and kind
+ * (HyperNodes decode in hypernode.c).
  *
  * Each decoder fills a zeroed heap struct and, on any error, hands it to the
  * kind's free, which passes over whatever is still NULL; so no error path
@@ -11,25 +12,6 @@
 #include <string.h>
 
 #include "api/api-int.h"
-
-/* Decodes doc into a fresh zeroed struct with fill, or frees it on error. */
-#define KB__DECODE(kind_name, type, fill, free_fn)                                                 \
-        do {                                                                                       \
-                struct kb__api_dec d_;                                                             \
-                type *obj_;                                                                        \
-                int rc_;                                                                           \
-                kb__api_dec_init(&d_, kind_name, err, errlen);                                     \
-                *out = NULL;                                                                       \
-                if ((rc_ = kb__api_doc(&d_, doc)))                                                 \
-                        return rc_;                                                                \
-                obj_ = kb_xcalloc(1, sizeof(*obj_));                                               \
-                if ((rc_ = fill(&d_, doc, obj_))) {                                                \
-                        free_fn(obj_);                                                             \
-                        return rc_;                                                                \
-                }                                                                                  \
-                *out = obj_;                                                                       \
-                return 0;                                                                          \
-        } while (0)
 
 /* ---- nodes ------------------------------------------------------------ */
 
@@ -181,6 +163,7 @@ void kb_podgroup_free(struct kb_podgroup *pg)
         free(pg->min_task_member);
         free(pg->queue);
         free(pg->priority_class_name);
+        free(pg->highest_tier_name);
         free(pg->unevaluated);
         free(pg->phase);
         for (size_t i = 0; i < pg->nconditions; i++) {
@@ -260,6 +243,49 @@ static int podgroup_status(struct kb__api_dec *d, const struct kb_value *status,
         return 0;
 }
 
+/*
+ * spec.networkTopology (Volcano's NetworkTopologySpec): mode hard or soft,
+ * hard when unset (the CRD's default); highestTierAllowed, a tier >= 0, or
+ * highestTierName, a HyperNode tierName, not both.
+ */
+static int network_topology(struct kb__api_dec *d, const struct kb_value *nt,
+                            struct kb_podgroup *pg)
+{
+        char *mode = NULL;
+        int rc;
+
+        pg->highest_tier = -1;
+        if (!kb__api_set(nt))
+                return 0;
+        if ((rc = kb__api_object(d, nt, "spec.networkTopology")) ||
+            (rc = kb__api_str(d, kb_value_get(nt, "mode"), "spec.networkTopology.mode", &mode)))
+                return rc;
+        if (!mode || !mode[0] || strcmp(mode, "hard") == 0)
+                pg->topology_mode = KB_TOPOLOGY_HARD;
+        else if (strcmp(mode, "soft") == 0)
+                pg->topology_mode = KB_TOPOLOGY_SOFT;
+        else
+                rc = kb__api_fail(d, "spec.networkTopology.mode",
+                                  "must be hard or soft, got \"%s\"", mode);
+        free(mode);
+        if (rc)
+                return rc;
+        const struct kb_value *tier = kb_value_get(nt, "highestTierAllowed");
+        if ((rc = kb__api_int32(d, tier, "spec.networkTopology.highestTierAllowed", 0, INT32_MAX,
+                                &pg->highest_tier)) ||
+            (rc = kb__api_str(d, kb_value_get(nt, "highestTierName"),
+                              "spec.networkTopology.highestTierName", &pg->highest_tier_name)))
+                return rc;
+        if (pg->highest_tier_name && !pg->highest_tier_name[0]) {
+                free(pg->highest_tier_name);
+                pg->highest_tier_name = NULL;
+        }
+        if (kb__api_set(tier) && pg->highest_tier_name)
+                return kb__api_fail(d, "spec.networkTopology",
+                                    "highestTierAllowed and highestTierName cannot both be set");
+        return 0;
+}
+
 static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb_podgroup *pg)
 {
         const struct kb_value *spec = kb_value_get(doc, "spec");
@@ -315,13 +341,11 @@ static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, stru
         if ((rc = kb__api_str(d, kb_value_get(spec, "priorityClassName"), "spec.priorityClassName",
                               &pg->priority_class_name)))
                 return rc;
+        if ((rc = network_topology(d, kb_value_get(spec, "networkTopology"), pg)))
+                return rc;
         /* Read, not evaluated yet: said in the session's warnings. */
-        bool topo = kb__api_set(kb_value_get(spec, "networkTopology"));
-        bool sub = kb__api_set(kb_value_get(spec, "subGroupPolicy"));
-        if (topo || sub)
-                pg->unevaluated =
-                    kb_xasprintf("%s%s%s", topo ? "spec.networkTopology" : "",
-                                 topo && sub ? ", " : "", sub ? "spec.subGroupPolicy" : "");
+        if (kb__api_set(kb_value_get(spec, "subGroupPolicy")))
+                pg->unevaluated = kb_xstrdup("spec.subGroupPolicy");
         return podgroup_status(d, kb_value_get(doc, "status"), pg);
 }
 
@@ -528,6 +552,7 @@ static const struct {
     {"v1", "Namespace", KB_KIND_NAMESPACE},
     {"scheduling.volcano.sh/v1beta1", "PodGroup", KB_KIND_PODGROUP},
     {"scheduling.volcano.sh/v1beta1", "Queue", KB_KIND_QUEUE},
+    {"topology.volcano.sh/v1alpha1", "HyperNode", KB_KIND_HYPERNODE},
     {"scheduling.k8s.io/v1", "PriorityClass", KB_KIND_PRIORITYCLASS},
     /* v1beta1 has the same fields; older clusters and manifests use it. */
     {"scheduling.k8s.io/v1beta1", "PriorityClass", KB_KIND_PRIORITYCLASS},
@@ -597,6 +622,9 @@ int kb_object_decode(const struct kb_value *doc, struct kb_object *out, char *er
         case KB_KIND_NAMESPACE:
                 rc = kb_namespace_decode(doc, &out->namespace, err, errlen);
                 break;
+        case KB_KIND_HYPERNODE:
+                rc = kb_hypernode_decode(doc, &out->hypernode, err, errlen);
+                break;
         case KB_KIND_NONE:
         default:
                 return KB_ENOTFOUND; /* not reached: the table has no NONE */
@@ -628,6 +656,9 @@ void kb_object_release(struct kb_object *o)
                 break;
         case KB_KIND_NAMESPACE:
                 kb_namespace_free(o->namespace);
+                break;
+        case KB_KIND_HYPERNODE:
+                kb_hypernode_free(o->hypernode);
                 break;
         case KB_KIND_NONE:
                 break;

@@ -660,3 +660,16 @@ int kb_pod_decode(const struct kb_value *doc, struct kb_pod **out, char *err, si
         *out = pod;
         return 0;
 }
+
+/* ---- for other decoders ------------------------------------------------ */
+
+int kb__api_selector_reqs(struct kb__api_dec *d, const struct kb_value *list, const char *path,
+                          bool field, struct kb_selector_req **out, size_t *n)
+{
+        return decode_reqs(d, list, path, field, out, n);
+}
+
+void kb__api_selector_reqs_free(struct kb_selector_req *r, size_t n)
+{
+        reqs_free(r, n);
+}

@@ -20,7 +20,7 @@
 #include "base/base.h"
 
 struct kb_apiserver_opts {
-        size_t history;           /* watch events retained (410 beyond); default 1000 */
+        size_t history;           /* watch events retained (410 beyond); default 100000 */
         size_t max_body;          /* request body limit in bytes; default 3 MiB */
         double bookmark_interval; /* seconds between watch bookmarks; default 30 */
         bool kubelet;             /* simulate kubelets (bound pods run) */
@@ -129,6 +129,7 @@ struct kb_api_req {
         const char *content_type; /* NULL when absent */
         const char *accept;
         const char *authorization; /* the Authorization header, NULL when absent */
+        const char *user_agent;    /* the User-Agent header, NULL when absent */
         const char *body;
         size_t body_len;
 };

@@ -47,7 +47,7 @@ void kb__merge_patch(struct kb_value **doc, const struct kb_value *patch)
         }
 }
 
-static const char *merge_key(const char *field)
+const char *kb__merge_key(const char *field)
 {
         static const struct {
                 const char *field, *key;
@@ -96,7 +96,7 @@ static void arr_remove(struct kb_value *list, size_t i)
 static int smp_list(struct kb_value **doc, const char *field, const struct kb_value *patch,
                     char *err, size_t errlen)
 {
-        const char *key = merge_key(field);
+        const char *key = kb__merge_key(field);
         if (!strcmp(field, "finalizers")) {
                 if (!kb_value_is(*doc, KB_VARRAY)) {
                         kb_value_free(*doc);
@@ -168,7 +168,7 @@ static int smp_list(struct kb_value **doc, const char *field, const struct kb_va
  * relative order after them. */
 static void set_order(struct kb_value *list, const char *field, const struct kb_value *order)
 {
-        const char *key = merge_key(field);
+        const char *key = kb__merge_key(field);
         if (!kb_value_is(list, KB_VARRAY) || !kb_value_is(order, KB_VARRAY))
                 return;
         struct kb_value *out = kb_value_new(KB_VARRAY);

@@ -28,7 +28,7 @@
 void kb_apiserver_opts_init(struct kb_apiserver_opts *o)
 {
         memset(o, 0, sizeof(*o));
-        o->history = 1000;
+        o->history = 100000;
         o->max_body = 3 * 1024 * 1024;
         o->bookmark_interval = 30;
         o->kubelet = true;
@@ -65,7 +65,7 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
         srv->opts.tls_key = srv->tls_key;
         srv->opts.token = srv->token;
         if (srv->opts.history == 0)
-                srv->opts.history = 1000;
+                srv->opts.history = 100000;
         if (srv->opts.max_body == 0)
                 srv->opts.max_body = 3 * 1024 * 1024;
         if (srv->opts.tick <= 0)
@@ -82,13 +82,17 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
         pthread_cond_init(&srv->cond, &ca);
         pthread_condattr_destroy(&ca);
         pthread_mutex_lock(&srv->mu);
+        srv->defs = kb__schemas_new();
         kb__builtin_types(srv);
+        srv->pods = kb__type_find(srv, "", "v1", "pods");
+        srv->jobs = kb__type_find(srv, "batch", "v1", "jobs");
         struct kb_rtype *nst = kb__type_find(srv, "", "v1", "namespaces");
         const char *names[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
         for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++) {
                 struct kb_value *ns = namespace_obj(names[i]);
                 kb__prepare_create(srv, nst, ns);
                 kb__store_put(srv, nst, ns);
+                kb__namespace_created(srv, names[i]);
         }
         pthread_mutex_unlock(&srv->mu);
         return srv;
@@ -111,7 +115,11 @@ static void *sim_main(void *arg)
         double next = kb_now_mono();
         while (!srv->stopping) {
                 next += srv->opts.tick;
+                double t0 = kb_now_mono();
                 kb__sim_tick(srv);
+                double took = kb_now_mono() - t0;
+                if (took > 0.05)
+                        KB_V(2, "simulation tick took %.0f ms", took * 1000);
                 struct timespec ts;
                 double whole = (double)(time_t)next;
                 ts.tv_sec = (time_t)whole;
@@ -268,6 +276,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                         MHD_lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
                     .authorization = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
                                                                  MHD_HTTP_HEADER_AUTHORIZATION),
+                    .user_agent = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                              MHD_HTTP_HEADER_USER_AGENT),
                     .body = c->body.data,
                     .body_len = c->body.len,
                 };
@@ -289,10 +299,20 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
         }
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp.content_type);
-        if (resp.warning) {
-                char *w = kb_xasprintf("299 - \"%s\"", resp.warning);
-                MHD_add_response_header(r, "Warning", w);
-                free(w);
+        /* One header per warning, each a quoted string (RFC 9111). */
+        for (char *save = NULL, *t = resp.warning ? strtok_r(resp.warning, "\n", &save) : NULL; t;
+             t = strtok_r(NULL, "\n", &save)) {
+                struct kb_buf w;
+                kb_buf_init(&w);
+                kb_buf_adds(&w, "299 - \"");
+                for (const char *q = t; *q; q++) {
+                        if (*q == '"' || *q == '\\')
+                                kb_buf_adds(&w, "\\");
+                        kb_buf_add(&w, q, 1);
+                }
+                kb_buf_adds(&w, "\"");
+                MHD_add_response_header(r, "Warning", w.data);
+                kb_buf_release(&w);
         }
         if (resp.retry_after > 0) {
                 char buf[16];
@@ -409,6 +429,8 @@ void kb_apiserver_free(struct kb_apiserver *srv)
         if (srv->sim_started)
                 pthread_join(srv->sim, NULL);
         kb__store_free(srv);
+        kb__sim_index_free(srv);
+        kb_value_free(srv->defs);
         pthread_cond_destroy(&srv->cond);
         pthread_mutex_destroy(&srv->mu);
         free(srv->tls_cert);

@@ -233,7 +233,7 @@ void kb__validate_job(const struct kb_value *obj, struct kb_causes *c)
         const char *rp = kb_value_str(kb_value_get(tspec, "restartPolicy"));
         if (!rp)
                 required(c, "spec.template.spec.restartPolicy");
-        else if (strcmp(rp, "OnFailure") && strcmp(rp, "Never"))
+        else if (!strcmp(rp, "Always")) /* other values: the pod spec's enum */
                 kb__cause_add(c, "FieldValueNotSupported", "spec.template.spec.restartPolicy",
                               "Unsupported value: \"%s\": supported values: \"OnFailure\", "
                               "\"Never\"",

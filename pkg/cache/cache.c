@@ -25,7 +25,7 @@
 
 #include "cache/cache.h"
 
-#define NKINDS (KB_KIND_NAMESPACE + 1)
+#define NKINDS (KB_KIND_HYPERNODE + 1)
 /* How long an acknowledged bind may wait for the watch to show it. */
 #define MARK_TTL 60.0
 
@@ -67,8 +67,9 @@ struct kb_cache {
 
 static const char *kind_name(enum kb_kind k)
 {
-        static const char *const names[NKINDS] = {"object", "node",          "pod",      "podgroup",
-                                                  "queue",  "priorityclass", "namespace"};
+        static const char *const names[NKINDS] = {"object",    "node",     "pod",
+                                                  "podgroup",  "queue",    "priorityclass",
+                                                  "namespace", "hypernode"};
         return (unsigned)k < NKINDS ? names[k] : "object";
 }
 
@@ -172,6 +173,8 @@ static int decode(enum kb_kind kind, const struct kb_value *obj, void **out, cha
                 return kb_priorityclass_decode(obj, (struct kb_priorityclass **)out, err, errlen);
         case KB_KIND_NAMESPACE:
                 return kb_namespace_decode(obj, (struct kb_namespace **)out, err, errlen);
+        case KB_KIND_HYPERNODE:
+                return kb_hypernode_decode(obj, (struct kb_hypernode **)out, err, errlen);
         default:
                 snprintf(err, errlen, "unknown kind");
                 return KB_EBADINPUT;
@@ -476,6 +479,7 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         FILL(queues, nqueues, KB_KIND_QUEUE, struct kb_queue);
         FILL(priorityclasses, npriorityclasses, KB_KIND_PRIORITYCLASS, struct kb_priorityclass);
         FILL(namespaces, nnamespaces, KB_KIND_NAMESPACE, struct kb_namespace);
+        FILL(hypernodes, nhypernodes, KB_KIND_HYPERNODE, struct kb_hypernode);
 
         /* Assumed pods: a shallow copy whose nodeName is the bind's target.
          * The copy shares the original's strings and arrays, which the
@@ -529,6 +533,7 @@ void kb_cache_snapshot_free(struct kb_cache_snap *s)
         free(s->snap.queues);
         free(s->snap.priorityclasses);
         free(s->snap.namespaces);
+        free(s->snap.hypernodes);
         free(s);
 }
 
@@ -537,8 +542,9 @@ void kb_cache_snapshot_free(struct kb_cache_snap *s)
 char *kb_cache_dump_json(const struct kb_cache *c)
 {
         struct kb_value *root = kb_value_new(KB_VOBJECT);
-        static const char *const lists[NKINDS] = {
-            NULL, "nodes", "pods", "podGroups", "queues", "priorityClasses", "namespaces"};
+        static const char *const lists[NKINDS] = {NULL,         "nodes",     "pods",
+                                                  "podGroups",  "queues",    "priorityClasses",
+                                                  "namespaces", "hyperNodes"};
         for (int k = 1; k < NKINDS; k++) {
                 struct kb_value *arr = kb_value_new(KB_VARRAY);
                 struct entry *e, *t;

@@ -29,11 +29,62 @@ void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *ty
         c->message = kb_pool_strdup(&s->pool, message ? message : "");
 }
 
-void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *why)
+void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *reason,
+                    const char *why)
 {
         struct kb_job *job = s->jobs[j->index];
-        if (!job->enqueue_reason)
-                job->enqueue_reason = kb_pool_strdup(&s->pool, why);
+        if (!job->enqueue_why) {
+                job->enqueue_why = kb_pool_strdup(&s->pool, why);
+                job->enqueue_reason = reason;
+        }
+}
+
+void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const char *reason,
+                          const char *why)
+{
+        struct kb_job *job = s->jobs[j->index];
+        if (!job->quota_error) {
+                job->quota_error = kb_pool_strdup(&s->pool, why);
+                job->quota_reason = reason;
+        }
+}
+
+/* ---- queue positions -------------------------------------------------------------- */
+
+/*
+ * Each waiting job's place in its queue (kb_job.position of
+ * kb_queue_info.waiting), as Kueue's visibility API gives it: among the
+ * jobs of the queue that are valid and not ready at close, admitted ones
+ * (Inqueue) first, each part in job order — the order the next session's
+ * actions consider them in, as far as this session can tell.
+ */
+static bool waiting(struct kb_session *s, const struct kb_job *j)
+{
+        return j->queue && j->pg && j->ntasks &&
+               (j->phase == KB_PG_PENDING || j->phase == KB_PG_INQUEUE) &&
+               !kb_job_valid(s, j, NULL) && !kb_job_ready(s, j);
+}
+
+void kb__session_positions(struct kb_session *s)
+{
+        struct kb_heap admitted, pending;
+        kb_heap_init_jobs(&admitted, s);
+        kb_heap_init_jobs(&pending, s);
+        for (size_t q = 0; q < s->nqueues; q++)
+                s->queues[q].waiting = 0;
+        for (size_t i = 0; i < s->njobs; i++) {
+                struct kb_job *j = s->jobs[i];
+                j->position = 0;
+                if (waiting(s, j))
+                        kb_heap_push(j->phase == KB_PG_PENDING ? &pending : &admitted, j);
+        }
+        struct kb_job *j;
+        while ((j = kb_heap_pop(&admitted)) != NULL)
+                j->position = ++j->queue->waiting;
+        while ((j = kb_heap_pop(&pending)) != NULL)
+                j->position = ++j->queue->waiting;
+        kb_heap_release(&admitted);
+        kb_heap_release(&pending);
 }
 
 /* ---- warnings ------------------------------------------------------------------- */
@@ -79,7 +130,6 @@ static char *unevaluated(const struct kb_job *j)
 static void warnings(struct kb_session *s)
 {
         struct kb_result *r = s->result;
-        size_t cap = 0;
         for (size_t i = 0; i < s->njobs; i++) {
                 const struct kb_job *j = s->jobs[i];
                 char *msg = unevaluated(j);
@@ -88,18 +138,9 @@ static void warnings(struct kb_session *s)
                 struct kb_warning w = {
                     j->pg, j->pg || !j->ntasks ? NULL : j->tasks[0]->pod,
                     kb_pool_printf(&r->pool, "%s %s", j->pg ? "podgroup" : "pod", j->name),
-                    kb_pool_strdup(&r->pool, msg)};
+                    kb_pool_strdup(&r->pool, msg), NULL};
                 free(msg);
-                if (r->nwarnings == cap) {
-                        /* From the result's pool: released with it. */
-                        size_t ncap = cap ? 2 * cap : 8;
-                        struct kb_warning *v = kb_pool_alloc(&r->pool, ncap * sizeof(*v));
-                        if (r->nwarnings)
-                                memcpy(v, r->warnings, r->nwarnings * sizeof(*v));
-                        r->warnings = v;
-                        cap = ncap;
-                }
-                r->warnings[r->nwarnings++] = w;
+                kb__result_add_warning(s, &w);
         }
 }
 
@@ -151,6 +192,44 @@ static bool reported(const struct kb_job *j)
         return g && *g;
 }
 
+/* A pod of kbatch's without a PodGroup that is still Pending: why, in
+ * kube-scheduler's words where it has them. */
+static const char *lone_why(const struct kb_job *j, const struct kb_task *t)
+{
+        if (t->fit_error)
+                return t->fit_error;
+        if (j->fit_error)
+                return j->fit_error;
+        if (j->quota_error)
+                return j->quota_error;
+        if (j->enqueue_why)
+                return j->enqueue_why;
+        return j->invalid;
+}
+
+static void lone_pods(struct kb_session *s)
+{
+        struct kb_result *r = s->result;
+        size_t n = 0;
+        for (size_t i = 0; i < s->njobs; i++)
+                n += !s->jobs[i]->pg && !reported(s->jobs[i]);
+        r->unschedulable = kb_pool_alloc(&r->pool, (n + 1) * sizeof(*r->unschedulable));
+        for (size_t i = 0; i < s->njobs; i++) {
+                const struct kb_job *j = s->jobs[i];
+                if (j->pg || reported(j))
+                        continue;
+                for (uint32_t k = 0; k < j->ntasks; k++) {
+                        const struct kb_task *t = j->tasks[k];
+                        const char *why = lone_why(j, t);
+                        if (t->status != KB_TASK_PENDING || !why || r->nunschedulable >= n)
+                                continue;
+                        struct kb_pod_status *ps = &r->unschedulable[r->nunschedulable++];
+                        ps->pod = t->pod;
+                        ps->message = kb_pool_strdup(&r->pool, why);
+                }
+        }
+}
+
 void kb__session_statuses(struct kb_session *s)
 {
         warnings(s);
@@ -163,10 +242,10 @@ void kb__session_statuses(struct kb_session *s)
         for (size_t i = 0; i < s->njobs; i++) {
                 struct kb_job *j = s->jobs[i];
                 /* A job that could not be considered at all says why. */
-                const char *invalid = kb_job_valid(s, j);
+                const char *reason;
+                const char *invalid = kb_job_valid(s, j, &reason);
                 if (invalid && !s->conds[j->index].type)
-                        kb_job_set_condition(s, j, "Unschedulable", "True", "NotEnoughResources",
-                                             invalid);
+                        kb_job_set_condition(s, j, "Unschedulable", "True", reason, invalid);
                 if (!reported(j))
                         continue;
                 struct kb_pg_status *st = &r->podgroups[r->npodgroups++];
@@ -178,6 +257,13 @@ void kb__session_statuses(struct kb_session *s)
                 st->succeeded = (int32_t)j->count[KB_TASK_SUCCEEDED];
                 st->failed = (int32_t)j->count[KB_TASK_FAILED];
                 st->pending = (int32_t)j->count[KB_TASK_PENDING];
+                st->position = j->position;
+                st->waiting = j->position ? j->queue->waiting : 0;
+                const struct kb_domain *d = kb_job_domain(s, j, NULL);
+                if (d) {
+                        st->domain = kb_pool_strdup(&r->pool, d->name);
+                        st->domain_tier = d->tier;
+                }
                 if (c->type) {
                         st->cond_type = kb_pool_strdup(&r->pool, c->type);
                         st->cond_status = kb_pool_strdup(&r->pool, c->status);
@@ -185,6 +271,8 @@ void kb__session_statuses(struct kb_session *s)
                         st->cond_message = kb_pool_strdup(&r->pool, c->message);
                 }
         }
+
+        lone_pods(s);
 
         /* Nominations: whatever is still Pipelined now was kept. */
         size_t nnom = 0;

@@ -41,26 +41,17 @@ const char kb_default_conf_yaml[] = "actions: \"enqueue, allocate, backfill\"\n"
 
 /* Volcano actions and plugins that kbatch does not implement yet. */
 static const char *const unimplemented_actions[] = {"shuffle", "elect", "reserve", "dispatch"};
-static const char *const unimplemented_plugins[] = {"task-topology",
-                                                    "sla",
-                                                    "tdm",
-                                                    "numaaware",
-                                                    "cdp",
-                                                    "rescheduling",
-                                                    "usage",
-                                                    "extender",
-                                                    "deviceshare",
-                                                    "pdb",
-                                                    "resource-strategy-fit",
-                                                    "nodegroup",
-                                                    "network-topology-aware",
-                                                    "resourcequota",
-                                                    "cpuquota"};
+static const char *const unimplemented_plugins[] = {
+    "task-topology",         "sla",       "tdm",           "numaaware",   "cdp",
+    "rescheduling",          "usage",     "extender",      "deviceshare", "pdb",
+    "resource-strategy-fit", "nodegroup", "resourcequota", "cpuquota"};
 /* Volcano flags that govern features kbatch does not have. */
-static const char *const ignored_flags[] = {"Hierarchy",         "BestNode",      "TargetJob",
-                                            "ReservedNodes",     "ClusterOrder",  "SubJobReady",
-                                            "SubJobPipelined",   "SubJobOrder",   "HyperNodeOrder",
-                                            "HyperNodeGradient", "NamespaceOrder"};
+static const char *const ignored_flags[] = {"Hierarchy",     "BestNode",        "TargetJob",
+                                            "ReservedNodes", "ClusterOrder",    "SubJobReady",
+                                            "SubJobOrder",   "SubJobPipelined", "NamespaceOrder"};
+/* Volcano flags of network topology placement, which kbatch always does
+ * (allocate keeps every hard constraint): true asks for what is done. */
+static const char *const topology_flags[] = {"HyperNodeOrder", "HyperNodeGradient"};
 
 /* Records something the conf names that kbatch reads but does not act on,
  * and says so: a warning now, a summary at startup and on /metrics, an
@@ -264,6 +255,15 @@ static int parse_plugin(struct kb_conf *conf, const struct kb_value *pv, const c
                         pc->hierarchy = val->b;
                         continue;
                 }
+                if (suffix && in_list(topology_flags, KB_ARRAY_SIZE(topology_flags), suffix)) {
+                        if (val->type == KB_VBOOL && val->b)
+                                continue;
+                        KB_WARN("conf: %s.%s: kbatch always places gangs by their network "
+                                "topology; ignored",
+                                where, key);
+                        skip(conf, "flag", "%s %s", name, key);
+                        continue;
+                }
                 /* A flag that switches off something kbatch does not do
                  * anyway asks for nothing. */
                 if (suffix && in_list(ignored_flags, KB_ARRAY_SIZE(ignored_flags), suffix)) {
@@ -276,6 +276,11 @@ static int parse_plugin(struct kb_conf *conf, const struct kb_value *pv, const c
                 skip(conf, "flag", "%s %s", name, key);
         }
         check_arguments(conf, plugin, pc, where);
+        char msg[300];
+        if (plugin->check && plugin->check(pc->arguments, msg, sizeof(msg))) {
+                snprintf(err, errlen, "%s (%s).arguments.%s", where, name, msg);
+                return KB_EBADCONF;
+        }
         return 0;
 }
 

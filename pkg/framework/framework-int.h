@@ -9,6 +9,8 @@
  *   close.c       phases, conditions, queue statuses, nominations
  *   statement.c   undoable operations          select.c  node selection
  *                                              class.c   placement classes
+ *                                              topology.c network topology
+ *                                              hypernodes.c  HyperNodes into domains
  *   heap.c        priority queues
  *   points.c      registration and dispatchers   result.c  the result's lists
  *   model.c       names, counters, node accounting and task lists, lookups
@@ -50,6 +52,7 @@ struct kb_cb_list {
 
 struct kb_select;
 struct kb_classes;
+struct kb_topology;
 struct kb_intern;
 
 struct kb_session_cond {
@@ -102,6 +105,13 @@ struct kb_session {
         struct kb_select *select;
         struct kb_classes *classes;
 
+        /* topology.c: the network topology (NULL until configured or
+         * built), and the topology order of nodes that select.c lays its
+         * trees out in: position per node index and node index per
+         * position (both NULL without a topology). */
+        struct kb_topology *topo;
+        uint32_t *topo_pos, *topo_order;
+
         /* statement.c: every statement, so that the operations of ones
          * neither committed nor discarded are freed at close. */
         struct kb_statement *statements;
@@ -134,6 +144,8 @@ void kb__points_release(struct kb_session *s);
 void kb__result_add_bind(struct kb_session *s, const struct kb_task *t);
 void kb__result_add_eviction(struct kb_session *s, const struct kb_task *t, const char *action,
                              const char *reason);
+/* Appends w (its strings must live in the result's pool or longer). */
+void kb__result_add_warning(struct kb_session *s, const struct kb_warning *w);
 
 /* ---- select.c, class.c, statement.c ---------------------------------------------- */
 
@@ -145,12 +157,58 @@ void kb__classes_release(struct kb_session *s);
 uint32_t kb__class_of(struct kb_session *s, struct kb_task *t);
 void kb__statements_release(struct kb_session *s);
 
+/* ---- topology.c and hypernodes.c ------------------------------------------------- */
+
+struct kb__topo_seen {
+        struct kb_res idle, future_idle, used;
+};
+
+struct kb__topo_warning {
+        const struct kb_hypernode *hn;
+        const char *message;
+};
+
+/* The session's network topology (s->topo). */
+struct kb_topology {
+        struct kb_topology_conf conf; /* labels point into the pool */
+        /* hypernodes.c and topology.c build the forest. */
+        struct kb_domain *domains;
+        size_t ndomains, capdomains;
+        int32_t *node_domain; /* per node index: its lowest domain, -1 */
+        struct kb__topo_warning *warnings;
+        size_t nwarnings, capwarnings;
+        /* topology.c: the rooms and what they last counted per node. */
+        struct kb_domain_room *room;
+        struct kb__topo_seen *seen;
+        size_t log_pos;
+};
+
+/* hypernodes.c: a warning about HyperNode hn (msg lives in the session
+ * pool); a new domain (its index); whether domain a is d or above it; the
+ * snapshot's HyperNodes into domains. */
+void kb__topology_warn(struct kb_session *s, const struct kb_hypernode *hn, const char *msg);
+#define KB__TOPOLOGY_WARN(s, hn, ...)                                                              \
+        kb__topology_warn((s), (hn), kb_pool_printf(&(s)->pool, __VA_ARGS__))
+int32_t kb__topology_add_domain(struct kb_session *s, const char *name, const char *tier_name,
+                                int32_t tier, int32_t parent, const struct kb_hypernode *hn);
+bool kb__topology_is_ancestor(const struct kb_topology *t, int32_t a, int32_t d);
+void kb__topology_from_hypernodes(struct kb_session *s);
+
+/* Builds the network topology (after the plugins opened: the conf's label
+ * tiers come from one); nothing when there is none. */
+void kb__topology_build(struct kb_session *s);
+void kb__topology_release(struct kb_session *s);
+/* The topology's warnings (bad HyperNodes) and node counts into the result. */
+void kb__topology_report(struct kb_session *s);
+
 /* ---- open.c, close.c ---------------------------------------------------------- */
 
 /* Builds nodes, queues, jobs and tasks from the snapshot. */
 void kb__session_build(struct kb_session *s);
 /* PodGroup and queue statuses and nominations into the result. */
 void kb__session_statuses(struct kb_session *s);
+/* Before the plugins close: each waiting job's place in its queue. */
+void kb__session_positions(struct kb_session *s);
 
 #ifdef KB_TESTING
 /* Purity violations seen by select.c's checks; test builds abort on the

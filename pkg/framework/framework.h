@@ -44,6 +44,8 @@ struct kb_snapshot {
         size_t npriorityclasses;
         struct kb_namespace **namespaces;
         size_t nnamespaces;
+        struct kb_hypernode **hypernodes;
+        size_t nhypernodes;
         const char *const *scheduler_names;
         size_t nscheduler_names;
         const char *default_queue; /* "default" when NULL */
@@ -210,18 +212,37 @@ struct kb_job {
         uint32_t pending_best_effort; /* Pending tasks that request nothing */
         struct kb_res allocated;      /* resreq of tasks in allocated states */
         struct kb_res total_request;  /* resreq of every non-terminal task */
-        /* Why this job cannot be scheduled at all (missing queue, invalid
-         * group, gang too small...), or NULL. */
+        /* Why this job cannot be scheduled at all (missing PodGroup or
+         * queue), or NULL, and the condition reason for it. */
         const char *invalid;
-        /* Set by enqueue when a Pending group stayed Pending, to explain it. */
+        const char *invalid_reason;
+        /* Set by enqueue when a Pending group stayed Pending, to explain it
+         * (kb_job_explain), with its condition reason. */
+        const char *enqueue_why;
         const char *enqueue_reason;
         /* The fit error of the first task that fit no node in this session
-         * ("0/4 nodes are available: ..."), or NULL. */
+         * ("0/4 nodes are available: ..."), or NULL; the task, and how many
+         * of the job's tasks held room (placed before or in this turn) when
+         * it failed. */
         const char *fit_error;
+        const struct kb_task *fit_task;
+        uint32_t fit_placed;
+        uint32_t fit_role_placed; /* of fit_task's role, when it has one */
+        /* Why the queue's quota refused a task of the job (allocate,
+         * reclaim), with the numbers (kb_job_explain_quota), and the
+         * condition reason; NULL when it never did. */
+        const char *quota_error;
+        const char *quota_reason;
+        bool quota_checked; /* allocate looked at the nodes for it */
+        /* Among the jobs of its queue still waiting at close (not ready,
+         * valid), its place in the order they are considered (1 first),
+         * out of queue->waiting; 0 when not waiting. */
+        uint32_t position;
         /* For a gang partly bound (tasks on nodes, not ready), what allocate
          * did about the rest: room held for it, or why it can never
          * complete; NULL otherwise. */
         const char *partial;
+        bool partial_never; /* partial says it can never complete */
         /* Tasks evicted (preempt, reclaim) to make room for this job in
          * this session, by which action. */
         uint32_t evictions;
@@ -273,6 +294,7 @@ struct kb_queue_info {
         /* Filled by a quota plugin for the queue status. */
         struct kb_res deserved;
         double share;
+        uint32_t waiting; /* jobs waiting at close (kb_job.position) */
 };
 
 #include "framework/result.h"
@@ -338,9 +360,42 @@ bool kb_job_admit(struct kb_session *s, struct kb_job *j);
  * "True"/"False".  Strings are copied into the session pool. */
 void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *type,
                           const char *status, const char *reason, const char *message);
-/* Records why j stays Pending (a plugin rejecting it at enqueue, say);
- * the first reason of a session is kept.  Shown in its PodGroup condition. */
-void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *why);
+/*
+ * PodGroup condition reasons (README, "Why is my job pending"): Volcano's
+ * where it has one, kbatch's where it does not.
+ */
+#define KB_WHY_RESOURCES        "NotEnoughResources"  /* Volcano: placement, cluster */
+#define KB_WHY_TASKS            "NotEnoughTasks"      /* Volcano: gang size */
+#define KB_WHY_ROLE_TASKS       "NotEnoughPodsOfTask" /* Volcano: a role's size */
+#define KB_WHY_PODGROUP_MISSING "PodGroupNotFound"
+#define KB_WHY_QUEUE_MISSING    "QueueNotFound"
+#define KB_WHY_QUEUE_CLOSED     "QueueClosed"
+#define KB_WHY_QUEUE_INVALID    "QueueInvalid" /* a broken queue hierarchy */
+#define KB_WHY_QUOTA            "QueueQuotaExceeded"
+#define KB_WHY_NEVER            "NeverFits"             /* not even with the cluster empty */
+#define KB_WHY_EVICTING         "WaitingForEvictions"   /* evicting for it now */
+#define KB_WHY_PIPELINED        "WaitingForTermination" /* pipelined onto terminating pods */
+
+/* Records why j stays Pending (a plugin rejecting it at enqueue, say) and
+ * the condition reason (KB_WHY_*); the first of a session is kept.  Shown in
+ * its PodGroup condition. */
+void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *reason,
+                    const char *why);
+/* Records why j's queue refuses it a task (a quota plugin, with the
+ * numbers); the first of a session is kept. */
+void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const char *reason,
+                          const char *why);
+/* Records that t fit no node, why (kube-scheduler's summary): on t, and
+ * on its job when it is the job's first ("13/16 placed; the 14th: ..."). */
+void kb_task_fit_failed(struct kb_task *t, const char *why);
+/* What j needs beyond what it held when the session opened: the requests
+ * of its tasks not yet on nodes (Pending, or placed in this session:
+ * Allocated, Pipelined), as many as minMember lacks (all of them when it
+ * lacks none), in *need; the total of what minMember tasks ask (finished
+ * ones ask nothing) in *gang; and what this session placed of j so far in
+ * *own. */
+void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gang,
+                 struct kb_res *own);
 /* Interns a message string in the session pool (for fit reasons that are
  * counted by identity). */
 const char *kb_session_intern(struct kb_session *s, const char *str);
@@ -365,8 +420,9 @@ typedef void (*kb_batch_node_order_fn)(void *arg, const struct kb_task *t,
 typedef bool (*kb_job_bool_fn)(void *arg, const struct kb_job *j);
 /* Votes: > 0 permit, 0 abstain, < 0 reject. */
 typedef int (*kb_job_vote_fn)(void *arg, const struct kb_job *j);
-/* NULL when valid, else a reason. */
-typedef const char *(*kb_job_valid_fn)(void *arg, const struct kb_job *j);
+/* NULL when valid, else the message, and *reason set to the condition
+ * reason (KB_WHY_*). */
+typedef const char *(*kb_job_valid_fn)(void *arg, const struct kb_job *j, const char **reason);
 typedef void (*kb_job_event_fn)(void *arg, const struct kb_job *j);
 typedef bool (*kb_queue_bool_fn)(void *arg, const struct kb_queue_info *q);
 typedef bool (*kb_allocatable_fn)(void *arg, const struct kb_queue_info *q,
@@ -444,6 +500,8 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
  * nodeSelector, affinity, tolerations) share one; ids start at 1. */
 uint32_t kb_task_class(struct kb_session *s, struct kb_task *t);
 
+#include "framework/topology.h"
+
 /* ---- statements ------------------------------------------------------------ */
 
 /*
@@ -515,6 +573,10 @@ struct kb_plugin {
         const char *const *arguments;
         const char *const *ignored;
         bool hierarchy; /* acts on enableHierarchy (else it is skipped) */
+        /* Checks the arguments' values when the conf loads (NULL: any
+         * value goes): 0, or nonzero with "<key>: <problem>" in err, which
+         * makes the conf invalid. */
+        int (*check)(const struct kb_value *args, char *err, size_t errlen);
 };
 
 struct kb_action {

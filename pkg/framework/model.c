@@ -66,6 +66,52 @@ uint32_t kb_job_pending_count(const struct kb_job *j)
         return j->count[KB_TASK_PENDING];
 }
 
+void kb_task_fit_failed(struct kb_task *t, const char *why)
+{
+        struct kb_job *j = t->job;
+        t->fit_error = why;
+        if (j->fit_error)
+                return;
+        j->fit_error = why;
+        j->fit_task = t;
+        j->fit_placed = kb_job_ready_count(j) + kb_job_waiting_count(j);
+        j->fit_role_placed = 0;
+        if (!*t->role)
+                return;
+        for (uint32_t i = 0; i < j->ntasks; i++) {
+                const struct kb_task *o = j->tasks[i];
+                j->fit_role_placed +=
+                    !strcmp(o->role, t->role) &&
+                    (kb_task_status_allocated(o->status) || o->status == KB_TASK_PIPELINED);
+        }
+}
+
+void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gang,
+                 struct kb_res *own)
+{
+        memset(need, 0, sizeof(*need));
+        memset(gang, 0, sizeof(*gang));
+        memset(own, 0, sizeof(*own));
+        uint32_t min = j->min_available > 0 ? (uint32_t)j->min_available : 0;
+        uint32_t held = kb_job_placed_count(j) + j->count[KB_TASK_SUCCEEDED];
+        uint32_t lack = min > held ? min - held : 0, taken = 0, members = 0;
+        for (uint32_t i = 0; i < j->ntasks; i++) {
+                const struct kb_task *t = j->tasks[i];
+                bool mine = t->status == KB_TASK_ALLOCATED || t->status == KB_TASK_PIPELINED;
+                if (mine)
+                        kb_res_add(own, &t->resreq);
+                if ((mine || t->status == KB_TASK_PENDING) && (lack == 0 || taken < lack)) {
+                        kb_res_add(need, &t->resreq);
+                        taken++;
+                }
+                if (members < min && t->status != KB_TASK_FAILED) {
+                        if (t->status != KB_TASK_SUCCEEDED)
+                                kb_res_add(gang, &t->resreq);
+                        members++;
+                }
+        }
+}
+
 /* ---- node accounting ------------------------------------------------------ */
 
 void kb_node_future_idle(const struct kb_node_info *n, struct kb_res *out)

@@ -175,9 +175,10 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
         j->queue_name = dflt_queue;
         j->min_available = 1;
         j->creation = p->meta.creation;
-        if (grouped)
+        if (grouped) {
                 j->invalid = kb_pool_printf(&s->pool, "podgroup %s not found", name);
-        else
+                j->invalid_reason = KB_WHY_PODGROUP_MISSING;
+        } else
                 j->priority = t->priority;
         return j;
 }
@@ -285,9 +286,11 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
                 j->ntasks = 0;
                 if (!j->invalid) {
                         j->queue = kb_session_queue(s, j->queue_name);
-                        if (!j->queue)
+                        if (!j->queue) {
                                 j->invalid =
                                     kb_pool_printf(&s->pool, "queue %s not found", j->queue_name);
+                                j->invalid_reason = KB_WHY_QUEUE_MISSING;
+                        }
                 }
         }
         for (size_t i = 0; i < s->ntasks; i++) {

@@ -236,15 +236,22 @@ bool kb_job_enqueueable(struct kb_session *s, const struct kb_job *j)
 
 /* The first plugin that finds the job invalid gives the reason (a job the
  * session could not build, with no group or no queue, is invalid first). */
-const char *kb_job_valid(struct kb_session *s, const struct kb_job *j)
+const char *kb_job_valid(struct kb_session *s, const struct kb_job *j, const char **reason)
 {
-        if (j->invalid)
+        const char *dummy;
+        if (!reason)
+                reason = &dummy;
+        if (j->invalid) {
+                *reason = j->invalid_reason;
                 return j->invalid;
+        }
         EACH_CB (s, KB_POINT_JOB_VALID, e) {
-                const char *why = e->fn.job_valid(e->arg, j);
+                *reason = KB_WHY_TASKS;
+                const char *why = e->fn.job_valid(e->arg, j, reason);
                 if (why)
                         return why;
         }
+        *reason = NULL;
         return NULL;
 }
 

@@ -54,7 +54,7 @@
            kb_job_pipelined, (struct kb_session * s, const struct kb_job *j))                      \
         /* The first reason given. */                                                              \
         XX(JOB_VALID, job_valid, kb_job_valid_fn, PLAIN, NULL, const char *, kb_job_valid,         \
-           (struct kb_session * s, const struct kb_job *j))                                        \
+           (struct kb_session * s, const struct kb_job *j, const char **reason))                   \
         /* Votes by tier. */                                                                       \
         XX(JOB_ENQUEUEABLE, job_enqueueable, kb_job_vote_fn, PLAIN, "enableJobEnqueued", bool,     \
            kb_job_enqueueable, (struct kb_session * s, const struct kb_job *j))                    \

@@ -21,7 +21,8 @@
         XX(capacity)                                                                               \
         XX(predicates)                                                                             \
         XX(nodeorder)                                                                              \
-        XX(binpack)
+        XX(binpack)                                                                                \
+        XX(network_topology_aware)
 
 #define XX(name) extern const struct kb_action kb_action_##name;
 KB_ACTION_LIST(XX)

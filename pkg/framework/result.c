@@ -23,10 +23,17 @@ void kb__result_add_eviction(struct kb_session *s, const struct kb_task *t, cons
         KB_PUSH(r->evictions, r->nevictions, r->capevictions, e);
 }
 
+void kb__result_add_warning(struct kb_session *s, const struct kb_warning *w)
+{
+        struct kb_result *r = s->result;
+        KB_PUSH(r->warnings, r->nwarnings, r->capwarnings, *w);
+}
+
 void kb_result_release(struct kb_result *r)
 {
         free(r->binds);
         free(r->evictions);
+        free(r->warnings);
         kb_pool_release(&r->pool);
         memset(r, 0, sizeof(*r));
 }

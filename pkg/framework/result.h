@@ -38,17 +38,43 @@ struct kb_pg_status {
         const char *cond_status;
         const char *cond_reason;
         const char *cond_message;
+        /* Its place among the waiting groups of its queue (1 first) and how
+         * many wait there; 0 when it is not waiting (kb_job.position). */
+        uint32_t position, waiting;
+        /* The lowest network topology domain holding all of the group's
+         * tasks on nodes, and its tier; NULL when the session has no
+         * topology, the group has nothing on nodes, or it spans domains. */
+        const char *domain;
+        int32_t domain_tier;
 };
 
-/* What a session read but did not evaluate (a PodGroup's networkTopology,
- * a pod's required pod anti-affinity, ...), one per job that has any: the
+/* A pod without a PodGroup (a job of its own) left Pending by this
+ * session: the daemon sets its PodScheduled condition False with reason
+ * Unschedulable and records a FailedScheduling event, as kube-scheduler
+ * does; kbatch-sim lists it. */
+struct kb_pod_status {
+        const struct kb_pod *pod;
+        const char *message; /* "0/4 nodes are available: 4 Insufficient cpu." */
+};
+
+/* What a session read but did not evaluate (a PodGroup's subGroupPolicy,
+ * a pod's required pod anti-affinity, ...), one per job that has any, and
+ * what it could not use of a HyperNode (a missing member, a cycle): the
  * daemon makes it a Warning event on the PodGroup (or on the pod, for a pod
- * without one), kbatch-sim prints it. */
+ * without one, or the HyperNode), kbatch-sim prints it. */
 struct kb_warning {
         const struct kb_podgroup *pg; /* NULL for a pod without a group */
         const struct kb_pod *pod;     /* the pod, when pg is NULL */
-        const char *object;           /* "podgroup ns/name" or "pod ns/name" */
+        const char *object;           /* "podgroup ns/name", "pod ns/name", "hypernode name" */
         const char *message;
+        const struct kb_hypernode *hn; /* a HyperNode that does not fit (then pg, pod NULL) */
+};
+
+/* A HyperNode's nodes as the session resolved them (its status.nodeCount,
+ * which the daemon writes as Volcano's HyperNode controller does). */
+struct kb_hn_status {
+        const struct kb_hypernode *hn;
+        int64_t node_count;
 };
 
 struct kb_queue_status {
@@ -94,8 +120,12 @@ struct kb_result {
          * kept, since a discarded statement undoes its pipelines). */
         struct kb_nomination *nominations;
         size_t nnominations;
-        struct kb_warning *warnings; /* in job order */
-        size_t nwarnings;
+        struct kb_warning *warnings; /* in job order, then HyperNodes' */
+        size_t nwarnings, capwarnings;
+        struct kb_hn_status *hypernodes; /* by name; none without HyperNodes */
+        size_t nhypernodes;
+        struct kb_pod_status *unschedulable; /* lone pods left Pending, in job order */
+        size_t nunschedulable;
         double duration; /* seconds, the session alone */
         /* One entry per action run, in conf order, and per plugin, in tier
          * order (from the result's pool). */

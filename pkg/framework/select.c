@@ -34,6 +34,10 @@
  *
  * The reasons a task fits nowhere are counted per class as the leaves
  * change, so "0/5000 nodes are available: ..." costs nothing extra.
+ *
+ * With a network topology (topology.c) the leaves follow its node order,
+ * in which every domain is a range of positions: the best node of one
+ * domain (kb_select_node_in) is then a range query on the same tree.
  */
 #include <math.h>
 #include <stdio.h>
@@ -43,6 +47,11 @@
 #include "framework/framework-int.h"
 
 #define MAX_CACHES 64
+
+/* Node i's leaf: its position in the topology order when the session has a
+ * network topology (each domain's nodes then form a range of leaves, which
+ * kb_select_node_in queries), else i.  Ties still go by node index. */
+#define LEAF(c, s, i) ((c)->size + ((s)->topo_pos ? (s)->topo_pos[i] : (i)))
 
 struct cache {
         uint32_t eclass;
@@ -215,7 +224,7 @@ static void leaf_compute(struct kb_session *s, struct cache *c, uint32_t i)
 {
         const struct kb_node_info *n = &s->nodes[i];
         c->short_mask[i] = short_mask(c->proto, n);
-        uint32_t leaf = c->size + i;
+        uint32_t leaf = LEAF(c, s, i);
         c->best[leaf] = i;
         if (c->short_mask[i] || c->static_why[i]) {
                 c->score[leaf] = -INFINITY;
@@ -286,7 +295,7 @@ static void cache_catch_up(struct kb_session *s, struct cache *c)
                 count_node(c, i, -1);
                 leaf_compute(s, c, i);
                 count_node(c, i, +1);
-                for (uint32_t k = (c->size + i) / 2; k >= 1; k /= 2)
+                for (uint32_t k = LEAF(c, s, i) / 2; k >= 1; k /= 2)
                         tree_pull(c, k);
         }
 }
@@ -328,12 +337,14 @@ static const char *cache_reasons(struct kb_session *s, struct cache *c)
 
 /* ---- the full scan ----------------------------------------------------------- */
 
-static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, const char **why)
+/* Positions [lo, hi) of the topology order (node indices without one). */
+static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, uint32_t lo,
+                                      uint32_t hi, const char **why)
 {
         struct kb_node_info *best = NULL;
         double best_score = -INFINITY;
         uint8_t best_grad = 0;
-        size_t nn = s->nnodes, nreasons = 0, cap = 0;
+        size_t nn = hi - lo, nreasons = 0, cap = 0;
         const char **reasons = NULL;
         uint32_t *counts = NULL, short_count[KB_RES_MAX] = {0};
 
@@ -343,12 +354,13 @@ static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, c
         if (s->cb[KB_POINT_BATCH_NODE_ORDER].n) {
                 struct kb_node_info **list = kb_xmalloc((nn + 1) * sizeof(*list));
                 batch = kb_xcalloc(nn + 1, sizeof(*batch));
-                for (size_t i = 0; i < nn; i++)
-                        list[i] = &s->nodes[i];
+                for (size_t k = 0; k < nn; k++)
+                        list[k] = &s->nodes[s->topo_order ? s->topo_order[lo + k] : lo + k];
                 kb_batch_node_order(s, t, list, nn, batch);
                 free(list);
         }
-        for (size_t i = 0; i < nn; i++) {
+        for (size_t k = 0; k < nn; k++) {
+                size_t i = s->topo_order ? s->topo_order[lo + k] : lo + k;
                 struct kb_node_info *node = &s->nodes[i];
                 uint16_t m = short_mask(t, node);
                 if (m) {
@@ -373,7 +385,7 @@ static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, c
                         counts[r]++;
                         continue;
                 }
-                double score = kb_node_order(s, t, node) + (batch ? batch[i] : 0);
+                double score = kb_node_order(s, t, node) + (batch ? batch[k] : 0);
                 uint8_t grad = kb_res_le(&t->resreq, &node->idle) ? 2 : 1;
                 if (!best || better(grad, score, (uint32_t)i, best_grad, best_score, best->index)) {
                         best = node;
@@ -467,8 +479,8 @@ static void check_purity(struct kb_session *s, struct cache *c, const struct kb_
                                   "(\"%s\", was \"%s\"): a pure predicate may read only the "
                                   "node's static attributes",
                                   n->name, now ? now : "fits", then ? then : "fits");
-                double leaf = c->score[c->size + i];
-                if (c->grad[c->size + i] && leaf != kb_node_order(s, t, n))
+                double leaf = c->score[LEAF(c, s, i)];
+                if (c->grad[LEAF(c, s, i)] && leaf != kb_node_order(s, t, n))
                         violation("node %s's cached score %g is not its score now %g: a pure "
                                   "node order may read only the task's placement spec and the "
                                   "node",
@@ -491,7 +503,7 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
                         return n;
         }
         if (!use_cache(s))
-                return full_scan(s, t, why);
+                return full_scan(s, t, 0, (uint32_t)s->nnodes, why);
         struct cache *c = cache_get(s, t);
         struct kb_node_info *n = c->grad[1] == 0 ? NULL : &s->nodes[c->best[1]];
 #ifdef KB_TESTING
@@ -499,5 +511,50 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
 #endif
         if (!n && why)
                 *why = cache_reasons(s, c);
+        return n;
+}
+
+/* ---- within a network topology domain ------------------------------------------ */
+
+/* Keeps in *best the better of tree entries *best and k (0: none yet). */
+static void take_better(const struct cache *c, uint32_t *best, uint32_t k)
+{
+        if (!*best || better(c->grad[k], c->score[k], c->best[k], c->grad[*best], c->score[*best],
+                             c->best[*best]))
+                *best = k;
+}
+
+/* The best tree entry over the leaves of positions [lo, hi), 0 when the
+ * range is empty: the usual bottom-up range query, O(log N). */
+static uint32_t range_best(const struct cache *c, uint32_t lo, uint32_t hi)
+{
+        uint32_t best = 0;
+        for (uint32_t l = lo + c->size, r = hi + c->size; l < r; l /= 2, r /= 2) {
+                if (l & 1)
+                        take_better(c, &best, l++);
+                if (r & 1)
+                        take_better(c, &best, --r);
+        }
+        return best;
+}
+
+struct kb_node_info *kb_select_node_in(struct kb_session *s, struct kb_task *t,
+                                       const struct kb_domain *d)
+{
+        const char *nom = t->pod->nominated_node_name;
+        if (nom && *nom) {
+                struct kb_node_info *n = kb_session_node(s, nom);
+                uint32_t pos = n && s->topo_pos ? s->topo_pos[n->index] : UINT32_MAX;
+                if (pos >= d->lo && pos < d->hi && !short_mask(t, n) && !kb_predicate(s, t, n))
+                        return n;
+        }
+        if (!use_cache(s))
+                return full_scan(s, t, d->lo, d->hi, NULL);
+        struct cache *c = cache_get(s, t);
+        uint32_t k = range_best(c, d->lo, d->hi);
+        struct kb_node_info *n = !k || c->grad[k] == 0 ? NULL : &s->nodes[c->best[k]];
+#ifdef KB_TESTING
+        check_purity(s, c, t, n);
+#endif
         return n;
 }

@@ -61,6 +61,7 @@ struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct 
         kb__classes_init(s);
         kb__select_init(s);
         open_plugins(s);
+        kb__topology_build(s);
         return s;
 }
 
@@ -95,6 +96,7 @@ void kb_session_close(struct kb_session *s)
 {
         const struct kb_conf *conf = s->conf;
         struct kb_result *r = s->result;
+        kb__session_positions(s);
         EACH_PLUGIN (conf, t, p, k) {
                 const struct kb_plugin *plugin = kb_plugin_find(conf->tiers[t].plugins[p].name);
                 double t0 = kb_now_mono();
@@ -103,10 +105,12 @@ void kb_session_close(struct kb_session *s)
                 r->plugin_times[k].close = kb_now_mono() - t0;
         }
         kb__session_statuses(s);
+        kb__topology_report(s);
 
         kb__select_release(s);
         kb__classes_release(s);
         kb__statements_release(s);
+        kb__topology_release(s);
         kb__points_release(s);
         free(s->changes);
         kb_pool_release(&s->pool);

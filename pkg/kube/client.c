@@ -70,6 +70,7 @@ struct kb_kube {
         int open_handles; /* curl_timer, rl_timer and socket polls not closed yet */
         struct kb_kube_config cfg;
         struct kb_kube_opts opts;
+        char user_agent[64];
         double tokens, last_refill;
         struct kb_kube_call *qhead, *qtail;
         struct kb_kube_call *calls;
@@ -494,7 +495,7 @@ static void setup_easy(struct kb_kube_call *c)
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(c->timeout * 1000));
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-        curl_easy_setopt(e, CURLOPT_USERAGENT, "kbatch-scheduler");
+        curl_easy_setopt(e, CURLOPT_USERAGENT, k->user_agent);
         curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
         if (cfg->insecure) {
                 curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -756,6 +757,8 @@ struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
         k->opts.burst = opts && opts->burst > 0 ? opts->burst : 100;
         k->opts.timeout = opts && opts->timeout > 0 ? opts->timeout : 30;
         k->opts.max_attempts = opts && opts->max_attempts > 0 ? opts->max_attempts : 6;
+        snprintf(k->user_agent, sizeof(k->user_agent), "%s",
+                 opts && opts->user_agent ? opts->user_agent : "kbatch-scheduler");
         k->tokens = k->opts.burst;
         k->last_refill = kb_now_mono();
         k->rnd = (uint64_t)(kb_now_mono() * 1e9) | 1;

@@ -126,6 +126,9 @@ struct kb_kube_opts {
         int burst;        /* default 100 */
         double timeout;   /* per attempt, seconds; default 30 */
         int max_attempts; /* default 6 */
+        /* The User-Agent header (copied, at most 63 bytes); default
+         * "kbatch-scheduler". */
+        const char *user_agent;
 };
 
 /* A new client on loop with a copy of cfg.  Loop thread. */
@@ -196,6 +199,10 @@ struct kb_reflector;
 struct kb_reflector *kb_reflector_new(struct kb_kube *k, const char *name, const char *path,
                                       const char *query, const struct kb_reflector_ops *ops,
                                       void *arg);
+/* Marks r's collection optional (call right after kb_reflector_new): a
+ * 404, the API server not serving it (a CRD not installed), reads as an
+ * empty list, synced, and the list is tried again every 10 s. */
+void kb_reflector_set_optional(struct kb_reflector *r);
 /* Whether a first list has completed. */
 bool kb_reflector_synced(const struct kb_reflector *r);
 /* Counts of lists and watches started, for tests and metrics. */

@@ -11,11 +11,10 @@
  *
  * Status.  PodGroup status (phase, counts, conditions) is written with a
  * merge patch only when it differs from the object's and from what was last
- * sent; Queue status likewise.  Events are deduplicated as the Kubernetes
- * event recorder does: a repeat of the same object, type, reason and
- * message within EVENT_WINDOW of the last one bumps the count of one Event
- * instead of creating another; the Event is patched with count,
- * lastTimestamp and series {count, lastObservedTime} at most every
+ * sent; Queue status likewise, and HyperNodes' status.nodeCount.  Events are deduplicated as the
+ * Kubernetes event recorder does: a repeat of the same object, type, reason and message within
+ * EVENT_WINDOW of the last one bumps the count of one Event instead of creating another; the Event
+ * is patched with count, lastTimestamp and series {count, lastObservedTime} at most every
  * EVENT_PATCH_PERIOD (so a gang waiting for an hour costs one Event and a
  * patch every few seconds, not an Event per session).
  */
@@ -741,6 +740,33 @@ static void queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
         free(text);
 }
 
+/* ---- HyperNode status ---------------------------------------------------------------- */
+
+#define KB_TOPOLOGY_API "/apis/topology.volcano.sh/v1alpha1"
+
+/* status.nodeCount as the session resolved it, as Volcano's HyperNode
+ * controller keeps it (kubectl get hypernodes shows it), when it differs. */
+static void hypernode_status(struct kb_sched *s, const struct kb_hn_status *hs)
+{
+        if (hs->hn->node_count == hs->node_count)
+                return;
+        char *mkey = kb_xasprintf("hypernode/%s", hs->hn->meta.name);
+        uint64_t h = (uint64_t)hs->node_count + 1;
+        if (!memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                char *body =
+                    kb_xasprintf("{\"status\":{\"nodeCount\":%lld}}", (long long)hs->node_count);
+                char *path =
+                    kb_xasprintf(KB_TOPOLOGY_API "/hypernodes/%s/status", hs->hn->meta.name);
+                char *what = kb_xasprintf("hypernode %s status", hs->hn->meta.name);
+                fire(s, "PATCH", path, body, "application/merge-patch+json", what, mkey);
+                free(what);
+                free(path);
+                free(body);
+        }
+        free(mkey);
+}
+
 /* ---- pods of unschedulable gangs ---------------------------------------------------- */
 
 struct pg_idx {
@@ -828,6 +854,13 @@ out:
  * count, like every event). */
 static void dispatch_warning(struct kb_sched *s, const struct kb_warning *w)
 {
+        if (w->hn) {
+                /* Cluster-scoped: the event lives in "default", as
+                 * kube-controller-manager records them. */
+                kb__event(s, "HyperNode", "topology.volcano.sh/v1alpha1", "default",
+                          w->hn->meta.name, w->hn->meta.uid, "Warning", "Ignored", w->message);
+                return;
+        }
         const struct kb_meta *m = w->pg ? &w->pg->meta : w->pod ? &w->pod->meta : NULL;
         if (!m)
                 return;
@@ -849,6 +882,8 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                         pg_status(s, &r->podgroups[i]);
         for (size_t i = 0; i < r->nqueues; i++)
                 queue_status(s, &r->queues[i]);
+        for (size_t i = 0; i < r->nhypernodes; i++)
+                hypernode_status(s, &r->hypernodes[i]);
         pod_failures(s, snap, r);
         for (size_t i = 0; i < r->nwarnings; i++)
                 dispatch_warning(s, &r->warnings[i]);

@@ -34,6 +34,7 @@ enum {
         KB__R_QUEUES,
         KB__R_PRIORITYCLASSES,
         KB__R_NAMESPACES,
+        KB__R_HYPERNODES,
         KB__NREFL,
 };
 

@@ -389,6 +389,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
             {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
              KB_KIND_PRIORITYCLASS},
             {"namespaces", "/api/v1/namespaces", KB_KIND_NAMESPACE},
+            {"hypernodes", "/apis/topology.volcano.sh/v1alpha1/hypernodes", KB_KIND_HYPERNODE},
         };
         /* Pods: every bound pod (they hold node resources, whichever
          * scheduler placed them) as source 0, and the pods of each of our
@@ -399,6 +400,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                     s->kube, refl[i].name, refl[i].path, i == KB__R_PODS ? bound_query : NULL,
                     &kb_cache_reflector_ops, kb_cache_feed(s->cache, refl[i].kind));
         free(bound_query);
+        kb_reflector_set_optional(s->refl[KB__R_HYPERNODES]); /* a CRD clusters may lack */
         s->pod_refl = kb_xcalloc(o->nscheduler_names + 1, sizeof(*s->pod_refl));
         for (size_t i = 0; i < o->nscheduler_names; i++) {
                 char *q = field_query("spec.schedulerName=", o->scheduler_names[i]);

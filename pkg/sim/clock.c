@@ -818,6 +818,17 @@ static void apply(struct run *r, const struct kb_result *res, int64_t t)
                         r->compact = true;
                 }
         }
+        /* Pods without a PodGroup left Pending say why too. */
+        for (size_t k = 0; k < res->nunschedulable; k++) {
+                const struct kb_pod_status *ps = &res->unschedulable[k];
+                if (!map_get(&r->podmap, ps->pod, &i) || r->pods[i].gang < 0)
+                        continue;
+                struct kb_sim_gang *gang = &rep->gangs[r->pods[i].gang];
+                if (ps->message && !kb_streq(gang->why, ps->message)) {
+                        free(gang->why);
+                        gang->why = kb_xstrdup(ps->message);
+                }
+        }
         for (size_t k = 0; k < res->nqueues; k++) {
                 int32_t q = find_queue(rep, res->queues[k].name);
                 if (q < 0)

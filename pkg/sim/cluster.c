@@ -28,12 +28,15 @@ void kb_cluster_release(struct kb_cluster *c)
                 kb_priorityclass_free(c->priorityclasses[i]);
         for (size_t i = 0; i < c->nnamespaces; i++)
                 kb_namespace_free(c->namespaces[i]);
+        for (size_t i = 0; i < c->nhypernodes; i++)
+                kb_hypernode_free(c->hypernodes[i]);
         free(c->nodes);
         free(c->pods);
         free(c->podgroups);
         free(c->queues);
         free(c->priorityclasses);
         free(c->namespaces);
+        free(c->hypernodes);
         free(c->scheduler_names);
         memset(c, 0, sizeof(*c));
 }
@@ -59,6 +62,8 @@ void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
         snap->npriorityclasses = c->npriorityclasses;
         snap->namespaces = c->namespaces;
         snap->nnamespaces = c->nnamespaces;
+        snap->hypernodes = c->hypernodes;
+        snap->nhypernodes = c->nhypernodes;
         if (c->nscheduler_names) {
                 snap->scheduler_names = c->scheduler_names;
                 snap->nscheduler_names = c->nscheduler_names;
@@ -104,6 +109,8 @@ static const char *kind_name(enum kb_kind k)
                 return "priorityclass";
         case KB_KIND_NAMESPACE:
                 return "namespace";
+        case KB_KIND_HYPERNODE:
+                return "hypernode";
         default:
                 return "object";
         }
@@ -124,6 +131,8 @@ static const struct kb_meta *object_meta(const struct kb_object *o)
                 return &o->priorityclass->meta;
         case KB_KIND_NAMESPACE:
                 return &o->namespace->meta;
+        case KB_KIND_HYPERNODE:
+                return &o->hypernode->meta;
         default:
                 return NULL;
         }
@@ -165,6 +174,7 @@ static void seen_init(struct loader *l)
         ADD_ALL(queues, nqueues, "queue")
         ADD_ALL(priorityclasses, npriorityclasses, "priorityclass")
         ADD_ALL(namespaces, nnamespaces, "namespace")
+        ADD_ALL(hypernodes, nhypernodes, "hypernode")
 #undef ADD_ALL
 }
 
@@ -207,6 +217,9 @@ static int add_object(struct loader *l, struct kb_object *o, int line)
                 break;
         case KB_KIND_NAMESPACE:
                 KB_PUSH(c->namespaces, c->nnamespaces, c->capnamespaces, o->namespace);
+                break;
+        case KB_KIND_HYPERNODE:
+                KB_PUSH(c->hypernodes, c->nhypernodes, c->caphypernodes, o->hypernode);
                 break;
         default:
                 break;
@@ -338,6 +351,9 @@ static void rollback(struct loader *l)
                         break;
                 case KB_KIND_NAMESPACE:
                         c->nnamespaces--;
+                        break;
+                case KB_KIND_HYPERNODE:
+                        c->nhypernodes--;
                         break;
                 default:
                         break;

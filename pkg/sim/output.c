@@ -37,6 +37,13 @@ static int cmp_bind_pod(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
+static int cmp_status_pod(const void *a, const void *b)
+{
+        const struct kb_pod *x = (*(const struct kb_pod_status *const *)a)->pod;
+        const struct kb_pod *y = (*(const struct kb_pod_status *const *)b)->pod;
+        return x < y ? -1 : x > y;
+}
+
 /* The session's binds ordered by pod, to find a pod's bind in log time. */
 static const struct kb_bind **sorted_binds(const struct kb_result *r)
 {
@@ -66,6 +73,12 @@ static struct kb_value *lone_pods(const struct kb_result *r, const struct kb_ses
         if (!c)
                 return arr;
         const struct kb_bind **sorted = sorted_binds(r);
+        const struct kb_pod_status **unsched =
+            kb_xmalloc((r->nunschedulable + 1) * sizeof(*unsched));
+        for (size_t i = 0; i < r->nunschedulable; i++)
+                unsched[i] = &r->unschedulable[i];
+        if (r->nunschedulable)
+                qsort(unsched, r->nunschedulable, sizeof(*unsched), cmp_status_pod);
         for (size_t i = 0; i < c->npods; i++) {
                 const struct kb_pod *p = c->pods[i];
                 if ((p->group_name && *p->group_name) || kb_pod_terminal(p) ||
@@ -82,9 +95,17 @@ static struct kb_value *lone_pods(const struct kb_result *r, const struct kb_ses
                 kb_value_set(o, "phase", kb_value_new_string(node ? "Running" : "Pending"));
                 if (node)
                         kb_value_set(o, "node", kb_value_new_string(node));
+                /* Why the session left it Pending, in kube-scheduler's words. */
+                const struct kb_pod_status key = {.pod = p}, *kp = &key,
+                                           **why = node ? NULL
+                                                        : bsearch(&kp, unsched, r->nunschedulable,
+                                                                  sizeof(*unsched), cmp_status_pod);
+                if (why)
+                        kb_value_set(o, "message", kb_value_new_string((*why)->message));
                 kb_value_append(arr, o);
         }
         free(sorted);
+        free(unsched);
         return arr;
 }
 
@@ -124,6 +145,12 @@ void kb_result_to_json(const struct kb_result *r, const struct kb_session_view *
                 kb_value_set(g, "phase", kb_value_new_string(kb_pg_phase_name(st->phase)));
                 kb_value_set(g, "running", kb_value_new_int(st->running));
                 kb_value_set(g, "pending", kb_value_new_int(st->pending));
+                if (st->position) {
+                        kb_value_set(g, "queuePosition", kb_value_new_int(st->position));
+                        kb_value_set(g, "queueWaiting", kb_value_new_int(st->waiting));
+                }
+                if (st->domain)
+                        kb_value_set(g, "domain", kb_value_new_string(st->domain));
                 if (st->cond_type) {
                         struct kb_value *c = kb_value_new(KB_VOBJECT);
                         kb_value_set(c, "type", kb_value_new_string(st->cond_type));
@@ -223,7 +250,15 @@ static void print_podgroups(const struct kb_result *r, const struct kb_session_v
 {
         struct kb_table t;
         size_t shown = 0;
-        kb__table_init(&t, 5, "PODGROUP", "PHASE", "RUNNING", "PENDING", "WHY");
+        /* The DOMAIN column only when the session had a network topology
+         * to place gangs in. */
+        bool domains = r->nhypernodes > 0;
+        for (size_t i = 0; i < r->npodgroups; i++)
+                domains |= r->podgroups[i].domain != NULL;
+        if (domains)
+                kb__table_init(&t, 6, "PODGROUP", "PHASE", "RUNNING", "PENDING", "DOMAIN", "WHY");
+        else
+                kb__table_init(&t, 5, "PODGROUP", "PHASE", "RUNNING", "PENDING", "WHY");
         for (size_t i = 0; i < r->npodgroups; i++) {
                 const struct kb_pg_status *st = &r->podgroups[i];
                 if (v->pg_changed && !v->pg_changed[i])
@@ -231,14 +266,20 @@ static void print_podgroups(const struct kb_result *r, const struct kb_session_v
                 const char *why = "";
                 if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0)
                         why = st->cond_message;
-                char *c[5] = {kb_xstrdup(st->name), kb_xstrdup(kb_pg_phase_name(st->phase)),
-                              kb_xasprintf("%d", st->running), kb_xasprintf("%d", st->pending),
-                              kb_xstrdup(why)};
+                char *c[6] = {kb_xstrdup(st->name),
+                              kb_xstrdup(kb_pg_phase_name(st->phase)),
+                              kb_xasprintf("%d", st->running),
+                              kb_xasprintf("%d", st->pending),
+                              NULL,
+                              NULL};
+                c[domains ? 5 : 4] = kb_xstrdup(why);
+                if (domains)
+                        c[4] = kb_xstrdup(st->domain ? st->domain : "-");
                 kb__table_row_take(&t, c);
                 shown++;
         }
         if (!shown) {
-                kb__table_release(&t);
+                kb_table_release(&t);
                 return;
         }
         fprintf(out, "\nPodGroups%s\n", v->pg_changed ? " (those that changed)" : "");
@@ -252,12 +293,13 @@ static void print_lone_pods(const struct kb_result *r, const struct kb_session_v
         if (pods->arr.n) {
                 struct kb_table t;
                 fprintf(out, "\nPods without a PodGroup\n");
-                kb__table_init(&t, 3, "POD", "PHASE", "NODE");
+                kb__table_init(&t, 4, "POD", "PHASE", "NODE", "WHY");
                 for (size_t i = 0; i < pods->arr.n; i++) {
                         const struct kb_value *p = pods->arr.v[i];
                         kb__table_row(&t, kb_value_str(kb_value_get(p, "pod")),
                                       kb_value_str(kb_value_get(p, "phase")),
-                                      kb_value_str(kb_value_get(p, "node")));
+                                      kb_value_str(kb_value_get(p, "node")),
+                                      kb_value_str(kb_value_get(p, "message")));
                 }
                 kb__table_print(&t, out, "  ");
         }

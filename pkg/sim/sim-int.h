@@ -21,27 +21,21 @@ bool kb__cluster_ours(const struct kb_cluster *c, const struct kb_pod *p);
 /* ---- tables (table.c) ------------------------------------------------------------ */
 
 /*
- * A table printed with each column as wide as its widest cell, two spaces
- * apart, the last column unpadded:
+ * pkg/base's kb_table (columns as wide as their widest cell), with what
+ * kbatch-sim's reports add: rows given as arguments, or as heap strings the
+ * table takes, and printing to a FILE with each line indented:
  *
  *   struct kb_table t;
- *   kb__table_init(&t, 3, "NODE", "PODS", "WHY");
+ *   kb__table_init(&t, 3, "NODE", "PODS", "WHY");   the header row
  *   kb__table_row(&t, "n1", "2", "");
- *   kb__table_print(&t, out, "  ");      indent each line; frees the rows
+ *   kb__table_print(&t, out, "  ");                  then releases the table
  */
-struct kb_table {
-        size_t ncols;
-        char **cells; /* rows * ncols, heap strings */
-        size_t ncells, capcells;
-};
 void kb__table_init(struct kb_table *t, size_t ncols, ...);
 /* Adds a row of ncols strings (copied; NULL prints as ""). */
 void kb__table_row(struct kb_table *t, ...);
-/* Adds a row of ncols strings the table takes ownership of. */
+/* Adds a row of ncols heap strings and frees them. */
 void kb__table_row_take(struct kb_table *t, char **cells);
 void kb__table_print(struct kb_table *t, FILE *out, const char *indent);
-/* Frees the rows without printing them. */
-void kb__table_release(struct kb_table *t);
 
 /* ---- figures (report.c) ---------------------------------------------------------- */
 

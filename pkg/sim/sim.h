@@ -28,6 +28,8 @@ struct kb_cluster {
         size_t npriorityclasses, cappriorityclasses;
         struct kb_namespace **namespaces;
         size_t nnamespaces, capnamespaces;
+        struct kb_hypernode **hypernodes;
+        size_t nhypernodes, caphypernodes;
         const char **scheduler_names;
         size_t nscheduler_names, capscheduler_names;
         const char *default_queue;

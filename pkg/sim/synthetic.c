@@ -27,6 +27,26 @@
  *                                                 --until-done sees them
  *                                                 arrive D apart
  *   runtime=D                                     the pods' kbatch.io/runtime
+ *   group-size-max=M                              group sizes spread over
+ *                                                 group-size..M (group i:
+ *                                                 group-size + i*7919 mod
+ *                                                 the range's length)
+ *   blocks=B, racks=R                             a network topology: the
+ *                                                 nodes in B blocks of R
+ *                                                 racks each, in order,
+ *                                                 labelled
+ *                                                 topology.kbatch.io/block
+ *                                                 (b01..) and
+ *                                                 topology.kbatch.io/rack
+ *                                                 (b01-r01..)
+ *   hypernodes=1                                  the same topology also as
+ *                                                 HyperNodes (racks tier 1,
+ *                                                 blocks tier 2, named as the
+ *                                                 labels' values)
+ *   hard-tier=T[:U]                               every group's PodGroup
+ *                                                 asks networkTopology hard
+ *                                                 with highestTierAllowed T
+ *                                                 (alternating T and U)
  *
  * Nothing is added unless asked for: nodes and groups default to 0 (the
  * other defaults are the sizes: 32 cpu, 128Gi and 110 pods per node, 10
@@ -48,6 +68,8 @@ struct spec {
         int64_t groups, group_size, pod_cpu, pod_memory, queues, besteffort;
         int64_t running, priority;
         int64_t interval; /* ns */
+        int64_t group_size_max, blocks, racks, hypernodes;
+        int32_t hard_tier[2]; /* -1: none */
         char prefix[32], queue[64], runtime[32];
 };
 
@@ -70,6 +92,10 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
             {"besteffort-groups", offsetof(struct spec, besteffort), false, false},
             {"running", offsetof(struct spec, running), false, false},
             {"priority", offsetof(struct spec, priority), false, false},
+            {"group-size-max", offsetof(struct spec, group_size_max), false, false},
+            {"blocks", offsetof(struct spec, blocks), false, false},
+            {"racks", offsetof(struct spec, racks), false, false},
+            {"hypernodes", offsetof(struct spec, hypernodes), false, false},
         };
         char *copy = kb_xstrdup(text), *save = NULL;
         int rc = 0;
@@ -83,6 +109,7 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                             .pod_cpu = 1000,
                             .pod_memory = 1LL << 30,
                             .queues = 1,
+                            .hard_tier = {-1, -1},
                             .prefix = "pg"};
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
                 char *eq = strchr(tok, '=');
@@ -109,6 +136,19 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                                 sp->interval = ns;
                         else
                                 snprintf(sp->runtime, sizeof(sp->runtime), "%s", eq + 1);
+                        continue;
+                }
+                if (strcmp(tok, "hard-tier") == 0) {
+                        int a = -1, b = -1, end = 0;
+                        int got = sscanf(eq + 1, "%d%n:%d%n", &a, &end, &b, &end);
+                        if (got < 1 || eq[1 + end] || a < 0 || (got == 2 && b < 0)) {
+                                snprintf(err, errlen, "--synthetic: hard-tier: bad value \"%s\"",
+                                         eq + 1);
+                                rc = KB_EBADINPUT;
+                                break;
+                        }
+                        sp->hard_tier[0] = a;
+                        sp->hard_tier[1] = got == 2 ? b : a;
                         continue;
                 }
                 if (strcmp(tok, "prefix") == 0 || strcmp(tok, "queue") == 0) {
@@ -141,6 +181,14 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                 *(int64_t *)((char *)sp + keys[i].off) = v;
         }
         free(copy);
+        if (!rc && (sp->blocks > 0) != (sp->racks > 0)) {
+                snprintf(err, errlen, "--synthetic: blocks and racks go together");
+                rc = KB_EBADINPUT;
+        }
+        if (!rc && sp->group_size_max && sp->group_size_max < sp->group_size) {
+                snprintf(err, errlen, "--synthetic: group-size-max: must be at least group-size");
+                rc = KB_EBADINPUT;
+        }
         if (!rc && sp->queues < 1 && !sp->queue[0] && sp->groups + sp->besteffort > 0) {
                 snprintf(err, errlen,
                          "--synthetic: queues: must be at least 1, unless queue= names one");
@@ -159,7 +207,15 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
         pg->meta.namespace = kb_xstrdup("default");
         pg->meta.uid = kb_xasprintf("podgroup:default/%s", name);
         pg->meta.creation = c->synthetic_time + (double)i * (double)sp->interval / 1e9;
-        pg->min_member = (int32_t)sp->group_size;
+        int64_t size = sp->group_size;
+        if (sp->group_size_max > sp->group_size)
+                size += (i * 7919) % (sp->group_size_max - sp->group_size + 1);
+        pg->min_member = (int32_t)size;
+        pg->highest_tier = -1;
+        if (sp->hard_tier[0] >= 0 && !best_effort) {
+                pg->topology_mode = KB_TOPOLOGY_HARD;
+                pg->highest_tier = sp->hard_tier[i % 2];
+        }
         pg->queue = sp->queue[0] ? kb_xstrdup(sp->queue)
                                  : kb_xasprintf("q%lld", (long long)(i % sp->queues));
         if (sp->priority)
@@ -167,7 +223,7 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
         if (sp->running)
                 pg->phase = kb_xstrdup("Running");
         KB_PUSH(c->podgroups, c->npodgroups, c->cappodgroups, pg);
-        for (int64_t k = 0; k < sp->group_size; k++) {
+        for (int64_t k = 0; k < size; k++) {
                 struct kb_pod *p = kb_xcalloc(1, sizeof(*p));
                 p->meta.name = kb_xasprintf("%s-%lld", name, (long long)k);
                 p->meta.namespace = kb_xstrdup("default");
@@ -206,6 +262,80 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
         }
 }
 
+/* ---- topology ------------------------------------------------------------------ */
+
+#define RACK_LABEL  "topology.kbatch.io/rack"
+#define BLOCK_LABEL "topology.kbatch.io/block"
+
+/* Node i's rack (0-based, blocks*racks of them, nodes in order). */
+static int64_t rack_of(int64_t i, const struct spec *sp)
+{
+        int64_t nracks = sp->blocks * sp->racks;
+        int64_t per = (sp->nodes + nracks - 1) / nracks;
+        int64_t r = i / (per ? per : 1);
+        return r < nracks ? r : nracks - 1;
+}
+
+static void label_node(struct kb_node *n, int64_t i, const struct spec *sp)
+{
+        int64_t r = rack_of(i, sp);
+        n->meta.labels = kb_xcalloc(2, sizeof(*n->meta.labels));
+        n->meta.nlabels = 2;
+        n->meta.labels[0].key = kb_xstrdup(BLOCK_LABEL);
+        n->meta.labels[0].value = kb_xasprintf("b%02lld", (long long)(r / sp->racks + 1));
+        n->meta.labels[1].key = kb_xstrdup(RACK_LABEL);
+        n->meta.labels[1].value = kb_xasprintf("b%02lld-r%02lld", (long long)(r / sp->racks + 1),
+                                               (long long)(r % sp->racks + 1));
+}
+
+static struct kb_hypernode *new_hypernode(struct kb_cluster *c, char *name, int32_t tier,
+                                          const char *tier_name, size_t nmembers)
+{
+        struct kb_hypernode *hn = kb_xcalloc(1, sizeof(*hn));
+        hn->meta.name = name;
+        hn->meta.uid = kb_xasprintf("hypernode:%s", name);
+        hn->tier = tier;
+        hn->tier_name = kb_xstrdup(tier_name);
+        hn->members = kb_xcalloc(nmembers + 1, sizeof(*hn->members));
+        hn->node_count = -1;
+        KB_PUSH(c->hypernodes, c->nhypernodes, c->caphypernodes, hn);
+        return hn;
+}
+
+/* The racks (tier 1, their nodes by name) and blocks (tier 2, their racks)
+ * of the nodes from index first on, as HyperNodes. */
+static void add_hypernodes(struct kb_cluster *c, size_t first, const struct spec *sp)
+{
+        int64_t nracks = sp->blocks * sp->racks;
+        size_t per = (size_t)((sp->nodes + nracks - 1) / nracks);
+        struct kb_hypernode **racks = kb_xcalloc((size_t)nracks + 1, sizeof(*racks));
+        for (int64_t i = 0; i < sp->nodes; i++) {
+                const struct kb_node *n = c->nodes[first + (size_t)i];
+                int64_t r = rack_of(i, sp);
+                if (!racks[r])
+                        racks[r] = new_hypernode(c, kb_xstrdup(n->meta.labels[1].value), 1,
+                                                 RACK_LABEL, per);
+                struct kb_hn_member *m = &racks[r]->members[racks[r]->nmembers++];
+                m->type = KB_HN_NODE;
+                m->match = KB_HN_EXACT;
+                m->name = kb_xstrdup(n->meta.name);
+        }
+        for (int64_t b = 0; b < sp->blocks; b++) {
+                struct kb_hypernode *hn =
+                    new_hypernode(c, kb_xasprintf("b%02lld", (long long)b + 1), 2, BLOCK_LABEL,
+                                  (size_t)sp->racks);
+                for (int64_t r = b * sp->racks; r < (b + 1) * sp->racks; r++) {
+                        if (!racks[r])
+                                continue;
+                        struct kb_hn_member *m = &hn->members[hn->nmembers++];
+                        m->type = KB_HN_HYPERNODE;
+                        m->match = KB_HN_EXACT;
+                        m->name = kb_xstrdup(racks[r]->meta.name);
+                }
+        }
+        free(racks);
+}
+
 int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size_t errlen)
 {
         struct spec sp;
@@ -220,8 +350,12 @@ int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size
                 n->allocatable.q[KB_RES_MEMORY] = sp.node_memory;
                 n->allocatable.q[KB_RES_PODS] = sp.node_pods;
                 n->ready = true;
+                if (sp.blocks)
+                        label_node(n, i, &sp);
                 KB_PUSH(c->nodes, c->nnodes, c->capnodes, n);
         }
+        if (sp.blocks && sp.hypernodes)
+                add_hypernodes(c, c->nnodes - (size_t)sp.nodes, &sp);
         for (int64_t q = 0; q < sp.queues; q++) {
                 char name[32];
                 bool have = false;

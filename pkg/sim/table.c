@@ -6,16 +6,22 @@
 
 #include "sim/sim-int.h"
 
+/* ncols strings from a va_list into a row. */
+static void row_from(struct kb_table *t, va_list ap)
+{
+        const char **cells = kb_xcalloc(t->ncols + 1, sizeof(*cells));
+        for (size_t i = 0; i < t->ncols; i++)
+                cells[i] = va_arg(ap, const char *);
+        kb_table_row(t, cells);
+        free(cells);
+}
+
 void kb__table_init(struct kb_table *t, size_t ncols, ...)
 {
         va_list ap;
-        memset(t, 0, sizeof(*t));
-        t->ncols = ncols;
+        kb_table_init(t, ncols);
         va_start(ap, ncols);
-        for (size_t i = 0; i < ncols; i++) {
-                const char *s = va_arg(ap, const char *);
-                KB_PUSH(t->cells, t->ncells, t->capcells, kb_xstrdup(s ? s : ""));
-        }
+        row_from(t, ap);
         va_end(ap);
 }
 
@@ -23,57 +29,28 @@ void kb__table_row(struct kb_table *t, ...)
 {
         va_list ap;
         va_start(ap, t);
-        for (size_t i = 0; i < t->ncols; i++) {
-                const char *s = va_arg(ap, const char *);
-                KB_PUSH(t->cells, t->ncells, t->capcells, kb_xstrdup(s ? s : ""));
-        }
+        row_from(t, ap);
         va_end(ap);
 }
 
 void kb__table_row_take(struct kb_table *t, char **cells)
 {
+        kb_table_row(t, (const char *const *)cells);
         for (size_t i = 0; i < t->ncols; i++)
-                KB_PUSH(t->cells, t->ncells, t->capcells, cells[i] ? cells[i] : kb_xstrdup(""));
-}
-
-/* Display width: UTF-8 continuation bytes take no column. */
-static size_t width(const char *s)
-{
-        size_t w = 0;
-        for (; *s; s++)
-                w += ((unsigned char)*s & 0xc0) != 0x80;
-        return w;
+                free(cells[i]);
 }
 
 void kb__table_print(struct kb_table *t, FILE *out, const char *indent)
 {
-        size_t *w = kb_xcalloc(t->ncols ? t->ncols : 1, sizeof(*w));
-        for (size_t i = 0; i < t->ncells; i++)
-                w[i % t->ncols] = KB_MAX(w[i % t->ncols], width(t->cells[i]));
-        for (size_t r = 0; r * t->ncols < t->ncells; r++) {
-                /* Trailing empty cells print nothing, not padding. */
-                size_t last = t->ncols;
-                while (last > 1 && !t->cells[r * t->ncols + last - 1][0])
-                        last--;
-                fputs(indent, out);
-                for (size_t k = 0; k < last; k++) {
-                        const char *s = t->cells[r * t->ncols + k];
-                        fputs(s, out);
-                        if (k + 1 < last)
-                                fprintf(out, "%*s", (int)(w[k] - width(s) + 2), "");
-                }
-                fputc('\n', out);
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb_table_print(t, &b);
+        for (char *line = b.data, *nl; line && *line; line = nl + 1) {
+                nl = strchr(line, '\n');
+                fprintf(out, "%s%.*s\n", indent, (int)(nl - line), line);
         }
-        free(w);
-        kb__table_release(t);
-}
-
-void kb__table_release(struct kb_table *t)
-{
-        for (size_t i = 0; i < t->ncells; i++)
-                free(t->cells[i]);
-        free(t->cells);
-        memset(t, 0, sizeof(*t));
+        kb_buf_release(&b);
+        kb_table_release(t);
 }
 
 void kb__sim_clock_format(int64_t ns, char *buf, size_t n)

@@ -7,7 +7,9 @@
 # peak RSS.  Then checks that the node-selection caches place every pod where
 # a full scan of every node would (same binds, same order), for the workloads
 # named in CHECK (default: W1 W3 W4; W2's full scan takes a while: CHECK="W1
-# W2 W3 W4" includes it), then (unless DAEMON=0) the daemon end to end:
+# W2 W3 W4" includes it), then preemption and reclaim (test/bench/evict.sh,
+# unless EVICT=0), network topology (test/bench/topology.sh, W7, unless
+# TOPOLOGY=0) and (unless DAEMON=0) the daemon end to end:
 # test/bench/daemon.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -63,6 +65,13 @@ if [ "${EVICT:-1}" != 0 ]; then
   echo
   echo "preemption and reclaim (3 sessions; the minimum is 3,200 evictions):"
   RUNS=$RUNS bash test/bench/evict.sh
+fi
+
+# Network topology at 5,000 nodes (TOPOLOGY=0 skips it).
+if [ "${TOPOLOGY:-1}" != 0 ]; then
+  echo
+  echo "network topology (W7: hard gangs in racks and blocks):"
+  RUNS=$RUNS bash test/bench/topology.sh
 fi
 
 # The daemon end to end against kbatch-apiserver (DAEMON=0 skips it).

@@ -74,7 +74,7 @@ wait_for "team's deserved is published" 10 sh -c \
         "[ \"\$($K get queue team -o jsonpath='{.status.deserved.cpu}')\" = 4 ]"
 out=$($K get queue ops) # no weight set: that column is empty
 expect_match "kubectl get queues shows allocated and deserved cpu" "$out" \
-        '^ops +Open +2 +0 +2 +2 +[0-9]+s$'
+        '^ops +Open +2 +0 +0 +2 +2 +[0-9]+s$'
 out=$($K get queue ops -o wide)
 expect_match "-o wide adds memory" "$out" 'ALLOCATED-MEMORY +DESERVED-MEMORY'
 

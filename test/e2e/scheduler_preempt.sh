@@ -17,8 +17,10 @@
 NODE_CPU=4
 start_api --nodes "1:cpu=4,memory=16Gi"
 
-cat >"$T/preempt.conf" <<'YAML'
-actions: "enqueue, allocate, preempt, backfill"
+# conf ACTION: the default tiers with enqueue, allocate, ACTION, backfill.
+conf() {
+        cat <<YAML
+actions: "enqueue, allocate, $1, backfill"
 tiers:
 - plugins:
   - name: priority
@@ -30,6 +32,8 @@ tiers:
   - name: proportion
   - name: nodeorder
 YAML
+}
+conf preempt >"$T/preempt.conf"
 
 # pods NAME N CPU PRIORITYCLASS GRACE [QUEUE] [MIN]: a PodGroup and N pods.
 pods() {
@@ -107,19 +111,7 @@ API_PID=
 
 # ---- reclaim ----
 start_api --nodes "2:cpu=4,memory=16Gi"
-cat >"$T/reclaim.conf" <<'YAML'
-actions: "enqueue, allocate, reclaim, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-YAML
+conf reclaim >"$T/reclaim.conf"
 $K apply -f - >/dev/null <<'YAML'
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: Queue

@@ -39,12 +39,12 @@ wait_for "/metrics lists the skipped plugin" 10 sh -c \
 m=$(curl -s "http://127.0.0.1:$PORT_M/metrics")
 expect_eq "/metrics lists all three" "$(printf '%s\n' "$m" | grep -c '^kbatch_conf_skipped{')" 3
 
-# A PodGroup with networkTopology whose pods carry required anti-affinity.
+# A PodGroup with a subGroupPolicy whose pods carry required anti-affinity.
 $K apply -f - >/dev/null <<'YAML'
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: PodGroup
 metadata: {name: topo}
-spec: {minMember: 2, networkTopology: {mode: hard, highestTierAllowed: 1}}
+spec: {minMember: 2, subGroupPolicy: [{name: s}]}
 ---
 apiVersion: v1
 kind: Pod
@@ -71,7 +71,7 @@ spec:
   containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]
 YAML
 wait_for "Unsupported warning event on the podgroup" 15 sh -c \
-        "$K get events --field-selector involvedObject.kind=PodGroup,involvedObject.name=topo,reason=Unsupported -o jsonpath='{.items[*].message}' | grep -q 'spec.networkTopology; pod topo-0 (and 1 more): spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution'"
+        "$K get events --field-selector involvedObject.kind=PodGroup,involvedObject.name=topo,reason=Unsupported -o jsonpath='{.items[*].message}' | grep -q 'spec.subGroupPolicy; pod topo-0 (and 1 more): spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution'"
 expect_eq "the event is a Warning" \
         "$($K get events --field-selector involvedObject.name=topo,reason=Unsupported -o jsonpath='{.items[0].type}')" Warning
 

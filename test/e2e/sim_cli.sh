@@ -208,6 +208,18 @@ printf 'actions: ""\n' >"$TMP/idle.conf"
 run "a conf without actions" 2 --scheduler-conf "$TMP/idle.conf" "$TMP/gang.yaml"
 check "no action is an error" "$TMP/err" "actions: no action given; the scheduler would do nothing"
 
+# ---- network topology ---------------------------------------------------------------
+
+EX="$(dirname "$0")/../../examples/sim/topology.yaml"
+run "the topology example" 0 --output table "$EX"
+check "its hard gang lands in rack r2" "$TMP/out" "default/train   Running   0         0         r2"
+check "and the wide gang waits whole" "$TMP/out" "no network topology domain of tier <= 1 can hold the whole gang"
+run "the topology example as JSON" 0 --output json "$EX"
+check "the domain is in the JSON" "$TMP/out" '"podGroup":"default/train","phase":"Running","running":0,"pending":0,"domain":"r2"'
+run "synthetic racks and hard gangs" 0 --output json --stats \
+        --synthetic nodes=8,blocks=2,racks=2,groups=3,group-size=2,group-size-max=3,hard-tier=1:2,hypernodes=1
+check "--stats counts gangs by domain tier" "$TMP/err" "running gangs by network topology domain: tier 1: 3, none: 0"
+
 # ---- stdin -------------------------------------------------------------------------
 
 got=0

@@ -71,9 +71,9 @@ fi
 
 run "trace table" 0 --until-done --output table --csv "$TMP/run.csv" --plot "$TMP/run.svg" "$TRACE"
 check "table: the summary line" "$TMP/out" "every gang finished; makespan 1:00:00"
-check "table: cpu utilisation" "$TMP/out" "cpu       69%      100%"
-check "table: team-a waits" "$TMP/out" "team-a   3      3         5m        20m       20m"
-check "table: b-sweep's times" "$TMP/out" "default/b-sweep  team-b  6     0:05:00  0:30:00  0:50:00  25m"
+check "table: cpu utilisation" "$TMP/out" "cpu        69%       100%"
+check "table: team-a waits" "$TMP/out" "team-a    3       3          5m         20m        20m"
+check "table: b-sweep's times" "$TMP/out" "default/b-sweep   team-b   6      0:05:00   0:30:00   0:50:00   25m"
 check "csv: b-sweep" "$TMP/run-gangs.csv" "default/b-sweep,podgroup,team-b,6,6,300.000,1800.000,3000.000,1500.000,0,"
 check "csv: team-b's waits" "$TMP/run-queues.csv" "team-b,2,2,2,300.000,1500.000,1500.000,900.000"
 check "csv: the timeline header" "$TMP/run-timeline.csv" "time_seconds,utilization cpu,utilization memory"

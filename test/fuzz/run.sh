@@ -11,12 +11,21 @@ targets=$(ls test/fuzz/*_fuzz.c 2>/dev/null | xargs -n1 basename | sed 's/_fuzz\
 [ -n "$targets" ] || { echo "no fuzz targets"; exit 0; }
 count=$(echo "$targets" | wc -w)
 share=$(( SECONDS_TOTAL / count )); [ "$share" -ge 1 ] || share=1
-CFLAGS="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -DKB_TESTING -Ipkg -I."
-LIBS="-lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lpthread -lm"
+CFLAGS="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -DKB_TESTING -Ipkg -I. -I$OUT/gen"
+LIBS="-lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lprotobuf-c -lpthread -lm"
+# The protobuf definitions compile to C here, as the Makefile does.
+mkdir -p "$OUT/gen"
+for p in pkg/*/*.proto; do
+        [ -e "$p" ] || continue
+        gen=$OUT/gen/${p#pkg/}
+        if [ ! -e "${gen%.proto}.pb-c.c" ] || [ "$p" -nt "${gen%.proto}.pb-c.c" ]; then
+                protoc-c --proto_path=pkg --c_out="$OUT/gen" "$p"
+        fi
+done
 for t in $targets; do
         bin=$OUT/${t}_fuzz
-        srcs=$(ls pkg/*/*.c actions/*.c plugins/*.c)
-        if [ ! -x "$bin" ] || [ -n "$(find pkg actions plugins test/fuzz/${t}_fuzz.c -newer "$bin" -name '*.[ch]' | head -1)" ]; then
+        srcs="$(ls pkg/*/*.c actions/*.c plugins/*.c) $(ls $OUT/gen/*/*.pb-c.c 2>/dev/null)"
+        if [ ! -x "$bin" ] || [ -n "$(find pkg actions plugins test/fuzz/${t}_fuzz.c -newer "$bin" \( -name '*.[ch]' -o -name '*.proto' \) | head -1)" ]; then
                 echo "== building $bin"
                 clang $CFLAGS -o "$bin" test/fuzz/${t}_fuzz.c $srcs $LIBS
         fi

@@ -151,7 +151,8 @@ static const struct kb_scenario tree[] = {
             GANG("gx", "1", "1", "1", ", queue: x") GANG("gy", "1", "1", "1", ", queue: y"),
         .binds = "gy-0=n1",
         .phases = "gx=Pending gy=Running",
-        .message = "gx: 1/1 tasks in gang unschedulable: queue x: spec.parent: no queue named nope",
+        .message = "gx: queue x: spec.parent: no queue named nope",
+        .reasons = "gx=QueueInvalid",
     },
     {
         /* u and v are each other's parent; w is fine. */
@@ -194,9 +195,10 @@ static const struct kb_scenario enqueue[] = {
                         JOB("n2", "n2", "1", "", REQ1, ""),
         .binds = "n1-0=n1",
         .phases = "n1=Running n2=Pending",
-        .message = "n2: 1/1 tasks in gang unschedulable: queue resource quota insufficient: "
-                   "queue a: insufficient cpu: the group needs 1, the queue has 1 allocated, 3 "
-                   "reserved for admitted groups, 0 elastic, capability 4",
+        .message = "n2: queue resource quota insufficient: queue a: insufficient cpu: the group "
+                   "needs 1, the queue has 1 allocated, 3 reserved for admitted groups, 0 "
+                   "elastic, capability 4",
+        .reasons = "n2=QueueQuotaExceeded",
     },
     {
         /* root -> p (capability 3) -> {l1, l2}.  l1 runs r (2 cpu, its
@@ -234,7 +236,8 @@ static const struct kb_scenario states[] = {
                         JOB("ci", "ci", "1", "", REQ1, "") GANG("op", "1", "1", "1", ", queue: o"),
         .binds = "op-0=n1",
         .phases = "cp=Pending kp=Pending ci=Inqueue op=Running",
-        .message = "kp: 1/1 tasks in gang unschedulable: queue k is Closing",
+        .message = "kp: queue k is Closing; 1st of 1 waiting in queue k",
+        .reasons = "kp=QueueClosed ci=QueueClosed cp=QueueClosed",
     },
     {
         /* The same Inqueue group in a Closed queue says why it waits. */
@@ -243,7 +246,8 @@ static const struct kb_scenario states[] = {
         .manifests = N8 QUEUE("c", "", "state: Closed") PG_PHASE(
             "ci", "1", "2024-01-01", ", queue: c", "Inqueue") JOB("ci", "ci", "1", "", REQ1, ""),
         .binds = "",
-        .message = "ci: 1/1 tasks in gang unschedulable: queue c is Closed",
+        .message = "ci: queue c is Closed",
+        .reasons = "ci=QueueClosed",
     },
     {
         /* Capacity with hierarchy: root -> p (capability 4) -> {a, c}; c

@@ -94,8 +94,9 @@ static const struct kb_scenario preempt[] = {
         .binds = "",
         .evicted = "lo-x-2 lo-x-3",
         .nominated = "hi-x-0=n2 hi-x-1=n1",
-        .message = "hi: 2/2 tasks in gang unschedulable: 2 task(s) of other jobs are being "
-                   "evicted (preempt) to make room; 2 pipelined task(s) wait for them",
+        .message = "hi: 2 task(s) of other jobs are being evicted (preempt) to make room; 2 "
+                   "pipelined task(s) wait for them; 1st of 1 waiting in queue default",
+        .reasons = "hi=WaitingForEvictions",
     },
     {
         /* hi (minMember 3) wants three 2-cpu pods on a 4-cpu node that lo

@@ -37,7 +37,9 @@ static const struct kb_scenario basics[] = {
             GANG("a", "5", "5", "1", ""),
         .binds = "",
         .phases = "a=Inqueue",
-        .message = "5/5 tasks in gang unschedulable: 0/2 nodes are available: 2 Insufficient cpu.",
+        .message = "a: can never fit: its minMember 5 task(s) ask cpu 5, more than the whole "
+                   "cluster has (2 node(s): 4); 1st of 1 waiting in queue default",
+        .reasons = "a=NeverFits",
     },
     {
         /* Two gangs of three 1-cpu tasks race for one 4-cpu node.  "late"
@@ -50,7 +52,9 @@ static const struct kb_scenario basics[] = {
             PG("early", "3", "2024-01-01", ", queue: default") JOB("early", "early", "3", "", REQ1, ""),
         .binds = "early-0=n1 early-1=n1 early-2=n1",
         .phases = "early=Running late=Inqueue",
-        .message = "late: 3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.",
+        .message = "late: 1/3 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; "
+                   "1st of 1 waiting in queue default",
+        .reasons = "late=NotEnoughResources",
     },
     {
         /* minMember 2 of 5 replicas on a 4-cpu node: the job is ready after
@@ -85,8 +89,10 @@ static const struct kb_scenario basics[] = {
                 "      nodeSelector: {role: ps}\n"),
         .binds = "",
         .phases = "tf=Inqueue",
-        .message = "tf: 2/4 tasks in gang unschedulable: 0/1 nodes are available: 1 node(s) "
-                   "didn't match Pod's node affinity/selector.",
+        .message = "tf: 3 placed (minMember 2), but role ps has 0 of its minTaskMember 1; its "
+                   "1st: 0/1 nodes are available: 1 node(s) didn't match Pod's node "
+                   "affinity/selector.; 1st of 1 waiting in queue default",
+        .reasons = "tf=NotEnoughResources",
     },
     {
         /* The same roles with room: tf-worker-0 (priority 10) to n1 (tie,
@@ -253,8 +259,9 @@ static const struct kb_scenario ordering[] = {
         .manifests = RACE("high"),
         .binds = "hi-0=n1 hi-1=n1 hi-2=n1",
         .phases = "hi=Running lo=Inqueue",
-        .message = "lo: 3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient "
-                   "cpu.",
+        .message = "lo: 1/3 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; 1st "
+                   "of 1 waiting in queue default",
+        .reasons = "lo=NotEnoughResources",
     },
     {
         /* Priority's job order disabled (enableJobOrder: false): gang and
@@ -359,8 +366,9 @@ static const struct kb_scenario nodes[] = {
             JOB("tol", "tol", "2", "", REQ1, "      tolerations: [{key: dedicated, operator: Exists}]\n")
             PG("tol", "2", "2024-01-01", ""),
         .binds = "tol-0=n1 tol-1=n1",
-        .message = "plain: 1/1 tasks in gang unschedulable: 0/2 nodes are available: 1 node(s) had "
-                   "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: x}.",
+        .message = "plain: 0/1 placed; the 1st: 0/2 nodes are available: 1 node(s) had "
+                   "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: "
+                   "x}.",
     },
     {
         /* eq tolerates dedicated=gpu:NoSchedule exactly: n1.  wrong
@@ -375,8 +383,9 @@ static const struct kb_scenario nodes[] = {
             JOB("wrong", "wrong", "1", "", REQ1,
                 "      tolerations: [{key: dedicated, operator: Equal, value: cpu}]\n"),
         .binds = "eq-0=n1",
-        .message = "wrong: 1/1 tasks in gang unschedulable: 0/2 nodes are available: 1 node(s) had "
-                   "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: x}.",
+        .message = "wrong: 0/1 placed; the 1st: 0/2 nodes are available: 1 node(s) had "
+                   "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: "
+                   "x}.",
     },
     {
         /* PreferNoSchedule does not filter: the only node takes the pod. */
@@ -461,8 +470,9 @@ static const struct kb_scenario nodes[] = {
             NODE_X("n2", ALLOC4, "", "", ", conditions: [{type: Ready, status: 'False'}]")
             GANG("a", "1", "1", "1", ""),
         .binds = "",
-        .message = "a: 1/1 tasks in gang unschedulable: 0/2 nodes are available: 1 node(s) were "
-                   "not ready, 1 node(s) were unschedulable.",
+        .message = "a: 0/1 placed; the 1st: 0/2 nodes are available: 1 node(s) were not ready, "
+                   "1 node(s) were unschedulable.; 1st of 1 waiting in queue default",
+        .reasons = "a=NotEnoughResources",
     },
     {
         /* A node for 2 pods and a gang of 3: a-0 and a-1 fit, a-2 finds the
@@ -470,7 +480,9 @@ static const struct kb_scenario nodes[] = {
         .name = "pods-per-node limit",
         .manifests = NODE_RES("n1", "4", "8Gi", "2") GANG("a", "3", "3", "1", ""),
         .binds = "",
-        .message = "a: 3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Too many pods.",
+        .message = "a: can never fit: its minMember 3 task(s) need 3 pod slot(s), the whole "
+                   "cluster has 2 (1 node(s))",
+        .reasons = "a=NeverFits",
     },
     {
         /* Pods asking nvidia.com/gpu 2 each: n1 has no GPU, n2 has 4.
@@ -681,8 +693,9 @@ static const struct kb_scenario accounting[] = {
             GANG("a", "1", "1", "1", ""),
         .binds = "",
         .phases = "a=Inqueue",
-        .message = "a: 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pipelined; 1 "
-                   "pipelined task(s) wait for room that terminating pods free",
+        .message = "a: pod group is not ready, 1 Pipelined; 1 pipelined task(s) wait for room "
+                   "that terminating pods free; 1st of 1 waiting in queue default",
+        .reasons = "a=WaitingForTermination",
         .nominated = "a-0=n1",
     },
     {
@@ -718,7 +731,9 @@ static const struct kb_scenario accounting[] = {
                 "      initContainers: [{name: init, resources: {requests: {cpu: '3'}}}]\n"
                 "      overhead: {cpu: 500m}\n"),
         .binds = "",
-        .message = "i: 2/2 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.",
+        .message = "i: can never fit: its minMember 2 task(s) ask cpu 7, more than the whole "
+                   "cluster has (1 node(s): 6.9)",
+        .reasons = "i=NeverFits",
     },
 };
 
@@ -746,7 +761,9 @@ static const struct kb_scenario sessions[] = {
         .sessions = 2,
         .binds = "",
         .phases = "a=Inqueue",
-        .message = "5/5 tasks in gang unschedulable: 0/2 nodes are available: 2 Insufficient cpu.",
+        .message = "a: can never fit: its minMember 5 task(s) ask cpu 5, more than the whole "
+                   "cluster has (2 node(s): 4); 1st of 1 waiting in queue default",
+        .reasons = "a=NeverFits",
     },
     {
         /* Session 1: "first" (older) fills n1 with three tasks, "second"

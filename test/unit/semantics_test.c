@@ -128,8 +128,9 @@ static const struct kb_scenario allocate[] = {
             MEMBER("m-w-1", "m", ROLE("worker"), "") MEMBER("m-w-2", "m", ROLE("worker"), ""),
         .binds = "",
         .phases = "m=Inqueue",
-        .message = "m: 3/4 tasks in gang unschedulable: 0/1 nodes are available: 1 node(s) "
-                   "didn't match Pod's node affinity/selector.",
+        .message = "m: 0/3 placed; the 1st: 0/1 nodes are available: 1 node(s) didn't match "
+                   "Pod's node affinity/selector.",
+        .reasons = "m=NotEnoughResources",
     },
     {
         /* minTaskMember {ps: 2, worker: 2} sums to 4 > minMember 2, so
@@ -158,7 +159,9 @@ static const struct kb_scenario allocate[] = {
         .manifests = NODE("n1") GANG("big", "5", "5", "1", ""),
         .binds = "",
         .phases = "big=Inqueue",
-        .message = "big: 5/5 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.",
+        .message = "big: can never fit: its minMember 5 task(s) ask cpu 5, more than the whole "
+                   "cluster has (1 node(s): 4)",
+        .reasons = "big=NeverFits",
     },
     {
         /* No task-order plugin (no priority): tasks go by Volcano's
@@ -215,7 +218,8 @@ static const struct kb_scenario queues[] = {
             GANG("a", "1", "8", "1", ", queue: a") GANG("c", "1", "8", "1", ", queue: c"),
         .binds = "a-0=n1 a-1=n1 a-2=n1 a-3=n1 a-4=n1 a-5=n1 a-6=n1 a-7=n1",
         .phases = "c=Pending",
-        .message = "c: 1/8 tasks in gang unschedulable: queue c is Closed",
+        .message = "c: queue c is Closed; 1st of 1 waiting in queue c",
+        .reasons = "c=QueueClosed",
     },
     {
         /* Group ci was admitted (Inqueue) before its queue closed: it
@@ -225,7 +229,8 @@ static const struct kb_scenario queues[] = {
             PG_PHASE("ci", "1", "2024-01-01", ", queue: c", "Inqueue") JOB("ci", "ci", "1", "", REQ1, ""),
         .binds = "",
         .phases = "ci=Inqueue",
-        .message = "ci: 1/1 tasks in gang unschedulable: queue c is Closed",
+        .message = "ci: queue c is Closed",
+        .reasons = "ci=QueueClosed",
     },
     {
         /* A queue of weight 0 (below the CRD's minimum) is read as weight
@@ -263,7 +268,10 @@ static const struct kb_scenario enqueue[] = {
             JOB("gb", "gb", "2", "", REQ1, ""),
         .binds = "gb-0=n1 gb-1=n1",
         .phases = "ga=Pending gb=Running",
-        .message = "ga: 3/3 tasks in gang unschedulable: resource in cluster is overused",
+        .message = "ga: resource in cluster is overused: not enough cpu for the group's "
+                   "minResources: it needs 3, the cluster has 2 idle (overcommitted) of which 0 "
+                   "is reserved for admitted groups",
+        .reasons = "ga=NotEnoughResources",
     },
     {
         /* g1 is Inqueue (minMember 2, minResources cpu 2) and already runs
@@ -448,9 +456,10 @@ static const struct kb_scenario partial[] = {
         .binds = "",
         /* Running tasks in a gang found unschedulable: Unknown (Volcano). */
         .phases = "a=Unknown c=Inqueue",
-        .message = "a: 1/4 tasks in gang unschedulable: the gang holds 2 placed task(s) of "
-                   "minMember 4; room for the rest is kept for it as it frees up (0/1 nodes are "
-                   "available: 1 Insufficient cpu.)",
+        .message = "a: the gang holds 2 placed task(s) of minMember 4; room for the rest is "
+                   "kept for it as it frees up (0/1 nodes are available: 1 Insufficient cpu.); "
+                   "1st of 2 waiting in queue default",
+        .reasons = "a=NotEnoughResources",
     },
     {
         /* Gang a (minMember 3) runs a-0 (2 cpu) on n1 (8 cpu); a-1 and a-2
@@ -463,10 +472,11 @@ static const struct kb_scenario partial[] = {
             WAITING_MEMBER("a-1", "a", "4") WAITING_MEMBER("a-2", "a", "4")
             PG("c", "1", "2024-01-02", "") WAITING_MEMBER("c-0", "c", "4"),
         .binds = "c-0=n1",
-        .message = "a: 2/3 tasks in gang unschedulable: the gang holds 1 placed task(s) and "
-                   "needs 2 more, but only 1 of its 2 waiting task(s) would fit even if nothing "
-                   "else ran (1 node(s), the largest with cpu: 8, memory: 8Gi): it can never "
-                   "complete (0/1 nodes are available: 1 Insufficient cpu.)",
+        .message = "a: the gang holds 1 placed task(s) and needs 2 more, but only 1 of its 2 "
+                   "waiting task(s) would fit even if nothing else ran (1 node(s), the largest "
+                   "with cpu: 8, memory: 8Gi): it can never complete (0/1 nodes are available: "
+                   "1 Insufficient cpu.)",
+        .reasons = "a=NeverFits",
     },
 };
 

@@ -599,6 +599,9 @@ static void test_clock_stuck(void **state)
             "{kbatch.io/runtime: 5m}}\n"
             "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
             "'1'}}}]}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: big}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'4'}}}]}\n"
             "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
             "metadata: {name: huge}\nspec: {minMember: 1}\n"
             "---\napiVersion: v1\nkind: Pod\nmetadata: {name: huge-0, annotations: "
@@ -615,9 +618,17 @@ static void test_clock_stuck(void **state)
         assert_true(ok->lone);
         assert_int_equal(ok->end, 300 * 1000000000LL);
         assert_int_equal(huge->start, -1);
+        /* Its reason is the PodGroup's condition message (the gang
+         * plugin's words; they name the 3 cpu the pod asks for). */
         assert_non_null(huge->why);
-        assert_non_null(strstr(huge->why, "Insufficient cpu"));
+        assert_non_null(strstr(huge->why, "cpu 3"));
         assert_int_equal(rep.makespan, 300 * 1000000000LL);
+        /* A lone pod that never fits says why as well. */
+        const struct kb_sim_gang *big = gang(&rep, "default/big");
+        assert_true(big->lone);
+        assert_int_equal(big->start, -1);
+        assert_non_null(big->why);
+        assert_non_null(strstr(big->why, "Insufficient cpu"));
         kb_sim_report_release(&rep);
         kb_cluster_release(&c);
 }
@@ -790,8 +801,7 @@ static void test_unevaluated_fields_reported(void **state)
             "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
             "status: {allocatable: {cpu: '4', memory: 8Gi}}\n"
             "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
-            "metadata: {name: g}\nspec: {minMember: 2, subGroupPolicy: [{name: s}],\n"
-            "  networkTopology: {mode: hard}}\n"
+            "metadata: {name: g}\nspec: {minMember: 2, subGroupPolicy: [{name: s}]}\n"
             "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: g}\nspec:\n"
             "  parallelism: 3\n  template:\n"
             "    metadata: {annotations: {scheduling.k8s.io/group-name: g}}\n"
@@ -824,7 +834,7 @@ static void test_unevaluated_fields_reported(void **state)
         assert_non_null(r.warnings[0].pg);
         assert_string_equal(r.warnings[0].message,
                             "kbatch does not evaluate these fields yet and schedules as if they "
-                            "were absent: spec.networkTopology, spec.subGroupPolicy; pod g-0 (and "
+                            "were absent: spec.subGroupPolicy; pod g-0 (and "
                             "2 more): spec.affinity.podAffinity."
                             "requiredDuringSchedulingIgnoredDuringExecution");
         /* An empty anti-affinity list asks nothing: only the spread. */

@@ -97,9 +97,11 @@ static char *join(char **v, size_t n)
 }
 
 static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_out,
-                     char **phases_out, char **messages_out, char **nominated_out,
-                     char **evicted_out)
+                     char **phases_out, char **reasons_out, char **messages_out,
+                     char **nominated_out, char **evicted_out, char **domains_out)
 {
+        struct kb_buf domains;
+        kb_buf_init(&domains);
         char **ev = NULL;
         size_t nev = 0, capev = 0;
         char **nom = NULL;
@@ -110,9 +112,10 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
         const char *conf_text = sc->conf ? sc->conf : kb_default_conf_yaml;
         char **got = NULL;
         size_t ngot = 0, cap = 0;
-        struct kb_buf phases, messages;
+        struct kb_buf phases, reasons, messages;
 
         kb_buf_init(&phases);
+        kb_buf_init(&reasons);
         kb_buf_init(&messages);
         kb_cluster_init(&c);
         c.now = 1.8e9;
@@ -149,13 +152,23 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                                                        nm->pod->meta.name, nm->node);
                                 KB_PUSH(nom, nnom, capnom, s);
                         }
+                        for (size_t k = 0; k < r.nunschedulable; k++)
+                                kb_buf_printf(&messages, "pod %s/%s: %s\n",
+                                              r.unschedulable[k].pod->meta.namespace,
+                                              r.unschedulable[k].pod->meta.name,
+                                              r.unschedulable[k].message);
                         for (size_t k = 0; k < r.npodgroups; k++) {
                                 const struct kb_pg_status *st = &r.podgroups[k];
                                 kb_buf_printf(&phases, "%s=%s ", st->name,
                                               kb_pg_phase_name(st->phase));
-                                if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0)
+                                kb_buf_printf(&domains, "%s=%s ", st->name,
+                                              st->domain ? st->domain : "-");
+                                if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0) {
                                         kb_buf_printf(&messages, "%s: %s\n", st->name,
                                                       st->cond_message);
+                                        kb_buf_printf(&reasons, "%s=%s ", st->name,
+                                                      st->cond_reason);
+                                }
                         }
                 }
                 kb_cluster_apply(&c, &r);
@@ -180,9 +193,35 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                 free(nom[k]);
         free(nom);
         *phases_out = kb_buf_detach(&phases);
+        *reasons_out = kb_buf_detach(&reasons);
+        *domains_out = kb_buf_detach(&domains);
         *messages_out = kb_buf_detach(&messages);
         kb_conf_release(&conf);
         kb_cluster_release(&c);
+}
+
+/* Each expected "pg=Value" of want (default namespace may be omitted)
+ * must appear among got's "ns/pg=Value " pairs. */
+static void check_pairs(const char *scenario, const char *what, const char *want, const char *got)
+{
+        if (!want)
+                return;
+        char *copy = kb_xstrdup(want), *save = NULL;
+        for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+                char *full =
+                    strchr(tok, '/') ? kb_xasprintf("%s ", tok) : kb_xasprintf("default/%s ", tok);
+                char *spaced = kb_xasprintf(" %s", got);
+                char *needle = kb_xasprintf(" %s", full);
+                if (!strstr(spaced, needle)) {
+                        fprintf(stderr, "scenario %s: want %s %s, got %s\n", scenario, what, tok,
+                                got);
+                        fail();
+                }
+                free(full);
+                free(spaced);
+                free(needle);
+        }
+        free(copy);
 }
 
 void kb_run_scenario(const struct kb_scenario *sc)
@@ -191,8 +230,9 @@ void kb_run_scenario(const struct kb_scenario *sc)
         size_t nwant = expected_binds(sc->binds, &want);
         char *want_text = join(want, nwant);
         for (int mode = 0; mode < 2; mode++) {
-                char *binds, *phases, *messages, *nominated, *evicted;
-                run_once(sc, mode == 1, &binds, &phases, &messages, &nominated, &evicted);
+                char *binds, *phases, *reasons, *messages, *nominated, *evicted, *domains;
+                run_once(sc, mode == 1, &binds, &phases, &reasons, &messages, &nominated, &evicted,
+                         &domains);
                 if (sc->evicted) {
                         char **we;
                         size_t nwe = expected_pods(sc->evicted, &we);
@@ -219,27 +259,10 @@ void kb_run_scenario(const struct kb_scenario *sc)
                                 messages);
                         fail();
                 }
-                if (sc->phases) {
-                        /* Each expected "pg=Phase" must appear (default ns may
-                         * be omitted). */
-                        char *copy = kb_xstrdup(sc->phases), *save = NULL;
-                        for (char *tok = strtok_r(copy, " ", &save); tok;
-                             tok = strtok_r(NULL, " ", &save)) {
-                                char *full = strchr(tok, '/') ? kb_xasprintf("%s ", tok)
-                                                              : kb_xasprintf("default/%s ", tok);
-                                char *spaced = kb_xasprintf(" %s %s", phases, "");
-                                char *needle = kb_xasprintf(" %s", full);
-                                if (!strstr(spaced, needle)) {
-                                        fprintf(stderr, "scenario %s: want phase %s, got %s\n",
-                                                sc->name, tok, phases);
-                                        fail();
-                                }
-                                free(full);
-                                free(spaced);
-                                free(needle);
-                        }
-                        free(copy);
-                }
+                check_pairs(sc->name, "phase", sc->phases, phases);
+                check_pairs(sc->name, "reason", sc->reasons, reasons);
+                check_pairs(sc->name, "domain", sc->domains, domains);
+                free(domains);
                 if (sc->message && !strstr(messages, sc->message)) {
                         fprintf(stderr,
                                 "scenario %s: want a condition containing \"%s\", got:\n%s\n",
@@ -266,6 +289,7 @@ void kb_run_scenario(const struct kb_scenario *sc)
                 free(binds);
                 free(phases);
                 free(messages);
+                free(reasons);
                 free(nominated);
         }
         for (size_t i = 0; i < nwant; i++)
