@@ -243,6 +243,11 @@ struct kb_job {
          * complete; NULL otherwise. */
         const char *partial;
         bool partial_never; /* partial says it can never complete */
+        /* The Inqueue timeout (inqueue.c): since when the group holds its
+         * reservation (0: not timed), the timeout that expired as the
+         * session opened and sent it back to Pending (0: none), and until
+         * when it may not be admitted again (0: no backoff). */
+        double inqueue_since, inqueue_expired, inqueue_backoff;
         /* Tasks evicted (preempt, reclaim) to make room for this job in
          * this session, by which action. */
         uint32_t evictions;
@@ -342,6 +347,9 @@ struct kb_task *kb_session_tasks(struct kb_session *s, size_t *n);
 struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n);
 /* Sum of every node's allocatable. */
 const struct kb_res *kb_session_total(struct kb_session *s);
+/* The snapshot's wall-clock time, seconds (kbatch-sim's clock when it
+ * runs time forward). */
+double kb_session_now(struct kb_session *s);
 struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name);
 /* A node by name, or NULL. */
 struct kb_node_info *kb_session_node(struct kb_session *s, const char *name);
@@ -470,6 +478,11 @@ struct kb_plugin {
 struct kb_action {
         const char *name;
         void (*execute)(struct kb_session *s);
+        /* The arguments it reads from configurations[] (NULL-terminated;
+         * others are skipped with a warning), and their values' check when
+         * the conf loads (as kb_plugin's). */
+        const char *const *arguments;
+        int (*check)(const struct kb_value *args, char *err, size_t errlen);
 };
 
 const struct kb_plugin *kb_plugin_find(const char *name);
