@@ -166,8 +166,11 @@ static void fire(struct kb_sched *s, const char *method, const char *path, const
         f->s = s;
         f->what = kb_xstrdup(what);
         f->memo_key = memo_key ? kb_xstrdup(memo_key) : NULL;
-        struct kb_kube_req req = {
-            .method = method, .path = path, .body = body, .content_type = ctype};
+        struct kb_kube_req req = {.method = method,
+                                  .path = path,
+                                  .body = body,
+                                  .content_type = ctype,
+                                  .lane = KB_KUBE_LANE_STATUS};
         kb_kube_request(s->kube, &req, fire_done, f);
 }
 
@@ -309,7 +312,8 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
         struct event_call *ec = kb_xcalloc(1, sizeof(*ec));
         ec->s = s;
         ec->key = kb_xstrdup(e->key);
-        struct kb_kube_req req = {.method = "POST", .path = path, .body = body};
+        struct kb_kube_req req = {
+            .method = "POST", .path = path, .body = body, .lane = KB_KUBE_LANE_EVENT};
         kb_kube_request(s->kube, &req, event_created, ec);
         free(path);
         free(body);
@@ -384,7 +388,7 @@ static void bind_done(void *arg, const struct kb_kube_resp *r)
                 KB_WARN("bind %s/%s to %s failed after %d attempts: %ld %.200s", b->ns, b->name,
                         b->node, r->attempts, r->status, r->status ? r->body : r->error);
         char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s", b->ns, b->name);
-        struct kb_kube_req req = {.method = "GET", .path = path};
+        struct kb_kube_req req = {.method = "GET", .path = path, .lane = KB_KUBE_LANE_BIND};
         kb_kube_request(s->kube, &req, resync_done, b);
         free(path);
 }
@@ -423,7 +427,8 @@ static void dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
         char *body = kb_json_emit(v, false);
         kb_value_free(v);
         char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/binding", ns, b->name);
-        struct kb_kube_req req = {.method = "POST", .path = path, .body = body};
+        struct kb_kube_req req = {
+            .method = "POST", .path = path, .body = body, .lane = KB_KUBE_LANE_BIND};
         s->binds_inflight++;
         kb_kube_request(s->kube, &req, bind_done, b);
         free(path);
@@ -518,7 +523,8 @@ static void dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
         char *body = kb_json_emit(v, false);
         kb_value_free(v);
         char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s", ns, p->meta.name);
-        struct kb_kube_req req = {.method = "DELETE", .path = path, .body = body};
+        struct kb_kube_req req = {
+            .method = "DELETE", .path = path, .body = body, .lane = KB_KUBE_LANE_BIND};
         s->binds_inflight++;
         kb_kube_request(s->kube, &req, evict_done, ev);
         free(path);
@@ -914,7 +920,10 @@ void kb__ensure_default_queue(struct kb_sched *s)
                                   "\"Queue\",\"metadata\":{\"name\":\"%s\"},\"spec\":{\"weight\":"
                                   "1,\"reclaimable\":true}}",
                                   s->o->default_queue);
-        struct kb_kube_req req = {.method = "POST", .path = KB_GROUP_API "/queues", .body = body};
+        struct kb_kube_req req = {.method = "POST",
+                                  .path = KB_GROUP_API "/queues",
+                                  .body = body,
+                                  .lane = KB_KUBE_LANE_STATUS};
         kb_kube_request(s->kube, &req, default_queue_done, s);
         free(body);
 }

@@ -47,6 +47,8 @@ struct kb_sched {
         size_t npod_refl;
         uv_timer_t tick;
         uv_timer_t lease_timer;
+        uv_timer_t fence_timer; /* fires when the renew deadline passes */
+        uv_timer_t stop_timer;  /* bounds a stop: see kb__sched_stop */
         /* Signals: blocked in every thread; one thread sigwaits for them
          * and hands them to the loop through sig_async (pending bits). */
         uv_async_t sig_async;
@@ -59,10 +61,11 @@ struct kb_sched {
 
         bool session_running;
         bool stopping;
+        bool stop_grace_over; /* a stop no longer waits for binds on the wire */
         bool closed;
         int exit_code;
-        /* Binds and evictions sent and not answered yet; a stop waits
-         * for them. */
+        /* Binds and evictions not answered yet; a stop drops those still
+         * waiting and waits a little for those on the wire. */
         size_t binds_inflight;
         bool default_queue_requested;
 
@@ -73,7 +76,8 @@ struct kb_sched {
         char *lease_holder;
         char *lease_renew;
         double lease_observed; /* monotonic: when the holder's record last changed */
-        double lease_renewed;  /* monotonic: our last successful renew */
+        double lease_sent;     /* monotonic: when the lease write in flight left */
+        double lease_renewed;  /* monotonic: when our last successful renew left */
         int lease_transitions;
 
         /* From discovery: whether podgroups and queues have a status
@@ -107,6 +111,16 @@ void kb__micro_time(char *buf, size_t n);
 
 /* leader.c */
 void kb__leader_start(struct kb_sched *s);
+/*
+ * The fence: whether this process may act as the leader now — it holds
+ * the lease and its last successful renew left less than the renew
+ * deadline ago (always, without leader election), and it is not stopping
+ * for a failure.  Sessions start, results are dispatched and fenced
+ * requests leave only while this holds.  Loop thread.
+ */
+bool kb__leading(struct kb_sched *s);
+/* Leadership is lost (deadline passed, or another holder): stop at once. */
+void kb__leader_lost(struct kb_sched *s, const char *why);
 /* Releases the lease when held; calls done when finished. */
 void kb__leader_release(struct kb_sched *s, void (*done)(struct kb_sched *s));
 

@@ -9,10 +9,15 @@
  * none is interrupted by them; one thread sigwaits for them and hands them
  * to the loop with uv_async_send, as kbatch-apiserver handles its own.
  *
- * Shutdown order: stop the timer (no new sessions) -> wait for the session
- * and the binds in flight -> release the lease -> stop reflectors, the
- * client and the HTTP endpoints -> close the remaining handles -> the loop
- * runs dry and closes.
+ * Shutdown (SIGTERM, SIGINT) ends within STOP_LIMIT whatever is queued:
+ * stop the timers (no new sessions) -> drop every write still waiting in
+ * the client (binds, status, events: the next leader recomputes them) ->
+ * give the binds and evictions on the wire STOP_GRACE to answer, then
+ * abort them -> release the lease -> stop reflectors, the client and the
+ * HTTP endpoints -> close the remaining handles -> the loop runs dry and
+ * closes (after a session still running on its worker, whose result is
+ * not dispatched).  A lost lease skips the grace and the release: nothing
+ * more may leave, and the lease is not ours.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -111,7 +116,8 @@ static void session_after(uv_work_t *req, int status)
                 else
                         KB_V(2, "session: no binds, %zu podgroups in %.3fs", w->result.npodgroups,
                              w->result.duration);
-                if (!s->stopping && s->leader)
+                /* The fence again: the session may have outlived it. */
+                if (!s->stopping && kb__leading(s))
                         kb__dispatch_result(s, w->snap, &w->result);
                 kb__metrics_session(s, &w->result, kb_now_mono() - w->start, w->snap);
         }
@@ -143,7 +149,7 @@ static void tick(uv_timer_t *t)
         if (!synced(s))
                 return;
         __atomic_store_n(&s->ready, true, __ATOMIC_RELAXED);
-        if (!s->leader)
+        if (!kb__leading(s))
                 return;
         kb__ensure_default_queue(s);
         struct session_work *w = kb_xcalloc(1, sizeof(*w));
@@ -180,6 +186,8 @@ static void close_all(struct kb_sched *s)
         s->kube = NULL;
         uv_close((uv_handle_t *)&s->tick, NULL);
         uv_close((uv_handle_t *)&s->lease_timer, NULL);
+        uv_close((uv_handle_t *)&s->fence_timer, NULL);
+        uv_close((uv_handle_t *)&s->stop_timer, NULL);
         uv_close((uv_handle_t *)&s->sig_async, NULL);
 }
 
@@ -201,10 +209,18 @@ static void released(struct kb_sched *s)
         close_soon(s);
 }
 
+/* Binds and evictions on the wire get this long to answer after a stop;
+ * the whole stop never takes longer than STOP_LIMIT (the lease release
+ * gets what is left, two requests of at most 0.4 s). */
+#define STOP_GRACE 0.5
+#define STOP_LIMIT 1.8
+
 void kb__sched_shutdown_check(struct kb_sched *s)
 {
-        if (!s->stopping || s->closed || s->session_running || s->binds_inflight)
+        if (!s->stopping || s->closed)
                 return;
+        if (s->binds_inflight && !s->stop_grace_over)
+                return; /* each answer calls back here */
         if (s->lease_inflight)
                 return; /* the lease answer calls back here */
         if (s->leader && !s->lease_released) {
@@ -214,20 +230,51 @@ void kb__sched_shutdown_check(struct kb_sched *s)
         close_soon(s);
 }
 
+static void stop_fired(uv_timer_t *t)
+{
+        struct kb_sched *s = t->data;
+        if (!s->stop_grace_over) {
+                s->stop_grace_over = true;
+                size_t n = kb_kube_drop(s->kube, kb_kube_fenced_lanes(), true);
+                if (n)
+                        KB_WARN("stop: %zu writes on the wire did not answer in %.1fs; aborted", n,
+                                STOP_GRACE);
+                uv_timer_start(&s->stop_timer, stop_fired,
+                               (uint64_t)((STOP_LIMIT - STOP_GRACE) * 1000), 0);
+                kb__sched_shutdown_check(s);
+                return;
+        }
+        KB_WARN("stop: the lease release did not finish in time; closing");
+        close_soon(s);
+}
+
 void kb__sched_stop(struct kb_sched *s, int code)
 {
-        if (s->stopping)
+        if (s->stopping || s->closed)
                 return;
         s->stopping = true;
         s->exit_code = code;
         uv_timer_stop(&s->tick);
         uv_timer_stop(&s->lease_timer);
+        uv_timer_stop(&s->fence_timer);
+        unsigned fenced = kb_kube_fenced_lanes();
+        if (code != 0) {
+                /* A failure (the lease is lost): nothing more leaves. */
+                s->stop_grace_over = true;
+                size_t n = kb_kube_drop(s->kube, fenced, true);
+                KB_INFO("stopping: %zu writes dropped", n);
+                close_soon(s);
+                return;
+        }
+        size_t n = kb_kube_drop(s->kube, fenced, false);
+        KB_INFO("stopping: %zu queued writes dropped, %zu binds on the wire", n, s->binds_inflight);
+        uv_timer_start(&s->stop_timer, stop_fired, (uint64_t)(STOP_GRACE * 1000), 0);
         kb__sched_shutdown_check(s);
 }
 
 static void on_signal(struct kb_sched *s, int sig)
 {
-        KB_INFO("signal %d: finishing the dispatch in flight and stopping", sig);
+        KB_INFO("signal %d: stopping", sig);
         kb__sched_stop(s, 0);
 }
 
@@ -290,6 +337,11 @@ static void *signal_thread(void *arg)
 }
 
 /* ---- run -------------------------------------------------------------------------- */
+
+static bool fence_open(void *arg)
+{
+        return kb__leading(arg);
+}
 
 /* "fieldSelector=" and selector + value, percent-encoded. */
 static char *field_query(const char *selector, const char *value)
@@ -397,6 +449,11 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         uv_timer_start(&s->tick, tick, ms, ms ? ms : 1);
         uv_timer_init(&s->loop, &s->lease_timer);
         s->lease_timer.data = s;
+        uv_timer_init(&s->loop, &s->fence_timer);
+        s->fence_timer.data = s;
+        uv_timer_init(&s->loop, &s->stop_timer);
+        s->stop_timer.data = s;
+        kb_kube_set_fence(s->kube, fence_open, s);
         uv_async_init(&s->loop, &s->sig_async, signals_arrived);
         s->sig_async.data = s;
         if (pthread_create(&s->sig_thread, NULL, signal_thread, s) == 0)
