@@ -1,10 +1,13 @@
-/* pkg/kube: base64, backoff, retry classes, kubeconfig loading. */
+/* pkg/kube: base64, backoff, retry classes, kubeconfig loading, and the
+ * client's lanes, fence, drop and supersede against an in-process
+ * kbatch-apiserver. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apiserver/apiserver.h"
 #include "kube/kube.h"
 #include "testutil.h"
 
@@ -224,6 +227,156 @@ static void test_exec_plugin(void **state)
         assert_non_null(strstr(err, "exec.apiVersion"));
 }
 
+/* ---- the client's lanes ------------------------------------------------------------ */
+
+struct lanes_fx {
+        struct kb_apiserver *srv;
+        uv_loop_t loop;
+        struct kb_kube *k;
+        char order[64]; /* one letter per answer, in order */
+        int cancelled;
+        bool fence_open;
+};
+
+static int lanes_setup(void **state)
+{
+        struct lanes_fx *f = kb_xcalloc(1, sizeof(*f));
+        struct kb_apiserver_opts ao;
+        kb_apiserver_opts_init(&ao);
+        f->srv = kb_apiserver_new(&ao);
+        assert_int_equal(kb_apiserver_start(f->srv, "127.0.0.1", 0), 0);
+        assert_int_equal(uv_loop_init(&f->loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(f->srv));
+        struct kb_kube_config cfg = {.server = server};
+        /* A window of one: the windowed lanes answer one at a time. */
+        struct kb_kube_opts o = {.qps = 1000, .burst = 1000, .max_active = 1};
+        f->k = kb_kube_new(&f->loop, &cfg, &o);
+        free(server);
+        *state = f;
+        return 0;
+}
+
+static int lanes_teardown(void **state)
+{
+        struct lanes_fx *f = *state;
+        kb_kube_free(f->k);
+        uv_run(&f->loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&f->loop), 0);
+        kb_apiserver_free(f->srv);
+        free(f);
+        return 0;
+}
+
+struct tag {
+        struct lanes_fx *f;
+        char letter;
+};
+
+static void tagged_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct tag *t = arg;
+        if (r->cancelled) {
+                t->f->cancelled++;
+        } else {
+                assert_int_equal(r->status, 200);
+                size_t n = strlen(t->f->order);
+                t->f->order[n] = t->letter;
+        }
+        free(t);
+}
+
+static struct kb_kube_call *submit(struct lanes_fx *f, enum kb_kube_lane lane, char letter)
+{
+        struct tag *t = kb_xcalloc(1, sizeof(*t));
+        t->f = f;
+        t->letter = letter;
+        struct kb_kube_req req = {.method = "GET", .path = "/version", .lane = lane};
+        return kb_kube_request(f->k, &req, tagged_done, t);
+}
+
+static void run_until_idle(struct lanes_fx *f)
+{
+        double end = kb_now_mono() + 10;
+        while (kb_kube_inflight(f->k) - kb_kube_waiting(f->k, KB_KUBE_LANE_BIND) > 0 &&
+               kb_now_mono() < end)
+                uv_run(&f->loop, UV_RUN_ONCE);
+}
+
+static bool fence(void *arg)
+{
+        return ((struct lanes_fx *)arg)->fence_open;
+}
+
+static void test_lanes(void **state)
+{
+        struct lanes_fx *f = *state;
+        /* e1 takes the one place at once; the rest wait and go in lane
+         * priority (bind, read, status, event), FIFO within a lane; the
+         * lease, submitted last, goes outside the window. */
+        submit(f, KB_KUBE_LANE_EVENT, 'e');
+        submit(f, KB_KUBE_LANE_EVENT, 'f');
+        submit(f, KB_KUBE_LANE_STATUS, 's');
+        submit(f, KB_KUBE_LANE_READ, 'r');
+        submit(f, KB_KUBE_LANE_BIND, 'b');
+        submit(f, KB_KUBE_LANE_BIND, 'c');
+        assert_int_equal(kb_kube_waiting(f->k, KB_KUBE_LANE_BIND), 2);
+        submit(f, KB_KUBE_LANE_LEASE, 'L');
+        assert_int_equal(kb_kube_waiting(f->k, KB_KUBE_LANE_LEASE), 0);
+        run_until_idle(f);
+        /* The lease went out at once, beside e1, on a connection of its
+         * own, so it may answer anywhere; the windowed lanes are strictly
+         * ordered. */
+        char windowed[sizeof(f->order)] = "";
+        for (const char *p = f->order; *p; p++)
+                if (*p != 'L')
+                        strncat(windowed, p, 1);
+        assert_string_equal(windowed, "ebcrsf");
+        assert_non_null(strchr(f->order, 'L'));
+}
+
+static void test_fence_drop_supersede(void **state)
+{
+        struct lanes_fx *f = *state;
+        f->fence_open = false;
+        kb_kube_set_fence(f->k, fence, f);
+        /* A closed fence holds binds (and status, events), not reads or
+         * the lease. */
+        submit(f, KB_KUBE_LANE_BIND, 'b');
+        submit(f, KB_KUBE_LANE_READ, 'r');
+        submit(f, KB_KUBE_LANE_LEASE, 'L');
+        run_until_idle(f);
+        assert_int_equal(strlen(f->order), 2);
+        assert_null(strchr(f->order, 'b'));
+        assert_int_equal(kb_kube_waiting(f->k, KB_KUBE_LANE_BIND), 1);
+        /* Opening it lets the bind go. */
+        f->fence_open = true;
+        kb_kube_set_fence(f->k, fence, f);
+        run_until_idle(f);
+        assert_non_null(strchr(f->order, 'b'));
+        assert_int_equal(kb_kube_inflight(f->k), 0);
+
+        /* Dropping ends what waits, with cancelled answers, at once. */
+        f->fence_open = false;
+        submit(f, KB_KUBE_LANE_BIND, 'x');
+        submit(f, KB_KUBE_LANE_STATUS, 'y');
+        submit(f, KB_KUBE_LANE_EVENT, 'z');
+        assert_int_equal(kb_kube_inflight(f->k), 3);
+        assert_int_equal(kb_kube_drop(f->k, kb_kube_fenced_lanes(), false), 3);
+        assert_int_equal(f->cancelled, 3);
+        assert_int_equal(kb_kube_inflight(f->k), 0);
+
+        /* A call that has not gone out can be withdrawn; its callback never
+         * runs (so the test frees its tag). */
+        struct tag *t = kb_xcalloc(1, sizeof(*t));
+        t->f = f;
+        struct kb_kube_req req = {.method = "GET", .path = "/version", .lane = KB_KUBE_LANE_BIND};
+        struct kb_kube_call *c = kb_kube_request(f->k, &req, tagged_done, t);
+        assert_true(kb_kube_supersede(c));
+        free(t);
+        assert_int_equal(kb_kube_inflight(f->k), 0);
+        assert_int_equal(f->cancelled, 3);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -231,6 +384,8 @@ int main(void)
             cmocka_unit_test(test_backoff),
             cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
             cmocka_unit_test_setup_teardown(test_exec_plugin, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_lanes, lanes_setup, lanes_teardown),
+            cmocka_unit_test_setup_teardown(test_fence_drop_supersede, lanes_setup, lanes_teardown),
         };
         return cmocka_run_group_tests_name("kube", tests, NULL, NULL);
 }
