@@ -18,9 +18,9 @@ struct kb__conf_ref {
         struct kb_conf conf;
 };
 
-struct kb__status_memo; /* last written status per object (dispatch.c) */
-struct kb__event_rec;   /* event deduplication (dispatch.c) */
-struct kb__evicting;    /* evictions in flight (dispatch.c) */
+struct kb__status_memo; /* last written status per object (status.c) */
+struct kb__events;      /* the event recorder (events.c) */
+struct kb__evicting;    /* evictions in flight (binds.c) */
 struct kb__metrics;
 struct MHD_Daemon;
 
@@ -89,25 +89,53 @@ struct kb_sched {
 
         struct kb__status_memo *memo;
         struct kb__evicting *evicting;
-        struct kb__event_rec *events;
-        size_t nevents;
+        struct kb__events *events;
 
         struct kb__metrics *metrics;
         struct MHD_Daemon *http;
         bool ready;
 };
 
-/* dispatch.c */
+/* dispatch.c: the session's result back to the server.  Loop thread, as
+ * everything here. */
 void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                          const struct kb_result *r);
 void kb__ensure_default_queue(struct kb_sched *s);
 /* Asks discovery (again, every 30 s) whether status subresources exist. */
 void kb__discover(struct kb_sched *s);
+/* Frees what the dispatcher keeps (after the client is gone). */
 void kb__dispatch_release(struct kb_sched *s);
+/* Times as the API wants them: MicroTime ("...:05.123456Z") and Time. */
+void kb__micro_time(char *buf, size_t n);
+void kb__now_time(char *buf, size_t n);
+/* An object's namespace, "default" when it has none. */
+const char *kb__ns_of(const struct kb_meta *m);
+
+/* binds.c */
+void kb__dispatch_bind(struct kb_sched *s, const struct kb_bind *bd);
+void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e);
+void kb__binds_release(struct kb_sched *s);
+
+/* status.c */
+void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st);
+void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs);
+/* FailedScheduling and PodScheduled=False on the pending pods of the
+ * gangs the session found unschedulable. */
+void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
+                      const struct kb_result *r);
+void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm);
+void kb__status_release(struct kb_sched *s);
+
+/* events.c: records an event on an object (copies every string).  O(1);
+ * never blocks a bind: what cannot go now goes later or is dropped. */
 void kb__event(struct kb_sched *s, const char *kind, const char *api_version, const char *ns,
                const char *name, const char *uid, const char *type, const char *reason,
                const char *message);
-void kb__micro_time(char *buf, size_t n);
+/* Sends what waits, as the event lane and rate allow (every tick). */
+void kb__events_flush(struct kb_sched *s);
+void kb__events_release(struct kb_sched *s);
+/* Records kept and records with something unsent (for tests). */
+void kb__events_stats(struct kb_sched *s, size_t *records, size_t *unsent);
 
 /* leader.c */
 void kb__leader_start(struct kb_sched *s);
@@ -134,6 +162,10 @@ void kb__metrics_free(struct kb__metrics *m);
 void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e,
                          const struct kb_cache_snap *snap);
 void kb__metrics_bind(struct kb_sched *s, bool ok);
+/* An event "created", "updated" or "dropped". */
+void kb__metrics_event(struct kb_sched *s, const char *result);
+/* The requests waiting in each client lane (from the loop thread). */
+void kb__metrics_lanes(struct kb_sched *s);
 void kb__metrics_set_leader(struct kb_sched *s, bool leader);
 int kb__http_start(struct kb_sched *s, const char *addr);
 void kb__http_stop(struct kb_sched *s);

@@ -146,6 +146,8 @@ static void tick(uv_timer_t *t)
         if (s->stopping || s->session_running)
                 return;
         kb__discover(s);
+        kb__metrics_lanes(s);
+        kb__events_flush(s);
         if (!synced(s))
                 return;
         __atomic_store_n(&s->ready, true, __ATOMIC_RELAXED);
