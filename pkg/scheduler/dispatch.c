@@ -120,24 +120,32 @@ static void default_queue_done(void *arg, const struct kb_kube_resp *r)
         struct kb_sched *s = arg;
         if (r->cancelled)
                 return;
+        s->default_queue_requested = false;
         if (r->status == 201 || r->status == 200 || r->status == 409) {
-                KB_INFO("default queue %s: %s", s->o->default_queue,
-                        r->status == 409 ? "exists" : "created");
+                KB_INFO("default queue %s: %s; the first session waits for the watch to show it",
+                        s->o->default_queue, r->status == 409 ? "exists" : "created");
         } else {
-                KB_WARN("creating the default queue %s: %ld %.200s", s->o->default_queue, r->status,
-                        r->status ? r->body : r->error);
-                s->default_queue_requested = false;
+                KB_WARN("creating the default queue %s: %ld %.200s; sessions wait for it",
+                        s->o->default_queue, r->status, r->status ? r->body : r->error);
+                s->default_queue_failed = kb_now_mono();
         }
 }
 
-void kb__ensure_default_queue(struct kb_sched *s)
+bool kb__ensure_default_queue(struct kb_sched *s)
 {
         if (kb_cache_get(s->cache, KB_KIND_QUEUE, NULL, s->o->default_queue)) {
-                s->default_queue_requested = false;
-                return;
+                if (!s->have_default_queue)
+                        KB_V(1, "default queue %s is in the cache", s->o->default_queue);
+                s->have_default_queue = true;
+                return true;
         }
-        if (s->default_queue_requested)
-                return;
+        if (s->have_default_queue)
+                KB_WARN("the default queue %s is gone: creating it again; sessions wait for it",
+                        s->o->default_queue);
+        s->have_default_queue = false;
+        if (s->default_queue_requested ||
+            (s->default_queue_failed && kb_now_mono() - s->default_queue_failed < 5.0))
+                return false;
         s->default_queue_requested = true;
         char *body = kb_xasprintf("{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":"
                                   "\"Queue\",\"metadata\":{\"name\":\"%s\"},\"spec\":{\"weight\":"
@@ -149,4 +157,5 @@ void kb__ensure_default_queue(struct kb_sched *s)
                                   .lane = KB_KUBE_LANE_STATUS};
         kb_kube_request(s->kube, &req, default_queue_done, s);
         free(body);
+        return false;
 }

@@ -49,6 +49,8 @@ struct kb_sched {
         uv_timer_t lease_timer;
         uv_timer_t fence_timer; /* fires when the renew deadline passes */
         uv_timer_t stop_timer;  /* bounds a stop: see kb__sched_stop */
+        uv_timer_t soon;        /* a session at the next iteration */
+        bool soon_armed;
         /* Signals: blocked in every thread; one thread sigwaits for them
          * and hands them to the loop through sig_async (pending bits). */
         uv_async_t sig_async;
@@ -68,6 +70,8 @@ struct kb_sched {
          * waiting and waits a little for those on the wire. */
         size_t binds_inflight;
         bool default_queue_requested;
+        bool have_default_queue;     /* our watch has shown it */
+        double default_queue_failed; /* monotonic: the last failed create, 0 if none */
 
         /* leader election */
         bool leader;
@@ -100,7 +104,10 @@ struct kb_sched {
  * everything here. */
 void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                          const struct kb_result *r);
-void kb__ensure_default_queue(struct kb_sched *s);
+/* Whether the cache has the default queue; if not, asks the server to
+ * create it (one request at a time, a failed one retried after 5 s) and
+ * returns false: sessions wait until the watch brings it. */
+bool kb__ensure_default_queue(struct kb_sched *s);
 /* Asks discovery (again, every 30 s) whether status subresources exist. */
 void kb__discover(struct kb_sched *s);
 /* Frees what the dispatcher keeps (after the client is gone). */

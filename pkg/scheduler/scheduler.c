@@ -139,21 +139,18 @@ static bool synced(struct kb_sched *s)
         return true;
 }
 
-static void tick(uv_timer_t *t)
+/* Starts a session when everything it needs is there: the lists synced,
+ * the fence open, and the default queue in the cache — created by us if
+ * need be, and seen by our own watch, so the first session never finds
+ * the groups of a fresh cluster without their queue (and writes an
+ * Unschedulable condition and a FailedScheduling event per pod). */
+static void try_session(struct kb_sched *s)
 {
-        struct kb_sched *s = t->data;
-        conf_check(s);
-        if (s->stopping || s->session_running)
-                return;
-        kb__discover(s);
-        kb__metrics_lanes(s);
-        kb__events_flush(s);
-        if (!synced(s))
+        if (s->stopping || s->session_running || !synced(s))
                 return;
         __atomic_store_n(&s->ready, true, __ATOMIC_RELAXED);
-        if (!kb__leading(s))
+        if (!kb__leading(s) || !kb__ensure_default_queue(s))
                 return;
-        kb__ensure_default_queue(s);
         struct session_work *w = kb_xcalloc(1, sizeof(*w));
         w->req.data = w;
         w->s = s;
@@ -164,6 +161,43 @@ static void tick(uv_timer_t *t)
         w->conf->refs++;
         s->session_running = true;
         uv_queue_work(&s->loop, &w->req, session_work, session_after);
+}
+
+static void tick(uv_timer_t *t)
+{
+        struct kb_sched *s = t->data;
+        conf_check(s);
+        if (s->stopping)
+                return;
+        kb__discover(s);
+        kb__metrics_lanes(s);
+        kb__events_flush(s);
+        try_session(s);
+}
+
+static void soon_fired(uv_timer_t *t)
+{
+        struct kb_sched *s = t->data;
+        s->soon_armed = false;
+        try_session(s);
+}
+
+/* A session at the next loop iteration rather than the next tick. */
+static void session_soon(struct kb_sched *s)
+{
+        if (s->soon_armed || s->stopping || s->closed)
+                return;
+        s->soon_armed = true;
+        uv_timer_start(&s->soon, soon_fired, 0, 0);
+}
+
+/* The cache changed: the default queue we wait for may have arrived. */
+static void cache_changed(void *arg, enum kb_kind kind)
+{
+        struct kb_sched *s = arg;
+        if (kind == KB_KIND_QUEUE && !s->have_default_queue &&
+            kb_cache_get(s->cache, KB_KIND_QUEUE, NULL, s->o->default_queue))
+                session_soon(s);
 }
 
 /* ---- shutdown ------------------------------------------------------------------- */
@@ -190,6 +224,7 @@ static void close_all(struct kb_sched *s)
         uv_close((uv_handle_t *)&s->lease_timer, NULL);
         uv_close((uv_handle_t *)&s->fence_timer, NULL);
         uv_close((uv_handle_t *)&s->stop_timer, NULL);
+        uv_close((uv_handle_t *)&s->soon, NULL);
         uv_close((uv_handle_t *)&s->sig_async, NULL);
 }
 
@@ -259,6 +294,7 @@ void kb__sched_stop(struct kb_sched *s, int code)
         uv_timer_stop(&s->tick);
         uv_timer_stop(&s->lease_timer);
         uv_timer_stop(&s->fence_timer);
+        uv_timer_stop(&s->soon);
         unsigned fenced = kb_kube_fenced_lanes();
         if (code != 0) {
                 /* A failure (the lease is lost): nothing more leaves. */
@@ -455,6 +491,9 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         s->fence_timer.data = s;
         uv_timer_init(&s->loop, &s->stop_timer);
         s->stop_timer.data = s;
+        uv_timer_init(&s->loop, &s->soon);
+        s->soon.data = s;
+        kb_cache_on_change(s->cache, cache_changed, s);
         kb_kube_set_fence(s->kube, fence_open, s);
         uv_async_init(&s->loop, &s->sig_async, signals_arrived);
         s->sig_async.data = s;
