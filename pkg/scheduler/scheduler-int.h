@@ -18,9 +18,10 @@ struct kb__conf_ref {
         struct kb_conf conf;
 };
 
-struct kb__status_memo; /* last written status per object (status.c) */
-struct kb__events;      /* the event recorder (events.c) */
-struct kb__evicting;    /* evictions in flight (binds.c) */
+struct kb__status_memo;  /* last written status per object (status.c) */
+struct kb__events;       /* the event recorder (events.c) */
+struct kb__invalid_seen; /* undecodable objects reported (status.c) */
+struct kb__evicting;     /* evictions in flight (binds.c) */
 struct kb__metrics;
 struct MHD_Daemon;
 
@@ -92,6 +93,7 @@ struct kb_sched {
         double discovered_at; /* monotonic, 0 when never */
 
         struct kb__status_memo *memo;
+        struct kb__invalid_seen *invalid_seen;
         struct kb__evicting *evicting;
         struct kb__events *events;
 
@@ -131,6 +133,9 @@ void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs);
 void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                       const struct kb_result *r);
 void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm);
+/* A Warning event and a condition naming the field on every PodGroup and
+ * Queue the cache could not decode (once per object and message). */
+void kb__report_invalid(struct kb_sched *s);
 void kb__status_release(struct kb_sched *s);
 
 /* events.c: records an event on an object (copies every string).  O(1);

@@ -172,6 +172,8 @@ static void tick(uv_timer_t *t)
         kb__discover(s);
         kb__metrics_lanes(s);
         kb__events_flush(s);
+        if (kb__leading(s))
+                kb__report_invalid(s);
         try_session(s);
 }
 

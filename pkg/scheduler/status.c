@@ -21,6 +21,12 @@ struct kb__status_memo {
         uint64_t hash;
 };
 
+struct kb__invalid_seen {
+        UT_hash_handle hh;
+        char *key; /* "podgroup/ns/name", "queue//name" */
+        bool visited;
+};
+
 /* ---- memo ------------------------------------------------------------------- */
 
 static bool memo_same(struct kb_sched *s, const char *key, uint64_t h)
@@ -55,6 +61,13 @@ static void memo_forget(struct kb_sched *s, const char *key)
 
 void kb__status_release(struct kb_sched *s)
 {
+        struct kb__invalid_seen *v, *vt;
+        HASH_ITER(hh, s->invalid_seen, v, vt)
+        {
+                HASH_DEL(s->invalid_seen, v);
+                free(v->key);
+                free(v);
+        }
         struct kb__status_memo *m, *mt;
         HASH_ITER(hh, s->memo, m, mt)
         {
@@ -385,6 +398,13 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                     kb_cache_binding(s->cache, ns, p->meta.name))
                         continue;
                 const char *msg = e->st->cond_message ? e->st->cond_message : "";
+                /* A group that is missing because kbatch could not decode
+                 * it says why, not just "not found". */
+                const struct kb_cache_invalid *inv =
+                    e->st->pg ? NULL
+                              : kb_cache_invalid_get(s->cache, KB_KIND_PODGROUP, ns, p->group_name);
+                if (inv)
+                        msg = inv->message;
                 kb__event(s, "Pod", "v1", ns, p->meta.name, p->meta.uid, "Warning",
                           "FailedScheduling", msg);
                 /* PodScheduled=False, written when the reason changes. */
@@ -416,4 +436,97 @@ out:
         HASH_ITER(hh, idx, e, t)
         HASH_DEL(idx, e);
         kb_pool_release(&pool);
+}
+
+/* ---- objects kbatch cannot decode ---------------------------------------------------- */
+
+
+struct invalid_pass {
+        struct kb_sched *s;
+        char ts[40];
+};
+
+/* A Warning event and a condition naming the field, once per object and
+ * message (the memo, keyed "invalid/..."; a failed write forgets it, so
+ * the next pass writes again): an object the CRD accepts but kbatch
+ * rejects never vanishes silently.  A PodGroup says Unschedulable (reason
+ * InvalidSpec), as that is what its users look at; a Queue, whose status
+ * has no conditions of its own in Volcano's API, gets an Invalid
+ * condition. */
+static void report_invalid(void *arg, const struct kb_cache_invalid *inv)
+{
+        struct invalid_pass *ip = arg;
+        struct kb_sched *s = ip->s;
+        bool pg = inv->kind == KB_KIND_PODGROUP;
+        if (!pg && inv->kind != KB_KIND_QUEUE)
+                return;
+        signed char sub = pg ? s->pg_status_sub : s->queue_status_sub;
+        if (sub < 0)
+                return; /* discovery has not answered yet */
+        char *key =
+            kb_xasprintf("%s/%s/%s", pg ? "podgroup" : "queue", inv->ns ? inv->ns : "", inv->name);
+        struct kb__invalid_seen *seen;
+        HASH_FIND_STR(s->invalid_seen, key, seen);
+        if (!seen) {
+                seen = kb_xcalloc(1, sizeof(*seen));
+                seen->key = kb_xstrdup(key);
+                HASH_ADD_KEYPTR(hh, s->invalid_seen, seen->key, strlen(seen->key), seen);
+        }
+        seen->visited = true;
+        char *hkey = kb_xasprintf("%s\x1f%s", inv->uid ? inv->uid : "", inv->message);
+        uint64_t h = kb_hash(hkey, strlen(hkey), KB_HASH_SEED);
+        free(hkey);
+        char *mkey = kb_xasprintf("invalid/%s", key);
+        free(key);
+        if (memo_same(s, mkey, h)) {
+                free(mkey);
+                return;
+        }
+        memo_set(s, mkey, h);
+        char *msg = kb_xasprintf("%s; kbatch ignores this %s until it is fixed", inv->message,
+                                 pg ? "PodGroup" : "Queue");
+        KB_WARN("%s", msg);
+        kb__event(s, pg ? "PodGroup" : "Queue", "scheduling.volcano.sh/v1beta1", inv->ns, inv->name,
+                  inv->uid, "Warning", "InvalidSpec", msg);
+        struct kb_value *body = kb_value_new(KB_VOBJECT);
+        struct kb_value *conds = kb_value_new(KB_VARRAY);
+        kb_value_append(conds, cond_json(pg ? "Unschedulable" : "Invalid", "True", "InvalidSpec",
+                                         msg, ip->ts, NULL));
+        kb_value_set(kb_value_ensure_object(body, "status"), "conditions", conds);
+        char *path =
+            pg ? kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s%s", inv->ns, inv->name,
+                              sub ? "/status" : "")
+               : kb_xasprintf(KB_GROUP_API "/queues/%s%s", inv->name, sub ? "/status" : "");
+        char *what = kb_xasprintf("%s %s%s%s condition", pg ? "podgroup" : "queue",
+                                  inv->ns ? inv->ns : "", inv->ns ? "/" : "", inv->name);
+        fire(s, path, body, inv->resource_version, "application/merge-patch+json", what, mkey);
+        free(what);
+        free(path);
+        free(msg);
+        free(mkey);
+}
+
+void kb__report_invalid(struct kb_sched *s)
+{
+        if (!s->invalid_seen && !kb_cache_invalid_gen(s->cache))
+                return;
+        struct invalid_pass ip = {.s = s};
+        kb__now_time(ip.ts, sizeof(ip.ts));
+        struct kb__invalid_seen *seen, *t;
+        HASH_ITER(hh, s->invalid_seen, seen, t)
+        seen->visited = false;
+        kb_cache_invalid_each(s->cache, report_invalid, &ip);
+        /* Fixed or deleted objects: forget them, so breaking one again is
+         * reported again. */
+        HASH_ITER(hh, s->invalid_seen, seen, t)
+        {
+                if (seen->visited)
+                        continue;
+                char *mkey = kb_xasprintf("invalid/%s", seen->key);
+                memo_forget(s, mkey);
+                free(mkey);
+                HASH_DEL(s->invalid_seen, seen);
+                free(seen->key);
+                free(seen);
+        }
 }

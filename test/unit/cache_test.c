@@ -178,12 +178,60 @@ static void test_binding_marks(void **state)
         kb_cache_free(c);
 }
 
+#define PG(name, rv, cpu)                                                                          \
+        "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"u-" name         \
+        "\",\"resourceVersion\":\"" rv "\"},\"spec\":{\"minMember\":1,\"minResources\":{"          \
+        "\"cpu\":\"" cpu "\"}}}"
+
+static void test_invalid(void **state)
+{
+        struct kb_cache *c = kb_cache_new();
+        unsigned gen = kb_cache_invalid_gen(c);
+        /* Undecodable: not cached, remembered with the field. */
+        struct kb_value *v = json(PG("a", "1", "-1"));
+        assert_int_equal(kb_cache_upsert(c, KB_KIND_PODGROUP, v), KB_EBADINPUT);
+        kb_value_free(v);
+        assert_null(kb_cache_get(c, KB_KIND_PODGROUP, "default", "a"));
+        const struct kb_cache_invalid *inv =
+            kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "a");
+        assert_non_null(inv);
+        assert_string_equal(inv->uid, "u-a");
+        assert_string_equal(inv->resource_version, "1");
+        assert_non_null(strstr(inv->message, "podgroup default/a: spec.minResources.cpu"));
+        assert_true(kb_cache_invalid_gen(c) != gen);
+
+        /* Fixed: cached, forgotten as invalid. */
+        put(c, KB_KIND_PODGROUP, PG("a", "2", "1"));
+        assert_non_null(kb_cache_get(c, KB_KIND_PODGROUP, "default", "a"));
+        assert_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "a"));
+
+        /* A valid group updated into an invalid one leaves the cache. */
+        v = json(PG("a", "3", "-3"));
+        assert_int_equal(kb_cache_upsert(c, KB_KIND_PODGROUP, v), KB_EBADINPUT);
+        kb_value_free(v);
+        assert_null(kb_cache_get(c, KB_KIND_PODGROUP, "default", "a"));
+        assert_non_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "a"));
+
+        /* A relist without it, or its deletion, forgets it. */
+        kb_cache_list_begin(c, KB_KIND_PODGROUP);
+        kb_cache_list_end(c, KB_KIND_PODGROUP);
+        assert_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "a"));
+        v = json(PG("b", "4", "-1"));
+        kb_cache_upsert(c, KB_KIND_PODGROUP, v);
+        assert_non_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "b"));
+        kb_cache_remove(c, KB_KIND_PODGROUP, v);
+        kb_value_free(v);
+        assert_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "b"));
+        kb_cache_free(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_upsert_remove_relist),
             cmocka_unit_test(test_binding_marks),
             cmocka_unit_test(test_sources),
+            cmocka_unit_test(test_invalid),
         };
         return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }
