@@ -21,6 +21,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,20 +319,44 @@ static void on_signal(struct kb_sched *s, int sig)
         kb__sched_stop(s, 0);
 }
 
+/* Writes the cache as JSON to DIR/kbatch-cache-PID-TIME.json, 0600, never
+ * through a symlink or over an existing file (O_NOFOLLOW | O_EXCL): the
+ * dump directory defaults to the shared /tmp, where anyone could plant
+ * a link under the predictable name. */
 static void on_usr1(struct kb_sched *s)
 {
-        char *json = kb_cache_dump_json(s->cache);
         const char *dir = s->o->dump_dir ? s->o->dump_dir : getenv("TMPDIR");
         if (!dir || !*dir)
                 dir = "/tmp";
         char *path =
             kb_xasprintf("%s/kbatch-cache-%d-%ld.json", dir, (int)getpid(), (long)time(NULL));
-        FILE *f = fopen(path, "w");
-        if (!f || fputs(json, f) < 0 || fclose(f)) {
-                KB_ERROR("cache dump %s: %s", path, strerror(errno));
-        } else {
-                KB_INFO("cache dumped to %s", path);
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) {
+                KB_ERROR("cache dump %s: %s%s", path, strerror(errno),
+                         errno == EEXIST || errno == ELOOP ? " (not following or replacing it)"
+                                                           : "");
+                free(path);
+                return;
         }
+        char *json = kb_cache_dump_json(s->cache);
+        size_t len = strlen(json), off = 0;
+        int err = 0;
+        while (off < len) {
+                ssize_t n = write(fd, json + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        err = n < 0 ? errno : EIO;
+                        break;
+                }
+                off += (size_t)n;
+        }
+        if (close(fd) != 0 && !err)
+                err = errno;
+        if (err)
+                KB_ERROR("cache dump %s: %s", path, strerror(err));
+        else
+                KB_INFO("cache dumped to %s", path);
         free(path);
         free(json);
 }

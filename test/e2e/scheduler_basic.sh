@@ -81,9 +81,20 @@ wait_for "bad reload is logged" 10 grep -q "not valid, keeping the previous one"
 gang after 2 1
 wait_for "still scheduling after a bad reload" 15 all_bound 9
 
-# SIGUSR1 dumps the cache.
-kill -USR1 "${SCHED_PID[s]}"
+# SIGUSR1 dumps the cache, 0600, never through a symlink planted under
+# the name it will use (kbatch-cache-PID-SECONDS.json).
+pid=${SCHED_PID[s]}
+now=$(date +%s)
+echo secret >"$T/target"
+for t in $(seq "$now" $((now + 3))); do ln -s "$T/target" "$T/kbatch-cache-$pid-$t.json"; done
+kill -USR1 "$pid"
+wait_for "a planted symlink is not followed" 10 grep -q 'not following or replacing it' "$T/s.log"
+expect_eq "the symlink's target is untouched" "$(cat "$T/target")" secret
+rm -f "$T"/kbatch-cache-*.json
+while [ "$(date +%s)" -le $((now + 3)) ]; do sleep 0.2; done
+kill -USR1 "$pid"
 wait_for "cache dump written" 10 sh -c "ls $T/kbatch-cache-*.json"
+expect_eq "the dump is 0600" "$(stat -c %a "$T"/kbatch-cache-*.json)" 600
 expect_match "dump lists the pods" "$(cat "$T"/kbatch-cache-*.json 2>/dev/null)" '"default/after-1"'
 
 stop_sched s
