@@ -141,6 +141,17 @@ static void lease_request(struct kb_sched *s, const char *method, bool item, con
         free(path);
 }
 
+/* RBAC that does not fit is worth saying plainly (once a minute). */
+static void forbidden_hint(struct kb_sched *s, long status)
+{
+        if (status != 403 || kb_now_mono() - s->lease_forbidden_warned < 60)
+                return;
+        s->lease_forbidden_warned = kb_now_mono();
+        KB_WARN("lease %s/%s: forbidden: the scheduler needs get and update on this Lease, and "
+                "create unless it exists (deploy/ creates it and grants the first two)",
+                s->o->lock_namespace, s->o->lock_name);
+}
+
 static void lease_written(void *arg, const struct kb_kube_resp *r)
 {
         struct kb_sched *s = arg;
@@ -153,6 +164,7 @@ static void lease_written(void *arg, const struct kb_kube_resp *r)
                 arm_fence(s);
         } else {
                 KB_V(1, "lease update: %ld", r->status);
+                forbidden_hint(s, r->status);
                 if (r->status == 409)
                         kb__leader_lost(s, "another candidate updated the lease first");
                 else
@@ -183,6 +195,7 @@ static void lease_read(void *arg, const struct kb_kube_resp *r)
         struct kb_value *doc = NULL;
         if (r->status != 200 || kb_json_parse(r->body, r->len, &doc, NULL, 0)) {
                 KB_V(1, "lease read: %ld", r->status);
+                forbidden_hint(s, r->status);
                 return;
         }
         const struct kb_value *sp = kb_value_get(doc, "spec");

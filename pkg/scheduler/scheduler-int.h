@@ -84,6 +84,7 @@ struct kb_sched {
         double lease_sent;     /* monotonic: when the lease write in flight left */
         double lease_renewed;  /* monotonic: when our last successful renew left */
         int lease_transitions;
+        double lease_forbidden_warned;
 
         /* From discovery: whether podgroups and queues have a status
          * subresource (1), not (0: status is written on the object), or
