@@ -162,19 +162,15 @@ static int load_exec(const struct kb_value *ex, const char *file, const char *un
         return 0;
 }
 
-static int load_file(const char *file, const char *context, struct kb_kube_config *c, char *err,
-                     size_t errlen)
+int kb_kube_config_parse(const char *text, size_t len, const char *file, const char *context,
+                         struct kb_kube_config *c, char *err, size_t errlen)
 {
-        char *text = NULL, *dir = NULL;
-        size_t len = 0, ndocs = 0;
+        char *dir = NULL;
+        size_t ndocs = 0;
         struct kb_value **docs = NULL;
         char perr[256];
-        int rc = kb_read_file(file, &text, &len);
-        if (rc) {
-                snprintf(err, errlen, "%s: %s", file, kb_strerror(rc));
-                return KB_EBADINPUT;
-        }
-        rc = KB_EBADINPUT;
+        int rc = KB_EBADINPUT;
+        memset(c, 0, sizeof(*c));
         if (kb_yaml_parse(text, len, &docs, &ndocs, perr, sizeof(perr))) {
                 snprintf(err, errlen, "%s: %s", file, perr);
                 goto out;
@@ -250,8 +246,24 @@ static int load_file(const char *file, const char *context, struct kb_kube_confi
         rc = 0;
 out:
         kb_value_free_docs(docs, ndocs);
-        free(text);
         free(dir);
+        if (rc)
+                kb_kube_config_release(c);
+        return rc;
+}
+
+static int load_file(const char *file, const char *context, struct kb_kube_config *c, char *err,
+                     size_t errlen)
+{
+        char *text = NULL;
+        size_t len = 0;
+        int rc = kb_read_file(file, &text, &len);
+        if (rc) {
+                snprintf(err, errlen, "%s: %s", file, kb_strerror(rc));
+                return KB_EBADINPUT;
+        }
+        rc = kb_kube_config_parse(text, len, file, context, c, err, errlen);
+        free(text);
         return rc;
 }
 

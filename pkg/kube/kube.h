@@ -93,6 +93,13 @@ struct kb_kube_config {
 int kb_kube_config_load(const char *kubeconfig, const char *context, const char *master,
                         struct kb_kube_config *cfg, char *err, size_t errlen);
 void kb_kube_config_release(struct kb_kube_config *cfg);
+/* Parses a kubeconfig held in memory (text, len); file names it in
+ * messages and anchors relative paths (its directory).  context as for
+ * kb_kube_config_load; the server is taken as written.  Returns 0, or
+ * KB_EBADINPUT with a message naming the file and field (cfg is then
+ * empty).  Any thread. */
+int kb_kube_config_parse(const char *text, size_t len, const char *file, const char *context,
+                         struct kb_kube_config *cfg, char *err, size_t errlen);
 
 /*
  * Runs an exec credential plugin once and parses its ExecCredential
@@ -248,6 +255,31 @@ bool kb_kube_retryable(long status);
 double kb_kube_backoff(int n, double base, double cap, double rnd);
 
 /* ---- reflectors ------------------------------------------------------------- */
+
+enum kb_watch_type {
+        KB_WATCH_ADDED,
+        KB_WATCH_MODIFIED,
+        KB_WATCH_DELETED,
+        KB_WATCH_BOOKMARK,
+        KB_WATCH_ERROR,
+};
+
+/* One line of a watch stream ({"type":...,"object":{...}}), decoded. */
+struct kb_watch_event {
+        enum kb_watch_type type;
+        const struct kb_value *object;
+        const char *resource_version; /* the object's, or NULL */
+        int64_t code;                 /* ERROR: the Status's code (410: expired) */
+        const char *message;          /* ERROR: the Status's message, or NULL */
+        struct kb_value *doc;         /* owns the above */
+};
+
+/* Parses one watch line.  Returns 0 (release ev with kb_watch_event_release)
+ * or KB_EBADINPUT with a message (bad JSON, no type or object, an unknown
+ * type).  Any thread. */
+int kb_watch_event_parse(const char *line, size_t len, struct kb_watch_event *ev, char *err,
+                         size_t errlen);
+void kb_watch_event_release(struct kb_watch_event *ev);
 
 /*
  * What a reflector feeds its consumer, on the loop thread.  A list calls

@@ -161,39 +161,87 @@ static void start_list(struct kb_reflector *r)
 
 /* ---- watch ------------------------------------------------------------------ */
 
+int kb_watch_event_parse(const char *line, size_t len, struct kb_watch_event *ev, char *err,
+                         size_t errlen)
+{
+        static const char *const types[] = {
+            [KB_WATCH_ADDED] = "ADDED",     [KB_WATCH_MODIFIED] = "MODIFIED",
+            [KB_WATCH_DELETED] = "DELETED", [KB_WATCH_BOOKMARK] = "BOOKMARK",
+            [KB_WATCH_ERROR] = "ERROR",
+        };
+        memset(ev, 0, sizeof(*ev));
+        char perr[256];
+        if (kb_json_parse(line, len, &ev->doc, perr, sizeof(perr))) {
+                snprintf(err, errlen, "watch event: %s", perr);
+                return KB_EBADINPUT;
+        }
+        const char *type = kb_value_str(kb_value_get(ev->doc, "type"));
+        ev->object = kb_value_get(ev->doc, "object");
+        if (!type || !kb_value_is(ev->object, KB_VOBJECT)) {
+                snprintf(err, errlen, "watch event: %s",
+                         type ? "object: not an object" : "type: missing");
+                kb_watch_event_release(ev);
+                return KB_EBADINPUT;
+        }
+        size_t i = 0;
+        while (i < KB_ARRAY_SIZE(types) && strcmp(types[i], type))
+                i++;
+        if (i == KB_ARRAY_SIZE(types)) {
+                snprintf(err, errlen, "watch event: type: unknown \"%.40s\"", type);
+                kb_watch_event_release(ev);
+                return KB_EBADINPUT;
+        }
+        ev->type = (enum kb_watch_type)i;
+        ev->resource_version =
+            kb_value_str(kb_value_dig(ev->object, "metadata", "resourceVersion", NULL));
+        if (ev->type == KB_WATCH_ERROR) {
+                kb_value_int(kb_value_get(ev->object, "code"), &ev->code);
+                ev->message = kb_value_str(kb_value_get(ev->object, "message"));
+        }
+        return 0;
+}
+
+void kb_watch_event_release(struct kb_watch_event *ev)
+{
+        kb_value_free(ev->doc);
+        memset(ev, 0, sizeof(*ev));
+}
+
 static void watch_line(void *arg, const char *line, size_t len)
 {
         struct kb_reflector *r = arg;
-        struct kb_value *ev = NULL;
+        struct kb_watch_event ev;
         char err[256];
         if (r->relist)
                 return;
-        if (kb_json_parse(line, len, &ev, err, sizeof(err))) {
-                KB_WARN("reflector %s: watch: %s", r->name, err);
+        if (kb_watch_event_parse(line, len, &ev, err, sizeof(err))) {
+                KB_WARN("reflector %s: %s", r->name, err);
                 return;
         }
-        const char *type = kb_value_str(kb_value_get(ev, "type"));
-        const struct kb_value *obj = kb_value_get(ev, "object");
-        const char *rv = kb_value_str(kb_value_dig(obj, "metadata", "resourceVersion", NULL));
-        if (!type || !obj) {
-                KB_WARN("reflector %s: watch: event without type or object", r->name);
-        } else if (!strcmp(type, "ERROR")) {
-                int64_t code = 0;
-                kb_value_int(kb_value_get(obj, "code"), &code);
-                const char *msg = kb_value_str(kb_value_get(obj, "message"));
-                KB_V(1, "reflector %s: watch error %lld: %s", r->name, (long long)code,
-                     msg ? msg : "");
-                if (code == 410)
+        switch (ev.type) {
+        case KB_WATCH_ERROR:
+                KB_V(1, "reflector %s: watch error %lld: %s", r->name, (long long)ev.code,
+                     ev.message ? ev.message : "");
+                if (ev.code == 410)
                         r->relist = true;
-        } else {
+                break;
+        case KB_WATCH_ADDED:
+        case KB_WATCH_MODIFIED:
                 r->got_event = true;
-                if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED"))
-                        r->ops.upsert(r->arg, obj);
-                else if (!strcmp(type, "DELETED"))
-                        r->ops.remove(r->arg, obj);
-                set_rv(r, rv);
+                r->ops.upsert(r->arg, ev.object);
+                set_rv(r, ev.resource_version);
+                break;
+        case KB_WATCH_DELETED:
+                r->got_event = true;
+                r->ops.remove(r->arg, ev.object);
+                set_rv(r, ev.resource_version);
+                break;
+        case KB_WATCH_BOOKMARK:
+                r->got_event = true;
+                set_rv(r, ev.resource_version);
+                break;
         }
-        kb_value_free(ev);
+        kb_watch_event_release(&ev);
 }
 
 static void watch_done(void *arg, const struct kb_kube_resp *resp)

@@ -227,6 +227,40 @@ static void test_exec_plugin(void **state)
         assert_non_null(strstr(err, "exec.apiVersion"));
 }
 
+static void test_watch_event(void **state)
+{
+        struct kb_watch_event ev;
+        char err[256];
+        const char *l = "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"p\","
+                        "\"resourceVersion\":\"42\"}}}";
+        assert_int_equal(kb_watch_event_parse(l, strlen(l), &ev, err, sizeof(err)), 0);
+        assert_int_equal(ev.type, KB_WATCH_MODIFIED);
+        assert_string_equal(ev.resource_version, "42");
+        kb_watch_event_release(&ev);
+        l = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,\"message\":"
+            "\"too old\"}}";
+        assert_int_equal(kb_watch_event_parse(l, strlen(l), &ev, err, sizeof(err)), 0);
+        assert_int_equal(ev.type, KB_WATCH_ERROR);
+        assert_int_equal(ev.code, 410);
+        assert_string_equal(ev.message, "too old");
+        kb_watch_event_release(&ev);
+        static const struct {
+                const char *line, *msg;
+        } bad[] = {
+            {"{\"type\":\"ADDED\"", "watch event: "},
+            {"{\"object\":{}}", "watch event: type: missing"},
+            {"{\"type\":\"ADDED\",\"object\":[]}", "watch event: object: not an object"},
+            {"{\"type\":\"SURPRISE\",\"object\":{}}", "watch event: type: unknown \"SURPRISE\""},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
+                assert_int_equal(
+                    kb_watch_event_parse(bad[i].line, strlen(bad[i].line), &ev, err, sizeof(err)),
+                    KB_EBADINPUT);
+                assert_non_null(strstr(err, bad[i].msg));
+                assert_null(ev.doc);
+        }
+}
+
 /* ---- the client's lanes ------------------------------------------------------------ */
 
 struct lanes_fx {
@@ -382,6 +416,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_base64),
             cmocka_unit_test(test_backoff),
+            cmocka_unit_test(test_watch_event),
             cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
             cmocka_unit_test_setup_teardown(test_exec_plugin, setup, teardown),
             cmocka_unit_test_setup_teardown(test_lanes, lanes_setup, lanes_teardown),
