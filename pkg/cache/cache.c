@@ -384,7 +384,6 @@ static void list_begin(struct kb_cache *c, enum kb_kind kind, unsigned src)
 static void list_end(struct kb_cache *c, enum kb_kind kind, unsigned src)
 {
         struct kb__entry *e, *tmp;
-        bool any = false;
         struct kb__invalid *iv, *it;
         HASH_ITER(hh, c->invalid, iv, it)
         if (iv->pub.kind == kind && !iv->seen)
@@ -394,13 +393,12 @@ static void list_end(struct kb_cache *c, enum kb_kind kind, unsigned src)
                 if (e->seen & (1u << src))
                         continue;
                 e->sources &= ~(1u << src);
-                if (!e->sources) {
+                if (!e->sources)
                         entry_del(c, kind, e);
-                        any = true;
-                }
         }
-        if (any)
-                changed(c, kind);
+        /* A list that ends is news even when it removed nothing: the
+         * consumer may be waiting for the kind to be complete. */
+        changed(c, kind);
 }
 
 void kb_cache_list_begin(struct kb_cache *c, enum kb_kind kind)

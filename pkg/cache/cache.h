@@ -63,7 +63,8 @@ extern const struct kb_reflector_ops kb_cache_reflector_ops;
 void *kb_cache_feed(struct kb_cache *c, enum kb_kind kind);
 void *kb_cache_feed_source(struct kb_cache *c, enum kb_kind kind, unsigned source);
 
-/* Called on every change with the kind (for tests and triggers); NULL. */
+/* Called on every change with the kind, and at the end of every list (for
+ * tests and triggers); NULL for none. */
 typedef void (*kb_cache_change_fn)(void *arg, enum kb_kind kind);
 void kb_cache_on_change(struct kb_cache *c, kb_cache_change_fn fn, void *arg);
 

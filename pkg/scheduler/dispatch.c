@@ -120,13 +120,15 @@ static void default_queue_done(void *arg, const struct kb_kube_resp *r)
         struct kb_sched *s = arg;
         if (r->cancelled)
                 return;
-        s->default_queue_requested = false;
         if (r->status == 201 || r->status == 200 || r->status == 409) {
-                KB_INFO("default queue %s: %s; the first session waits for the watch to show it",
+                /* Still requested: nothing more is sent until the watch
+                 * shows it. */
+                KB_INFO("default queue %s: %s; sessions wait for the watch to show it",
                         s->o->default_queue, r->status == 409 ? "exists" : "created");
         } else {
                 KB_WARN("creating the default queue %s: %ld %.200s; sessions wait for it",
                         s->o->default_queue, r->status, r->status ? r->body : r->error);
+                s->default_queue_requested = false;
                 s->default_queue_failed = kb_now_mono();
         }
 }
@@ -137,12 +139,15 @@ bool kb__ensure_default_queue(struct kb_sched *s)
                 if (!s->have_default_queue)
                         KB_V(1, "default queue %s is in the cache", s->o->default_queue);
                 s->have_default_queue = true;
+                s->default_queue_requested = false;
                 return true;
         }
-        if (s->have_default_queue)
+        if (s->have_default_queue) {
                 KB_WARN("the default queue %s is gone: creating it again; sessions wait for it",
                         s->o->default_queue);
-        s->have_default_queue = false;
+                s->have_default_queue = false;
+                s->default_queue_requested = false;
+        }
         if (s->default_queue_requested ||
             (s->default_queue_failed && kb_now_mono() - s->default_queue_failed < 5.0))
                 return false;

@@ -63,6 +63,7 @@ struct kb_sched {
         char *identity;
 
         bool session_running;
+        bool sessions_started; /* the first session has started */
         bool stopping;
         bool stop_grace_over; /* a stop no longer waits for binds on the wire */
         bool closed;

@@ -147,10 +147,17 @@ static bool synced(struct kb_sched *s)
  * Unschedulable condition and a FailedScheduling event per pod). */
 static void try_session(struct kb_sched *s)
 {
-        if (s->stopping || s->session_running || !synced(s))
+        if (s->stopping || s->session_running)
+                return;
+        /* The default queue as soon as the queues are listed, so that its
+         * round trip overlaps the other lists. */
+        bool leading = kb__leading(s);
+        bool have_queue =
+            leading && kb_reflector_synced(s->refl[KB__R_QUEUES]) && kb__ensure_default_queue(s);
+        if (!synced(s))
                 return;
         __atomic_store_n(&s->ready, true, __ATOMIC_RELAXED);
-        if (!kb__leading(s) || !kb__ensure_default_queue(s))
+        if (!leading || !have_queue)
                 return;
         struct session_work *w = kb_xcalloc(1, sizeof(*w));
         w->req.data = w;
@@ -161,6 +168,10 @@ static void try_session(struct kb_sched *s)
         w->conf = s->conf;
         w->conf->refs++;
         s->session_running = true;
+        if (!s->sessions_started)
+                KB_V(1, "first session: %zu pods, %zu nodes, %zu podgroups", w->snap->snap.npods,
+                     w->snap->snap.nnodes, w->snap->snap.npodgroups);
+        s->sessions_started = true;
         uv_queue_work(&s->loop, &w->req, session_work, session_after);
 }
 
@@ -194,12 +205,16 @@ static void session_soon(struct kb_sched *s)
         uv_timer_start(&s->soon, soon_fired, 0, 0);
 }
 
-/* The cache changed: the default queue we wait for may have arrived. */
+/* The cache changed: until the first session has started, a list may
+ * just have completed the set (the first session runs as soon as every
+ * reflector has synced, not on the next tick), and the default queue we
+ * wait for may have arrived. */
 static void cache_changed(void *arg, enum kb_kind kind)
 {
         struct kb_sched *s = arg;
-        if (kind == KB_KIND_QUEUE && !s->have_default_queue &&
-            kb_cache_get(s->cache, KB_KIND_QUEUE, NULL, s->o->default_queue))
+        if (!s->sessions_started ||
+            (kind == KB_KIND_QUEUE && !s->have_default_queue &&
+             kb_cache_get(s->cache, KB_KIND_QUEUE, NULL, s->o->default_queue)))
                 session_soon(s);
 }
 

@@ -440,7 +440,6 @@ out:
 
 /* ---- objects kbatch cannot decode ---------------------------------------------------- */
 
-
 struct invalid_pass {
         struct kb_sched *s;
         char ts[40];
