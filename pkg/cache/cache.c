@@ -283,6 +283,8 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                         invalid_note(c, kind, obj, err);
                 return rc;
         }
+        if (kind == KB_KIND_POD)
+                kb_pod_trim(ptr); /* what no session reads is not kept */
         const struct kb_meta *m = meta_of(ptr);
         invalid_forget(c, kind, m->namespace, m->name);
         char *key = kb__cache_key(m->namespace, m->name);

@@ -1,13 +1,21 @@
 /*
- * Binds and evictions: what a session decided about pods, sent at once.
+ * Binds and evictions: what a session decided about pods.
  *
- * Binds.  All of a session's binds go out at once (the bind lane, second
- * only to the lease), so a ready gang's pods are bound together.  Each pod
- * is marked binding in the cache first, so the next session cannot place
- * it again however long the answer takes.  The client retries transient
- * failures; a 409 means the pod is already bound (perhaps by an earlier
- * attempt whose answer was lost) and is settled by reading the pod, never
- * by binding again; any other failure forgets the mark and resyncs the pod.
+ * Binds.  All of a session's binds are dispatched at once, so a ready
+ * gang's pods are bound together.  Each pod is marked binding in the cache
+ * first, so the next session cannot place it again however long the answer
+ * takes.  The client retries transient failures; a 409 means the pod is
+ * already bound (perhaps by an earlier attempt whose answer was lost) and
+ * is settled by reading the pod, never by binding again; any other failure
+ * forgets the mark and resyncs the pod.
+ *
+ * The backlog.  A session may decide 100,000 binds at once.  Rather than
+ * 100,000 client requests (a call, its timer, URL and body each: about a
+ * kilobyte), a decided bind waits in a backlog as one small record (the
+ * four names in one allocation), and the pump hands binds to the client
+ * only while its bind lane holds fewer than BIND_FEED: enough to keep the
+ * window full, never the whole backlog.  Every answer pumps again.  The
+ * binds still leave in the order decided, at the rate the server answers.
  *
  * Evictions.  DELETE with the pod's own grace period and its uid as a
  * precondition; one in flight per pod.
@@ -21,13 +29,55 @@
 
 #include "scheduler/scheduler-int.h"
 
+/* Binds handed to the client ahead of the window (which is 32). */
+#define BIND_FEED 64
+
 struct kb__evicting {
         UT_hash_handle hh;
         char *key;
 };
 
+/* A bind, from the backlog to its answer: one allocation. */
+struct kb__bind {
+        struct kb_sched *s;
+        struct kb__bind *next; /* in the backlog */
+        const char *ns, *name, *uid, *node;
+        char text[]; /* the four strings */
+};
+
+static struct kb__bind *bind_new(struct kb_sched *s, const char *ns, const char *name,
+                                 const char *uid, const char *node)
+{
+        size_t ln = strlen(ns) + 1, lm = strlen(name) + 1, lu = strlen(uid) + 1,
+               lo = strlen(node) + 1;
+        struct kb__bind *b = kb_xmalloc(sizeof(*b) + ln + lm + lu + lo);
+        char *t = b->text;
+        b->s = s;
+        b->next = NULL;
+        b->ns = memcpy(t, ns, ln);
+        b->name = memcpy(t += ln, name, lm);
+        b->uid = memcpy(t += lm, uid, lu);
+        b->node = memcpy(t + lu, node, lo);
+        return b;
+}
+
+size_t kb__binds_drop(struct kb_sched *s)
+{
+        struct kb__bind *b = s->backlog, *next;
+        size_t n = 0;
+        for (; b; b = next) {
+                next = b->next;
+                free(b);
+                n++;
+        }
+        s->backlog = s->backlog_tail = NULL;
+        s->binds_inflight -= n;
+        return n;
+}
+
 void kb__binds_release(struct kb_sched *s)
 {
+        kb__binds_drop(s);
         struct kb__evicting *x, *xt;
         HASH_ITER(hh, s->evicting, x, xt)
         {
@@ -37,25 +87,11 @@ void kb__binds_release(struct kb_sched *s)
         }
 }
 
-struct bind_call {
-        struct kb_sched *s;
-        char *ns, *name, *uid, *node;
-};
-
-static void bind_call_free(struct bind_call *b)
-{
-        free(b->ns);
-        free(b->name);
-        free(b->uid);
-        free(b->node);
-        free(b);
-}
-
 /* Reads a pod after a failed or conflicting bind and puts what the server
  * has into the cache; the binding mark goes either way. */
 static void resync_done(void *arg, const struct kb_kube_resp *r)
 {
-        struct bind_call *b = arg;
+        struct kb__bind *b = arg;
         struct kb_sched *s = b->s;
         if (!r->cancelled) {
                 if (r->status == 200) {
@@ -67,18 +103,20 @@ static void resync_done(void *arg, const struct kb_kube_resp *r)
                 kb_cache_bind_done(s->cache, b->ns, b->name, false);
         }
         s->binds_inflight--;
-        bind_call_free(b);
-        if (!r->cancelled)
+        free(b);
+        if (!r->cancelled) {
+                kb__binds_pump(s);
                 kb__sched_shutdown_check(s);
+        }
 }
 
 static void bind_done(void *arg, const struct kb_kube_resp *r)
 {
-        struct bind_call *b = arg;
+        struct kb__bind *b = arg;
         struct kb_sched *s = b->s;
         if (r->cancelled) {
                 s->binds_inflight--;
-                bind_call_free(b);
+                free(b);
                 return;
         }
         if (r->status == 200 || r->status == 201) {
@@ -87,10 +125,12 @@ static void bind_done(void *arg, const struct kb_kube_resp *r)
                 KB_V(1, "bound %s/%s to %s", b->ns, b->name, b->node);
                 char *msg =
                     kb_xasprintf("Successfully assigned %s/%s to %s", b->ns, b->name, b->node);
-                kb__event(s, "Pod", "v1", b->ns, b->name, b->uid, "Normal", "Scheduled", msg);
+                kb__event(s, "Pod", "v1", b->ns, b->name, *b->uid ? b->uid : NULL, "Normal",
+                          "Scheduled", msg);
                 free(msg);
                 s->binds_inflight--;
-                bind_call_free(b);
+                free(b);
+                kb__binds_pump(s);
                 kb__sched_shutdown_check(s);
                 return;
         }
@@ -109,6 +149,58 @@ static void bind_done(void *arg, const struct kb_kube_resp *r)
         free(path);
 }
 
+/* s as a JSON string's contents.  Names, uids and node names never need
+ * escaping (the API server validates them), but nothing here relies on
+ * that. */
+static void json_text(struct kb_buf *o, const char *s)
+{
+        for (; *s; s++) {
+                unsigned char c = (unsigned char)*s;
+                if (c == '"' || c == '\\')
+                        kb_buf_printf(o, "\\%c", c);
+                else if (c < 0x20)
+                        kb_buf_printf(o, "\\u%04x", c);
+                else
+                        kb_buf_addc(o, (char)c);
+        }
+}
+
+static void send_bind(struct kb_sched *s, struct kb__bind *b)
+{
+        struct kb_buf body, path;
+        kb_buf_init(&body);
+        kb_buf_init(&path);
+        kb_buf_adds(&body, "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"");
+        json_text(&body, b->name);
+        kb_buf_adds(&body, "\",\"namespace\":\"");
+        json_text(&body, b->ns);
+        if (*b->uid) {
+                kb_buf_adds(&body, "\",\"uid\":\"");
+                json_text(&body, b->uid);
+        }
+        kb_buf_adds(&body, "\"},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"");
+        json_text(&body, b->node);
+        kb_buf_adds(&body, "\"}}");
+        kb_buf_printf(&path, "/api/v1/namespaces/%s/pods/%s/binding", b->ns, b->name);
+        struct kb_kube_req req = {
+            .method = "POST", .path = path.data, .body = body.data, .lane = KB_KUBE_LANE_BIND};
+        kb_kube_request(s->kube, &req, bind_done, b);
+        kb_buf_release(&path);
+        kb_buf_release(&body);
+}
+
+void kb__binds_pump(struct kb_sched *s)
+{
+        while (s->backlog && !s->stopping && kb__leading(s) &&
+               kb_kube_waiting(s->kube, KB_KUBE_LANE_BIND) < BIND_FEED) {
+                struct kb__bind *b = s->backlog;
+                s->backlog = b->next;
+                if (!s->backlog)
+                        s->backlog_tail = NULL;
+                send_bind(s, b);
+        }
+}
+
 void kb__dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
 {
         const struct kb_pod *p = bd->pod;
@@ -122,33 +214,14 @@ void kb__dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
                 return;
         }
         kb_cache_assume(s->cache, cur, bd->node);
-        struct bind_call *b = kb_xcalloc(1, sizeof(*b));
-        b->s = s;
-        b->ns = kb_xstrdup(ns);
-        b->name = kb_xstrdup(p->meta.name);
-        b->uid = kb_xstrdup(p->meta.uid ? p->meta.uid : "");
-        b->node = kb_xstrdup(bd->node);
-        struct kb_value *v = kb_value_new(KB_VOBJECT);
-        kb_value_set(v, "apiVersion", kb_value_new_string("v1"));
-        kb_value_set(v, "kind", kb_value_new_string("Binding"));
-        struct kb_value *md = kb_value_ensure_object(v, "metadata");
-        kb_value_set(md, "name", kb_value_new_string(b->name));
-        kb_value_set(md, "namespace", kb_value_new_string(ns));
-        if (p->meta.uid)
-                kb_value_set(md, "uid", kb_value_new_string(p->meta.uid));
-        struct kb_value *tg = kb_value_ensure_object(v, "target");
-        kb_value_set(tg, "apiVersion", kb_value_new_string("v1"));
-        kb_value_set(tg, "kind", kb_value_new_string("Node"));
-        kb_value_set(tg, "name", kb_value_new_string(bd->node));
-        char *body = kb_json_emit(v, false);
-        kb_value_free(v);
-        char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/binding", ns, b->name);
-        struct kb_kube_req req = {
-            .method = "POST", .path = path, .body = body, .lane = KB_KUBE_LANE_BIND};
+        struct kb__bind *b =
+            bind_new(s, ns, p->meta.name, p->meta.uid ? p->meta.uid : "", bd->node);
+        if (s->backlog_tail)
+                s->backlog_tail->next = b;
+        else
+                s->backlog = b;
+        s->backlog_tail = b;
         s->binds_inflight++;
-        kb_kube_request(s->kube, &req, bind_done, b);
-        free(path);
-        free(body);
 }
 
 /* ---- evictions ---------------------------------------------------------------------- */

@@ -50,6 +50,7 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
 {
         for (size_t i = 0; i < r->nbinds; i++)
                 kb__dispatch_bind(s, &r->binds[i]);
+        kb__binds_pump(s);
         for (size_t i = 0; i < r->nevictions; i++)
                 kb__dispatch_eviction(s, &r->evictions[i]);
         for (size_t i = 0; i < r->nnominations; i++)
@@ -60,6 +61,7 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
         for (size_t i = 0; i < r->nqueues; i++)
                 kb__queue_status(s, &r->queues[i]);
         kb__pod_failures(s, snap, r);
+        kb__status_sweep(s);
 }
 
 /* ---- discovery ------------------------------------------------------------------------ */

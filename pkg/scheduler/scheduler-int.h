@@ -22,6 +22,7 @@ struct kb__status_memo;  /* last written status per object (status.c) */
 struct kb__events;       /* the event recorder (events.c) */
 struct kb__invalid_seen; /* undecodable objects reported (status.c) */
 struct kb__evicting;     /* evictions in flight (binds.c) */
+struct kb__bind;         /* a bind from the backlog to its answer (binds.c) */
 struct kb__metrics;
 struct MHD_Daemon;
 
@@ -68,9 +69,11 @@ struct kb_sched {
         bool stop_grace_over; /* a stop no longer waits for binds on the wire */
         bool closed;
         int exit_code;
-        /* Binds and evictions not answered yet; a stop drops those still
-         * waiting and waits a little for those on the wire. */
+        /* Binds and evictions not answered yet (the backlog too); a stop
+         * drops those still waiting and waits a little for those on the
+         * wire. */
         size_t binds_inflight;
+        struct kb__bind *backlog, *backlog_tail; /* decided, not handed to the client */
         bool default_queue_requested;
         bool have_default_queue;     /* our watch has shown it */
         double default_queue_failed; /* monotonic: the last failed create, 0 if none */
@@ -95,6 +98,8 @@ struct kb_sched {
         double discovered_at; /* monotonic, 0 when never */
 
         struct kb__status_memo *memo;
+        uint64_t memo_gen;        /* sessions dispatched (status.c) */
+        uint64_t status_deferred; /* status writes left to a later session */
         struct kb__invalid_seen *invalid_seen;
         struct kb__evicting *evicting;
         struct kb__events *events;
@@ -123,7 +128,13 @@ void kb__now_time(char *buf, size_t n);
 const char *kb__ns_of(const struct kb_meta *m);
 
 /* binds.c */
+/* Marks the pod binding in the cache and queues the bind in the backlog;
+ * kb__binds_pump hands the backlog to the client as its bind lane drains. */
 void kb__dispatch_bind(struct kb_sched *s, const struct kb_bind *bd);
+void kb__binds_pump(struct kb_sched *s);
+/* Forgets the backlog (a stop): those binds are never sent.  Returns how
+ * many there were. */
+size_t kb__binds_drop(struct kb_sched *s);
 void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e);
 void kb__binds_release(struct kb_sched *s);
 
@@ -138,6 +149,9 @@ void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm)
 /* A Warning event and a condition naming the field on every PodGroup and
  * Queue the cache could not decode (once per object and message). */
 void kb__report_invalid(struct kb_sched *s);
+/* After a session's status went out: forgets what no recent session
+ * reported. */
+void kb__status_sweep(struct kb_sched *s);
 void kb__status_release(struct kb_sched *s);
 
 /* events.c: records an event on an object (copies every string).  O(1);

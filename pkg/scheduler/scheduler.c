@@ -45,6 +45,7 @@ void kb_sched_opts_init(struct kb_sched_opts *o)
         o->lock_name = "kbatch";
         o->qps = 2000; /* Volcano's scheduler defaults (cmd/scheduler options) */
         o->burst = 2000;
+        o->max_inflight = 32;
 }
 
 static void conf_unref(struct kb__conf_ref *c)
@@ -314,16 +315,19 @@ void kb__sched_stop(struct kb_sched *s, int code)
         uv_timer_stop(&s->fence_timer);
         uv_timer_stop(&s->soon);
         unsigned fenced = kb_kube_fenced_lanes();
+        size_t backlog = kb__binds_drop(s);
         if (code != 0) {
                 /* A failure (the lease is lost): nothing more leaves. */
                 s->stop_grace_over = true;
                 size_t n = kb_kube_drop(s->kube, fenced, true);
-                KB_INFO("stopping: %zu writes dropped", n);
+                KB_INFO("stopping: %zu writes dropped", backlog + n);
                 close_soon(s);
                 return;
         }
         size_t n = kb_kube_drop(s->kube, fenced, false);
-        KB_INFO("stopping: %zu queued writes dropped, %zu binds on the wire", n, s->binds_inflight);
+        KB_INFO("stopping: %zu queued writes dropped (%zu binds of the backlog), %zu binds on the "
+                "wire",
+                backlog + n, backlog, s->binds_inflight);
         uv_timer_start(&s->stop_timer, stop_fired, (uint64_t)(STOP_GRACE * 1000), 0);
         kb__sched_shutdown_check(s);
 }
@@ -482,7 +486,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         signal_set(&set);
         pthread_sigmask(SIG_BLOCK, &set, NULL);
         uv_loop_init(&s->loop);
-        struct kb_kube_opts ko = {.qps = o->qps, .burst = o->burst};
+        struct kb_kube_opts ko = {.qps = o->qps, .burst = o->burst, .max_active = o->max_inflight};
         s->kube = kb_kube_new(&s->loop, &cfg, &ko);
         KB_INFO("kbatch-scheduler %s: API server %s, schedulers %s%s, period %.3gs", s->identity,
                 cfg.server, o->scheduler_names[0], o->nscheduler_names > 1 ? ",..." : "",

@@ -35,6 +35,7 @@ struct kb_sched_opts {
         const char *listen_address; /* "HOST:PORT", NULL for none */
         double qps;
         int burst;
+        int max_inflight;     /* the client's window (requests on the wire) */
         const char *dump_dir; /* SIGUSR1 cache dumps; NULL: the temp directory */
 };
 

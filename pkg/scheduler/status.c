@@ -15,11 +15,21 @@
 
 #include "scheduler/scheduler-int.h"
 
+/* What was last sent per object, and the memo generation (a count of
+ * sessions dispatched) that last looked at it: an entry no session has
+ * looked at for two generations belongs to an object that is gone, bound,
+ * or no longer reported, and is swept, so the memo never outgrows what the
+ * sessions report. */
 struct kb__status_memo {
         UT_hash_handle hh;
         char *key;
         uint64_t hash;
+        uint64_t gen;
 };
+
+/* Status writes waiting in the client beyond which more are deferred to
+ * the next session. */
+#define STATUS_BACKLOG 2000
 
 struct kb__invalid_seen {
         UT_hash_handle hh;
@@ -33,6 +43,8 @@ static bool memo_same(struct kb_sched *s, const char *key, uint64_t h)
 {
         struct kb__status_memo *m;
         HASH_FIND_STR(s->memo, key, m);
+        if (m)
+                m->gen = s->memo_gen;
         return m && m->hash == h;
 }
 
@@ -46,6 +58,21 @@ static void memo_set(struct kb_sched *s, const char *key, uint64_t h)
                 HASH_ADD_KEYPTR(hh, s->memo, m->key, strlen(m->key), m);
         }
         m->hash = h;
+        m->gen = s->memo_gen;
+}
+
+void kb__status_sweep(struct kb_sched *s)
+{
+        struct kb__status_memo *m, *t;
+        HASH_ITER(hh, s->memo, m, t)
+        {
+                if (m->gen + 2 > s->memo_gen)
+                        continue;
+                HASH_DEL(s->memo, m);
+                free(m->key);
+                free(m);
+        }
+        s->memo_gen++;
 }
 
 static void memo_forget(struct kb_sched *s, const char *key)
@@ -118,6 +145,16 @@ static void fire_done(void *arg, const struct kb_kube_resp *r)
 static void fire(struct kb_sched *s, const char *path, struct kb_value *body, const char *rv,
                  const char *ctype, const char *what, const char *memo_key)
 {
+        /* Status is level-triggered: a write the lane has no room for now
+         * is not queued without bound but left to the next session, which
+         * computes it again (the memo forgets it). */
+        if (kb_kube_waiting(s->kube, KB_KUBE_LANE_STATUS) >= STATUS_BACKLOG) {
+                if (memo_key)
+                        memo_forget(s, memo_key);
+                kb_value_free(body);
+                s->status_deferred++;
+                return;
+        }
         if (rv && *rv)
                 kb_value_set(kb_value_ensure_object(body, "metadata"), "resourceVersion",
                              kb_value_new_string(rv));

@@ -183,6 +183,23 @@ static void test_binding_marks(void **state)
         "\",\"resourceVersion\":\"" rv "\"},\"spec\":{\"minMember\":1,\"minResources\":{"          \
         "\"cpu\":\"" cpu "\"}}}"
 
+/* The cache keeps only the metadata sessions read. */
+static void test_trim(void **state)
+{
+        struct kb_cache *c = kb_cache_new();
+        put(c, KB_KIND_POD,
+            "{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\","
+            "\"labels\":{\"job-name\":\"j\"},\"annotations\":{\"volcano.sh/task-spec\":"
+            "\"worker\",\"scheduling.k8s.io/group-name\":\"g\",\"big\":\"x\"}},"
+            "\"spec\":{\"containers\":[{\"name\":\"c\"}]}}");
+        const struct kb_pod *p = kb_cache_get(c, KB_KIND_POD, "default", "p");
+        assert_int_equal(p->meta.nlabels, 0);
+        assert_int_equal(p->meta.nannotations, 1);
+        assert_string_equal(kb_meta_annotation(&p->meta, "volcano.sh/task-spec"), "worker");
+        assert_string_equal(p->group_name, "g");
+        kb_cache_free(c);
+}
+
 static void test_invalid(void **state)
 {
         struct kb_cache *c = kb_cache_new();
@@ -232,6 +249,7 @@ int main(void)
             cmocka_unit_test(test_binding_marks),
             cmocka_unit_test(test_sources),
             cmocka_unit_test(test_invalid),
+            cmocka_unit_test(test_trim),
         };
         return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }
