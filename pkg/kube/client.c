@@ -339,7 +339,7 @@ static struct kb_kube_call *next_call(struct kb_kube *k, bool fence_open, bool *
                                 return l->head;
                         if (lane_info[i].fenced && !fence_open)
                                 continue;
-                        if (k->active >= (size_t)k->opts.max_active ||
+                        if (k->active >= (size_t)k->window ||
                             (l->max_active && l->active >= l->max_active))
                                 continue;
                         if (k->tokens < 1) {
@@ -383,6 +383,37 @@ static void backoff_fired(uv_timer_t *t)
 
 /* ---- completion ---------------------------------------------------------------- */
 
+/*
+ * The window adapts to the server, as TCP's congestion window does: every
+ * answer that is not a refusal widens it by 1/window (one place per
+ * window of answers), up to max_active; a 429 (API Priority and Fairness,
+ * or max-requests-inflight, saying the server is saturated) halves it, at
+ * most once a second, down to MIN_WINDOW.  So against a slow or busy
+ * server the client keeps few requests in flight, and its rate follows
+ * what the server answers, whatever the token bucket would allow.
+ */
+#define MIN_WINDOW 2.0
+
+static void adapt_window(struct kb_kube *k, long status)
+{
+        if (status == 429) {
+                double now = kb_now_mono();
+                if (now - k->window_cut < 1.0)
+                        return;
+                k->window_cut = now;
+                k->window = KB_MAX(MIN_WINDOW, k->window / 2);
+                KB_V(1, "the server refuses requests (429): window down to %.0f", k->window);
+                return;
+        }
+        if (status > 0 && k->window < k->opts.max_active)
+                k->window = KB_MIN((double)k->opts.max_active, k->window + 1 / k->window);
+}
+
+double kb_kube_window(const struct kb_kube *k)
+{
+        return k->window;
+}
+
 static void finish(struct kb_kube_call *c, CURLcode res)
 {
         struct kb_kube *k = c->k;
@@ -398,6 +429,8 @@ static void finish(struct kb_kube_call *c, CURLcode res)
         curl_multi_remove_handle(k->multi, c->easy);
         curl_easy_cleanup(c->easy);
         c->easy = NULL;
+        if (windowed(c))
+                adapt_window(k, status);
         deactivate(c);
         /* As client-go: a 401 with an exec credential means it no longer
          * works; the next request runs the plugin again. */
@@ -526,6 +559,8 @@ struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
         k->lanes[KB_KUBE_LANE_STATUS].max_active = KB_MAX(1, (size_t)k->opts.max_active / 2);
         k->lanes[KB_KUBE_LANE_EVENT].max_active = KB_MAX(1, (size_t)k->opts.max_active / 8);
         k->lanes[KB_KUBE_LANE_EVENT].backlog = (size_t)k->opts.event_backlog;
+        k->window = k->opts.max_active;
+        k->window_cut = kb_now_mono() - 10;
         k->tokens = k->opts.burst;
         k->last_refill = kb_now_mono();
         k->rnd = (uint64_t)(kb_now_mono() * 1e9) | 1;

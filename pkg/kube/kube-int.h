@@ -69,6 +69,8 @@ struct kb_kube {
         struct kb_kube_config cfg;
         struct kb_kube_opts opts;
         double tokens, last_refill;
+        double window;     /* transfers allowed on the wire: adapts (client.c) */
+        double window_cut; /* monotonic: when a 429 last halved it */
         struct kb__lane lanes[KB_KUBE_NLANES];
         struct kb_kube_call *calls;
         struct kb__sock *socks;

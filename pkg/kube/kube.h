@@ -18,8 +18,9 @@
  * no window); the others take a token from the client-side rate limiter
  * (qps, burst; retries too) and a place in a window of at most max_active
  * transfers on the wire, so a burst of binds never waits inside curl for a
- * connection and a lease request never waits behind one.  Watches take
- * neither, as they are long-lived.
+ * connection and a lease request never waits behind one.  The window
+ * halves when the server answers 429 and grows back one place per window
+ * of answers.  Watches take neither, as they are long-lived.
  *
  * Fence.  Requests in fenced lanes (the writes a leader makes) leave only
  * while the fence function says so; it is asked before each one starts and
@@ -228,6 +229,9 @@ unsigned kb_kube_fenced_lanes(void);
  * thread. */
 bool kb_kube_supersede(struct kb_kube_call *c);
 
+/* The window now: max_active, halved by 429s and grown back by answers. */
+double kb_kube_window(const struct kb_kube *k);
+
 /* Requests waiting in a lane, and whether its bounded backlog is full (a
  * request submitted to a full lane still goes in; the caller decides). */
 size_t kb_kube_waiting(const struct kb_kube *k, enum kb_kube_lane lane);
@@ -271,7 +275,7 @@ struct kb_watch_event {
         const char *resource_version; /* the object's, or NULL */
         int64_t code;                 /* ERROR: the Status's code (410: expired) */
         const char *message;          /* ERROR: the Status's message, or NULL */
-        struct kb_value *doc;         /* owns the above */
+        struct kb_pool pool;          /* holds the above (a read-only tree) */
 };
 
 /* Parses one watch line.  Returns 0 (release ev with kb_watch_event_release)

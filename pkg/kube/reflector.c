@@ -82,6 +82,7 @@ static void list_done(void *arg, const struct kb_kube_resp *resp)
         struct kb_reflector *r = arg;
         r->call = NULL;
         struct kb_value *doc = NULL;
+        struct kb_pool pool;
         char err[256];
         if (resp->status == 410 && r->cont) {
                 /* The continue token expired: start over. */
@@ -101,8 +102,12 @@ static void list_done(void *arg, const struct kb_kube_resp *resp)
                 retry_later(r);
                 return;
         }
-        if (kb_json_parse(resp->body, resp->len, &doc, err, sizeof(err))) {
+        /* The page's tree lives in a pool, dropped at once after the
+         * items are handed on (each consumer decodes what it keeps). */
+        kb_pool_init(&pool, 256 * 1024);
+        if (kb_json_parse_pool(resp->body, resp->len, &pool, &doc, err, sizeof(err))) {
                 KB_WARN("reflector %s: list: %s", r->name, err);
+                kb_pool_release(&pool);
                 free(r->cont);
                 r->cont = NULL;
                 retry_later(r);
@@ -121,13 +126,13 @@ static void list_done(void *arg, const struct kb_kube_resp *resp)
         free(r->cont);
         r->cont = cont && *cont ? kb_xstrdup(cont) : NULL;
         if (r->cont) {
-                kb_value_free(doc);
+                kb_pool_release(&pool);
                 start_list(r);
                 return;
         }
         /* The last page's resourceVersion is the list's. */
         set_rv(r, kb_value_str(kb_value_dig(doc, "metadata", "resourceVersion", NULL)));
-        kb_value_free(doc);
+        kb_pool_release(&pool);
         r->listing = false;
         r->relist = false;
         if (r->ops.list_end)
@@ -170,13 +175,17 @@ int kb_watch_event_parse(const char *line, size_t len, struct kb_watch_event *ev
             [KB_WATCH_ERROR] = "ERROR",
         };
         memset(ev, 0, sizeof(*ev));
+        /* One chunk holds a typical event's tree. */
+        kb_pool_init(&ev->pool, 16 * 1024);
         char perr[256];
-        if (kb_json_parse(line, len, &ev->doc, perr, sizeof(perr))) {
+        struct kb_value *doc;
+        if (kb_json_parse_pool(line, len, &ev->pool, &doc, perr, sizeof(perr))) {
                 snprintf(err, errlen, "watch event: %s", perr);
+                kb_watch_event_release(ev);
                 return KB_EBADINPUT;
         }
-        const char *type = kb_value_str(kb_value_get(ev->doc, "type"));
-        ev->object = kb_value_get(ev->doc, "object");
+        const char *type = kb_value_str(kb_value_get(doc, "type"));
+        ev->object = kb_value_get(doc, "object");
         if (!type || !kb_value_is(ev->object, KB_VOBJECT)) {
                 snprintf(err, errlen, "watch event: %s",
                          type ? "object: not an object" : "type: missing");
@@ -203,7 +212,7 @@ int kb_watch_event_parse(const char *line, size_t len, struct kb_watch_event *ev
 
 void kb_watch_event_release(struct kb_watch_event *ev)
 {
-        kb_value_free(ev->doc);
+        kb_pool_release(&ev->pool);
         memset(ev, 0, sizeof(*ev));
 }
 

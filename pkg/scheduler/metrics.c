@@ -46,6 +46,7 @@ struct kb__metrics {
         uint64_t binds_ok, binds_failed;
         uint64_t events_created, events_updated, events_dropped;
         uint64_t lane_waiting[KB_KUBE_NLANES];
+        double window;
         uint64_t unschedulable_jobs, unschedulable_tasks;
         struct queue_m *queues;
         size_t nqueues, capqueues;
@@ -177,6 +178,7 @@ void kb__metrics_lanes(struct kb_sched *s)
         pthread_mutex_lock(&m->lock);
         for (int i = 0; i < KB_KUBE_NLANES; i++)
                 m->lane_waiting[i] = kb_kube_waiting(s->kube, (enum kb_kube_lane)i);
+        m->window = kb_kube_window(s->kube);
         pthread_mutex_unlock(&m->lock);
 }
 
@@ -278,6 +280,11 @@ static char *render(struct kb_sched *s)
                 kb_buf_printf(&b, "kbatch_api_requests_waiting{lane=\"%s\"} %llu\n",
                               kb_kube_lane_name((enum kb_kube_lane)i),
                               (unsigned long long)m->lane_waiting[i]);
+        kb_buf_printf(
+            &b,
+            "# HELP kbatch_api_window Requests the client keeps on the wire at most "
+            "now (halved by 429s)\n# TYPE kbatch_api_window gauge\nkbatch_api_window %.0f\n",
+            m->window);
         static const struct {
                 const char *name, *help;
                 size_t off;

@@ -257,7 +257,7 @@ static void test_watch_event(void **state)
                     kb_watch_event_parse(bad[i].line, strlen(bad[i].line), &ev, err, sizeof(err)),
                     KB_EBADINPUT);
                 assert_non_null(strstr(err, bad[i].msg));
-                assert_null(ev.doc);
+                assert_null(ev.object);
         }
 }
 
@@ -368,6 +368,11 @@ static void test_lanes(void **state)
         assert_non_null(strchr(f->order, 'L'));
 }
 
+static void window_done(void *arg, const struct kb_kube_resp *r)
+{
+        assert_int_equal(r->status, 429);
+}
+
 static void test_fence_drop_supersede(void **state)
 {
         struct lanes_fx *f = *state;
@@ -411,6 +416,46 @@ static void test_fence_drop_supersede(void **state)
         assert_int_equal(f->cancelled, 3);
 }
 
+/* The window halves on a 429 and grows back with answers. */
+static void test_window(void **state)
+{
+        struct kb_apiserver_opts ao;
+        kb_apiserver_opts_init(&ao);
+        ao.fault_write_rate = 1; /* every create refused */
+        ao.fault_write_code = 429;
+        struct kb_apiserver *srv = kb_apiserver_new(&ao);
+        assert_int_equal(kb_apiserver_start(srv, "127.0.0.1", 0), 0);
+        uv_loop_t loop;
+        assert_int_equal(uv_loop_init(&loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(srv));
+        struct kb_kube_config cfg = {.server = server};
+        struct kb_kube_opts o = {.qps = 1000, .burst = 1000, .max_active = 8};
+        struct kb_kube *k = kb_kube_new(&loop, &cfg, &o);
+        free(server);
+        struct lanes_fx f = {.k = k};
+        assert_true(kb_kube_window(k) == 8);
+        struct kb_kube_req req = {.method = "POST",
+                                  .path = "/api/v1/namespaces/default/pods",
+                                  .body = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+                                          "\"metadata\":{\"name\":\"x\"},\"spec\":{"
+                                          "\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                                  .max_attempts = 1};
+        kb_kube_request(k, &req, window_done, NULL);
+        while (kb_kube_inflight(k))
+                uv_run(&loop, UV_RUN_ONCE);
+        assert_true(kb_kube_window(k) == 4);
+        /* Answers widen it by 1/window each: four of them make 5. */
+        for (int i = 0; i < 4; i++)
+                submit(&f, KB_KUBE_LANE_READ, 'r');
+        while (kb_kube_inflight(k))
+                uv_run(&loop, UV_RUN_ONCE);
+        assert_true(kb_kube_window(k) > 4.9 && kb_kube_window(k) < 5.1);
+        kb_kube_free(k);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        kb_apiserver_free(srv);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -421,6 +466,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_exec_plugin, setup, teardown),
             cmocka_unit_test_setup_teardown(test_lanes, lanes_setup, lanes_teardown),
             cmocka_unit_test_setup_teardown(test_fence_drop_supersede, lanes_setup, lanes_teardown),
+            cmocka_unit_test(test_window),
         };
         return cmocka_run_group_tests_name("kube", tests, NULL, NULL);
 }
