@@ -39,8 +39,8 @@
 /* A repeat after this long starts a new Event, as the recorder's series
  * end after a quiet while (client-go's aggregation window). */
 #define EVENT_WINDOW 600.0
-/* client-go keeps 4096 records; a scheduler sees more objects at once. */
-#define EVENT_RECORDS 8192
+/* As client-go's event cache. */
+#define EVENT_RECORDS 4096
 #define EVENT_QPS     100.0
 #define EVENT_BURST   200.0
 
@@ -50,11 +50,13 @@ struct rec {
         struct rec *lru_prev, *lru_next; /* most recently used first */
         struct rec *dirty_prev, *dirty_next;
         bool dirty;
-        char *key; /* kind, namespace, name, uid, type, reason */
-        char *kind, *api_version, *ns, *name, *uid, *type, *reason;
+        /* Into text[]: the key (kind, namespace, name, uid, type, reason)
+         * and the strings that never change. */
+        const char *key;
+        const char *kind, *api_version, *ns, *name, *uid, *type, *reason;
+        const char *event_ns;
         char *message;
         bool message_unsent;
-        char *event_ns;
         char *event_name; /* set once created */
         char *creating;   /* the name of the Event being created */
         int count, sent_count;
@@ -64,7 +66,34 @@ struct rec {
         double last_sent;    /* monotonic, 0 when never */
         char first_time[40]; /* RFC 3339 */
         struct kb_kube_call *call;
+        char text[];
 };
+
+/* A record and its constant strings in one allocation (a record is about
+ * 250 bytes, and up to EVENT_RECORDS of them are kept). */
+static struct rec *rec_new(const char *key, const char *kind, const char *api_version,
+                           const char *ns, const char *name, const char *uid, const char *type,
+                           const char *reason)
+{
+        const char *src[] = {key,  kind,   api_version,        ns, name, uid,
+                             type, reason, ns ? ns : "default"};
+        size_t len[KB_ARRAY_SIZE(src)], total = 0;
+        for (size_t i = 0; i < KB_ARRAY_SIZE(src); i++) {
+                len[i] = src[i] ? strlen(src[i]) + 1 : 0;
+                total += len[i];
+        }
+        struct rec *r = kb_xcalloc(1, sizeof(*r) + total);
+        const char **dst[] = {&r->key, &r->kind, &r->api_version, &r->ns,      &r->name,
+                              &r->uid, &r->type, &r->reason,      &r->event_ns};
+        char *t = r->text;
+        for (size_t i = 0; i < KB_ARRAY_SIZE(src); i++) {
+                if (!src[i])
+                        continue;
+                *dst[i] = memcpy(t, src[i], len[i]);
+                t += len[i];
+        }
+        return r;
+}
 
 struct kb__events {
         struct rec *by_key;
@@ -141,16 +170,7 @@ static void dirty_set(struct kb__events *ev, struct rec *r, bool dirty)
 
 static void rec_destroy(struct rec *r)
 {
-        free(r->key);
-        free(r->kind);
-        free(r->api_version);
-        free(r->ns);
-        free(r->name);
-        free(r->uid);
-        free(r->type);
-        free(r->reason);
         free(r->message);
-        free(r->event_ns);
         free(r->event_name);
         free(r->creating);
         free(r);
@@ -230,6 +250,7 @@ static void written(void *arg, const struct kb_kube_resp *resp)
                 kb__metrics_event(s, "updated");
         } else {
                 KB_V(1, "event %s/%s: update: %ld", r->event_ns, r->event_name, resp->status);
+                r->message_unsent = true; /* the next write carries it again */
                 if (resp->status == 404) {
                         /* Gone (events expire): the next write creates
                          * a new one. */
@@ -283,7 +304,7 @@ static void send_create(struct kb_sched *s, struct rec *r, const char *ts)
         free(body);
 }
 
-static void send_patch(struct kb_sched *s, struct rec *r, const char *ts)
+static void send_patch(struct kb_sched *s, struct rec *r, const char *ts, bool with_message)
 {
         char micro[40];
         kb__micro_time(micro, sizeof(micro));
@@ -293,7 +314,7 @@ static void send_patch(struct kb_sched *s, struct rec *r, const char *ts)
         struct kb_value *series = kb_value_ensure_object(p, "series");
         kb_value_set(series, "count", kb_value_new_int(r->count));
         kb_value_set(series, "lastObservedTime", kb_value_new_string(micro));
-        if (r->message_unsent)
+        if (with_message)
                 kb_value_set(p, "message", kb_value_new_string(r->message));
         char *body = kb_json_emit(p, false);
         kb_value_free(p);
@@ -327,12 +348,13 @@ static void flush(struct kb_sched *s, struct rec *r)
                 return;
         char ts[40];
         kb__now_time(ts, sizeof(ts));
+        bool with_message = r->message_unsent;
         r->last_sent = now;
         r->sent_count = r->count;
         r->message_unsent = false;
         dirty_set(ev, r, false);
         if (r->event_name)
-                send_patch(s, r, ts);
+                send_patch(s, r, ts, with_message);
         else
                 send_create(s, r, ts);
 }
@@ -344,13 +366,14 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                const char *message)
 {
         struct kb__events *ev = recorder(s);
-        char *key = kb_xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", kind, ns ? ns : "", name,
-                                 uid ? uid : "", type, reason);
+        struct kb_buf key;
+        kb_buf_init(&key);
+        kb_buf_printf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", kind, ns ? ns : "", name,
+                      uid ? uid : "", type, reason);
         double now = kb_now_mono();
         struct rec *r;
-        HASH_FIND_STR(ev->by_key, key, r);
+        HASH_FIND_STR(ev->by_key, key.data, r);
         if (r) {
-                free(key);
                 if (now - r->last_seen > EVENT_WINDOW && !r->call) {
                         /* The series went quiet: a new Event. */
                         free(r->event_name);
@@ -367,21 +390,13 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                                 kb__metrics_event(s, "dropped");
                         rec_free(ev, old);
                 }
-                r = kb_xcalloc(1, sizeof(*r));
+                r = rec_new(key.data, kind, api_version, ns, name, uid, type, reason);
                 r->s = s;
-                r->key = key;
-                r->kind = kb_xstrdup(kind);
-                r->api_version = kb_xstrdup(api_version);
-                r->ns = ns ? kb_xstrdup(ns) : NULL;
-                r->name = kb_xstrdup(name);
-                r->uid = uid ? kb_xstrdup(uid) : NULL;
-                r->type = kb_xstrdup(type);
-                r->reason = kb_xstrdup(reason);
-                r->event_ns = kb_xstrdup(ns ? ns : "default");
                 kb__now_time(r->first_time, sizeof(r->first_time));
                 HASH_ADD_KEYPTR(hh, ev->by_key, r->key, strlen(r->key), r);
                 ev->n++;
         }
+        kb_buf_release(&key);
         r->count++;
         r->last_seen = now;
         if (!r->message || strcmp(r->message, message)) {

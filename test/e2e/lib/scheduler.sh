@@ -32,7 +32,7 @@ cleanup() {
                 kill -TERM "$API_PID" 2>/dev/null
                 wait "$API_PID" 2>/dev/null
         fi
-        rm -rf "$T"
+        if [ "${FAILS:-0}" != 0 ] && [ -n "${KEEP_FAILED:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
 
