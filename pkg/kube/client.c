@@ -175,7 +175,7 @@ static void call_dispose(struct kb_kube_call *c, bool kick_after)
         struct kb_kube *k = c->k;
         if (c->easy) {
                 curl_multi_remove_handle(k->multi, c->easy);
-                curl_easy_cleanup(c->easy);
+                kb__kube_easy_put(k, c->easy);
                 c->easy = NULL;
         }
         deactivate(c);
@@ -427,7 +427,7 @@ static void finish(struct kb_kube_call *c, CURLcode res)
                 status = 0; /* a partial answer is no answer */
         stat_add(k, c->stream ? "WATCH" : c->method, res == CURLE_OK || c->stream ? status : 0);
         curl_multi_remove_handle(k->multi, c->easy);
-        curl_easy_cleanup(c->easy);
+        kb__kube_easy_put(k, c->easy);
         c->easy = NULL;
         if (windowed(c))
                 adapt_window(k, status);

@@ -74,6 +74,8 @@ struct kb_kube {
         struct kb__lane lanes[KB_KUBE_NLANES];
         struct kb_kube_call *calls;
         struct kb__sock *socks;
+        CURL *spare[64]; /* reset easy handles, for the next requests */
+        size_t nspare;
         size_t inflight;
         size_t active;      /* windowed transfers on the wire */
         size_t fenced_wire; /* transfers of fenced lanes on the wire */
@@ -100,6 +102,8 @@ void kb__kube_transport_init(struct kb_kube *k);
 void kb__kube_transport_close(struct kb_kube *k);
 /* A configured easy handle for c (URL, TLS, credentials, body). */
 void kb__kube_setup_easy(struct kb_kube_call *c);
+/* Takes back an easy handle removed from the multi handle, for reuse. */
+void kb__kube_easy_put(struct kb_kube *k, CURL *e);
 /* One of the client's handles finished closing; the last frees k. */
 void kb__kube_handle_gone(struct kb_kube *k);
 

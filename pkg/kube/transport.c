@@ -157,8 +157,23 @@ void kb__kube_transport_init(struct kb_kube *k)
         k->open_handles = 2;
 }
 
+/* Easy handles are reused (reset, not freed): a handle is a few kilobytes
+ * and its setup a good part of a small request's cost at 10,000 binds a
+ * second.  Connections live in the multi handle either way. */
+void kb__kube_easy_put(struct kb_kube *k, CURL *e)
+{
+        if (k->nspare == KB_ARRAY_SIZE(k->spare) || k->freeing) {
+                curl_easy_cleanup(e);
+                return;
+        }
+        curl_easy_reset(e);
+        k->spare[k->nspare++] = e;
+}
+
 void kb__kube_transport_close(struct kb_kube *k)
 {
+        while (k->nspare)
+                curl_easy_cleanup(k->spare[--k->nspare]);
         /* Cleanup closes curl's sockets, which calls socket_cb with REMOVE
          * and closes their poll handles. */
         curl_multi_cleanup(k->multi);
@@ -291,7 +306,7 @@ void kb__kube_setup_easy(struct kb_kube_call *c)
         struct kb_kube *k = c->k;
         const struct kb_kube_config *cfg = &k->cfg;
         exec_refresh(k);
-        CURL *e = curl_easy_init();
+        CURL *e = k->nspare ? k->spare[--k->nspare] : curl_easy_init();
         if (!e)
                 kb_die("curl_easy_init failed");
         c->easy = e;

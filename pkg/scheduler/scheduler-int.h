@@ -65,6 +65,7 @@ struct kb_sched {
 
         bool session_running;
         bool sessions_started; /* the first session has started */
+        double trimmed_at;     /* monotonic: the last malloc_trim */
         bool stopping;
         bool stop_grace_over; /* a stop no longer waits for binds on the wire */
         bool closed;
