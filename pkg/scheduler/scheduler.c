@@ -46,8 +46,11 @@ void kb_sched_opts_init(struct kb_sched_opts *o)
         o->retry_period = 2;
         o->lock_namespace = "kube-system";
         o->lock_name = "kbatch";
-        o->qps = 2000; /* Volcano's scheduler defaults (cmd/scheduler options) */
-        o->burst = 2000;
+        /* The window (max_inflight, halved by 429s) is what protects the
+         * server; the token bucket only caps a runaway (docs/scheduler.md,
+         * "Client defaults"). */
+        o->qps = 20000;
+        o->burst = 20000;
         o->max_inflight = 32;
 }
 
