@@ -30,10 +30,11 @@ struct kb__entry {
 /* A pod being bound: snapshots show it on node. */
 struct kb__mark {
         UT_hash_handle hh;
-        char *key;
-        char *uid;
-        char *node;
+        const char *key; /* key, uid and node point into text[] */
+        const char *uid;
+        const char *node;
         double acked; /* monotonic time of a successful answer, 0 while in flight */
+        char text[];
 };
 
 /* An object kbatch could not decode (struct kb_cache_invalid's storage). */

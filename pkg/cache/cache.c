@@ -54,9 +54,6 @@ char *kb__cache_key(const char *ns, const char *name)
 void kb__cache_mark_del(struct kb_cache *c, struct kb__mark *m)
 {
         HASH_DEL(c->marks, m);
-        free(m->key);
-        free(m->uid);
-        free(m->node);
         free(m);
 }
 
@@ -482,11 +479,15 @@ void kb_cache_assume(struct kb_cache *c, const struct kb_pod *pod, const char *n
         HASH_FIND_STR(c->marks, key, m);
         if (m)
                 kb__cache_mark_del(c, m);
-        m = kb_xcalloc(1, sizeof(*m));
-        m->key = key;
-        m->uid = kb_xstrdup(pod->meta.uid ? pod->meta.uid : "");
-        m->node = kb_xstrdup(node);
-        HASH_ADD_KEYPTR(hh, c->marks, m->key, strlen(m->key), m);
+        /* One allocation per mark: a bind storm marks every pod at once. */
+        const char *uid = pod->meta.uid ? pod->meta.uid : "";
+        size_t lk = strlen(key) + 1, lu = strlen(uid) + 1, ln = strlen(node) + 1;
+        m = kb_xcalloc(1, sizeof(*m) + lk + lu + ln);
+        m->key = memcpy(m->text, key, lk);
+        m->uid = memcpy(m->text + lk, uid, lu);
+        m->node = memcpy(m->text + lk + lu, node, ln);
+        free(key);
+        HASH_ADD_KEYPTR(hh, c->marks, m->key, lk - 1, m);
 }
 
 void kb_cache_bind_done(struct kb_cache *c, const char *ns, const char *name, bool ok)

@@ -78,14 +78,12 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
                                 continue;
                         struct kb_pod *a = kb_xmalloc(sizeof(*a));
                         *a = *p;
-                        a->node_name = m->node;
+                        /* The node string belongs to the mark, which may go
+                         * while the session runs: the copy has its own. */
+                        a->node_name = kb_xstrdup(m->node);
                         s->assumed[s->nassumed++] = a;
                         s->snap.pods[i] = a;
                 }
-                /* The node strings belong to marks, which may go while the
-                 * session runs: give the copies their own. */
-                for (size_t i = 0; i < s->nassumed; i++)
-                        s->assumed[i]->node_name = kb_xstrdup(s->assumed[i]->node_name);
         }
         s->snap.scheduler_names = names;
         s->snap.nscheduler_names = nnames;

@@ -2,7 +2,8 @@
 # paused (SIGSTOP) in the middle of a slow dispatch (20 binds/s), past its
 # lease; the standby takes over and binds the rest; the leader is resumed.
 # It must send nothing more — no bind, status or event, no session — and
-# exit 1; no node is ever over-committed and no pod is bound twice.
+# exit 1; no node is ever over-committed and no pod is bound twice.  Then
+# a leader whose renew hangs (the API server paused) stops at its deadline.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
@@ -51,5 +52,31 @@ check_no_overcommit
 check_bound_once "$T/a.log" "$T/b.log"
 expect_eq "lease holder" "$($K get lease kbatch -n default -o jsonpath='{.spec.holderIdentity}')" sched-b
 stop_sched b
-grep -q "ERROR: AddressSanitizer\|runtime error" "$T/a.log" "$T/b.log" && fail "sanitizer report in a log"
+
+# The deadline is checked while a renew is in flight: the API server is
+# paused (SIGSTOP), so c's renew hangs unanswered; c must still stop
+# leading at its renew deadline and exit 1, not wait for the request's
+# timeout (30 s).
+start_sched c $LE --leader-elect-identity sched-c
+wait_for "c leads" 15 grep -q 'became the leader' "$T/c.log"
+sleep 0.5
+kill -STOP "$API_PID"
+t0=$(date +%s%N)
+end=$((SECONDS + 10))
+while kill -0 "${SCHED_PID[c]}" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.05; done
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+kill -CONT "$API_PID"
+rc=0
+if kill -0 "${SCHED_PID[c]}" 2>/dev/null; then
+        fail "c still runs 10 s after the API server stopped answering"
+        kill_sched c
+else
+        wait "${SCHED_PID[c]}" || rc=$?
+        unset "SCHED_PID[c]"
+        expect_eq "c exits 1 when its renew deadline passes with a renew in flight" "$rc" 1
+        echo "c stopped ${ms} ms after the API server did (renew deadline 1.5 s)"
+        if [ "$ms" -le 3000 ]; then pass "within the deadline and a retry period"; else fail "took ${ms} ms"; fi
+fi
+expect_match "c says why" "$(cat "$T/c.log")" 'leader election lost: could not renew the lease for 1.5s'
+grep -q "ERROR: AddressSanitizer\|runtime error" "$T/a.log" "$T/b.log" "$T/c.log" && fail "sanitizer report in a log"
 finish
