@@ -12,7 +12,9 @@
 #                starts; the clock starts with the scheduler: time to its
 #                first bind, to every bind
 #   SCHED_FLAGS  extra kbatch-scheduler flags
-#   API_FLAGS    extra kbatch-apiserver flags
+#   API_FLAGS    extra kbatch-apiserver flags (default --history 1000000:
+#                with kbatch-apiserver's default of 1,000 events, a burst
+#                of binds outruns every watch, and every client relists)
 #
 # Per run: seconds to the first bind and to the last, the sustained bind
 # rate (10% to 90% of the pods, from the scheduler's bind counter sampled
@@ -26,6 +28,7 @@ NGROUPS=${2:-1000}
 SIZE=${3:-10}
 RUNS=${4:-3}
 MODE=${MODE:-apply}
+API_FLAGS=${API_FLAGS---history 1000000}
 BIN=${BIN:-bin}
 if ! command -v kubectl >/dev/null 2>&1; then
         echo "daemon bench: SKIPPED (no kubectl)"
