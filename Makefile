@@ -1,11 +1,14 @@
 # kbatch: a gang batch scheduler for Kubernetes.
 #
 #   make            release build of every program into bin/
+#   make install    the programs, CRDs and examples under PREFIX (/usr/local),
+#                   staged under DESTDIR when set; make uninstall
 #   make test       AddressSanitizer + UBSan build, unit, scenario and e2e tests
 #   make bench      the session benchmark (docs/PERFORMANCE.md)
 #   make fuzz       longer fuzzing runs of the fuzz targets
 #   make format     clang-format over the tree
-#   make deps       install missing Debian build packages
+#   make deps       install missing Debian packages to build (make test-deps:
+#                   and to test)
 #   make clean
 #
 # Sources are found by wildcard so that adding a module, an action, a plugin,
@@ -16,16 +19,23 @@
 #   test/e2e/*.sh                       -> shell tests, run with BIN set
 #   test/fuzz/NAME_fuzz.c               -> libFuzzer target NAME (clang)
 
-DEB_PKGS := gcc make pkg-config libcurl4-openssl-dev libyajl-dev libuv1-dev \
-            libyaml-dev libcmocka-dev libmicrohttpd-dev uthash-dev \
-            libgnutls28-dev curl clang
+# What make needs to build the programs, and what make test, fuzz and bench
+# need besides (cmocka for the unit tests, kubectl and curl for the e2e
+# tests, clang for the fuzz targets).  kubectl is looked for as a command,
+# as it often comes from elsewhere (a cloud SDK); where there is none,
+# Debian's kubernetes-client provides it.
+BUILD_PKGS := gcc make pkg-config libcurl4-openssl-dev libyajl-dev libuv1-dev \
+              libyaml-dev libmicrohttpd-dev uthash-dev libgnutls28-dev \
+              protobuf-c-compiler libprotobuf-c-dev
+TEST_PKGS  := libcmocka-dev curl clang python3-kubernetes
+TEST_CMDS  := kubectl=kubernetes-client
 CC      ?= cc
 MODE    ?= release
 
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wstrict-prototypes -Werror \
            -Wno-unused-parameter
 DEFS    := -D_GNU_SOURCE -Ipkg -I.
-LDLIBS  := -lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lpthread -lm
+LDLIBS  := -lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lprotobuf-c -lpthread -lm
 
 ifeq ($(MODE),asan)
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -39,6 +49,12 @@ endif
 B       := build/$(MODE)
 LIB_SRC := $(sort $(wildcard pkg/*/*.c actions/*.c plugins/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+# pkg/MODULE/NAME.proto -> $(B)/gen/MODULE/NAME.pb-c.[ch] (protobuf-c), included
+# as "MODULE/NAME.pb-c.h" and linked into the library.
+PROTO   := $(wildcard pkg/*/*.proto)
+PROTO_C := $(PROTO:pkg/%.proto=$(B)/gen/%.pb-c.c)
+PROTO_O := $(PROTO_C:%.c=%.o)
+DEFS    += -I$(B)/gen
 CMDS    := $(notdir $(wildcard cmd/*))
 UNIT    := $(notdir $(basename $(wildcard test/unit/*_test.c)))
 E2E     := $(sort $(wildcard test/e2e/*.sh))
@@ -52,7 +68,7 @@ PROGS   := $(CMDS:%=$(BINDIR)/%)
 
 .SECONDEXPANSION:
 .SECONDARY:
-.PHONY: all deps test unit e2e bench fuzz format clean
+.PHONY: all deps test-deps test unit e2e bench fuzz format clean install uninstall
 all: deps
 	@$(MAKE) --no-print-directory progs
 
@@ -60,10 +76,15 @@ all: deps
 progs: $(PROGS)
 
 # Installs only what is missing; apt-get runs as root on these machines.
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+deps: PKGS = $(BUILD_PKGS)
+test-deps: PKGS = $(BUILD_PKGS) $(TEST_PKGS)
+test-deps: CMDS_PKGS = $(TEST_CMDS)
+deps test-deps:
+	@missing=""; for p in $(PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
 	    || missing="$$missing $$p"; done; \
+	for c in $(CMDS_PKGS); do \
+	  command -v $${c%%=*} >/dev/null 2>&1 || missing="$$missing $${c#*=}"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -76,7 +97,19 @@ $(B)/obj/%.o: %.c
 	@echo "  CC      $<"
 	@$(CC) $(WARN) $(OPT) $(DEFS) -MMD -MP -c $< -o $@
 
-$(B)/libkbatch.a: $(LIB_OBJ)
+$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h: pkg/%.proto
+	@mkdir -p $(B)/gen
+	@echo "  PROTOC  $<"
+	@protoc-c --proto_path=pkg --c_out=$(B)/gen $<
+
+# Generated code: built without -Wpedantic -Werror, which it is not written for.
+$(B)/gen/%.pb-c.o: $(B)/gen/%.pb-c.c
+	@echo "  CC      $<"
+	@$(CC) -std=c11 $(OPT) $(DEFS) -c $< -o $@
+
+$(LIB_OBJ): | $(PROTO_C:.c=.h)
+
+$(B)/libkbatch.a: $(LIB_OBJ) $(PROTO_O)
 	@rm -f $@
 	@ar rcs $@ $^
 
@@ -92,7 +125,7 @@ $(B)/test/%_test: $(B)/obj/test/unit/%_test.o $(B)/obj/test/unit/testutil.o $(B)
 
 # make test: everything under the sanitizers, then every test; the run stops at
 # the first failing suite, and the summary line counts suites.
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory MODE=asan unit
 	@$(MAKE) --no-print-directory MODE=asan e2e
 
@@ -110,12 +143,30 @@ e2e: $(PROGS)
 	  else fail=$$((fail+1)); echo "FAILED: $$t"; fi; done; \
 	echo "e2e: $$pass passed, $$fail failed"; [ $$fail = 0 ]
 
-bench: all
+bench: test-deps
+	@$(MAKE) --no-print-directory progs
 	@bash test/bench/run.sh
 
 FUZZ    := $(notdir $(basename $(wildcard test/fuzz/*_fuzz.c)))
-fuzz: deps
+fuzz: test-deps
 	@bash test/fuzz/run.sh $(or $(FUZZ_SECONDS),300)
+
+# make install [PREFIX=/usr/local] [DESTDIR=/stage]: the programs in bin/
+# (kubectl-kbatch there is what kubectl finds on PATH as "kubectl kbatch"),
+# the CRDs and the examples in share/kbatch/.
+PREFIX  ?= /usr/local
+SHARE   := $(DESTDIR)$(PREFIX)/share/kbatch
+DATA    := $(sort $(wildcard crds/*.yaml examples/*.yaml examples/*/*.yaml))
+install: all
+	@install -d $(DESTDIR)$(PREFIX)/bin
+	@for p in $(CMDS); do echo "  INSTALL $(DESTDIR)$(PREFIX)/bin/$$p"; \
+	  install -m 0755 $(BINDIR)/$$p $(DESTDIR)$(PREFIX)/bin/$$p || exit 1; done
+	@for f in $(DATA); do install -D -m 0644 $$f $(SHARE)/$$f || exit 1; done
+	@echo "  INSTALL $(SHARE)/ (crds, examples)"
+
+uninstall:
+	rm -f $(CMDS:%=$(DESTDIR)$(PREFIX)/bin/%)
+	rm -rf $(SHARE)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

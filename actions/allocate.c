@@ -1,33 +1,48 @@
 /*
  * allocate: places the pending tasks of admitted jobs, gang by gang, as
- * Volcano's actions/allocate:
+ * Volcano master's actions/allocate (there is no namespace level since
+ * Volcano v1.8):
  *
- *   namespaces in namespace order; in a namespace, the queue that comes
- *   first in queue order among those not overused; in that queue, the job
- *   that comes first in job order; its pending tasks (BestEffort ones are
- *   left to backfill) in task order, each one:
- *     - skipped when the queue cannot take it (allocatable),
- *     - placed on the best feasible node (kb_select_node): Allocated when
- *       it fits the node's idle resources, else Pipelined on future-idle
- *       ones,
- *     - and the job stops at its first task that fits nowhere.
- *   When the job becomes ready with tasks left, it goes back into its queue
- *   so that other jobs get a turn (shares are re-ordered) before it
- *   continues.
- *   The job's statement commits when the job is ready (all its binds leave
- *   together), is kept when the job is pipelined, else is discarded: no
- *   partial gang leaves the session.
+ *   queues in queue order, one job turn at a time: pop the first queue; an
+ *   overused queue drops out for the rest of the action; else its first job
+ *   in job order takes a turn, and the queue goes back into the heap so
+ *   that shares re-order across all queues after every turn.
+ *
+ *   A turn walks the job's pending tasks (BestEffort ones are left to
+ *   backfill) in task order, each one:
+ *     - skipped when the queue cannot take it (allocatable);
+ *     - skipped when a task of the same role (volcano.sh/task-spec) already
+ *       fit nowhere in this session (Volcano's TaskHasFitErrors: one role,
+ *       one spec);
+ *     - placed on the best node (kb_select_node: nodes where it fits idle
+ *       resources first, else ones where it fits future idle): Allocated on
+ *       idle resources, Pipelined on future idle;
+ *     - when it fits nowhere, the turn goes on only while the gang can still
+ *       complete without this role (Volcano's NeedContinueAllocating, below),
+ *       else it ends.
+ *   The turn also ends once the job is ready, so that other jobs get a turn
+ *   before it continues: a ready job with tasks left goes back into its
+ *   queue (one that failed, or is only pipelined, does not).  The turn's statement commits when the
+ * job is ready (all its binds leave together), is kept when the job is pipelined, else is
+ *   discarded: no partial gang leaves the session.
+ *
+ * A gang whose PodGroup sets spec.networkTopology plays its turn within one
+ * network topology domain, the lowest tier and tightest fit first
+ * (actions/topology.c); when no domain takes it, a hard gang is left whole
+ * and waits, a soft one plays its turn on every node.
  *
  * Example: a gang of 3 (minMember 3) and two nodes with room for 2 tasks:
- * tasks 1 and 2 are allocated, task 3 fits nowhere, the job is neither
- * ready (2 < 3) nor pipelined, so both allocations are undone and the
- * nodes are free for the next job.
+ * tasks 1 and 2 are allocated, task 3 fits nowhere; minMember equals the
+ * task count, so the turn ends; the job is neither ready (2 < 3) nor
+ * pipelined, so both allocations are undone and the nodes are free for the
+ * next job.  With 5 replicas and minMember 3 instead, the turn goes on
+ * after task 3 fails, and tasks 4 and 5 may still make the gang.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/framework.h"
+#include "actions/actions-int.h"
 
 static void allocate_execute(struct kb_session *s);
 
@@ -36,180 +51,317 @@ const struct kb_action kb_action_allocate = {
     .execute = allocate_execute,
 };
 
-struct ns_entry {
-        const char *name;
-        struct kb_heap *jobs; /* per queue index, heaps of jobs */
-        bool *removed;        /* per queue index: dropped as overused */
-};
-
-struct ctx {
-        struct kb_session *s;
-        struct ns_entry *ns;
-        size_t nns, capns;
-        size_t nqueues;
-        struct kb_heap **tasks; /* per job index, created on first visit */
-};
-
-static int ns_cmp(void *c, const void *a, const void *b)
+static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
 {
-        const struct ctx *x = c;
-        return kb_namespace_order(x->s, ((const struct ns_entry *)a)->name,
-                                  ((const struct ns_entry *)b)->name);
+        struct kb__alloc_job *js = &c->jobs[j->index];
+        if (!js->made) {
+                js->made = true;
+                kb_heap_init_tasks(&js->tasks, c->s);
+                for (uint32_t i = 0; i < j->ntasks; i++) {
+                        struct kb_task *t = j->tasks[i];
+                        if (t->status == KB_TASK_PENDING && !t->best_effort)
+                                kb_heap_push(&js->tasks, t);
+                }
+        }
+        return &js->tasks;
 }
 
-static int job_cmp(void *s, const void *a, const void *b)
+static bool role_failed(const struct kb__alloc_job *js, const char *role)
 {
-        return kb_job_order(s, a, b);
-}
-
-static int task_cmp(void *s, const void *a, const void *b)
-{
-        return kb_task_order(s, a, b);
-}
-
-static struct ns_entry *ns_of(struct ctx *c, const char *name)
-{
-        for (size_t i = 0; i < c->nns; i++)
-                if (strcmp(c->ns[i].name, name) == 0)
-                        return &c->ns[i];
-        struct ns_entry e = {name, kb_xcalloc(c->nqueues + 1, sizeof(struct kb_heap)),
-                             kb_xcalloc(c->nqueues + 1, sizeof(bool))};
-        for (size_t q = 0; q < c->nqueues; q++)
-                kb_heap_init(&e.jobs[q], job_cmp, c->s);
-        KB_PUSH(c->ns, c->nns, c->capns, e);
-        return &c->ns[c->nns - 1];
-}
-
-static bool has_pending_work(const struct kb_job *j)
-{
-        for (uint32_t i = 0; i < j->ntasks; i++)
-                if (j->tasks[i]->status == KB_TASK_PENDING && !j->tasks[i]->best_effort)
+        for (size_t i = 0; i < js->nfailed; i++)
+                if (strcmp(js->failed[i], role) == 0)
                         return true;
         return false;
 }
 
-static struct kb_heap *pending_tasks(struct ctx *c, struct kb_job *j)
+static int32_t role_min(const struct kb_job *j, const char *role)
 {
-        if (!c->tasks[j->index]) {
-                struct kb_heap *h = kb_xmalloc(sizeof(*h));
-                kb_heap_init(h, task_cmp, c->s);
-                for (uint32_t i = 0; i < j->ntasks; i++) {
-                        struct kb_task *t = j->tasks[i];
-                        if (t->status == KB_TASK_PENDING && !t->best_effort)
-                                kb_heap_push(h, t);
-                }
-                c->tasks[j->index] = h;
-        }
-        return c->tasks[j->index];
+        for (size_t i = 0; j->pg && i < j->pg->nmin_task_member; i++)
+                if (strcmp(j->pg->min_task_member[i].name, role) == 0)
+                        return j->pg->min_task_member[i].min;
+        return 0;
 }
 
-/* One turn of job j: returns after the job is ready with tasks left (it
- * goes back to its queue), or its tasks ran out, or one fit nowhere. */
-static void allocate_job(struct ctx *c, struct kb_queue_info *q, struct kb_job *j,
-                         struct kb_heap *jobs)
+/*
+ * Volcano's JobInfo.NeedContinueAllocating: after a task fit nowhere,
+ * whether the job's other tasks can still make the gang.
+ *  - minMember equal to the task count: every task must run; stop.
+ *  - minMember below the sum of the per-role minimums (minTaskMember): the
+ *    ready tasks plus the pending ones of roles that have not failed must
+ *    reach minMember.
+ *  - otherwise: every failed role with a minimum must already hold it
+ *    (ready, succeeded or pending best-effort tasks of the role).
+ */
+static bool need_continue(const struct kb_job *j, const struct kb__alloc_job *js)
+{
+        if ((uint32_t)j->min_available == j->ntasks)
+                return false;
+        int64_t total = 0;
+        for (size_t i = 0; j->pg && i < j->pg->nmin_task_member; i++)
+                total += j->pg->min_task_member[i].min;
+        if (j->min_available < total) {
+                uint32_t left = 0;
+                for (uint32_t i = 0; i < j->ntasks; i++)
+                        left += j->tasks[i]->status == KB_TASK_PENDING &&
+                                !role_failed(js, j->tasks[i]->role);
+                return kb_job_ready_count(j) + left >= (uint32_t)j->min_available;
+        }
+        for (size_t f = 0; f < js->nfailed; f++) {
+                int32_t min = role_min(j, js->failed[f]);
+                if (min == 0)
+                        continue;
+                int32_t held = 0;
+                for (uint32_t i = 0; i < j->ntasks; i++) {
+                        const struct kb_task *t = j->tasks[i];
+                        if (strcmp(t->role, js->failed[f]) != 0)
+                                continue;
+                        held += kb_task_status_allocated(t->status) ||
+                                t->status == KB_TASK_SUCCEEDED ||
+                                (t->status == KB_TASK_PENDING && t->best_effort);
+                }
+                if (held < min)
+                        return false;
+        }
+        return true;
+}
+
+/* A task the queue's quota skipped: say why in the job's condition.  A
+ * queue that is not Open takes nothing, whatever the nodes; otherwise, if
+ * no node could take the task either, that is the better answer ("0/4
+ * nodes are available: ..."); else the quota plugin's numbers
+ * (kb_job_explain_quota, from its allocatable), or a plain sentence when
+ * no plugin gave any. */
+static void explain_quota(struct kb_session *s, const struct kb_queue_info *q, struct kb_job *j,
+                          struct kb_task *t)
+{
+        if (j->fit_error || j->quota_checked)
+                return;
+        j->quota_checked = true;
+        char msg[300];
+        if (q->state != KB_QUEUE_OPEN) {
+                snprintf(msg, sizeof(msg), "queue %s is %s", q->name,
+                         kb_queue_state_name(q->state));
+                j->quota_error = kb_session_intern(s, msg);
+                j->quota_reason = KB_WHY_QUEUE_CLOSED;
+                return;
+        }
+        const char *why = NULL;
+        if (!kb_select_node(s, t, &why)) {
+                kb_task_fit_failed(t, why);
+                return;
+        }
+        snprintf(msg, sizeof(msg),
+                 "queue %s has no room left for the gang within its deserved resources", q->name);
+        kb_job_explain_quota(s, j, KB_WHY_QUOTA, msg);
+}
+
+/*
+ * A gang partly bound (a crash mid-dispatch, a bind that failed) holds room
+ * and is useless until it completes, so kbatch does not let others take the
+ * room it still needs (a difference from Volcano, where such a gang can be
+ * starved forever): when its turn leaves it short, what it placed is held
+ * for the rest of the session instead of undone — nothing of it binds, and
+ * no other job gets that room.  The gang goes first among the jobs that are
+ * not ready (gang's job order), so in the next session it takes freed room
+ * first again, until it completes.  That holds only while it can complete
+ * at all: if its missing tasks could not fit even were every other pod gone,
+ * nothing is held and the condition says so, with numbers.
+ */
+/* NULL when j's missing tasks would fit the nodes if nothing but j ran,
+ * else why not (first fit over the nodes' allocatable less what j holds;
+ * the predicates still apply). */
+static const char *never_completes(struct kb_session *s, const struct kb_job *j)
+{
+        size_t nn;
+        struct kb_node_info *nodes = kb_session_nodes(s, &nn);
+        uint32_t held = kb_job_placed_count(j) + j->count[KB_TASK_SUCCEEDED];
+        if (held >= (uint32_t)j->min_available)
+                return NULL;
+        uint32_t need = (uint32_t)j->min_available - held, fit = 0, pending = 0;
+        struct kb_res *room = kb_xmalloc((nn + 1) * sizeof(*room));
+        for (size_t n = 0; n < nn; n++) {
+                room[n] = nodes[n].allocatable;
+                for (const struct kb_task *t = nodes[n].tasks; t; t = t->node_next)
+                        if (t->job == j && t->status != KB_TASK_ALLOCATED)
+                                kb_res_sub(&room[n], &t->resreq);
+        }
+        for (uint32_t i = 0; i < j->ntasks && fit < need; i++) {
+                const struct kb_task *t = j->tasks[i];
+                if (t->status != KB_TASK_PENDING && t->status != KB_TASK_ALLOCATED)
+                        continue;
+                pending++;
+                for (size_t n = 0; n < nn; n++)
+                        if (kb_res_le(&t->resreq, &room[n]) && !kb_predicate(s, t, &nodes[n])) {
+                                kb_res_sub(&room[n], &t->resreq);
+                                fit++;
+                                break;
+                        }
+        }
+        free(room);
+        if (fit >= need)
+                return NULL;
+        const struct kb_node_info *largest = NULL;
+        for (size_t n = 0; n < nn; n++)
+                if (!largest ||
+                    nodes[n].allocatable.q[KB_RES_CPU] > largest->allocatable.q[KB_RES_CPU])
+                        largest = &nodes[n];
+        char msg[400], big[160] = "";
+        if (largest)
+                kb_res_format(&largest->allocatable, false, big, sizeof(big));
+        snprintf(msg, sizeof(msg),
+                 "the gang holds %u placed task(s) and needs %u more, but only %u of its %u "
+                 "waiting task(s) would fit even if nothing else ran (%zu node(s), the largest "
+                 "with %s): it can never complete",
+                 kb_job_placed_count(j), need, fit, pending, nn, big[0] ? big : "nothing");
+        return kb_session_intern(s, msg);
+}
+
+void kb__allocate_tasks(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                        struct kb_heap *tasks, const struct kb_domain *d, struct kb_statement *st)
 {
         struct kb_session *s = c->s;
-        struct kb_heap *tasks = pending_tasks(c, j);
-        struct kb_statement *st = kb_statement_new(s);
+        struct kb__alloc_job *js = &c->jobs[j->index];
 
-        j->touched = true;
         while (!kb_heap_empty(tasks)) {
                 struct kb_task *t = kb_heap_pop(tasks);
-                const char *why = NULL;
-                struct kb_node_info *n;
                 if (!kb_allocatable(s, q, t)) {
-                        /* Skipped for the queue's quota.  Say why: if no node
-                         * could take the task either, that is the better
-                         * answer ("0/4 nodes are available: ..."). */
-                        if (!j->fit_error) {
-                                n = kb_select_node(s, t, &why);
-                                char msg[300];
-                                snprintf(msg, sizeof(msg),
-                                         "queue %s has no room left for the gang within its "
-                                         "deserved resources",
-                                         q->name);
-                                j->fit_error = n ? kb_session_intern(s, msg) : why;
-                        }
+                        explain_quota(s, q, j, t);
                         continue;
                 }
-                n = kb_select_node(s, t, &why);
+                if (*t->role && role_failed(js, t->role))
+                        continue;
+                const char *why = NULL;
+                struct kb_node_info *n =
+                    d ? kb_select_node_in(s, t, d) : kb_select_node(s, t, &why);
                 if (!n) {
-                        t->fit_error = why;
-                        if (!j->fit_error)
-                                j->fit_error = why;
+                        if (!d)
+                                kb_task_fit_failed(t, why);
+                        if (!role_failed(js, t->role))
+                                KB_PUSH(js->failed, js->nfailed, js->capfailed, t->role);
+                        if (need_continue(j, js))
+                                continue;
                         break;
                 }
                 if (kb_res_le(&t->resreq, &n->idle))
                         kb_statement_allocate(st, t, n);
                 else
                         kb_statement_pipeline(st, t, n);
-                if (kb_job_ready(s, j) && !kb_heap_empty(tasks)) {
-                        kb_heap_push(jobs, j);
+                if (kb_job_ready(s, j) && !kb_heap_empty(tasks))
                         break;
-                }
         }
-        if (kb_job_ready(s, j))
+}
+
+/* One turn of job j (Volcano's allocateResourcesForTasks, or for a gang
+ * with a network topology allocateForJob); whether the job is ready (its
+ * statement committed). */
+static bool allocate_job(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                         struct kb_heap *tasks)
+{
+        struct kb_session *s = c->s;
+        struct kb_statement *st = kb_statement_new(s);
+
+        if (!kb_job_has_topology(j))
+                kb__allocate_tasks(c, q, j, tasks, NULL, st);
+        else if (!kb__allocate_in_domain(c, q, j, tasks, st)) {
+                /* A hard gang waits rather than be split; a soft one
+                 * falls back to every node. */
+                if (j->pg->topology_mode == KB_TOPOLOGY_HARD) {
+                        kb_statement_discard(st);
+                        return false;
+                }
+                kb__allocate_tasks(c, q, j, tasks, NULL, st);
+        }
+        if (kb_job_ready(s, j)) {
                 kb_statement_commit(st);
-        else if (!kb_job_pipelined(s, j))
-                kb_statement_discard(st);
+                return true;
+        }
+        if (kb_job_pipelined(s, j))
+                return false;
+        if (kb_job_placed_count(j) > 0) {
+                const char *never = never_completes(s, j);
+                if (!never) {
+                        char msg[200];
+                        snprintf(msg, sizeof(msg),
+                                 "the gang holds %u placed task(s) of minMember %d; room for the "
+                                 "rest is kept for it as it frees up",
+                                 kb_job_placed_count(j), (int)j->min_available);
+                        j->partial = kb_session_intern(s, msg);
+                        return false; /* the statement is kept: nothing leaves */
+                }
+                j->partial = never;
+                j->partial_never = true;
+        }
+        kb_statement_discard(st);
+        return false;
 }
 
 static void allocate_execute(struct kb_session *s)
 {
-        size_t njobs;
+        size_t njobs, nqueues;
         struct kb_job **jobs = kb_session_jobs(s, &njobs);
-        struct ctx c = {.s = s};
-        struct kb_queue_info *queues = kb_session_queues(s, &c.nqueues);
-        bool gate = kb_conf_has_action(kb_session_conf(s), "enqueue");
-        struct kb_heap namespaces;
+        kb_session_queues(s, &nqueues);
+        struct kb__alloc c = {.s = s, .jobs = kb_xcalloc(njobs + 1, sizeof(*c.jobs))};
+        struct kb_heap *queue_jobs = kb_xcalloc(nqueues + 1, sizeof(*queue_jobs));
+        bool *queued = kb_xcalloc(nqueues + 1, sizeof(*queued));
+        struct kb_heap heap;
 
-        c.tasks = kb_xcalloc(njobs + 1, sizeof(*c.tasks));
+        kb_heap_init_queues(&heap, s);
+        for (size_t q = 0; q < nqueues; q++)
+                kb_heap_init_jobs(&queue_jobs[q], s);
         for (size_t i = 0; i < njobs; i++) {
                 struct kb_job *j = jobs[i];
-                /* Without enqueue in the conf, Pending groups count as Inqueue. */
-                if (gate && j->phase == KB_PG_PENDING)
+                if (!kb_job_admit(s, j) || kb_job_valid(s, j, NULL))
                         continue;
-                if (!j->queue || kb_job_valid(s, j) || !has_pending_work(j))
-                        continue;
-                struct ns_entry *ns = ns_of(&c, j->namespace);
-                kb_heap_push(&ns->jobs[j->queue->index], j);
+                kb_heap_push(&queue_jobs[j->queue->index], j);
+                if (!queued[j->queue->index]) {
+                        queued[j->queue->index] = true;
+                        kb_heap_push(&heap, j->queue);
+                }
         }
-        kb_heap_init(&namespaces, ns_cmp, &c);
-        for (size_t i = 0; i < c.nns; i++)
-                kb_heap_push(&namespaces, &c.ns[i]);
 
-        while (!kb_heap_empty(&namespaces)) {
-                struct ns_entry *ns = kb_heap_pop(&namespaces);
-                struct kb_queue_info *best = NULL;
-                for (size_t qi = 0; qi < c.nqueues; qi++) {
-                        if (ns->removed[qi] || kb_heap_empty(&ns->jobs[qi]))
-                                continue;
-                        if (kb_overused(s, &queues[qi])) {
-                                ns->removed[qi] = true;
+        while (!kb_heap_empty(&heap)) {
+                struct kb_queue_info *q = kb_heap_pop(&heap);
+                if (kb_overused(s, q))
+                        continue;
+                struct kb_heap *h = &queue_jobs[q->index];
+                if (kb_heap_empty(h))
+                        continue;
+                struct kb_job *j = kb_heap_pop(h);
+                struct kb_heap *tasks = pending_tasks(&c, j);
+                /* A job that became ready with tasks left takes another
+                 * turn later; one that failed or is only pipelined does
+                 * not come back in this session (Volcano's allocateResources). */
+                if (!kb_heap_empty(tasks) && allocate_job(&c, q, j, tasks) && !kb_heap_empty(tasks))
+                        kb_heap_push(h, j);
+                kb_heap_push(&heap, q);
+        }
+
+        /* Jobs left in a queue's heap never had a turn: their queue was
+         * overused. */
+        for (size_t q = 0; q < nqueues; q++) {
+                struct kb_job *j;
+                while ((j = kb_heap_pop(&queue_jobs[q])) != NULL) {
+                        char msg[200];
+                        const struct kb_queue_info *jq = j->queue;
+                        if (jq->state != KB_QUEUE_OPEN) {
+                                snprintf(msg, sizeof(msg), "queue %s is %s", jq->name,
+                                         kb_queue_state_name(jq->state));
+                                kb_job_explain_quota(s, j, KB_WHY_QUEUE_CLOSED, msg);
                                 continue;
                         }
-                        if (!best || kb_queue_order(s, &queues[qi], best) < 0)
-                                best = &queues[qi];
+                        snprintf(msg, sizeof(msg),
+                                 "queue %s is overused: it holds its whole deserved share",
+                                 jq->name);
+                        kb_job_explain_quota(s, j, KB_WHY_QUOTA, msg);
                 }
-                if (!best)
-                        continue; /* nothing left in this namespace */
-                struct kb_heap *h = &ns->jobs[best->index];
-                allocate_job(&c, best, kb_heap_pop(h), h);
-                kb_heap_push(&namespaces, ns);
+                kb_heap_release(&queue_jobs[q]);
         }
-
-        for (size_t i = 0; i < c.nns; i++) {
-                for (size_t q = 0; q < c.nqueues; q++)
-                        kb_heap_release(&c.ns[i].jobs[q]);
-                free(c.ns[i].jobs);
-                free(c.ns[i].removed);
-        }
-        free(c.ns);
         for (size_t i = 0; i < njobs; i++) {
-                if (c.tasks[i])
-                        kb_heap_release(c.tasks[i]);
-                free(c.tasks[i]);
+                kb_heap_release(&c.jobs[i].tasks);
+                free(c.jobs[i].failed);
         }
-        free(c.tasks);
-        kb_heap_release(&namespaces);
+        kb_heap_release(&heap);
+        free(queue_jobs);
+        free(queued);
+        free(c.jobs);
 }

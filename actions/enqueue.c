@@ -3,7 +3,10 @@
  * plugins allow, as Volcano's actions/enqueue: queues are visited in queue
  * order, one job at a time, each queue put back until its pending jobs are
  * done, so admission interleaves across queues.  The enqueueable votes decide
- * (proportion: queue state and capability; overcommit: cluster room).
+ * (proportion: queue state and capability; overcommit: cluster room); once
+ * every vote admitted a group, the plugins hear of it (jobEnqueued) and
+ * charge what it reserves, so a group that one plugin rejects reserves
+ * nothing anywhere.
  *
  * Volcano admits a group without minResources without asking the plugins;
  * kbatch asks them too, so that a closed queue admits nothing new even
@@ -21,16 +24,6 @@ const struct kb_action kb_action_enqueue = {
     .execute = enqueue_execute,
 };
 
-static int queue_cmp(void *ctx, const void *a, const void *b)
-{
-        return kb_queue_order(ctx, a, b);
-}
-
-static int job_cmp(void *ctx, const void *a, const void *b)
-{
-        return kb_job_order(ctx, a, b);
-}
-
 static void enqueue_execute(struct kb_session *s)
 {
         size_t njobs, nqueues;
@@ -40,9 +33,9 @@ static void enqueue_execute(struct kb_session *s)
         struct kb_heap *pending = kb_xcalloc(nqueues + 1, sizeof(*pending));
         bool *queued = kb_xcalloc(nqueues + 1, sizeof(*queued));
 
-        kb_heap_init(&queues, queue_cmp, s);
+        kb_heap_init_queues(&queues, s);
         for (size_t i = 0; i < nqueues; i++)
-                kb_heap_init(&pending[i], job_cmp, s);
+                kb_heap_init_jobs(&pending[i], s);
         for (size_t i = 0; i < njobs; i++) {
                 struct kb_job *j = jobs[i];
                 if (!j->queue)
@@ -64,7 +57,7 @@ static void enqueue_execute(struct kb_session *s)
                         kb_job_enqueued(s, j);
                         j->phase = KB_PG_INQUEUE;
                 } else {
-                        kb_job_explain(s, j, "not admitted to its queue");
+                        kb_job_explain(s, j, KB_WHY_RESOURCES, "not admitted to its queue");
                 }
                 kb_heap_push(&queues, q);
         }

@@ -15,15 +15,15 @@
  * (cpu, memory, or one listed in binpack.resources; others are skipped):
  *
  *   usedFinally = node used + request
- *   part        = 0                                 allocatable 0, weight 0
- *                                                   or usedFinally > allocatable
+ *   part        = 0                                 allocatable 0 or weight 0
  *               = usedFinally * weight / allocatable otherwise
  *   sum += part; weightSum += weight
  *
  *   score = (weightSum > 0 ? sum / weightSum : 0) * 100 * binpack.weight
  *
- * Note that a resource that would overflow the node still adds its weight
- * to weightSum: it lowers the score without zeroing it, as in Volcano.
+ * A resource that would overflow the node (usedFinally > allocatable) makes
+ * the whole node score 0, as Volcano master's ResourceBinPackingScore
+ * error does.
  *
  * Example: weights cpu 1, memory 1, nvidia.com/gpu 2; a node with 8 cpu,
  * 32Gi, 4 GPUs allocatable and 4 cpu, 8Gi, 1 GPU used; a task asking 2 cpu,
@@ -40,10 +40,14 @@
 
 static void *binpack_open(struct kb_session *s, const struct kb_value *args);
 
+static const char *const arguments[] = {"binpack.weight", "binpack.cpu", "binpack.memory",
+                                        "binpack.resources*", NULL};
+
 const struct kb_plugin kb_plugin_binpack = {
     .name = "binpack",
     .open = binpack_open,
     .close = NULL,
+    .arguments = arguments,
 };
 
 #define MAX_NODE_SCORE 100
@@ -60,12 +64,12 @@ static void set_weight(struct kb__binpack *bp, int slot, int64_t w)
         bp->res[slot] = w;
 }
 
-KB_TESTABLE void binpack_conf(const struct kb_value *args, struct kb__binpack *bp)
+void kb__plugins_binpack_weights(const struct kb_value *args, const char *prefix,
+                                 struct kb__binpack *bp)
 {
-        memset(bp, 0, sizeof(*bp));
-        bp->weight = kb_args_int(args, "binpack.weight", 1);
-
-        const char *list = kb_value_str(kb_value_get(args, "binpack.resources"));
+        char key[300];
+        snprintf(key, sizeof(key), "%sresources", prefix);
+        const char *list = kb_value_str(kb_value_get(args, key));
         while (list && *list) {
                 const char *end = strchr(list, ',');
                 size_t len = end ? (size_t)(end - list) : strlen(list);
@@ -78,28 +82,37 @@ KB_TESTABLE void binpack_conf(const struct kb_value *args, struct kb__binpack *b
                 if (b == e)
                         continue;
 
-                char name[256], key[300];
+                char name[256];
                 if ((size_t)(e - b) >= sizeof(name)) {
-                        KB_WARN("binpack: binpack.resources: name too long: %.*s", (int)(e - b), b);
+                        KB_WARN("%sresources: name too long: %.*s", prefix, (int)(e - b), b);
                         continue;
                 }
                 memcpy(name, b, (size_t)(e - b));
                 name[e - b] = '\0';
-                snprintf(key, sizeof(key), "binpack.resources.%s", name);
+                snprintf(key, sizeof(key), "%sresources.%s", prefix, name);
                 int64_t w = nonneg_weight(args, key);
                 /* A name no object uses cannot be requested by any task;
                  * the pods slot is a count Volcano never scores. */
                 int slot = kb_res_lookup(name);
                 if (slot < 0 || slot == KB_RES_PODS) {
-                        KB_V(4, "binpack: resource %s is not used by any object", name);
+                        KB_V(4, "%sresources: resource %s is not used by any object", prefix, name);
                         continue;
                 }
                 set_weight(bp, slot, w);
         }
 
         /* Set last, as Volcano does: they win over "cpu" in the list. */
-        set_weight(bp, KB_RES_CPU, nonneg_weight(args, "binpack.cpu"));
-        set_weight(bp, KB_RES_MEMORY, nonneg_weight(args, "binpack.memory"));
+        snprintf(key, sizeof(key), "%scpu", prefix);
+        set_weight(bp, KB_RES_CPU, nonneg_weight(args, key));
+        snprintf(key, sizeof(key), "%smemory", prefix);
+        set_weight(bp, KB_RES_MEMORY, nonneg_weight(args, key));
+}
+
+KB_TESTABLE void binpack_conf(const struct kb_value *args, struct kb__binpack *bp)
+{
+        memset(bp, 0, sizeof(*bp));
+        bp->weight = kb_args_int(args, "binpack.weight", 1);
+        kb__plugins_binpack_weights(args, "binpack.", bp);
 }
 
 KB_TESTABLE double binpack_score(void *arg, const struct kb_task *t, const struct kb_node_info *n)
@@ -115,7 +128,9 @@ KB_TESTABLE double binpack_score(void *arg, const struct kb_task *t, const struc
                 double cap = (double)n->allocatable.q[r];
                 double used_finally = (double)req + (double)n->used.q[r];
                 int64_t w = bp->res[r];
-                if (cap != 0 && w != 0 && used_finally <= cap)
+                if (cap != 0 && w != 0 && used_finally > cap)
+                        return 0;
+                if (cap != 0 && w != 0)
                         sum += used_finally * (double)w / cap;
                 weight_sum += w;
         }

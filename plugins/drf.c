@@ -1,17 +1,27 @@
 /*
  * drf: dominant resource fairness between jobs, as Volcano's plugins/drf.
- * A job's share is the largest, over resources, of what it has allocated
- * divided by the cluster's total; the job with the lower share goes first.
+ * A job's share is the largest, over resources (pods too, as in Volcano),
+ * of what it has allocated divided by the cluster's total; the job with the
+ * lower share goes first.
  *
  * Example: a cluster of 10 cpu and 100Gi.  Job A holds 2 cpu and 10Gi
  * (shares 0.2 and 0.1: dominant 0.2), job B 1 cpu and 40Gi (0.1 and 0.4:
  * dominant 0.4).  A goes first.
  *
  * The framework keeps each job's allocated sum current through statements,
- * so shares are computed when compared rather than stored.  Volcano's drf
- * also orders namespaces and queues hierarchically (enableHierarchy) and
- * offers victims to preempt; kbatch does not do those yet.
+ * so shares are computed when compared rather than stored.
+ *
+ * Victims (preemptable), as Volcano: the preemptor job's share with the
+ * preemptor task added; each candidate's job share with that candidate (and
+ * the job's candidates before it) taken away; a candidate is a victim while
+ * the preemptor's share stays below the victim job's, or equal to it within
+ * 1e-6.  (Equal tasks cannot swap back and forth this way: after a move the
+ * shares differ by two tasks the other way round.)
+ *
+ * Volcano's hierarchical drf (enableHierarchy) is not done.
  */
+#include <math.h>
+
 #include "framework/framework.h"
 
 static void *drf_open(struct kb_session *s, const struct kb_value *args);
@@ -23,14 +33,16 @@ const struct kb_plugin kb_plugin_drf = {
 
 struct drf {
         const struct kb_res *total;
+        /* Per job index: what the job would hold after the candidates
+         * taken so far in one call, and whether it was set. */
+        struct kb_res *left;
+        bool *seen;
 };
 
 static double share(const struct drf *d, const struct kb_res *alloc)
 {
         double best = 0;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS)
-                        continue;
                 double t = (double)d->total->q[i], a = (double)alloc->q[i];
                 double sh = t > 0 ? a / t : (a > 0 ? 1 : 0);
                 if (sh > best)
@@ -48,11 +60,43 @@ static int job_order(void *arg, const struct kb_job *l, const struct kb_job *r)
         return ls < rs ? -1 : 1;
 }
 
+static int victims(void *arg, const struct kb_task *preemptor, struct kb_task *const *cand,
+                   size_t n, struct kb_task **out)
+{
+        struct drf *d = arg;
+        struct kb_res mine = preemptor->job->allocated;
+        kb_res_add(&mine, &preemptor->resreq);
+        double ls = share(d, &mine);
+        int k = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct kb_job *j = cand[i]->job;
+                if (!j)
+                        continue;
+                if (!d->seen[j->index]) {
+                        d->seen[j->index] = true;
+                        d->left[j->index] = j->allocated;
+                }
+                kb_res_sub(&d->left[j->index], &cand[i]->resreq);
+                double rs = share(d, &d->left[j->index]);
+                if (ls < rs || fabs(ls - rs) <= 1e-6)
+                        out[k++] = cand[i];
+        }
+        for (size_t i = 0; i < n; i++)
+                if (cand[i]->job)
+                        d->seen[cand[i]->job->index] = false;
+        return k;
+}
+
 static void *drf_open(struct kb_session *s, const struct kb_value *args)
 {
         (void)args;
         struct drf *d = kb_pool_alloc(kb_session_pool(s), sizeof(*d));
+        size_t njobs;
+        kb_session_jobs(s, &njobs);
         d->total = kb_session_total(s);
+        d->left = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->left));
+        d->seen = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->seen));
         kb_on_job_order(s, job_order, d);
+        kb_on_preemptable(s, victims, d, 0);
         return d;
 }

@@ -1,6 +1,7 @@
 /*
- * NodeSelectorTerm matching, shared by predicates (required node affinity)
- * and nodeorder (preferred node affinity).  The rules are those of
+ * Node-level matching shared by the plugins: NodeSelectorTerms (predicates'
+ * required node affinity, nodeorder's preferred node affinity, topology
+ * spread's node inclusion policy) and taints against tolerations.  The rules are those of
  * k8s.io/component-helpers/scheduling/corev1/nodeaffinity and
  * k8s.io/apimachinery/pkg/labels (Requirement.Matches):
  *
@@ -124,4 +125,83 @@ bool kb__plugins_term_matches(const struct kb_node_term *term, const struct kb_n
                 if (!field_matches(&term->fields[i], node))
                         return false;
         return true;
+}
+
+bool kb__plugins_node_affinity(const struct kb_pod *pod, const struct kb_node *node)
+{
+        for (size_t i = 0; i < pod->nnode_selector; i++)
+                if (!kb_streq(kb__plugins_node_label(node, pod->node_selector[i].key),
+                              pod->node_selector[i].value))
+                        return false;
+        if (pod->nrequired == 0)
+                return true;
+        for (size_t i = 0; i < pod->nrequired; i++)
+                if (kb__plugins_term_matches(&pod->required[i], node))
+                        return true;
+        return false;
+}
+
+/* ---- taints and tolerations -------------------------------------------------------- */
+
+static const char *effect_name(enum kb_taint_effect e)
+{
+        switch (e) {
+        case KB_TAINT_NO_SCHEDULE:
+                return "NoSchedule";
+        case KB_TAINT_PREFER_NO_SCHEDULE:
+                return "PreferNoSchedule";
+        case KB_TAINT_NO_EXECUTE:
+                return "NoExecute";
+        }
+        return "";
+}
+
+static bool empty(const char *s)
+{
+        return !s || !*s;
+}
+
+/* v1.Toleration.ToleratesTaint. */
+static bool tolerates(const struct kb_toleration *tol, const char *key, const char *value,
+                      enum kb_taint_effect effect)
+{
+        if (!empty(tol->effect) && strcmp(tol->effect, effect_name(effect)) != 0)
+                return false;
+        if (!empty(tol->key) && !kb_streq(tol->key, key))
+                return false;
+        if (tol->op == KB_TOL_EXISTS)
+                return true;
+        return kb_streq(tol->value ? tol->value : "", value ? value : "");
+}
+
+bool kb__plugins_tolerates(const struct kb_pod *pod, const char *key, const char *value,
+                           enum kb_taint_effect effect)
+{
+        for (size_t i = 0; i < pod->ntolerations; i++)
+                if (tolerates(&pod->tolerations[i], key, value, effect))
+                        return true;
+        return false;
+}
+
+const struct kb_taint *kb__plugins_untolerated(const struct kb_pod *pod, const struct kb_node *node)
+{
+        for (size_t i = 0; i < node->ntaints; i++) {
+                const struct kb_taint *taint = &node->taints[i];
+                if (taint->effect == KB_TAINT_PREFER_NO_SCHEDULE)
+                        continue;
+                if (!kb__plugins_tolerates(pod, taint->key, taint->value, taint->effect))
+                        return taint;
+        }
+        return NULL;
+}
+
+uint32_t kb__plugins_intolerable_soft(const struct kb_pod *pod, const struct kb_node *node)
+{
+        uint32_t n = 0;
+        for (size_t i = 0; i < node->ntaints; i++) {
+                const struct kb_taint *taint = &node->taints[i];
+                n += taint->effect == KB_TAINT_PREFER_NO_SCHEDULE &&
+                     !kb__plugins_tolerates(pod, taint->key, taint->value, taint->effect);
+        }
+        return n;
 }

@@ -22,10 +22,120 @@ const char *kb__plugins_node_label(const struct kb_node *node, const char *key);
  */
 bool kb__plugins_term_matches(const struct kb_node_term *term, const struct kb_node *node);
 
+/* Whether node passes pod's nodeSelector and required node affinity
+ * (kube-scheduler's RequiredNodeAffinity.Match). */
+bool kb__plugins_node_affinity(const struct kb_pod *pod, const struct kb_node *node);
+/* Whether some toleration of pod tolerates the taint (ToleratesTaint). */
+bool kb__plugins_tolerates(const struct kb_pod *pod, const char *key, const char *value,
+                           enum kb_taint_effect effect);
+/* The node's first NoSchedule or NoExecute taint pod does not tolerate, or
+ * NULL. */
+const struct kb_taint *kb__plugins_untolerated(const struct kb_pod *pod,
+                                               const struct kb_node *node);
+/* How many of the node's PreferNoSchedule taints pod does not tolerate
+ * (TaintToleration's score before normalising). */
+uint32_t kb__plugins_intolerable_soft(const struct kb_pod *pod, const struct kb_node *node);
+
+/* ---- the inter-pod index (interpod.c) -------------------------------------------- */
+
+/*
+ * Pods per topology domain, kept current through the session's
+ * statements (see interpod.c).  A plugin makes one in its open, asks for
+ * the counters its tasks need, starts it, and frees it in its close.
+ */
+struct kb__ipod;
+struct kb__ctr;
+
+/* The kinds of terms pods carry that an incoming pod is matched against. */
+enum kb__carry_class {
+        KB__CARRY_ANTI,      /* required anti-affinity (symmetry of the filter) */
+        KB__CARRY_PREF_AFF,  /* preferred affinity (scores the incoming pod) */
+        KB__CARRY_PREF_ANTI, /* preferred anti-affinity */
+        KB__CARRY_CLASSES
+};
+
+struct kb__ipod *kb__ipod_new(struct kb_session *s);
+void kb__ipod_free(struct kb__ipod *ix);
+/* Pods matching every one of terms, per domain of topology_key (NULL: per
+ * node); live: not pods being deleted; eligible (per node, NULL: all):
+ * only pods on those nodes.  Equal requests share one counter.  terms
+ * must outlive the session (they point into pods). */
+struct kb__ctr *kb__ipod_matching(struct kb__ipod *ix, const struct kb_pod_term *const *terms,
+                                  size_t nterms, const char *topology_key, bool live,
+                                  const uint8_t *eligible);
+/* Pods carrying term (of class cls), weighted, per domain of its key. */
+struct kb__ctr *kb__ipod_carrying(struct kb__ipod *ix, enum kb__carry_class cls,
+                                  const struct kb_pod_term *term);
+/* The pods topology spread constraint c of pod counts, as a term: pod's
+ * own namespace, c's selector (matching nothing when empty, as
+ * kube-scheduler counts); from the session pool. */
+const struct kb_pod_term *kb__ipod_spread_term(struct kb__ipod *ix, const struct kb_pod *pod,
+                                               const struct kb_spread *c);
+/* t carries c's term with weight (1 for a required term). */
+void kb__ipod_carries(struct kb__ipod *ix, const struct kb_task *t, struct kb__ctr *c,
+                      int32_t weight);
+/* Topology spread's node eligibility for pod's constraint c (all of pod's
+ * constraints of that kind need their key; the inclusion policies), per
+ * node; shared between equal signatures. */
+const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
+                                 const struct kb_spread *c, bool schedule_anyway);
+/* Counts what is on the nodes now and registers the event handlers that
+ * keep it current; no counter may be added afterwards. */
+void kb__ipod_start(struct kb__ipod *ix);
+bool kb__ipod_empty(const struct kb__ipod *ix);
+/* Whether t counts now (on a node, not evicted in this session). */
+bool kb__ipod_counted(const struct kb__ipod *ix, const struct kb_task *t);
+/* The carrying counters of class cls whose term matches t's pod (kept for
+ * t); their number. */
+size_t kb__ipod_carriers(struct kb__ipod *ix, const struct kb_task *t, enum kb__carry_class cls,
+                         struct kb__ctr *const **out);
+
+int32_t kb__ctr_get(const struct kb__ctr *c, uint32_t domain);
+int64_t kb__ctr_total(const struct kb__ctr *c);
+/* Node n's domain for c (KB_NO_DOMAIN without the label). */
+uint32_t kb__ctr_domain(const struct kb__ctr *c, uint32_t node);
+const struct kb_domains *kb__ctr_domains(const struct kb__ctr *c);
+/* For an eligible counter: the least count over the domains holding an
+ * eligible node, and their number; false when there is none. */
+bool kb__ctr_min(const struct kb__ctr *c, int32_t *min, uint32_t *ndomains);
+bool kb__ctr_present(const struct kb__ctr *c, uint32_t domain);
+/* The domains with a non-zero count into out (up to cap); their number. */
+size_t kb__ctr_nonzero(const struct kb__ctr *c, uint32_t *out, size_t cap);
+
+/* A label selector against labels; an unset selector matches nothing. */
+/* Whether pod matches a pod affinity term (namespace, then labels). */
+bool kb__term_matches(const struct kb__ipod *ix, const struct kb_pod_term *t,
+                      const struct kb_pod *pod);
+
+/* ---- placement filters (podfilter.c) and batch scores (podscore.c) ---------------- */
+
+/* Opens the placement filters predicates registers — host ports,
+ * inter-pod affinity, topology spread — those switched on; NULL when none
+ * is.  Called from predicates' open; freed by its close. */
+struct kb__podfilter;
+struct kb__podfilter *kb__podfilter_open(struct kb_session *s, bool ports, bool affinity,
+                                         bool spread);
+void kb__podfilter_close(struct kb__podfilter *f);
+
+/* Opens the batch scores nodeorder registers — inter-pod affinity, taint
+ * toleration, topology spread — with their weights (0 leaves one out);
+ * NULL when every weight is 0. */
+struct kb__podscore;
+struct kb__podscore *kb__podscore_open(struct kb_session *s, int64_t w_aff, int64_t w_taint,
+                                       int64_t w_spread);
+void kb__podscore_close(struct kb__podscore *p);
+
+/* Images on nodes, for ImageLocality: per image name, the nodes holding it
+ * and its size. */
+struct kb__images;
+
 /* nodeorder's configuration: the weight of each scorer. */
 struct kb__nodeorder {
         int64_t least, most, balanced, affinity;
+        int64_t pod_affinity, taint, image, spread;
         int gpu; /* resource slot of nvidia.com/gpu, or -1 */
+        struct kb__images *images;
+        struct kb__podscore *batch;
 };
 
 /* binpack's configuration. */
@@ -34,6 +144,67 @@ struct kb__binpack {
         bool has[KB_RES_MAX];    /* the slot has a weight (was configured) */
         int64_t res[KB_RES_MAX]; /* its weight */
 };
+
+/* ---- capacity (plugins/capacity.c, its queue tree in capacity_tree.c) ---- */
+
+/* A resource vector: one amount per resource slot (INFINITY: no limit). */
+typedef double kb__vec[KB_RES_MAX];
+
+/* Volcano's resource epsilon: amounts closer than this are equal. */
+#define KB__EPS 0.1
+
+/* One queue's attributes in capacity (Volcano's queueAttr). */
+struct kb__capq {
+        const struct kb_queue_info *info; /* NULL for the implicit root */
+        const char *name;
+        int parent; /* index; -1 at the root, without hierarchy, or when broken */
+        int depth;  /* 0 at the root */
+        int nchildren;
+        /* Why the queue has no place in the hierarchy (its spec.parent names
+         * no queue, or its parents form a cycle), or NULL. */
+        const char *broken;
+        /* Why a job in this queue cannot run: broken, or (with hierarchy) a
+         * queue with children; NULL when jobs may run here. */
+        const char *refuse;
+        kb__vec deserved, allocated, inqueue, elastic, guarantee, capability, real_cap;
+        double share;
+};
+
+struct kb__capacity {
+        struct kb_session *s;
+        bool hierarchy;     /* enableHierarchy */
+        int64_t level;      /* ancestorReclaimLevel (no deeper than depth) */
+        struct kb__capq *q; /* by session queue index, then the implicit root */
+        size_t n;           /* the session's queues, plus the implicit root if any */
+        int root;           /* the root's index; -1 without hierarchy */
+        int depth;          /* the deepest queue's depth */
+        int *slot;          /* reclaimable's scratch, by queue: -1 */
+};
+
+/* Fills c->q from the session (c->s, c->hierarchy set): limits, deserved,
+ * what the jobs hold, request and reserve, shares. */
+void kb__capacity_build(struct kb__capacity *c);
+/* a's share: the largest allocated/deserved over the resources it deserves;
+ * 1 for a queue that deserves nothing (best effort). */
+void kb__capacity_share(struct kb__capq *a);
+/* The queue level steps above q (1: its parent), or -1. */
+static inline int kb__capacity_above(const struct kb__capacity *c, int q, int64_t level)
+{
+        for (; level > 0 && q >= 0; level--)
+                q = c->q[q].parent;
+        return q;
+}
+/* capacity's reclaimable (plugins/capacity_victims.c), a kb_victims_fn. */
+int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
+                             struct kb_task *const *cand, size_t n, struct kb_task **out);
+
+/* Volcano's binpack weights under a key prefix ("binpack.", and
+ * network-topology-aware's "hypernode.binpack."): <prefix>cpu and
+ * <prefix>memory (1), <prefix>resources ("a, b") and
+ * <prefix>resources.<name> (1); negative weights mean 1.  Sets has[] and
+ * res[] only. */
+void kb__plugins_binpack_weights(const struct kb_value *args, const char *prefix,
+                                 struct kb__binpack *bp);
 
 #ifdef KB_TESTING
 /* The plugins' file-local functions (KB_TESTABLE), for the unit tests. */
@@ -45,6 +216,8 @@ int64_t nodeorder_least_requested(const struct kb_task *t, const struct kb_node_
 int64_t nodeorder_most_requested(const struct kb_task *t, const struct kb_node_info *n);
 int64_t nodeorder_balanced_resource(const struct kb_task *t, const struct kb_node_info *n, int gpu);
 int64_t nodeorder_node_affinity(const struct kb_task *t, const struct kb_node_info *n);
+int64_t nodeorder_image_locality(const struct kb__images *im, const struct kb_task *t,
+                                 const struct kb_node_info *n);
 double nodeorder_score(void *arg, const struct kb_task *t, const struct kb_node_info *n);
 
 void binpack_conf(const struct kb_value *args, struct kb__binpack *bp);

@@ -16,11 +16,26 @@
  *      (the node's first NoSchedule or NoExecute taint that no toleration
  *      tolerates; PreferNoSchedule taints only affect scoring)
  *
+ * Those read only the node's static attributes, so they are registered
+ * KB_PURE and cached per placement class.  Then, as placement filters
+ * (plugins/podfilter.c: they look at the pods on nodes, this session's
+ * included), in Volcano's order:
+ *
+ *   5. NodePorts                      "node(s) didn't have free ports for the requested pod ports"
+ *   6. InterPodAffinity               "node(s) didn't match pod affinity rules",
+ *                                     "... pod anti-affinity rules",
+ *                                     "node(s) didn't satisfy existing pods anti-affinity rules"
+ *   7. PodTopologySpread              "node(s) didn't match pod topology spread constraints"
+ *      (DoNotSchedule constraints)
+ *
  * Resource fit (cpu, memory, pods, extended resources) is the framework's
- * job (kb_select_node), and the filters that need other pods (ports, pod
- * affinity, topology spread) or volumes are not done.  Volcano's arguments
- * (predicate.GPUSharingEnable, predicate.CacheEnable, ...) are accepted and
- * ignored.
+ * job (kb_select_node); volume filters are not done.  Volcano's switches
+ * predicate.NodeAffinityEnable, predicate.TaintTolerationEnable,
+ * predicate.NodePortsEnable, predicate.PodAffinityEnable and
+ * predicate.PodTopologySpreadEnable (all default true) turn checks 3 to 7
+ * off; the switches of filters kbatch does not have
+ * (predicate.VolumeZoneEnable, ...) are accepted with a warning when they
+ * ask for one.
  *
  * Node affinity: nodeSelector needs every key present with an equal value;
  * the required terms are ORed; each term is matched as plugins/nodeselector.c
@@ -44,11 +59,33 @@
 #include "plugins/plugins-int.h"
 
 static void *predicates_open(struct kb_session *s, const struct kb_value *args);
+static void predicates_close(struct kb_session *s, void *state);
+
+/* Volcano's switches: those of checks kbatch does are honoured, the cache
+ * switch changes nothing (kbatch always caches what is pure); the others
+ * switch on checks kbatch does not do yet. */
+static const char *const arguments[] = {"predicate.NodeAffinityEnable",
+                                        "predicate.TaintTolerationEnable",
+                                        "predicate.NodePortsEnable",
+                                        "predicate.PodAffinityEnable",
+                                        "predicate.PodTopologySpreadEnable",
+                                        "predicate.CacheEnable",
+                                        NULL};
+static const char *const ignored[] = {"predicate.NodeVolumeLimitsEnable",
+                                      "predicate.VolumeZoneEnable",
+                                      "predicate.VolumeBindingEnable",
+                                      "predicate.DynamicResourceAllocationEnable",
+                                      "predicate.GPUSharingEnable",
+                                      "predicate.ProportionalEnable",
+                                      "predicate.resources*",
+                                      NULL};
 
 const struct kb_plugin kb_plugin_predicates = {
     .name = "predicates",
     .open = predicates_open,
-    .close = NULL,
+    .close = predicates_close,
+    .arguments = arguments,
+    .ignored = ignored,
 };
 
 #define REASON_NOT_READY     "node(s) were not ready"
@@ -59,81 +96,28 @@ const struct kb_plugin kb_plugin_predicates = {
 
 struct predicates {
         struct kb_session *s;
+        bool node_affinity;    /* predicate.NodeAffinityEnable */
+        bool taint_toleration; /* predicate.TaintTolerationEnable */
+        struct kb__podfilter *filters;
 };
-
-static bool selector_and_affinity_match(const struct kb_pod *pod, const struct kb_node *node)
-{
-        for (size_t i = 0; i < pod->nnode_selector; i++)
-                if (!kb_streq(kb__plugins_node_label(node, pod->node_selector[i].key),
-                              pod->node_selector[i].value))
-                        return false;
-        if (pod->nrequired == 0)
-                return true;
-        for (size_t i = 0; i < pod->nrequired; i++)
-                if (kb__plugins_term_matches(&pod->required[i], node))
-                        return true;
-        return false;
-}
-
-static const char *effect_name(enum kb_taint_effect e)
-{
-        switch (e) {
-        case KB_TAINT_NO_SCHEDULE:
-                return "NoSchedule";
-        case KB_TAINT_PREFER_NO_SCHEDULE:
-                return "PreferNoSchedule";
-        case KB_TAINT_NO_EXECUTE:
-                return "NoExecute";
-        }
-        return "";
-}
-
-static bool empty(const char *s)
-{
-        return !s || !*s;
-}
-
-static bool tolerates(const struct kb_toleration *tol, const char *key, const char *value,
-                      enum kb_taint_effect effect)
-{
-        if (!empty(tol->effect) && strcmp(tol->effect, effect_name(effect)) != 0)
-                return false;
-        if (!empty(tol->key) && !kb_streq(tol->key, key))
-                return false;
-        if (tol->op == KB_TOL_EXISTS)
-                return true;
-        return kb_streq(tol->value ? tol->value : "", value ? value : "");
-}
-
-static bool pod_tolerates(const struct kb_pod *pod, const char *key, const char *value,
-                          enum kb_taint_effect effect)
-{
-        for (size_t i = 0; i < pod->ntolerations; i++)
-                if (tolerates(&pod->tolerations[i], key, value, effect))
-                        return true;
-        return false;
-}
 
 /*
  * The whole check.  Returns NULL when pod may go to node, else a static
  * reason, or buf holding the taint reason (the caller interns it).
  */
-KB_TESTABLE const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node,
-                                         char *buf, size_t len)
+static const char *check(const struct predicates *p, const struct kb_pod *pod,
+                         const struct kb_node *node, char *buf, size_t len)
 {
         if (!node->ready)
                 return REASON_NOT_READY;
         if (node->unschedulable &&
-            !pod_tolerates(pod, TAINT_UNSCHEDULABLE, "", KB_TAINT_NO_SCHEDULE))
+            !kb__plugins_tolerates(pod, TAINT_UNSCHEDULABLE, "", KB_TAINT_NO_SCHEDULE))
                 return REASON_UNSCHEDULABLE;
-        if (!selector_and_affinity_match(pod, node))
+        if (p->node_affinity && !kb__plugins_node_affinity(pod, node))
                 return REASON_AFFINITY;
-        for (size_t i = 0; i < node->ntaints; i++) {
-                const struct kb_taint *taint = &node->taints[i];
-                if (taint->effect == KB_TAINT_PREFER_NO_SCHEDULE)
-                        continue;
-                if (pod_tolerates(pod, taint->key, taint->value, taint->effect))
-                        continue;
+        const struct kb_taint *taint =
+            p->taint_toleration ? kb__plugins_untolerated(pod, node) : NULL;
+        if (taint) {
                 snprintf(buf, len, "node(s) had untolerated taint {%s: %s}", taint->key,
                          taint->value ? taint->value : "");
                 return buf;
@@ -141,19 +125,41 @@ KB_TESTABLE const char *predicates_check(const struct kb_pod *pod, const struct 
         return NULL;
 }
 
+#ifdef KB_TESTING
+/* Every check on (Volcano's defaults), for the unit tests. */
+const char *predicates_check(const struct kb_pod *pod, const struct kb_node *node, char *buf,
+                             size_t len)
+{
+        static const struct predicates all = {.node_affinity = true, .taint_toleration = true};
+        return check(&all, pod, node, buf, len);
+}
+#endif
+
 static const char *predicates_fn(void *arg, const struct kb_task *t, const struct kb_node_info *n)
 {
         struct predicates *p = arg;
         char buf[640];
-        const char *why = predicates_check(t->pod, n->node, buf, sizeof(buf));
+        const char *why = check(p, t->pod, n->node, buf, sizeof(buf));
         return why == buf ? kb_session_intern(p->s, buf) : why;
 }
 
 static void *predicates_open(struct kb_session *s, const struct kb_value *args)
 {
-        (void)args;
         struct predicates *p = kb_pool_alloc(kb_session_pool(s), sizeof(*p));
         p->s = s;
+        p->node_affinity = kb_args_bool(args, "predicate.NodeAffinityEnable", true);
+        p->taint_toleration = kb_args_bool(args, "predicate.TaintTolerationEnable", true);
         kb_on_predicate(s, predicates_fn, p, KB_PURE);
+        p->filters =
+            kb__podfilter_open(s, kb_args_bool(args, "predicate.NodePortsEnable", true),
+                               kb_args_bool(args, "predicate.PodAffinityEnable", true),
+                               kb_args_bool(args, "predicate.PodTopologySpreadEnable", true));
         return p;
+}
+
+static void predicates_close(struct kb_session *s, void *state)
+{
+        struct predicates *p = state;
+        if (p)
+                kb__podfilter_close(p->filters);
 }

@@ -58,6 +58,6 @@ static void *priority_open(struct kb_session *s, const struct kb_value *args)
         kb_on_job_order(s, job_order, NULL);
         kb_on_task_order(s, task_order, NULL);
         kb_on_job_starving(s, starving, NULL);
-        kb_on_preemptable(s, victims, NULL);
+        kb_on_preemptable(s, victims, NULL, 0);
         return NULL;
 }

@@ -1,32 +1,54 @@
 /*
- * proportion: queue quotas, as Volcano's plugins/proportion.
+ * proportion: queue quotas, as Volcano master's plugins/proportion.
+ *
+ * Every resource counts, pods too: a task asks for one pod, a node offers
+ * its pod limit, and a queue's request, allocation and deserved share have
+ * a pods dimension like cpu and memory (Volcano adds pods:1 to every
+ * task's request).  Only the per-task and per-group quota checks leave
+ * pods out, as Volcano's comparisons ignore that dimension.
  *
  * Deserved shares by weighted water-filling.  Every queue that has jobs
  * starts with nothing; each round hands out what remains of the cluster in
  * proportion to the weights of the queues not yet satisfied, then caps each
- * queue's deserved by its real capability (capability, and the cluster less
- * other queues' guarantees) and by what it requests, and floors it at its
- * guarantee.  A queue is satisfied when its request fits its deserved, or
- * when a round gives it nothing more; rounds stop when nothing remains or
- * nothing changed.
+ * queue's deserved by its real capability and by what it requests, and
+ * floors it at its guarantee.  A queue is satisfied when its request fits
+ * its deserved, or when a round changed nothing for it; rounds stop when
+ * nothing remains (pods aside) or nothing changed.
+ *
+ *   real capability  the cluster less every queue's guarantee (never
+ *                    below 0), plus the queue's own guarantee, capped by
+ *                    its capability (a capability of 0 cpu or memory caps
+ *                    nothing, as in Volcano)
  *
  * Example: 12 cpu; queue a (weight 1) requests 2 cpu, queue b (weight 2)
  * requests 20.  Round 1: a gets 12*1/3 = 4, capped at its request 2
  * (satisfied); b gets 8.  Remaining 12-2-8 = 2.  Round 2: only b, gets all
  * 2: b deserves 10, a 2.
  *
- *   overused     deserved <= allocated in every resource: allocate skips
- *                the queue;
- *   allocatable  a task fits when allocated + request <= deserved in the
- *                resources the task requests;
- *   queueOrder   the lower share (max over resources of allocated /
- *                deserved) first;
- *   enqueueable  a closed (or closing) queue admits nothing; otherwise a
- *                group with minResources is admitted while minResources +
- *                allocated + admitted-but-not-running minResources fit the
- *                queue's real capability.
- *
- * Pods are not a quota resource (Volcano keeps them apart as MaxTaskNum).
+ *   queueOrder   the higher spec.priority first, then the lower share (the
+ *                largest allocated/deserved over the resources deserved);
+ *   overused     allocated reaches deserved in every resource: allocate
+ *                skips the queue;
+ *   allocatable  an open queue takes a task when allocated + request stays
+ *                within deserved in the resources the task requests;
+ *   enqueueable  a closed (or closing) queue admits nothing; a group with
+ *                minResources is admitted while minResources + allocated +
+ *                reserved - elastic fits the real capability in the
+ *                resources the group names, where
+ *                  reserved = what admitted groups do not hold yet: the
+ *                             unheld part of minResources of Inqueue
+ *                             groups, and of Running ones that hold at
+ *                             least minMember tasks;
+ *                  elastic  = what groups hold beyond their minResources
+ *                             (all of it for a group without them);
+ *   enqueued     the admitted group's minResources join reserved.  Volcano
+ *                charges them inside its vote, so a group that a later
+ *                plugin rejects still holds room; kbatch charges them only
+ *                once every plugin admitted the group;
+ *   preemptive   as allocatable: a queue reclaims only within its deserved;
+ *   reclaimable  a candidate is a victim while its queue holds more than
+ *                it deserves in some resource, counted down as victims are
+ *                taken in the candidates' order.
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +56,7 @@
 #include <string.h>
 
 #include "framework/framework.h"
+#include "framework/quota.h"
 
 static void *proportion_open(struct kb_session *s, const struct kb_value *args);
 static void proportion_close(struct kb_session *s, void *state);
@@ -49,7 +72,7 @@ typedef double vec[KB_RES_MAX];
 struct attr {
         bool active; /* the queue has jobs */
         int32_t weight;
-        vec deserved, allocated, request, inqueue, guarantee, real_cap;
+        vec deserved, allocated, request, inqueue, elastic, guarantee, real_cap;
         double share;
 };
 
@@ -57,13 +80,16 @@ struct proportion {
         struct kb_session *s;
         struct attr *attrs; /* per queue index */
         size_t nqueues;
+        /* reclaimable's scratch, per queue index: what the queue would
+         * hold after the victims taken so far in one call. */
+        vec *left;
+        bool *seen;
 };
 
 static void to_vec(const struct kb_res *r, double *v)
 {
         for (int i = 0; i < KB_RES_MAX; i++)
                 v[i] = r->q[i] == KB_RES_UNLIMITED ? INFINITY : (double)r->q[i];
-        v[KB_RES_PODS] = 0;
 }
 
 /* Volcano's Share(l, r): l/r, with 0/0 = 0 and x/0 = 1. */
@@ -74,11 +100,14 @@ static double frac(double l, double r)
         return l / r;
 }
 
+/* Volcano's resource epsilon: quantities closer than this are equal. */
+#define EPS 0.1
+
 static void update_share(struct attr *a)
 {
         double s = 0;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS)
+                if (a->deserved[i] < EPS)
                         continue;
                 double f = frac(a->allocated[i], a->deserved[i]);
                 if (f > s)
@@ -87,22 +116,19 @@ static void update_share(struct attr *a)
         a->share = s;
 }
 
-static void compute_deserved(struct proportion *p, const struct kb_res *total_res)
+/* Whether some resource other than pods remains (Volcano's IsEmpty). */
+static bool remains(const vec r)
 {
-        vec total, remaining, total_guarantee = {0};
-        to_vec(total_res, total);
-        for (size_t q = 0; q < p->nqueues; q++)
-                if (p->attrs[q].active)
-                        for (int i = 0; i < KB_RES_MAX; i++)
-                                total_guarantee[i] += p->attrs[q].guarantee[i];
-        for (size_t q = 0; q < p->nqueues; q++) {
-                struct attr *a = &p->attrs[q];
-                for (int i = 0; i < KB_RES_MAX; i++) {
-                        double real = total[i] - total_guarantee[i] + a->guarantee[i];
-                        a->real_cap[i] = fmin(real, a->real_cap[i]);
-                }
-        }
-        memcpy(remaining, total, sizeof(vec));
+        for (int i = 0; i < KB_RES_MAX; i++)
+                if (i != KB_RES_PODS && r[i] >= EPS)
+                        return true;
+        return false;
+}
+
+static void compute_deserved(struct proportion *p)
+{
+        vec remaining;
+        to_vec(kb_session_total(p->s), remaining);
         bool *meet = kb_xcalloc(p->nqueues + 1, sizeof(bool));
         for (;;) {
                 int64_t total_weight = 0;
@@ -117,40 +143,35 @@ static void compute_deserved(struct proportion *p, const struct kb_res *total_re
                         struct attr *a = &p->attrs[q];
                         if (!a->active || meet[q])
                                 continue;
-                        vec old;
-                        memcpy(old, a->deserved, sizeof(vec));
                         bool fits = true, same = true;
                         for (int i = 0; i < KB_RES_MAX; i++) {
-                                if (i == KB_RES_PODS)
-                                        continue;
-                                double d = a->deserved[i] +
-                                           remaining[i] * (double)a->weight / (double)total_weight;
+                                double old = a->deserved[i];
+                                double d =
+                                    old + remaining[i] * (double)a->weight / (double)total_weight;
                                 d = fmin(d, a->real_cap[i]);
                                 d = fmin(d, a->request[i]);
                                 d = fmax(d, a->guarantee[i]);
                                 a->deserved[i] = d;
-                                if (a->request[i] > d)
+                                if (!(a->request[i] < d + EPS))
                                         fits = false;
-                                if (d != old[i])
+                                if (d != old)
                                         same = false;
-                                if (d > old[i])
-                                        increased[i] += d - old[i];
+                                if (d > old)
+                                        increased[i] += d - old;
                                 else
-                                        decreased[i] += old[i] - d;
+                                        decreased[i] += old - d;
                         }
                         update_share(a);
                         if (fits || same)
                                 meet[q] = true;
                 }
-                bool empty = true, unchanged = true;
+                bool unchanged = true;
                 for (int i = 0; i < KB_RES_MAX; i++) {
-                        remaining[i] = remaining[i] - increased[i] + decreased[i];
-                        if (remaining[i] > 0)
-                                empty = false;
+                        remaining[i] = fmax(remaining[i] + decreased[i] - increased[i], 0);
                         if (remaining[i] != old_remaining[i])
                                 unchanged = false;
                 }
-                if (empty || unchanged)
+                if (!remains(remaining) || unchanged)
                         break;
         }
         free(meet);
@@ -158,23 +179,32 @@ static void compute_deserved(struct proportion *p, const struct kb_res *total_re
 
 static bool overused(void *arg, const struct kb_queue_info *q)
 {
-        const struct proportion *p = arg;
-        const struct attr *a = &p->attrs[q->index];
+        const struct attr *a = &((const struct proportion *)arg)->attrs[q->index];
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS && a->deserved[i] > a->allocated[i])
+                if (!(a->deserved[i] < a->allocated[i] + EPS))
                         return false;
         return true;
 }
 
 static bool allocatable(void *arg, const struct kb_queue_info *q, const struct kb_task *t)
 {
-        const struct proportion *p = arg;
+        struct proportion *p = arg;
         const struct attr *a = &p->attrs[q->index];
+        if (q->state != KB_QUEUE_OPEN)
+                return false;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS || t->resreq.q[i] == 0)
+                if (i == KB_RES_PODS || t->resreq.q[i] <= 0)
                         continue;
-                if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i])
+                if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i]) {
+                        char who[160];
+                        snprintf(who, sizeof(who), "queue %s", q->name);
+                        const struct kb_queue *spec = q->queue;
+                        kb_quota_refusal(
+                            p->s, t, who, i, a->deserved[i], a->allocated[i],
+                            spec && spec->has_capability ? (double)spec->capability.q[i] : INFINITY,
+                            a->real_cap[i]);
                         return false;
+                }
         }
         return true;
 }
@@ -182,6 +212,8 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
 static int queue_order(void *arg, const struct kb_queue_info *l, const struct kb_queue_info *r)
 {
         const struct proportion *p = arg;
+        if (l->queue->priority != r->queue->priority)
+                return l->queue->priority > r->queue->priority ? -1 : 1;
         double ls = p->attrs[l->index].share, rs = p->attrs[r->index].share;
         if (ls == rs)
                 return 0;
@@ -192,49 +224,87 @@ static int enqueueable(void *arg, const struct kb_job *j)
 {
         struct proportion *p = arg;
         const struct kb_queue_info *q = j->queue;
-        struct attr *a = &p->attrs[q->index];
+        const struct attr *a = &p->attrs[q->index];
         if (q->state != KB_QUEUE_OPEN) {
                 char why[256];
                 snprintf(why, sizeof(why), "queue %s is %s", q->name,
                          kb_queue_state_name(q->state));
-                kb_job_explain(p->s, j, why);
+                kb_job_explain(p->s, j, KB_WHY_QUEUE_CLOSED, why);
                 return -1;
         }
         if (!j->pg || !j->pg->has_min_resources)
                 return 1;
         vec min;
         to_vec(&j->pg->min_resources, min);
+        struct kb_buf b;
+        kb_buf_init(&b);
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS)
+                if (i == KB_RES_PODS || min[i] <= 0)
                         continue;
-                /* Scalar resources the group does not ask for are not
-                 * compared (Volcano drops them from the capability). */
-                if (i > KB_RES_MEMORY && min[i] == 0)
-                        continue;
-                if (min[i] + a->allocated[i] + a->inqueue[i] > a->real_cap[i]) {
-                        char why[256];
-                        snprintf(why, sizeof(why),
-                                 "queue resource quota insufficient: queue %s cannot fit the "
-                                 "group's minResources %s",
-                                 q->name, kb_res_name(i));
-                        kb_job_explain(p->s, j, why);
-                        return -1;
-                }
+                if (min[i] + a->allocated[i] + a->inqueue[i] - a->elastic[i] > a->real_cap[i])
+                        kb_quota_short(&b, i, min[i], a->allocated[i], a->inqueue[i], a->elastic[i],
+                                       a->real_cap[i]);
         }
+        if (b.len) {
+                char *why = kb_xasprintf("queue resource quota insufficient: queue %s: %s", q->name,
+                                         b.data);
+                kb_job_explain(p->s, j, KB_WHY_QUOTA, why);
+                free(why);
+        }
+        bool ok = b.len == 0;
+        kb_buf_release(&b);
+        return ok ? 1 : -1;
+}
+
+static void enqueued(void *arg, const struct kb_job *j)
+{
+        struct proportion *p = arg;
+        if (!j->queue || !j->pg || !j->pg->has_min_resources)
+                return;
+        struct attr *a = &p->attrs[j->queue->index];
         for (int i = 0; i < KB_RES_MAX; i++)
-                a->inqueue[i] += min[i];
-        return 1;
+                if (i != KB_RES_PODS)
+                        a->inqueue[i] += (double)j->pg->min_resources.q[i];
+}
+
+static int reclaimable(void *arg, const struct kb_task *reclaimer, struct kb_task *const *cand,
+                       size_t n, struct kb_task **out)
+{
+        struct proportion *p = arg;
+        (void)reclaimer;
+        int k = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct kb_job *j = cand[i]->job;
+                if (!j || !j->queue)
+                        continue;
+                size_t q = j->queue->index;
+                if (!p->seen[q]) {
+                        p->seen[q] = true;
+                        memcpy(p->left[q], p->attrs[q].allocated, sizeof(vec));
+                }
+                bool above = false;
+                for (int d = 0; d < KB_RES_MAX && !above; d++)
+                        above = !(p->left[q][d] < p->attrs[q].deserved[d] + EPS);
+                if (!above)
+                        continue;
+                out[k++] = cand[i];
+                for (int d = 0; d < KB_RES_MAX; d++)
+                        p->left[q][d] -= (double)cand[i]->resreq.q[d];
+        }
+        for (size_t i = 0; i < n; i++)
+                if (cand[i]->job && cand[i]->job->queue)
+                        p->seen[cand[i]->job->queue->index] = false;
+        return k;
 }
 
 /* Keeps the queue's allocated sum and share current as tasks come and go. */
 static void account(struct proportion *p, const struct kb_task *t, double sign)
 {
-        if (!t->job->queue)
+        if (!t->job || !t->job->queue)
                 return;
         struct attr *a = &p->attrs[t->job->queue->index];
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS)
-                        a->allocated[i] += sign * (double)t->resreq.q[i];
+                a->allocated[i] += sign * (double)t->resreq.q[i];
         update_share(a);
 }
 
@@ -248,6 +318,61 @@ static void on_deallocate(void *arg, const struct kb_task *t)
         account(arg, t, -1);
 }
 
+static void queue_attrs(struct proportion *p, const struct kb_queue_info *queues)
+{
+        vec total, total_guarantee = {0};
+        to_vec(kb_session_total(p->s), total);
+        for (size_t q = 0; q < p->nqueues; q++) {
+                vec g;
+                to_vec(&queues[q].queue->guarantee, g);
+                for (int i = 0; i < KB_RES_MAX; i++)
+                        total_guarantee[i] += g[i];
+        }
+        for (size_t q = 0; q < p->nqueues; q++) {
+                struct attr *a = &p->attrs[q];
+                const struct kb_queue *queue = queues[q].queue;
+                vec cap;
+                a->weight = queues[q].weight;
+                to_vec(&queue->guarantee, a->guarantee);
+                to_vec(&queue->capability, cap);
+                if (queue->has_capability) {
+                        if (cap[KB_RES_CPU] <= 0)
+                                cap[KB_RES_CPU] = INFINITY;
+                        if (cap[KB_RES_MEMORY] <= 0)
+                                cap[KB_RES_MEMORY] = INFINITY;
+                }
+                for (int i = 0; i < KB_RES_MAX; i++) {
+                        double real = fmax(total[i] - total_guarantee[i], 0) + a->guarantee[i];
+                        a->real_cap[i] = queue->has_capability ? fmin(real, cap[i]) : real;
+                }
+        }
+}
+
+/* What a job holds and asks for, and what it reserves as an admitted
+ * group (kb_job_hold). */
+static void job_attrs(struct proportion *p, const struct kb_job *j)
+{
+        struct attr *a = &p->attrs[j->queue->index];
+        struct kb_job_hold h;
+        kb_job_hold(j, &h);
+        a->active = true;
+        /* A queue that is not Open places nothing: its pending demand must
+         * not shrink the others' shares (Volcano counts it). */
+        bool open = j->queue->state == KB_QUEUE_OPEN;
+        for (uint32_t i = 0; open && i < j->ntasks; i++) {
+                const struct kb_task *t = j->tasks[i];
+                if (t->status == KB_TASK_PENDING)
+                        for (int d = 0; d < KB_RES_MAX; d++)
+                                a->request[d] += (double)t->resreq.q[d];
+        }
+        for (int d = 0; d < KB_RES_MAX; d++) {
+                a->request[d] += h.held[d];
+                a->allocated[d] += h.held[d];
+                a->elastic[d] += h.elastic[d];
+                a->inqueue[d] += h.reserved[d];
+        }
+}
+
 static void *proportion_open(struct kb_session *s, const struct kb_value *args)
 {
         (void)args;
@@ -257,59 +382,24 @@ static void *proportion_open(struct kb_session *s, const struct kb_value *args)
         struct kb_job **jobs = kb_session_jobs(s, &njobs);
         p->s = s;
         p->attrs = kb_pool_alloc(kb_session_pool(s), (p->nqueues + 1) * sizeof(*p->attrs));
-        for (size_t q = 0; q < p->nqueues; q++) {
-                struct attr *a = &p->attrs[q];
-                const struct kb_queue *queue = queues[q].queue;
-                a->weight = queues[q].weight > 0 ? queues[q].weight : 1;
-                to_vec(&queue->guarantee, a->guarantee);
-                if (queue->has_capability) {
-                        to_vec(&queue->capability, a->real_cap);
-                        /* Volcano: a capability without cpu or memory does
-                         * not cap them. */
-                        if (a->real_cap[KB_RES_CPU] <= 0)
-                                a->real_cap[KB_RES_CPU] = INFINITY;
-                        if (a->real_cap[KB_RES_MEMORY] <= 0)
-                                a->real_cap[KB_RES_MEMORY] = INFINITY;
-                } else {
-                        for (int i = 0; i < KB_RES_MAX; i++)
-                                a->real_cap[i] = INFINITY;
-                }
-        }
-        for (size_t k = 0; k < njobs; k++) {
-                const struct kb_job *j = jobs[k];
-                if (!j->queue)
-                        continue;
-                struct attr *a = &p->attrs[j->queue->index];
-                a->active = true;
-                for (uint32_t i = 0; i < j->ntasks; i++) {
-                        const struct kb_task *t = j->tasks[i];
-                        bool alloc = kb_task_status_allocated(t->status);
-                        if (!alloc && t->status != KB_TASK_PENDING)
-                                continue;
-                        for (int d = 0; d < KB_RES_MAX; d++) {
-                                if (d == KB_RES_PODS)
-                                        continue;
-                                a->request[d] += (double)t->resreq.q[d];
-                                if (alloc)
-                                        a->allocated[d] += (double)t->resreq.q[d];
-                        }
-                }
-                if (j->phase == KB_PG_INQUEUE && j->pg && j->pg->has_min_resources) {
-                        vec min;
-                        to_vec(&j->pg->min_resources, min);
-                        for (int d = 0; d < KB_RES_MAX; d++)
-                                a->inqueue[d] += min[d];
-                }
-        }
-        compute_deserved(p, kb_session_total(s));
+        p->left = kb_pool_alloc(kb_session_pool(s), (p->nqueues + 1) * sizeof(*p->left));
+        p->seen = kb_pool_alloc(kb_session_pool(s), (p->nqueues + 1) * sizeof(*p->seen));
+        queue_attrs(p, queues);
+        for (size_t k = 0; k < njobs; k++)
+                if (jobs[k]->queue)
+                        job_attrs(p, jobs[k]);
+        compute_deserved(p);
         for (size_t q = 0; q < p->nqueues; q++)
                 update_share(&p->attrs[q]);
 
         kb_on_queue_order(s, queue_order, p);
         kb_on_overused(s, overused, p);
         kb_on_allocatable(s, allocatable, p);
+        kb_on_preemptive(s, allocatable, p);
+        kb_on_reclaimable(s, reclaimable, p);
         kb_on_job_enqueueable(s, enqueueable, p);
-        kb_on_event(s, on_allocate, on_deallocate, p);
+        kb_on_job_enqueued(s, enqueued, p);
+        kb_on_event(s, (struct kb_event_handler){on_allocate, on_deallocate}, p);
         return p;
 }
 
@@ -319,11 +409,6 @@ static void proportion_close(struct kb_session *s, void *state)
         struct proportion *p = state;
         size_t n;
         struct kb_queue_info *queues = kb_session_queues(s, &n);
-        for (size_t q = 0; q < n; q++) {
-                for (int i = 0; i < KB_RES_MAX; i++) {
-                        double d = p->attrs[q].deserved[i];
-                        queues[q].deserved.q[i] = isfinite(d) ? (int64_t)d : 0;
-                }
-                queues[q].share = p->attrs[q].share;
-        }
+        for (size_t q = 0; q < n; q++)
+                kb_queue_publish(&queues[q], p->attrs[q].deserved, p->attrs[q].share);
 }

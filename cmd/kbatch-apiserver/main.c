@@ -53,7 +53,7 @@ static void usage(FILE *f)
                 "                            (repeatable; prefix=NAME names them NAME-1...)\n"
                 "  --no-kubelet              do not simulate kubelets (bound pods stay Pending)\n"
                 "  --no-job-controller       do not simulate the batch/v1 Job controller\n"
-                "  --history N               watch events retained (older: 410); default 1000\n"
+                "  --history N               watch events retained (older: 410); default 100000\n"
                 "  --max-body-bytes N        request body limit; default 3145728\n"
                 "  --bookmark-interval SECS  watch bookmark period; default 30\n"
                 "  -v N                      log verbosity\n"
@@ -183,31 +183,31 @@ static int setup_token(const char *arg, const char *file, bool generate, char **
 int main(int argc, char **argv)
 {
         static const struct option longopts[] = {
-                {"listen", required_argument, NULL, OPT_LISTEN},
-                {"allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE},
-                {"write-kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-                {"port-file", required_argument, NULL, OPT_PORT_FILE},
-                {"nodes", required_argument, NULL, OPT_NODES},
-                {"no-kubelet", no_argument, NULL, OPT_NO_KUBELET},
-                {"no-job-controller", no_argument, NULL, OPT_NO_JOBS},
-                {"history", required_argument, NULL, OPT_HISTORY},
-                {"max-body-bytes", required_argument, NULL, OPT_MAX_BODY},
-                {"bookmark-interval", required_argument, NULL, OPT_BOOKMARK},
-                {"fault-write-rate", required_argument, NULL, OPT_F_RATE},
-                {"fault-write-code", required_argument, NULL, OPT_F_CODE},
-                {"fault-retry-after", required_argument, NULL, OPT_F_RETRY},
-                {"fault-latency-ms", required_argument, NULL, OPT_F_LAT},
-                {"fault-watch-close", required_argument, NULL, OPT_F_WCLOSE},
-                {"fault-watch-410", required_argument, NULL, OPT_F_W410},
-                {"fault-refuse", required_argument, NULL, OPT_F_REFUSE},
-                {"seed", required_argument, NULL, OPT_SEED},
-                {"tls", no_argument, NULL, OPT_TLS},
-                {"tls-cert-dir", required_argument, NULL, OPT_TLS_DIR},
-                {"token", required_argument, NULL, OPT_TOKEN},
-                {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
-                {"generate-token", no_argument, NULL, OPT_GEN_TOKEN},
-                {"help", no_argument, NULL, OPT_HELP},
-                {NULL, 0, NULL, 0},
+            {"listen", required_argument, NULL, OPT_LISTEN},
+            {"allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE},
+            {"write-kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+            {"port-file", required_argument, NULL, OPT_PORT_FILE},
+            {"nodes", required_argument, NULL, OPT_NODES},
+            {"no-kubelet", no_argument, NULL, OPT_NO_KUBELET},
+            {"no-job-controller", no_argument, NULL, OPT_NO_JOBS},
+            {"history", required_argument, NULL, OPT_HISTORY},
+            {"max-body-bytes", required_argument, NULL, OPT_MAX_BODY},
+            {"bookmark-interval", required_argument, NULL, OPT_BOOKMARK},
+            {"fault-write-rate", required_argument, NULL, OPT_F_RATE},
+            {"fault-write-code", required_argument, NULL, OPT_F_CODE},
+            {"fault-retry-after", required_argument, NULL, OPT_F_RETRY},
+            {"fault-latency-ms", required_argument, NULL, OPT_F_LAT},
+            {"fault-watch-close", required_argument, NULL, OPT_F_WCLOSE},
+            {"fault-watch-410", required_argument, NULL, OPT_F_W410},
+            {"fault-refuse", required_argument, NULL, OPT_F_REFUSE},
+            {"seed", required_argument, NULL, OPT_SEED},
+            {"tls", no_argument, NULL, OPT_TLS},
+            {"tls-cert-dir", required_argument, NULL, OPT_TLS_DIR},
+            {"token", required_argument, NULL, OPT_TOKEN},
+            {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+            {"generate-token", no_argument, NULL, OPT_GEN_TOKEN},
+            {"help", no_argument, NULL, OPT_HELP},
+            {NULL, 0, NULL, 0},
         };
         struct kb_apiserver_opts o;
         kb_apiserver_opts_init(&o);
@@ -288,7 +288,7 @@ int main(int argc, char **argv)
                         break;
                 case OPT_F_REFUSE:
                         if (sscanf(optarg, "%lf:%lf", &o.fault_refuse_from, &o.fault_refuse_for) !=
-                                    2 ||
+                                2 ||
                             o.fault_refuse_from < 0 || o.fault_refuse_for <= 0)
                                 goto bad;
                         break;
@@ -434,8 +434,8 @@ int main(int argc, char **argv)
         port = kb_apiserver_port(srv);
         KB_INFO("kbatch-apiserver listening on %s://%s:%d%s (local use, demos and tests only)",
                 tls ? "https" : "http", host, port, token ? " with a bearer token" : "");
-        if (kubeconfig && (err = kb_apiserver_write_kubeconfig(kubeconfig, host, port,
-                                                               certs.ca_cert, token))) {
+        if (kubeconfig &&
+            (err = kb_apiserver_write_kubeconfig(kubeconfig, host, port, certs.ca_cert, token))) {
                 fprintf(stderr, "kbatch-apiserver: %s: %s\n", kubeconfig, kb_strerror(err));
                 rc = 1;
                 goto out;
@@ -448,8 +448,7 @@ int main(int argc, char **argv)
                 explicit_bzero(b.data, b.len);
                 kb_buf_release(&b);
                 if (err) {
-                        fprintf(stderr, "kbatch-apiserver: %s: %s\n", token_file,
-                                kb_strerror(err));
+                        fprintf(stderr, "kbatch-apiserver: %s: %s\n", token_file, kb_strerror(err));
                         rc = 1;
                         goto out;
                 }
@@ -457,8 +456,7 @@ int main(int argc, char **argv)
         if (port_file) {
                 FILE *f = fopen(port_file, "w");
                 if (!f || fprintf(f, "%d\n", port) < 0 || fclose(f)) {
-                        fprintf(stderr, "kbatch-apiserver: %s: %s\n", port_file,
-                                strerror(errno));
+                        fprintf(stderr, "kbatch-apiserver: %s: %s\n", port_file, strerror(errno));
                         rc = 1;
                         goto out;
                 }

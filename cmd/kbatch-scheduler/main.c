@@ -33,6 +33,8 @@ static void usage(FILE *f)
                "  --scheduler-conf FILE               Volcano-format conf, reloaded when it "
                "changes\n"
                "                                      (default: the built-in conf)\n"
+               "  --strict-conf                       refuse a conf naming an action, plugin,\n"
+               "                                      flag or argument kbatch would skip\n"
                "  --schedule-period DURATION          time between sessions (default 1s)\n"
                "  --default-queue NAME                queue of PodGroups that name none "
                "(default\n"
@@ -115,6 +117,7 @@ enum {
         OPT_BURST,
         OPT_INFLIGHT,
         OPT_DUMP,
+        OPT_STRICT,
         OPT_VERSION,
         OPT_HELP,
 };
@@ -142,6 +145,7 @@ int main(int argc, char **argv)
             {"kube-api-burst", required_argument, NULL, OPT_BURST},
             {"kube-api-max-inflight", required_argument, NULL, OPT_INFLIGHT},
             {"dump-dir", required_argument, NULL, OPT_DUMP},
+            {"strict-conf", no_argument, NULL, OPT_STRICT},
             {"version", no_argument, NULL, OPT_VERSION},
             {"help", no_argument, NULL, OPT_HELP},
             {NULL, 0, NULL, 0},
@@ -225,6 +229,9 @@ int main(int argc, char **argv)
                 case OPT_DUMP:
                         o.dump_dir = optarg;
                         break;
+                case OPT_STRICT:
+                        o.strict_conf = true;
+                        break;
                 case OPT_VERSION:
                         printf("kbatch-scheduler %s\n", KB_VERSION);
                         free(names);
@@ -268,9 +275,12 @@ int main(int argc, char **argv)
         int e = o.conf_path ? kb_conf_load_file(o.conf_path, &conf, err, sizeof(err))
                             : kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml),
                                             &conf, err, sizeof(err));
+        if (!e && o.strict_conf)
+                e = kb_conf_strict(&conf, err, sizeof(err));
         if (e) {
                 fprintf(stderr, "kbatch-scheduler: --scheduler-conf %s: %s\n",
                         o.conf_path ? o.conf_path : "(built-in)", err);
+                kb_conf_release(&conf);
                 free(names);
                 return 2;
         }

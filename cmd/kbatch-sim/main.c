@@ -33,14 +33,18 @@ static void usage(FILE *out)
                 "or a synthetic cluster, and prints the decisions.\n"
                 "\n"
                 "  --scheduler-conf FILE   Volcano-format conf (default: Volcano's default)\n"
+                "  --strict-conf           refuse a conf naming an action, plugin, flag or\n"
+                "                          argument kbatch would skip (exit 2)\n"
                 "  --scheduler-name NAME   schedule pods with this schedulerName (repeatable;\n"
                 "                          default kbatch)\n"
                 "  --default-queue NAME    queue of groups and pods that name none (default)\n"
                 "  --sessions N            sessions to run; decisions apply between them (1)\n"
                 "  --output json|table     output format (table on a terminal, else json)\n"
-                "  --synthetic SPEC        build a cluster: nodes=N,node-cpu=C,node-memory=M,\n"
+                "  --synthetic SPEC        build a cluster (repeatable; see docs/PERFORMANCE.md):\n"
+                "                          nodes=N,node-cpu=C,node-memory=M,\n"
                 "                          node-pods=P,groups=G,group-size=S,pod-cpu=C,\n"
-                "                          pod-memory=M,queues=Q[,besteffort-groups=B]\n"
+                "                          pod-memory=M,queues=Q[,besteffort-groups=B,running=1,\n"
+                "                          priority=P,prefix=NAME,queue=NAME]\n"
                 "  --full-scan             choose nodes by scanning every node (for checking\n"
                 "                          the caches; same placements, slower)\n"
                 "  --stats                 print timing, bind counts and peak memory to stderr\n"
@@ -57,6 +61,34 @@ static long peak_rss_kib(void)
         return ru.ru_maxrss;
 }
 
+/* With a network topology: how many running gangs sit within a domain of
+ * each tier, and how many within none. */
+static void domain_stats(const struct kb_result *r, long session)
+{
+        size_t by_tier[8] = {0}, higher = 0, none = 0, any = 0;
+        for (size_t g = 0; g < r->npodgroups; g++) {
+                const struct kb_pg_status *st = &r->podgroups[g];
+                if (!st->domain) {
+                        none += st->phase == KB_PG_RUNNING;
+                        continue;
+                }
+                any++;
+                if (st->domain_tier >= 0 && st->domain_tier < 8)
+                        by_tier[st->domain_tier]++;
+                else
+                        higher++;
+        }
+        if (!any)
+                return;
+        fprintf(stderr, "session %ld: running gangs by network topology domain:", session);
+        for (int t = 0; t < 8; t++)
+                if (by_tier[t])
+                        fprintf(stderr, " tier %d: %zu,", t, by_tier[t]);
+        if (higher)
+                fprintf(stderr, " tier 8 or more: %zu,", higher);
+        fprintf(stderr, " none: %zu\n", none);
+}
+
 int main(int argc, char **argv)
 {
         enum {
@@ -68,7 +100,8 @@ int main(int argc, char **argv)
                 OPT_FULL,
                 OPT_STATS,
                 OPT_VERSION,
-                OPT_DQUEUE
+                OPT_DQUEUE,
+                OPT_STRICT
         };
         static const struct option opts[] = {
             {"scheduler-conf", required_argument, NULL, OPT_CONF},
@@ -79,14 +112,17 @@ int main(int argc, char **argv)
             {"full-scan", no_argument, NULL, OPT_FULL},
             {"stats", no_argument, NULL, OPT_STATS},
             {"default-queue", required_argument, NULL, OPT_DQUEUE},
+            {"strict-conf", no_argument, NULL, OPT_STRICT},
             {"v", required_argument, NULL, 'v'},
             {"version", no_argument, NULL, OPT_VERSION},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
-        const char *conf_path = NULL, *synthetic = NULL, *output = NULL;
+        const char *conf_path = NULL, *output = NULL;
+        const char *synthetic[16];
+        size_t nsynthetic = 0;
         long sessions = 1;
-        bool full_scan = false, stats = false;
+        bool full_scan = false, stats = false, strict = false;
         struct kb_cluster cluster;
         struct kb_conf conf;
         char err[2048];
@@ -104,6 +140,9 @@ int main(int argc, char **argv)
                         break;
                 case OPT_DQUEUE:
                         cluster.default_queue = optarg;
+                        break;
+                case OPT_STRICT:
+                        strict = true;
                         break;
                 case OPT_SESSIONS:
                         sessions = strtol(optarg, &end, 10);
@@ -126,7 +165,12 @@ int main(int argc, char **argv)
                         output = optarg;
                         break;
                 case OPT_SYNTH:
-                        synthetic = optarg;
+                        if (nsynthetic == KB_ARRAY_SIZE(synthetic)) {
+                                fprintf(stderr, "kbatch-sim: --synthetic: at most %zu\n",
+                                        KB_ARRAY_SIZE(synthetic));
+                                goto out;
+                        }
+                        synthetic[nsynthetic++] = optarg;
                         break;
                 case OPT_FULL:
                         full_scan = true;
@@ -150,7 +194,7 @@ int main(int argc, char **argv)
                         goto out;
                 }
         }
-        if (!synthetic && optind == argc) {
+        if (!nsynthetic && optind == argc) {
                 fprintf(stderr, "kbatch-sim: no manifests and no --synthetic; see --help\n");
                 goto out;
         }
@@ -169,12 +213,25 @@ int main(int argc, char **argv)
                 goto out;
         }
         conf.full_scan = full_scan;
-
-        cluster.now = (double)time(NULL);
-        if (synthetic && kb_cluster_synthetic(&cluster, synthetic, err, sizeof(err))) {
-                fprintf(stderr, "kbatch-sim: %s\n", err);
+        if (strict && kb_conf_strict(&conf, err, sizeof(err))) {
+                fprintf(stderr, "kbatch-sim: --scheduler-conf %s: %s\n",
+                        conf_path ? conf_path : "(built-in)", err);
                 goto out_conf;
         }
+        if (conf.nskipped) {
+                char list[1024];
+                kb_conf_skipped_summary(&conf, list, sizeof(list));
+                fprintf(stderr,
+                        "kbatch-sim: conf: kbatch skips %zu item(s) it does not support: %s\n",
+                        conf.nskipped, list);
+        }
+
+        cluster.now = (double)time(NULL);
+        for (size_t i = 0; i < nsynthetic; i++)
+                if (kb_cluster_synthetic(&cluster, synthetic[i], err, sizeof(err))) {
+                        fprintf(stderr, "kbatch-sim: %s\n", err);
+                        goto out_conf;
+                }
         for (int i = optind; i < argc; i++) {
                 char *text;
                 size_t len;
@@ -214,9 +271,11 @@ int main(int argc, char **argv)
                         kb_result_to_json(&result, (int)i, list);
                 else
                         kb_result_print_table(&result, (int)i, &cluster, stdout);
-                if (stats)
+                if (stats) {
                         fprintf(stderr, "session %ld: %.6fs, %zu binds\n", i, result.duration,
                                 result.nbinds);
+                        domain_stats(&result, i);
+                }
                 kb_cluster_apply(&cluster, &result);
                 kb_result_release(&result);
         }

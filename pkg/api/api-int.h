@@ -59,6 +59,17 @@ static inline bool kb__api_set(const struct kb_value *v)
 int kb__api_object(struct kb__api_dec *d, const struct kb_value *v, const char *path);
 int kb__api_list(struct kb__api_dec *d, const struct kb_value *v, const char *path);
 
+/*
+ * A list field whose elements fn decodes, each at "<path>[i]" into the
+ * i-th element (zeroed, elsize bytes) of a fresh array: *out and *n (the
+ * caller frees the array, even after an error: the elements decoded so far
+ * and the zeroed rest are in it).  Absent, null or empty leaves both alone.
+ */
+typedef int (*kb__api_elem_fn)(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                               void *elem, void *ctx);
+int kb__api_list_of(struct kb__api_dec *d, const struct kb_value *list, const char *path,
+                    size_t elsize, void **out, size_t *n, kb__api_elem_fn fn, void *ctx);
+
 /* A string field (numbers read as their literal text); *out is a fresh copy
  * the caller owns. */
 int kb__api_str(struct kb__api_dec *d, const struct kb_value *v, const char *path, char **out);
@@ -91,9 +102,55 @@ int kb__api_doc(struct kb__api_dec *d, const struct kb_value *doc);
 /* The taint effect named s (v1.TaintEffect); KB_EBADINPUT when none. */
 int kb__api_taint_effect(const char *s, enum kb_taint_effect *out);
 
+/* What a selector requirement selects, which decides the operators it may
+ * use: node labels (In, NotIn, Exists, DoesNotExist, Gt, Lt), the node's
+ * name (matchFields: In, NotIn), pod or namespace labels (In, NotIn,
+ * Exists, DoesNotExist). */
+enum kb__sel_kind { KB__SEL_NODE_LABEL, KB__SEL_NODE_FIELD, KB__SEL_LABEL };
+/* One requirement ({key, operator, values}) at path into r (pod.c). */
+int kb__api_selector_req(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                         enum kb__sel_kind kind, struct kb_selector_req *r);
+void kb__api_reqs_free(struct kb_selector_req *r, size_t n);
+
+/*
+ * The pod's inter-pod placement fields (podplace.c): pod affinity and
+ * anti-affinity, topology spread constraints, host ports, images.  d has
+ * read the pod's metadata.  A problem in them does not fail the pod: it
+ * goes into pod->invalid (naming the pod and the field) and those fields
+ * stay empty.
+ */
+void kb__api_pod_placement(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod);
+void kb__api_pod_placement_free(struct kb_pod *pod);
+
 /* Reads doc's metadata into m and points d->ns/d->name at it.
  * Cluster-scoped kinds (namespaced false) get a NULL namespace. */
 int kb__api_meta(struct kb__api_dec *d, const struct kb_value *doc, bool namespaced,
                  struct kb_meta *m);
+
+/* Decodes doc into a fresh zeroed struct with fill, or frees it on error. */
+#define KB__DECODE(kind_name, type, fill, free_fn)                                                 \
+        do {                                                                                       \
+                struct kb__api_dec d_;                                                             \
+                type *obj_;                                                                        \
+                int rc_;                                                                           \
+                kb__api_dec_init(&d_, kind_name, err, errlen);                                     \
+                *out = NULL;                                                                       \
+                if ((rc_ = kb__api_doc(&d_, doc)))                                                 \
+                        return rc_;                                                                \
+                obj_ = kb_xcalloc(1, sizeof(*obj_));                                               \
+                if ((rc_ = fill(&d_, doc, obj_))) {                                                \
+                        free_fn(obj_);                                                             \
+                        return rc_;                                                                \
+                }                                                                                  \
+                *out = obj_;                                                                       \
+                return 0;                                                                          \
+        } while (0)
+
+/* A metav1.LabelSelector ({matchLabels, matchExpressions}) at path
+ * (podplace.c): matchLabels become In requirements; absent or null leaves
+ * out unset (it matches nothing); free with kb__api_label_selector_release. */
+int kb__api_label_selector(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                           struct kb_label_selector *out);
+void kb__api_label_selector_release(struct kb_label_selector *sel);
 
 #endif /* KB_PKG_API_INT_H */

@@ -1,6 +1,7 @@
 /*
  * api: kbatch's model of the Kubernetes objects a scheduler reads — nodes,
- * pods, PodGroups, Queues, PriorityClasses, Namespaces — with quantities,
+ * pods, PodGroups, Queues, PriorityClasses, Namespaces, HyperNodes — with
+ * quantities,
  * resource vectors, and decoders from a kb_value tree (YAML or JSON).
  *
  * Objects are plain heap structs owned by whoever decoded them (free with
@@ -14,6 +15,7 @@
 #ifndef KB_PKG_API_H
 #define KB_PKG_API_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +37,11 @@ int kb_quantity_parse(const char *s, bool milli, int64_t *out);
 /* Formats v (milli units when milli) the way kubectl prints quantities:
  * "500m", "2", "1536Mi" (binary for byte-sized resources), into buf. */
 void kb_quantity_format(int64_t v, bool milli, bool binary, char *buf, size_t n);
+/* Formats v for people, in the largest whole unit with up to two decimals:
+ * cpu in cores ("9.3", "0.25"), bytes binary ("1.5Gi"), counts as they are;
+ * "unlimited" for infinity or KB_RES_UNLIMITED.  For messages, not for
+ * manifests. */
+void kb_quantity_human(double v, bool milli, bool binary, char *buf, size_t n);
 
 /* ---- resource vectors ------------------------------------------------- */
 
@@ -65,6 +72,12 @@ int kb_res_count(void);
 bool kb_res_is_milli(int i);
 /* Whether slot i is byte-sized (printed with binary suffixes). */
 bool kb_res_is_bytes(int i);
+/* Amount v of slot i as kubectl prints it ("500m", "8Gi"), or "unlimited"
+ * when v is infinite; into buf, which it returns. */
+const char *kb_res_qty(int i, double v, char *buf, size_t n);
+/* Amount v of slot i for people (kb_quantity_human: "9.3", "1.5Gi"), or
+ * "unlimited"; into buf, which it returns. */
+const char *kb_res_human(int i, double v, char *buf, size_t n);
 
 static inline void kb_res_add(struct kb_res *a, const struct kb_res *b)
 {
@@ -140,6 +153,14 @@ struct kb_taint {
         enum kb_taint_effect effect;
 };
 
+/* An image a node holds (status.images): every name it goes by, and its
+ * size, for kube-scheduler's ImageLocality score. */
+struct kb_node_image {
+        char **names;
+        size_t nnames;
+        int64_t size; /* sizeBytes */
+};
+
 struct kb_node {
         struct kb_meta meta;
         /* status.allocatable, else (the whole list) status.capacity; pods
@@ -151,6 +172,8 @@ struct kb_node {
         /* The Ready condition; a node with no Ready condition at all (as
          * hand-written manifests have) counts as ready. */
         bool ready;
+        struct kb_node_image *images;
+        size_t nimages;
 };
 
 enum kb_pod_phase {
@@ -192,6 +215,56 @@ struct kb_preferred_term {
         struct kb_node_term term;
 };
 
+/*
+ * A metav1.LabelSelector over pod or namespace labels: matchLabels (kept as
+ * In with one value) and matchExpressions (In, NotIn, Exists,
+ * DoesNotExist), all of which must hold.  As LabelSelectorAsSelector reads
+ * it: an absent selector (set false) matches nothing, a present one without
+ * requirements matches everything.
+ */
+struct kb_label_selector {
+        struct kb_selector_req *reqs;
+        size_t nreqs;
+        bool set;
+};
+
+/*
+ * A PodAffinityTerm, or a WeightedPodAffinityTerm (weight 1..100; 0 for a
+ * required term).  A pod matches the term when its namespace is one of
+ * namespaces or its namespace's labels match ns_selector, and its labels
+ * match selector.  The decoder resolves the API's defaults: no namespaces
+ * and no namespaceSelector mean the pod's own namespace; matchLabelKeys and
+ * mismatchLabelKeys are merged into selector as `key In (value)` and `key
+ * NotIn (value)` with the pod's own label values, as the API server does.
+ */
+struct kb_pod_term {
+        struct kb_label_selector selector;
+        char **namespaces;
+        size_t nnamespaces;
+        struct kb_label_selector ns_selector;
+        char *topology_key;
+        int32_t weight;
+};
+
+/* A topologySpreadConstraint, defaults resolved; matchLabelKeys merged into
+ * selector as `key In (value)` for the keys the pod has. */
+struct kb_spread {
+        int32_t max_skew;
+        char *topology_key;
+        bool schedule_anyway; /* whenUnsatisfiable ScheduleAnyway, else DoNotSchedule */
+        struct kb_label_selector selector;
+        int32_t min_domains; /* 1 when unset */
+        bool honor_affinity; /* nodeAffinityPolicy: Honor (the default) */
+        bool honor_taints;   /* nodeTaintsPolicy: Honor (default Ignore) */
+};
+
+/* A container port with a hostPort (of a container or a sidecar). */
+struct kb_host_port {
+        char *ip;       /* hostIP, "0.0.0.0" when unset */
+        char *protocol; /* "TCP" when unset */
+        int32_t port;
+};
+
 enum kb_toleration_op {
         KB_TOL_EQUAL,
         KB_TOL_EXISTS,
@@ -202,6 +275,19 @@ struct kb_toleration {
         char *value;  /* "" when none */
         char *effect; /* NULL or "" matches every effect */
         enum kb_toleration_op op;
+};
+
+/* A pod's inter-pod placement rules: required and preferred pod affinity
+ * and anti-affinity terms, topology spread constraints, host ports. */
+struct kb_pod_rules {
+        struct kb_pod_term *affinity, *anti_affinity;
+        size_t naffinity, nanti_affinity;
+        struct kb_pod_term *pref_affinity, *pref_anti_affinity;
+        size_t npref_affinity, npref_anti_affinity;
+        struct kb_spread *spread;
+        size_t nspread;
+        struct kb_host_port *host_ports;
+        size_t nhost_ports;
 };
 
 struct kb_pod {
@@ -225,11 +311,30 @@ struct kb_pod {
         size_t npreferred;
         struct kb_toleration *tolerations;
         size_t ntolerations;
+        /* Inter-pod placement rules, NULL when the pod has none (most
+         * pods): read them through kb_pod_rules(). */
+        struct kb_pod_rules *rules;
+        /* The images of the init containers, then of the containers, with
+         * ":latest" added where no tag is given (ImageLocality's
+         * normalizedImageName); "" for a container without one. */
+        char **images;
+        size_t nimages;
         /* As kube-scheduler computes them: the sum over containers, the max
          * with each init container, plus spec.overhead; pods slot = 1. */
         struct kb_res requests;
         bool best_effort; /* no container requests anything (pods slot aside) */
         enum kb_pod_phase phase;
+        /* Fields set on the pod that kbatch reads but does not evaluate yet
+         * (dynamic resource claims), as "spec.resourceClaims, ...", or
+         * NULL: the session reports them instead of ignoring them
+         * silently. */
+        char *unevaluated;
+        /* Why the pod's inter-pod placement fields are unusable ("pod
+         * ns/x: spec.topologySpreadConstraints[0].maxSkew: must be greater
+         * than zero, got -1"), or NULL.  Such a pod still decodes (it may
+         * hold room on a node) without those fields; the session never
+         * places it and says why. */
+        char *invalid;
 };
 
 struct kb_condition {
@@ -241,9 +346,22 @@ struct kb_condition {
         double last_transition;
 };
 
+/* Whether a label's value (NULL: the label is absent) satisfies r, one of
+ * In, NotIn, Exists, DoesNotExist (false for the others). */
+bool kb_selector_req_matches(const struct kb_selector_req *r, const char *val);
+/* Whether the labels of m satisfy sel (struct kb_label_selector: an unset
+ * selector matches nothing, one without requirements everything). */
+bool kb_label_selector_matches(const struct kb_label_selector *sel, const struct kb_meta *m);
+
 struct kb_task_member {
         char *name;
         int32_t min;
+};
+
+enum kb_topology_mode {
+        KB_TOPOLOGY_NONE,
+        KB_TOPOLOGY_HARD,
+        KB_TOPOLOGY_SOFT,
 };
 
 struct kb_podgroup {
@@ -255,6 +373,16 @@ struct kb_podgroup {
         bool has_min_resources;
         char *queue; /* "default" when unset */
         char *priority_class_name;
+        /* spec.networkTopology: NONE when unset; mode defaults to hard.
+         * highest_tier is highestTierAllowed, -1 when unset (then
+         * highest_tier_name, highestTierName, may name the tier; neither
+         * means any tier). */
+        enum kb_topology_mode topology_mode;
+        int32_t highest_tier;
+        char *highest_tier_name;
+        /* Fields kbatch does not evaluate yet (spec.subGroupPolicy), or
+         * NULL. */
+        char *unevaluated;
         /* status */
         char *phase; /* NULL when the object has no status yet */
         int32_t running, succeeded, failed;
@@ -282,6 +410,7 @@ struct kb_queue {
         int32_t priority;
         char *parent;
         enum kb_queue_state state; /* status.state; Open when unset */
+        bool has_state;            /* status.state was set */
 };
 
 struct kb_priorityclass {
@@ -295,6 +424,50 @@ struct kb_namespace {
         struct kb_meta meta;
 };
 
+/* ---- network topology: topology.volcano.sh/v1alpha1 HyperNode ---------- */
+
+enum kb_hn_member_type {
+        KB_HN_NODE,
+        KB_HN_HYPERNODE,
+};
+
+enum kb_hn_match {
+        KB_HN_EXACT, /* selector.exactMatch.name */
+        KB_HN_REGEX, /* selector.regexMatch.pattern, over names */
+        KB_HN_LABEL, /* selector.labelMatch, over node labels */
+};
+
+struct kb_hn_member {
+        enum kb_hn_member_type type;
+        enum kb_hn_match match;
+        char *name;                      /* exactMatch */
+        char *pattern;                   /* regexMatch, as written */
+        regex_t *regex;                  /* regexMatch, compiled (POSIX extended) */
+        struct kb_label_selector labels; /* labelMatch */
+};
+
+/*
+ * A HyperNode: a network topology domain (a rack, a block, a zone) of
+ * nodes and smaller HyperNodes.  Tier 1 is the closest to the nodes;
+ * higher tiers are wider.  The members are resolved against the cluster
+ * by the session (pkg/framework/topology.c), which also reports what does
+ * not fit together (a missing member, a cycle).
+ */
+struct kb_hypernode {
+        struct kb_meta meta;
+        int32_t tier;    /* spec.tier, >= 0 */
+        char *tier_name; /* spec.tierName, or NULL */
+        struct kb_hn_member *members;
+        size_t nmembers;
+        int64_t node_count; /* status.nodeCount, -1 when unset */
+};
+
+/* Whether member m selects the object named name with metadata meta (a
+ * node, or a HyperNode for members of that type; labelMatch applies to
+ * nodes only). */
+bool kb_hn_member_matches(const struct kb_hn_member *m, const char *name,
+                          const struct kb_meta *meta);
+
 enum kb_kind {
         KB_KIND_NONE,
         KB_KIND_NODE,
@@ -303,6 +476,7 @@ enum kb_kind {
         KB_KIND_QUEUE,
         KB_KIND_PRIORITYCLASS,
         KB_KIND_NAMESPACE,
+        KB_KIND_HYPERNODE,
 };
 
 struct kb_object {
@@ -315,6 +489,7 @@ struct kb_object {
                 struct kb_queue *queue;
                 struct kb_priorityclass *priorityclass;
                 struct kb_namespace *namespace;
+                struct kb_hypernode *hypernode;
         };
 };
 
@@ -340,26 +515,27 @@ int kb_priorityclass_decode(const struct kb_value *doc, struct kb_priorityclass 
                             size_t errlen);
 int kb_namespace_decode(const struct kb_value *doc, struct kb_namespace **out, char *err,
                         size_t errlen);
+int kb_hypernode_decode(const struct kb_value *doc, struct kb_hypernode **out, char *err,
+                        size_t errlen);
 void kb_node_free(struct kb_node *n);
 void kb_pod_free(struct kb_pod *p);
 void kb_podgroup_free(struct kb_podgroup *pg);
 void kb_queue_free(struct kb_queue *q);
 void kb_priorityclass_free(struct kb_priorityclass *pc);
 void kb_namespace_free(struct kb_namespace *ns);
+void kb_hypernode_free(struct kb_hypernode *hn);
 void kb_meta_release(struct kb_meta *m);
 
 /*
  * For a cache that keeps many pods for long (the daemon's): frees the
- * metadata no scheduling code reads, about 40% of a typical decoded pod —
- * the labels (pod affinity is not evaluated yet) and every annotation but
- * those in KB_POD_ANNOTATIONS_READ (the group annotation is already in
- * group_name).  A plugin that starts reading a pod label or another
- * annotation must be added here.  Any thread, on a pod it owns.
+ * annotations no scheduling code reads, all but those in
+ * KB_POD_ANNOTATIONS_READ (the group annotation is already in group_name;
+ * kubectl's last-applied-configuration alone can be kilobytes).  Labels
+ * stay: inter-pod affinity and topology spread match them.  A plugin that
+ * starts reading another annotation must be added here.  Any thread, on a
+ * pod it owns.
  */
-#define KB_POD_ANNOTATIONS_READ                                                                    \
-        {                                                                                          \
-                "volcano.sh/task-spec"                                                             \
-        }
+#define KB_POD_ANNOTATIONS_READ {"volcano.sh/task-spec", "volcano.sh/preemptable"}
 void kb_pod_trim(struct kb_pod *p);
 
 /*
@@ -374,6 +550,13 @@ int kb_res_decode(const struct kb_value *list, const char *what, struct kb_res *
 /* The PodGroup annotation keys, in the order they are looked up. */
 #define KB_GROUP_ANNOTATION         "scheduling.k8s.io/group-name"
 #define KB_GROUP_ANNOTATION_VOLCANO "scheduling.volcano.sh/group-name"
+
+/* A pod's placement rules; an empty set when it has none.  Any thread. */
+extern const struct kb_pod_rules kb_no_pod_rules;
+static inline const struct kb_pod_rules *kb_pod_rules(const struct kb_pod *p)
+{
+        return p->rules ? p->rules : &kb_no_pod_rules;
+}
 
 /* Whether a pod's phase ends its life (Succeeded or Failed). */
 static inline bool kb_pod_terminal(const struct kb_pod *p)

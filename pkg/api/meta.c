@@ -76,6 +76,28 @@ int kb__api_list(struct kb__api_dec *d, const struct kb_value *v, const char *pa
         return want_type(d, v, path, KB_VARRAY, "a list");
 }
 
+int kb__api_list_of(struct kb__api_dec *d, const struct kb_value *list, const char *path,
+                    size_t elsize, void **out, size_t *n, kb__api_elem_fn fn, void *ctx)
+{
+        int rc;
+        if ((rc = kb__api_list(d, list, path)))
+                return rc;
+        if (!kb__api_set(list) || !list->arr.n)
+                return 0;
+        /* Sized and counted up front: a failure half-way leaves zeroed
+         * elements for the owner's free to pass over. */
+        char *v = kb_xcalloc(list->arr.n, elsize);
+        *out = v;
+        *n = list->arr.n;
+        for (size_t i = 0; i < list->arr.n; i++) {
+                char p[KB__API_PATH];
+                kb__api_path(p, sizeof(p), "%s[%zu]", path, i);
+                if ((rc = fn(d, list->arr.v[i], p, v + i * elsize, ctx)))
+                        return rc;
+        }
+        return 0;
+}
+
 int kb__api_str(struct kb__api_dec *d, const struct kb_value *v, const char *path, char **out)
 {
         if (!kb__api_set(v))

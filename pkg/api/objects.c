@@ -1,6 +1,7 @@
 /*
  * Nodes, PodGroups, Queues, PriorityClasses and Namespaces, and
- * kb_object_decode, which picks the decoder by apiVersion and kind.
+ * kb_object_decode, which picks the decoder by apiVersion and kind
+ * (HyperNodes decode in hypernode.c).
  *
  * Each decoder fills a zeroed heap struct and, on any error, hands it to the
  * kind's free, which passes over whatever is still NULL; so no error path
@@ -11,25 +12,6 @@
 #include <string.h>
 
 #include "api/api-int.h"
-
-/* Decodes doc into a fresh zeroed struct with fill, or frees it on error. */
-#define KB__DECODE(kind_name, type, fill, free_fn)                                                 \
-        do {                                                                                       \
-                struct kb__api_dec d_;                                                             \
-                type *obj_;                                                                        \
-                int rc_;                                                                           \
-                kb__api_dec_init(&d_, kind_name, err, errlen);                                     \
-                *out = NULL;                                                                       \
-                if ((rc_ = kb__api_doc(&d_, doc)))                                                 \
-                        return rc_;                                                                \
-                obj_ = kb_xcalloc(1, sizeof(*obj_));                                               \
-                if ((rc_ = fill(&d_, doc, obj_))) {                                                \
-                        free_fn(obj_);                                                             \
-                        return rc_;                                                                \
-                }                                                                                  \
-                *out = obj_;                                                                       \
-                return 0;                                                                          \
-        } while (0)
 
 /* ---- nodes ------------------------------------------------------------ */
 
@@ -46,7 +28,55 @@ void kb_node_free(struct kb_node *n)
                 free(n->taints[i].value);
         }
         free(n->taints);
+        for (size_t i = 0; i < n->nimages; i++) {
+                for (size_t k = 0; k < n->images[i].nnames; k++)
+                        free(n->images[i].names[k]);
+                free(n->images[i].names);
+        }
+        free(n->images);
         free(n);
+}
+
+/* status.images: what ImageLocality reads (names and sizeBytes). */
+static int decode_images(struct kb__api_dec *d, const struct kb_value *status, struct kb_node *n)
+{
+        const struct kb_value *imgs = kb_value_get(status, "images");
+        int rc;
+        if ((rc = kb__api_list(d, imgs, "status.images")))
+                return rc;
+        if (!kb__api_set(imgs) || !imgs->arr.n)
+                return 0;
+        n->images = kb_xcalloc(imgs->arr.n, sizeof(*n->images));
+        n->nimages = imgs->arr.n;
+        for (size_t i = 0; i < imgs->arr.n; i++) {
+                const struct kb_value *v = imgs->arr.v[i];
+                struct kb_node_image *im = &n->images[i];
+                char p[KB__API_PATH], pf[KB__API_PATH + 16];
+                kb__api_path(p, sizeof(p), "status.images[%zu]", i);
+                if ((rc = kb__api_object(d, v, p)))
+                        return rc;
+                const struct kb_value *names = kb_value_get(v, "names");
+                kb__api_path(pf, sizeof(pf), "%s.names", p);
+                if ((rc = kb__api_list(d, names, pf)))
+                        return rc;
+                if (kb__api_set(names) && names->arr.n) {
+                        im->names = kb_xcalloc(names->arr.n, sizeof(*im->names));
+                        im->nnames = names->arr.n;
+                        for (size_t k = 0; k < names->arr.n; k++) {
+                                char pk[KB__API_PATH + 32];
+                                kb__api_path(pk, sizeof(pk), "%s[%zu]", pf, k);
+                                if ((rc = kb__api_str(d, names->arr.v[k], pk, &im->names[k])))
+                                        return rc;
+                                if (!im->names[k])
+                                        im->names[k] = kb_xstrdup("");
+                        }
+                }
+                const struct kb_value *size = kb_value_get(v, "sizeBytes");
+                kb__api_path(pf, sizeof(pf), "%s.sizeBytes", p);
+                if (kb__api_set(size) && (kb_value_int(size, &im->size) || im->size < 0))
+                        return kb__api_fail(d, pf, "must be a non-negative integer");
+        }
+        return 0;
 }
 
 static int decode_taint(struct kb__api_dec *d, const struct kb_value *v, const char *path,
@@ -134,6 +164,9 @@ static int node_fill(struct kb__api_dec *d, const struct kb_value *doc, struct k
                 }
         }
 
+        if ((rc = decode_images(d, status, n)))
+                return rc;
+
         /* Ready unless a Ready condition says otherwise: a node without
          * conditions is a hand-written one, and kube-scheduler itself no
          * longer filters on conditions (the node lifecycle controller taints
@@ -181,6 +214,8 @@ void kb_podgroup_free(struct kb_podgroup *pg)
         free(pg->min_task_member);
         free(pg->queue);
         free(pg->priority_class_name);
+        free(pg->highest_tier_name);
+        free(pg->unevaluated);
         free(pg->phase);
         for (size_t i = 0; i < pg->nconditions; i++) {
                 struct kb_condition *c = &pg->conditions[i];
@@ -259,6 +294,49 @@ static int podgroup_status(struct kb__api_dec *d, const struct kb_value *status,
         return 0;
 }
 
+/*
+ * spec.networkTopology (Volcano's NetworkTopologySpec): mode hard or soft,
+ * hard when unset (the CRD's default); highestTierAllowed, a tier >= 0, or
+ * highestTierName, a HyperNode tierName, not both.
+ */
+static int network_topology(struct kb__api_dec *d, const struct kb_value *nt,
+                            struct kb_podgroup *pg)
+{
+        char *mode = NULL;
+        int rc;
+
+        pg->highest_tier = -1;
+        if (!kb__api_set(nt))
+                return 0;
+        if ((rc = kb__api_object(d, nt, "spec.networkTopology")) ||
+            (rc = kb__api_str(d, kb_value_get(nt, "mode"), "spec.networkTopology.mode", &mode)))
+                return rc;
+        if (!mode || !mode[0] || strcmp(mode, "hard") == 0)
+                pg->topology_mode = KB_TOPOLOGY_HARD;
+        else if (strcmp(mode, "soft") == 0)
+                pg->topology_mode = KB_TOPOLOGY_SOFT;
+        else
+                rc = kb__api_fail(d, "spec.networkTopology.mode",
+                                  "must be hard or soft, got \"%s\"", mode);
+        free(mode);
+        if (rc)
+                return rc;
+        const struct kb_value *tier = kb_value_get(nt, "highestTierAllowed");
+        if ((rc = kb__api_int32(d, tier, "spec.networkTopology.highestTierAllowed", 0, INT32_MAX,
+                                &pg->highest_tier)) ||
+            (rc = kb__api_str(d, kb_value_get(nt, "highestTierName"),
+                              "spec.networkTopology.highestTierName", &pg->highest_tier_name)))
+                return rc;
+        if (pg->highest_tier_name && !pg->highest_tier_name[0]) {
+                free(pg->highest_tier_name);
+                pg->highest_tier_name = NULL;
+        }
+        if (kb__api_set(tier) && pg->highest_tier_name)
+                return kb__api_fail(d, "spec.networkTopology",
+                                    "highestTierAllowed and highestTierName cannot both be set");
+        return 0;
+}
+
 static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb_podgroup *pg)
 {
         const struct kb_value *spec = kb_value_get(doc, "spec");
@@ -314,6 +392,11 @@ static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, stru
         if ((rc = kb__api_str(d, kb_value_get(spec, "priorityClassName"), "spec.priorityClassName",
                               &pg->priority_class_name)))
                 return rc;
+        if ((rc = network_topology(d, kb_value_get(spec, "networkTopology"), pg)))
+                return rc;
+        /* Read, not evaluated yet: said in the session's warnings. */
+        if (kb__api_set(kb_value_get(spec, "subGroupPolicy")))
+                pg->unevaluated = kb_xstrdup("spec.subGroupPolicy");
         return podgroup_status(d, kb_value_get(doc, "status"), pg);
 }
 
@@ -369,6 +452,7 @@ static int queue_state(struct kb__api_dec *d, const struct kb_value *status, str
         for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++)
                 if (strcmp(state, names[i]) == 0) {
                         q->state = (enum kb_queue_state)i;
+                        q->has_state = true;
                         free(state);
                         return 0;
                 }
@@ -388,11 +472,18 @@ static int queue_fill(struct kb__api_dec *d, const struct kb_value *doc, struct 
         if ((rc = kb__api_object(d, spec, "spec")))
                 return rc;
 
-        /* The Queue CRD: weight defaults to 1, minimum 1, maximum 65535. */
+        /* The Queue CRD: weight defaults to 1, maximum 65535.  Its minimum
+         * is 1, but Volcano's scheduler reads a queue of weight 0 (one
+         * created before the CRD said so, or through an old webhook) as
+         * weight 1 instead of dropping it; so does kbatch, and says so. */
         q->weight = 1;
-        if ((rc = kb__api_int32(d, kb_value_get(spec, "weight"), "spec.weight", 1, 65535,
+        if ((rc = kb__api_int32(d, kb_value_get(spec, "weight"), "spec.weight", 0, 65535,
                                 &q->weight)))
                 return rc;
+        if (q->weight == 0) {
+                KB_WARN("queue %s: spec.weight: 0 is below the minimum 1; using 1", q->meta.name);
+                q->weight = 1;
+        }
 
         /* A capability caps only the resources it names. */
         const struct kb_value *cap = kb_value_get(spec, "capability");
@@ -512,6 +603,7 @@ static const struct {
     {"v1", "Namespace", KB_KIND_NAMESPACE},
     {"scheduling.volcano.sh/v1beta1", "PodGroup", KB_KIND_PODGROUP},
     {"scheduling.volcano.sh/v1beta1", "Queue", KB_KIND_QUEUE},
+    {"topology.volcano.sh/v1alpha1", "HyperNode", KB_KIND_HYPERNODE},
     {"scheduling.k8s.io/v1", "PriorityClass", KB_KIND_PRIORITYCLASS},
     /* v1beta1 has the same fields; older clusters and manifests use it. */
     {"scheduling.k8s.io/v1beta1", "PriorityClass", KB_KIND_PRIORITYCLASS},
@@ -581,6 +673,9 @@ int kb_object_decode(const struct kb_value *doc, struct kb_object *out, char *er
         case KB_KIND_NAMESPACE:
                 rc = kb_namespace_decode(doc, &out->namespace, err, errlen);
                 break;
+        case KB_KIND_HYPERNODE:
+                rc = kb_hypernode_decode(doc, &out->hypernode, err, errlen);
+                break;
         case KB_KIND_NONE:
         default:
                 return KB_ENOTFOUND; /* not reached: the table has no NONE */
@@ -612,6 +707,9 @@ void kb_object_release(struct kb_object *o)
                 break;
         case KB_KIND_NAMESPACE:
                 kb_namespace_free(o->namespace);
+                break;
+        case KB_KIND_HYPERNODE:
+                kb_hypernode_free(o->hypernode);
                 break;
         case KB_KIND_NONE:
                 break;

@@ -44,7 +44,7 @@ const char *kb_pod_phase_name(enum kb_pod_phase p)
 
 /* ---- freeing ---------------------------------------------------------- */
 
-static void reqs_free(struct kb_selector_req *r, size_t n)
+void kb__api_reqs_free(struct kb_selector_req *r, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
                 free(r[i].key);
@@ -57,8 +57,8 @@ static void reqs_free(struct kb_selector_req *r, size_t n)
 
 static void term_release(struct kb_node_term *t)
 {
-        reqs_free(t->exprs, t->nexprs);
-        reqs_free(t->fields, t->nfields);
+        kb__api_reqs_free(t->exprs, t->nexprs);
+        kb__api_reqs_free(t->fields, t->nfields);
 }
 
 void kb_pod_free(struct kb_pod *p)
@@ -71,6 +71,7 @@ void kb_pod_free(struct kb_pod *p)
         free(p->nominated_node_name);
         free(p->priority_class_name);
         free(p->group_name);
+        free(p->unevaluated);
         kb__api_kvs_free(p->node_selector, p->nnode_selector);
         for (size_t i = 0; i < p->nrequired; i++)
                 term_release(&p->required[i]);
@@ -84,6 +85,8 @@ void kb_pod_free(struct kb_pod *p)
                 free(p->tolerations[i].effect);
         }
         free(p->tolerations);
+        kb__api_pod_placement_free(p);
+        free(p->invalid);
         free(p);
 }
 
@@ -111,14 +114,17 @@ static bool is_int64(const char *s)
 }
 
 /*
- * One NodeSelectorRequirement.  The checks are the API server's
- * (ValidateNodeSelectorRequirement and ValidateNodeFieldSelectorRequirement),
+ * One NodeSelectorRequirement or LabelSelectorRequirement.  The checks are
+ * the API server's (ValidateNodeSelectorRequirement,
+ * ValidateNodeFieldSelectorRequirement, ValidateLabelSelectorRequirement),
  * plus the integer check on Gt/Lt that the scheduler would otherwise make
- * at match time, silently failing the term.
+ * at match time, silently failing the term.  A label selector knows In,
+ * NotIn, Exists and DoesNotExist only.
  */
-static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const char *path, bool field,
-                      struct kb_selector_req *r)
+int kb__api_selector_req(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                         enum kb__sel_kind kind, struct kb_selector_req *r)
 {
+        bool field = kind == KB__SEL_NODE_FIELD;
         char p[KB__API_PATH];
         char *op = NULL;
         int rc;
@@ -152,6 +158,11 @@ static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const cha
         }
         free(op);
         r->op = sel_ops[k].op;
+        if (kind == KB__SEL_LABEL && (r->op == KB_SEL_GT || r->op == KB_SEL_LT))
+                return kb__api_fail(d, p,
+                                    "must be In, NotIn, Exists or DoesNotExist in a label "
+                                    "selector, got %s",
+                                    sel_ops[k].name);
         if (field && r->op != KB_SEL_IN && r->op != KB_SEL_NOT_IN)
                 return kb__api_fail(d, p, "must be In or NotIn for a field selector, got %s",
                                     sel_ops[k].name);
@@ -205,24 +216,17 @@ static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const cha
         return 0;
 }
 
+static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const char *path, void *elem,
+                      void *ctx)
+{
+        return kb__api_selector_req(d, v, path, *(const enum kb__sel_kind *)ctx, elem);
+}
+
 static int decode_reqs(struct kb__api_dec *d, const struct kb_value *list, const char *path,
                        bool field, struct kb_selector_req **out, size_t *n)
 {
-        int rc;
-
-        if ((rc = kb__api_list(d, list, path)))
-                return rc;
-        if (!kb__api_set(list) || !list->arr.n)
-                return 0;
-        *out = kb_xcalloc(list->arr.n, sizeof(**out));
-        *n = list->arr.n;
-        for (size_t i = 0; i < list->arr.n; i++) {
-                char p[KB__API_PATH];
-                kb__api_path(p, sizeof(p), "%s[%zu]", path, i);
-                if ((rc = decode_req(d, list->arr.v[i], p, field, &(*out)[i])))
-                        return rc;
-        }
-        return 0;
+        enum kb__sel_kind kind = field ? KB__SEL_NODE_FIELD : KB__SEL_NODE_LABEL;
+        return kb__api_list_of(d, list, path, sizeof(**out), (void **)out, n, decode_req, &kind);
 }
 
 /* A NodeSelectorTerm.  An empty one is kept as is: it matches no node (the
@@ -241,6 +245,34 @@ static int decode_term(struct kb__api_dec *d, const struct kb_value *v, const ch
                 return rc;
         kb__api_path(p, sizeof(p), "%s.matchFields", path);
         return decode_reqs(d, kb_value_get(v, "matchFields"), p, true, &t->fields, &t->nfields);
+}
+
+/* The scheduling fields kbatch does not evaluate yet, when the pod sets
+ * them (a list or map with something in it). */
+static char *unevaluated(const struct kb_value *spec)
+{
+        static const char *const paths[][3] = {
+            {"resourceClaims", NULL, NULL},
+        };
+        struct kb_buf b;
+        kb_buf_init(&b);
+        for (size_t i = 0; i < KB_ARRAY_SIZE(paths); i++) {
+                const struct kb_value *v = kb_value_get(spec, paths[i][0]);
+                for (int k = 1; k < 3 && paths[i][k]; k++)
+                        v = kb_value_get(v, paths[i][k]);
+                bool set = (kb_value_is(v, KB_VARRAY) && v->arr.n) ||
+                           (kb_value_is(v, KB_VOBJECT) && v->obj.n);
+                if (!set)
+                        continue;
+                kb_buf_printf(&b, "%sspec", b.len ? ", " : "");
+                for (int k = 0; k < 3 && paths[i][k]; k++)
+                        kb_buf_printf(&b, ".%s", paths[i][k]);
+        }
+        if (!b.len) {
+                kb_buf_release(&b);
+                return NULL;
+        }
+        return kb_buf_detach(&b);
 }
 
 static int decode_affinity(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod)
@@ -582,6 +614,8 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
                 return rc;
         if ((rc = decode_affinity(d, spec, pod)))
                 return rc;
+        pod->unevaluated = unevaluated(spec);
+        kb__api_pod_placement(d, spec, pod);
 
         const struct kb_value *tols = kb_value_get(spec, "tolerations");
         if ((rc = kb__api_list(d, tols, "spec.tolerations")))
@@ -613,9 +647,6 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
 void kb_pod_trim(struct kb_pod *p)
 {
         static const char *const keep[] = KB_POD_ANNOTATIONS_READ;
-        kb__api_kvs_free(p->meta.labels, p->meta.nlabels);
-        p->meta.labels = NULL;
-        p->meta.nlabels = 0;
         size_t n = 0;
         for (size_t i = 0; i < p->meta.nannotations; i++) {
                 struct kb_kv *kv = &p->meta.annotations[i];

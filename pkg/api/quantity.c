@@ -16,6 +16,7 @@
  * = 1610612736.  "0.1m" as milli-units: M = 1, e10 = -1 - 3 + 3 = -1, so
  * ceil(1/10) = 1.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -177,6 +178,60 @@ void kb_quantity_format(int64_t v, bool milli, bool binary, char *buf, size_t n)
                 }
         }
         snprintf(buf, n, "%lld", (long long)v);
+}
+
+/* "%.2f" without trailing zeros: 9.3, 21, 0.25. */
+static void decimal(double v, const char *unit, char *buf, size_t n)
+{
+        char num[64];
+        snprintf(num, sizeof(num), "%.2f", v);
+        char *dot = strchr(num, '.');
+        if (dot) {
+                char *end = num + strlen(num);
+                while (end > dot + 1 && end[-1] == '0')
+                        *--end = '\0';
+                if (end == dot + 1)
+                        *dot = '\0';
+        }
+        snprintf(buf, n, "%s%s", num, unit);
+}
+
+void kb_quantity_human(double v, bool milli, bool binary, char *buf, size_t n)
+{
+        if (!isfinite(v) || v >= (double)KB_RES_UNLIMITED) {
+                snprintf(buf, n, "unlimited");
+                return;
+        }
+        if (milli) {
+                decimal(v / 1000, "", buf, n);
+                return;
+        }
+        if (binary) {
+                static const char *const sfx[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+                int k = 0;
+                while (k < 6 && fabs(v) >= 1024) {
+                        v /= 1024;
+                        k++;
+                }
+                decimal(v, sfx[k], buf, n);
+                return;
+        }
+        decimal(v, "", buf, n);
+}
+
+const char *kb_res_qty(int i, double v, char *buf, size_t n)
+{
+        if (!isfinite(v) || v >= (double)KB_RES_UNLIMITED)
+                snprintf(buf, n, "unlimited");
+        else
+                kb_quantity_format((int64_t)v, kb_res_is_milli(i), kb_res_is_bytes(i), buf, n);
+        return buf;
+}
+
+const char *kb_res_human(int i, double v, char *buf, size_t n)
+{
+        kb_quantity_human(v, kb_res_is_milli(i), kb_res_is_bytes(i), buf, n);
+        return buf;
 }
 
 /* ---- the resource-name table ------------------------------------------ */

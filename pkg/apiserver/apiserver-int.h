@@ -48,6 +48,10 @@ typedef void (*kb_row_fn)(struct kb_apiserver *srv, const struct kb_value *obj,
 /* Validation of a built-in type: appends causes. */
 struct kb_causes;
 typedef void (*kb_validate_fn)(const struct kb_value *obj, struct kb_causes *c);
+/* A type that is only ever created and never stored (bindings, access
+ * reviews): answers a POST whose body (owned) has the type's kind. */
+struct kb_ctx;
+typedef void (*kb_create_fn)(struct kb_ctx *c, struct kb_value *body);
 
 struct kb_rtype {
         char *group; /* "" for core */
@@ -69,11 +73,18 @@ struct kb_rtype {
         size_t ncols;
         kb_row_fn row;
         kb_validate_fn validate;
+        kb_create_fn create; /* create-only: nothing stored, no other verb */
+        /* Another version of a stored type (events.k8s.io/v1 Events are core
+         * Events): objects live in view_of and convert on the way in and out. */
+        struct kb_rtype *view_of;
+        const struct kb_value *def; /* a built-in's schema, in srv->defs */
         /* custom resources */
-        struct kb_value *schema;  /* openAPIV3Schema, or NULL */
-        struct kb_value *columns; /* additionalPrinterColumns, or NULL */
+        struct kb_value *schema;     /* openAPIV3Schema, or NULL */
+        struct kb_value *columns;    /* additionalPrinterColumns, or NULL */
+        struct kb_value *selectable; /* selectableFields' paths, "spec.x" (an array) */
         char *crd_name;
-        struct kb_obj *objs; /* uthash by key */
+        struct kb_obj *objs;    /* uthash by key */
+        struct kb_inode *index; /* the same objects in key order (index.c) */
 };
 
 enum kb_evtype { KB_EV_ADDED, KB_EV_MODIFIED, KB_EV_DELETED };
@@ -95,6 +106,7 @@ struct kb_apiserver {
         pthread_mutex_t mu;
         pthread_cond_t cond;
         uint64_t rv;
+        struct kb_value *defs;   /* the built-in kinds' OpenAPI schemas, by name */
         struct kb_rtype **types; /* every type ever registered, in order */
         size_t ntypes, captypes;
         /* Watch history: a ring of the last opts.history events. */
@@ -109,9 +121,26 @@ struct kb_apiserver {
         int port;
         pthread_t sim;
         bool sim_started;
+        struct kb_simindex *simidx;   /* the controllers' indexes (simindex.c) */
+        struct kb_rtype *pods, *jobs; /* the types the controllers watch */
         /* Owned copies of the strings in opts (opts points at these). */
         char *tls_cert, *tls_key, *token;
 };
+
+/* ---- the ordered index (index.c), caller holds srv->mu ----------------- */
+
+struct kb_inode;
+/* Orders keys by namespace, then name ('/' below every other byte). */
+int kb__key_cmp(const char *a, const char *b);
+void kb__index_insert(struct kb_rtype *rt, struct kb_obj *o);
+void kb__index_remove(struct kb_rtype *rt, struct kb_obj *o);
+/* The first object whose key is > key (>= when inclusive); key NULL: the
+ * first object.  NULL past the end. */
+struct kb_obj *kb__index_seek(const struct kb_rtype *rt, const char *key, bool inclusive);
+/* How many objects have keys < key. */
+size_t kb__index_rank(const struct kb_rtype *rt, const char *key);
+size_t kb__index_count(const struct kb_rtype *rt);
+void kb__index_free(struct kb_rtype *rt);
 
 /* ---- store (store.c), caller holds srv->mu --------------------------- */
 
@@ -147,9 +176,12 @@ char *kb__api_version(const struct kb_rtype *rt);
 /* Server-set fields of a new object (uid, timestamps) and the defaults of
  * its type (a pod's phase, a job's selector, a CRD's conditions). */
 void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_value *obj);
+/* Makes what a new namespace gets (its "default" ServiceAccount). */
+void kb__namespace_created(struct kb_apiserver *srv, const char *ns);
 /* A random 5-character suffix for generateName. */
 void kb__name_suffix(struct kb_apiserver *srv, char out[6]);
 void kb__store_free(struct kb_apiserver *srv);
+void kb__type_free(struct kb_rtype *rt);
 
 /* ---- selectors (select.c) --------------------------------------------- */
 
@@ -160,6 +192,9 @@ int kb__selector_parse(const char *text, bool fields, struct kb_selector **out, 
                        size_t errlen);
 bool kb__selector_match(const struct kb_selector *s, const struct kb_value *obj);
 void kb__selector_free(struct kb_selector *s);
+/* The first field of a field selector the real server would not accept
+ * for rt, or NULL when every field is accepted. */
+const char *kb__selector_unsupported(const struct kb_selector *s, const struct kb_rtype *rt);
 /* The value of a dotted field path as text, "" when missing. */
 const char *kb__field_text(const struct kb_value *obj, const char *path, char *buf, size_t n);
 
@@ -190,8 +225,8 @@ bool kb__is_dns_label(const char *s);
 bool kb__is_dns_subdomain(const char *s);
 void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj,
                          struct kb_causes *c);
-void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v,
-                         const char *path, struct kb_causes *c);
+void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v, const char *path,
+                         struct kb_causes *c);
 void kb__validate_pod(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_pod_spec(const struct kb_value *spec, const char *path, struct kb_causes *c);
 void kb__validate_node(const struct kb_value *obj, struct kb_causes *c);
@@ -199,15 +234,64 @@ void kb__validate_job(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_priorityclass(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_crd(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_namespace(const struct kb_value *obj, struct kb_causes *c);
+/* Server-side rewriting of a written object before validation (a Secret's
+ * stringData into data); KB_EBADINPUT with err for an undecodable object. */
+int kb__normalize(const struct kb_rtype *rt, struct kb_value *obj, char *err, size_t errlen);
+void kb__validate_configmap(const struct kb_value *obj, struct kb_causes *c);
+void kb__validate_secret(const struct kb_value *obj, struct kb_causes *c);
+void kb__validate_role(const struct kb_value *obj, struct kb_causes *c);
+void kb__validate_rolebinding(const struct kb_value *obj, struct kb_causes *c);
+
+/* ---- schemas (schema.c, fieldcheck.c) ------------------------------------ */
+
+/* The built-in kinds' schemas as OpenAPI v3 components, by full name. */
+struct kb_value *kb__schemas_new(void);
+/* The component whose x-kubernetes-group-version-kind is this, or NULL. */
+const struct kb_value *kb__schema_for(const struct kb_value *defs, const char *group,
+                                      const char *version, const char *kind);
+/* Follows $ref (and a one-element allOf); *name gets the component's name
+ * when a reference was followed. */
+const struct kb_value *kb__schema_resolve(const struct kb_value *defs, const struct kb_value *s,
+                                          const char **name);
+
+struct kb_fieldcheck {
+        const struct kb_value *defs;
+        bool builtin;             /* wrong JSON types are decode errors; enums checked */
+        struct kb_causes *causes; /* enum violations (422) */
+        char *decode_err;         /* the first type error, or NULL */
+        struct kb_buf unknown;    /* unknown field "a", unknown field "b" */
+        size_t nunknown;
+        char *paths[64]; /* the first unknown fields' paths */
+};
+/* Checks v against schema, dropping unknown fields from v; a field equal in
+ * old (what is stored) is not judged.  parent names the enclosing Go type
+ * in decode errors. */
+void kb__field_check(struct kb_fieldcheck *fc, const struct kb_value *schema, struct kb_value *v,
+                     const struct kb_value *old, const char *path, const char *parent);
+void kb__fieldcheck_release(struct kb_fieldcheck *fc);
 
 /* ---- printing (table.c) ------------------------------------------------ */
 
-void kb__humanize(double secs, char *buf, size_t n);
 /* Appends a Table for objs (n of them) to out. */
 void kb__table(struct kb_apiserver *srv, const struct kb_rtype *rt, const struct kb_value **objs,
                size_t n, const char *include, bool with_columns, const char *rv,
                struct kb_value *out);
 void kb__builtin_printers(struct kb_rtype *rt);
+/* The printers of config, RBAC and apps kinds (printers.c); false for
+ * another type. */
+bool kb__more_printers(struct kb_rtype *rt);
+/* Cells: a string ("<none>" when empty), an age, the object's name. */
+void kb__cell_str(struct kb_value *cells, const char *s);
+void kb__cell_age(struct kb_value *cells, const struct kb_value *obj);
+void kb__cell_name(struct kb_value *cells, const struct kb_value *obj);
+#define KB_COL_NAME                                                                                \
+        {                                                                                          \
+                "Name", "string", "name", 0, "Name must be unique within a namespace."             \
+        }
+#define KB_COL_AGE                                                                                 \
+        {                                                                                          \
+                "Age", "string", "", 0, "CreationTimestamp is a timestamp."                        \
+        }
 
 /* ---- discovery (discovery.c) ------------------------------------------ */
 
@@ -218,9 +302,169 @@ void kb__discovery_groups(struct kb_apiserver *srv, struct kb_value *out);
 int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const char *version,
                             struct kb_value *out);
 int kb__discovery_group(struct kb_apiserver *srv, const char *group, struct kb_value *out);
+/* The API groups served, in the order first registered (core "" first),
+ * and the versions of one; at most max of them. */
+size_t kb__api_groups(struct kb_apiserver *srv, const char **out, size_t max);
+size_t kb__api_versions(struct kb_apiserver *srv, const char *group, const char **out, size_t max);
+/* OpenAPI v3 (openapi.c): the index, and one group-version's document with
+ * its paths and component schemas. */
 void kb__openapi_index(struct kb_apiserver *srv, struct kb_value *out);
 int kb__openapi_gv(struct kb_apiserver *srv, const char *group, const char *version,
                    struct kb_value *out);
+
+/* ---- requests (request.c, read.c, write.c, subresources.c) ---------------- */
+
+#define CT_JSON "application/json"
+
+/* One request on its way through the handlers, with srv->mu held. */
+struct kb_ctx {
+        struct kb_apiserver *srv;
+        const struct kb_api_req *req;
+        struct kb_api_resp *resp;
+        struct kb_rtype *rt;
+        const char *ns;   /* path namespace, or NULL */
+        const char *name; /* item name, or NULL */
+        const char *sub;  /* subresource, or NULL */
+        /* The type the path named when it is a view of rt (see kb_rtype). */
+        struct kb_rtype *view;
+        bool apply; /* a server-side apply: managedFields are already set */
+};
+
+/* The value of a query parameter ("" when given without one), or NULL. */
+const char *kb__query(const struct kb_api_req *req, const char *key);
+/* Replies with v (owned) as JSON. */
+void kb__reply(struct kb_api_resp *resp, int status, struct kb_value *v);
+struct kb_value *kb__status_obj(int code, const char *reason, const char *msg);
+/* Replies with a Status; details (owned) may be NULL. */
+KB_PRINTF(5, 6)
+void kb__fail(struct kb_api_resp *resp, int code, const char *reason, struct kb_value *details,
+              const char *fmt, ...);
+void kb__not_found_path(struct kb_api_resp *resp);
+/* "pods" or "podgroups.scheduling.volcano.sh", as messages name a resource;
+ * the caller frees it. */
+char *kb__qualified(const struct kb_rtype *rt);
+struct kb_value *kb__details(const struct kb_rtype *rt, const char *name, const char *kind);
+void kb__not_found(struct kb_ctx *c, const struct kb_rtype *rt, const char *name);
+void kb__conflict(struct kb_ctx *c, const char *name);
+/* 422 Invalid naming each cause's field. */
+void kb__invalid(struct kb_ctx *c, const char *name, struct kb_causes *causes);
+bool kb__wants_table(const struct kb_api_req *req);
+bool kb__is_protobuf(const char *ct);
+/* The body as JSON (or YAML when the content type says so); NULL after
+ * answering 400 or 415. */
+struct kb_value *kb__parse_body(struct kb_ctx *c);
+/* Whether an injected fault failed this write (the reply is made). */
+bool kb__fault_write(struct kb_ctx *c, const char *what);
+bool kb__namespace_exists(struct kb_apiserver *srv, const char *ns);
+/* Fills kind and apiVersion of obj, or answers 400 when they name another
+ * type. */
+bool kb__check_kind(struct kb_ctx *c, struct kb_value *obj);
+/* A boolean query parameter as Kubernetes reads one: present and neither
+ * "0" nor "false" (any case) is true, even with no value. */
+bool kb__query_bool(const struct kb_api_req *req, const char *key);
+/* Checks dryRun and fieldValidation of a write; false after answering 422
+ * as the real server words it (kind CreateOptions, UpdateOptions, ...). */
+bool kb__check_options(struct kb_ctx *c, const char *options_kind);
+/* dryRun=All was asked for. */
+bool kb__dry_run(const struct kb_api_req *req);
+/* Whether the server can answer in a type the Accept header allows; sets
+ * *yaml when the first that it can is application/yaml. */
+bool kb__acceptable(const char *accept, bool *yaml);
+/* 422 Invalid for an object of group/kind other than the path's type. */
+void kb__invalid_kind(struct kb_api_resp *resp, const char *group, const char *kind,
+                      const char *name, struct kb_causes *causes);
+
+struct kb_listing {
+        const struct kb_value **objs;
+        size_t n, cap;
+};
+/* Parses labelSelector and fieldSelector; false after answering 400. */
+bool kb__selectors(struct kb_ctx *c, struct kb_selector **ls, struct kb_selector **fs);
+/* The objects of c->rt in c->ns that match, sorted by namespace and name. */
+void kb__collect(struct kb_ctx *c, struct kb_selector *ls, struct kb_selector *fs,
+                 struct kb_listing *l);
+void kb__do_list(struct kb_ctx *c);
+void kb__do_watch(struct kb_ctx *c);
+void kb__do_item_get(struct kb_ctx *c, struct kb_obj *o);
+/* Creates obj (owned) and answers code (201, or 201 for an apply). */
+void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code);
+/* What every write passes before it is stored (admit.c): the field check
+ * by fieldValidation, the server's rewriting, validation.  obj may lose
+ * unknown fields; old is the stored object of an update, or NULL.  False
+ * after answering 400 or 422. */
+bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj,
+               const struct kb_value *old);
+/* Adds a Warning header text to the reply. */
+void kb__warn(struct kb_api_resp *resp, const char *text);
+/* Replaces o with obj (owned), as PUT does; patches end here too. */
+void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj);
+void kb__do_patch(struct kb_ctx *c, struct kb_obj *o);
+void kb__do_delete(struct kb_ctx *c, struct kb_obj *o);
+/* The grace period a delete of obj gets: the request's (query, then
+ * options), else the pod's own; 0 for what no kubelet runs. */
+double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const struct kb_value *obj);
+void kb__do_delete_collection(struct kb_ctx *c);
+void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
+void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);
+/* GET pods/NAME/log: what the simulated kubelet knows, as text. */
+void kb__do_pod_log(struct kb_ctx *c, struct kb_obj *o);
+/* The create-only types' handlers (subresources.c, reviews.c). */
+void kb__create_bindings(struct kb_ctx *c, struct kb_value *body);
+void kb__create_access_review(struct kb_ctx *c, struct kb_value *body);
+void kb__create_rules_review(struct kb_ctx *c, struct kb_value *body);
+void kb__create_self_review(struct kb_ctx *c, struct kb_value *body);
+
+/* ---- field ownership and server-side apply (fieldset.c, ssa.c) ----------- */
+
+/* Walks an object into its FieldsV1 set: builtin types key lists by the
+ * strategic merge keys, custom ones by x-kubernetes-list-type in schema. */
+struct kb_fieldwalk {
+        const struct kb_value *defs;
+        bool builtin;
+};
+#define KB_FIELDS_MAX_DEPTH 64
+typedef void (*kb_fields_leaf_fn)(char *const *path, size_t n, void *arg);
+/* The FieldsV1 set of obj (returned, caller frees). */
+struct kb_value *kb__fields_of(const struct kb_fieldwalk *fw, const struct kb_value *schema,
+                               const struct kb_value *obj);
+/* into gets every leaf of add; from loses every leaf of what. */
+void kb__fields_union(struct kb_value *into, const struct kb_value *add);
+void kb__fields_remove(struct kb_value *from, const struct kb_value *what);
+/* Calls fn with the path (FieldsV1 keys from the root) of every leaf. */
+void kb__fields_leaves(const struct kb_value *set, kb_fields_leaf_fn fn, void *arg);
+bool kb__fields_has(const struct kb_value *set, char *const *path, size_t n);
+/* The value a path names in obj, or NULL; deleting it; ".spec.x[name="c"]". */
+struct kb_value *kb__fields_value(struct kb_value *obj, char *const *path, size_t n);
+bool kb__fields_delete(struct kb_value *obj, char *const *path, size_t n);
+char *kb__fields_path(char *const *path, size_t n);
+/* The list key strategic merge patch merges a built-in list field by. */
+const char *kb__merge_key(const char *field);
+/* Records in now's managedFields what a non-apply write changed from old
+ * (NULL for a create). */
+void kb__ssa_track_update(struct kb_ctx *c, const struct kb_value *old, struct kb_value *now);
+/* Server-side apply of applied (owned) to o (NULL: create): the merged
+ * object with its managedFields, or NULL after answering 409 or 422. */
+struct kb_value *kb__ssa_apply(struct kb_ctx *c, struct kb_obj *o, struct kb_value *applied);
+
+/* ---- protobuf bodies (protobuf.c) ----------------------------------------- */
+
+/* Decodes an application/vnd.kubernetes.protobuf body ("k8s\0" and a
+ * runtime.Unknown) into the JSON tree of the object.  Returns 0, -ENOTSUP
+ * for a kind or field k8s.proto does not describe, or KB_EBADINPUT for a
+ * body that does not decode; err says which. */
+int kb__protobuf_decode(const char *body, size_t len, struct kb_value **out, char *err,
+                        size_t errlen);
+
+/* ---- views of another version (events.c) -------------------------------- */
+
+/* An events.k8s.io/v1 Event from a core/v1 one (returned, caller frees). */
+struct kb_value *kb__event_to_v1(const struct kb_value *core);
+/* A core/v1 Event from an events.k8s.io/v1 one (v1 is consumed). */
+struct kb_value *kb__event_from_v1(struct kb_value *v1);
+/* The object as the view type shows it (a clone when there is no view). */
+struct kb_value *kb__view_out(const struct kb_rtype *view, const struct kb_value *obj);
+/* Rewrites a JSON reply made for the stored type into the view's version. */
+void kb__view_reply(struct kb_ctx *c);
 
 /* ---- watch (watch.c) --------------------------------------------------- */
 
@@ -239,13 +483,67 @@ struct kb_watch {
         double fault_close;   /* monotonic, 0 for none */
         struct kb_buf out;
         size_t off;
-        bool end; /* end the stream once out is drained */
+        bool end;              /* end the stream once out is drained */
+        struct kb_rtype *view; /* show objects as this version, or NULL */
+        bool initial_end;      /* sendInitialEvents: bookmark the end of them */
 };
+/* Appends one event for obj to w->out. */
+void kb__watch_event(struct kb_watch *w, const char *type, const struct kb_value *obj);
+/* Appends a BOOKMARK at the cursor. */
+void kb__watch_bookmark(struct kb_watch *w);
+
+/* ---- the controllers' indexes (simindex.c) ------------------------------- */
+
+struct kb_owner_counts {
+        int64_t active, ready, succeeded, failed;
+};
+/* Records a write of a pod or job (old or now NULL for a create or a
+ * removal); any other type is ignored.  Called by the store. */
+void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const char *key,
+                     const struct kb_value *old, const struct kb_value *now);
+/* The keys of the bound, Pending pods, emptying that set; kb__strv_free. */
+char **kb__sim_take_to_start(struct kb_apiserver *srv, size_t *n);
+/* Puts back what a tick over its budget leaves for the next one. */
+void kb__sim_requeue_start(struct kb_apiserver *srv, const char *key);
+void kb__sim_requeue_job(struct kb_apiserver *srv, const char *key);
+/* Writes one controller makes in a tick at most, so that a burst (140,000
+ * pods bound at once) is spread over ticks and requests get the lock in
+ * between: at 0.2 s a tick, 25,000 writes a second. */
+#define KB_SIM_TICK_BUDGET 5000
+/* The key of a pod whose sim-duration (or deletion grace) may be over by
+ * now, or NULL; the caller frees it and checks the pod. */
+char *kb__sim_next_finish(struct kb_apiserver *srv, double now);
+char *kb__sim_next_reap(struct kb_apiserver *srv, double now);
+/* The keys of the jobs to sync, emptying that set. */
+char **kb__sim_take_dirty_jobs(struct kb_apiserver *srv, size_t *n);
+/* The counts of the pods an owner uid owns, or NULL when it owns none. */
+const struct kb_owner_counts *kb__sim_owner_counts(struct kb_apiserver *srv, const char *uid);
+/* The keys of the pods an owner uid owns. */
+char **kb__sim_owned_pods(struct kb_apiserver *srv, const char *uid, size_t *n);
+void kb__strv_free(char **v, size_t n);
+void kb__sim_index_free(struct kb_apiserver *srv);
+/* When a pod's state asks something of the kubelet. */
+bool kb__pod_wants_start(const struct kb_value *p);
+bool kb__pod_finish_at(const struct kb_value *p, double *at);
+bool kb__pod_reap_at(const struct kb_value *p, double *at);
+/* "30s", "2m", "1h30m", "1.5s", or a plain number of seconds. */
+bool kb__parse_duration(const char *s, double *out);
 
 /* ---- simulation (sim.c) ------------------------------------------------ */
 
 int kb__sim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, size_t errlen);
 void kb__sim_tick(struct kb_apiserver *srv);
+void kb__sim_reap(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
+void kb__sim_kubelet(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
+void kb__sim_job_controller(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_rtype *pods);
+/* A condition {type, status, lastProbeTime: null, lastTransitionTime: ts,
+ * reason}; reason may be NULL. */
+struct kb_value *kb__condition(const char *type, const char *status, const char *reason,
+                               const char *ts);
+/* Replaces the condition of c's type in conds, or appends c (owned). */
+void kb__set_condition(struct kb_value *conds, struct kb_value *c);
+/* st.conditions, made an empty array when missing. */
+struct kb_value *kb__conds_of(struct kb_value *st);
 
 /* ---- authentication (auth.c) ------------------------------------------ */
 

@@ -20,17 +20,17 @@
 #include "base/base.h"
 
 struct kb_apiserver_opts {
-        size_t history;           /* watch events retained (410 beyond); default 1000 */
+        size_t history;           /* watch events retained (410 beyond); default 100000 */
         size_t max_body;          /* request body limit in bytes; default 3 MiB */
         double bookmark_interval; /* seconds between watch bookmarks; default 30 */
         bool kubelet;             /* simulate kubelets (bound pods run) */
         bool job_controller;      /* simulate the batch/v1 Job controller */
         double tick;              /* simulation period in seconds; default 0.2 */
         /* Faults for tests; all zero means none. */
-        double fault_write_rate; /* fraction of binding/status/create writes failed */
-        int fault_write_code;    /* 500 or 429 */
-        int fault_retry_after;   /* seconds, for 429 */
-        int fault_latency_ms;    /* added to every request */
+        double fault_write_rate;  /* fraction of binding/status/create writes failed */
+        int fault_write_code;     /* 500 or 429 */
+        int fault_retry_after;    /* seconds, for 429 */
+        int fault_latency_ms;     /* added to every request */
         double fault_watch_close; /* close watch streams after this many seconds */
         double fault_watch_410;   /* fraction of watches from a resourceVersion answered 410 */
         double fault_refuse_from; /* refuse connections from this second after start ... */
@@ -71,8 +71,8 @@ int kb_apiserver_port(const struct kb_apiserver *srv);
  * user's bearer token (kubectl sends it over https only).  Returns 0 or
  * -errno.
  */
-int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port,
-                                  const char *ca_pem, const char *token);
+int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port, const char *ca_pem,
+                                  const char *token);
 
 /* ---- HTTPS and bearer tokens (tls.c, auth.c) ------------------------------ */
 
@@ -129,6 +129,7 @@ struct kb_api_req {
         const char *content_type; /* NULL when absent */
         const char *accept;
         const char *authorization; /* the Authorization header, NULL when absent */
+        const char *user_agent;    /* the User-Agent header, NULL when absent */
         const char *body;
         size_t body_len;
 };
@@ -138,9 +139,9 @@ struct kb_api_resp {
         int status;
         const char *content_type; /* static string */
         struct kb_buf body;
-        char *warning;           /* a Warning header text, or NULL */
-        int retry_after;         /* seconds, 0 for none */
-        struct kb_watch *watch;  /* a watch stream to run, or NULL */
+        char *warning;          /* a Warning header text, or NULL */
+        int retry_after;        /* seconds, 0 for none */
+        struct kb_watch *watch; /* a watch stream to run, or NULL */
 };
 
 /*

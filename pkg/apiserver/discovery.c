@@ -28,6 +28,16 @@ static struct kb_value *verb_list(void)
         return strs((char *const *)verbs, KB_ARRAY_SIZE(verbs));
 }
 
+/* What a type allows: everything, or only create (bindings, reviews). */
+static struct kb_value *type_verbs(const struct kb_rtype *rt)
+{
+        if (!rt->create)
+                return verb_list();
+        struct kb_value *v = kb_value_new(KB_VARRAY);
+        kb_value_append(v, kb_value_new_string("create"));
+        return v;
+}
+
 static struct kb_value *gvk(const struct kb_rtype *rt, const char *kind)
 {
         struct kb_value *k = kb_value_new(KB_VOBJECT);
@@ -38,7 +48,7 @@ static struct kb_value *gvk(const struct kb_rtype *rt, const char *kind)
 }
 
 /* Groups in the order they were first registered (core first). */
-static size_t groups(struct kb_apiserver *srv, const char **out, size_t max)
+size_t kb__api_groups(struct kb_apiserver *srv, const char **out, size_t max)
 {
         size_t n = 0;
         for (size_t i = 0; i < srv->ntypes; i++) {
@@ -54,7 +64,7 @@ static size_t groups(struct kb_apiserver *srv, const char **out, size_t max)
         return n;
 }
 
-static size_t versions(struct kb_apiserver *srv, const char *group, const char **out, size_t max)
+size_t kb__api_versions(struct kb_apiserver *srv, const char *group, const char **out, size_t max)
 {
         size_t n = 0;
         for (size_t i = 0; i < srv->ntypes; i++) {
@@ -70,8 +80,8 @@ static size_t versions(struct kb_apiserver *srv, const char *group, const char *
         return n;
 }
 
-static struct kb_value *subresource(const struct kb_rtype *rt, const char *name,
-                                    const char *kind, bool create_only)
+static struct kb_value *subresource(const struct kb_rtype *rt, const char *name, const char *kind,
+                                    bool create_only)
 {
         struct kb_value *s = kb_value_new(KB_VOBJECT);
         kb_value_set(s, "subresource", kb_value_new_string(name));
@@ -98,7 +108,7 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
         kb_value_set(out, "metadata", kb_value_new(KB_VOBJECT));
         struct kb_value *items = kb_value_new(KB_VARRAY);
         const char *gs[64];
-        size_t ng = groups(srv, gs, KB_ARRAY_SIZE(gs));
+        size_t ng = kb__api_groups(srv, gs, KB_ARRAY_SIZE(gs));
         for (size_t g = 0; g < ng; g++) {
                 if (core != (gs[g][0] == 0))
                         continue;
@@ -109,7 +119,7 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                 kb_value_set(md, "creationTimestamp", kb_value_new(KB_VNULL));
                 struct kb_value *vers = kb_value_new(KB_VARRAY);
                 const char *vs[16];
-                size_t nv = versions(srv, gs[g], vs, KB_ARRAY_SIZE(vs));
+                size_t nv = kb__api_versions(srv, gs[g], vs, KB_ARRAY_SIZE(vs));
                 for (size_t v = 0; v < nv; v++) {
                         struct kb_value *ve = kb_value_new(KB_VOBJECT);
                         kb_value_set(ve, "version", kb_value_new_string(vs[v]));
@@ -122,12 +132,12 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                                 struct kb_value *r = kb_value_new(KB_VOBJECT);
                                 kb_value_set(r, "resource", kb_value_new_string(rt->resource));
                                 kb_value_set(r, "responseKind", gvk(rt, rt->kind));
-                                kb_value_set(r, "scope", kb_value_new_string(
-                                                                 rt->namespaced ? "Namespaced"
-                                                                                : "Cluster"));
+                                kb_value_set(
+                                    r, "scope",
+                                    kb_value_new_string(rt->namespaced ? "Namespaced" : "Cluster"));
                                 kb_value_set(r, "singularResource",
                                              kb_value_new_string(rt->singular));
-                                kb_value_set(r, "verbs", verb_list());
+                                kb_value_set(r, "verbs", type_verbs(rt));
                                 if (rt->nshort)
                                         kb_value_set(r, "shortNames",
                                                      strs(rt->short_names, rt->nshort));
@@ -139,10 +149,10 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                                         kb_value_append(subs,
                                                         subresource(rt, "status", rt->kind, false));
                                 if (!rt->custom && !strcmp(rt->resource, "pods")) {
-                                        kb_value_append(subs,
-                                                        subresource(rt, "binding", "Binding", true));
-                                        kb_value_append(subs, subresource(rt, "eviction",
-                                                                          "Eviction", true));
+                                        kb_value_append(
+                                            subs, subresource(rt, "binding", "Binding", true));
+                                        kb_value_append(
+                                            subs, subresource(rt, "eviction", "Eviction", true));
                                 }
                                 if (subs->arr.n)
                                         kb_value_set(r, "subresources", subs);
@@ -182,7 +192,7 @@ static struct kb_value *group_entry(struct kb_apiserver *srv, const char *group)
         kb_value_set(g, "name", kb_value_new_string(group));
         struct kb_value *vers = kb_value_new(KB_VARRAY);
         const char *vs[16];
-        size_t nv = versions(srv, group, vs, KB_ARRAY_SIZE(vs));
+        size_t nv = kb__api_versions(srv, group, vs, KB_ARRAY_SIZE(vs));
         for (size_t v = 0; v < nv; v++) {
                 struct kb_value *e = kb_value_new(KB_VOBJECT);
                 char *gv = kb_xasprintf("%s/%s", group, vs[v]);
@@ -203,7 +213,7 @@ void kb__discovery_groups(struct kb_apiserver *srv, struct kb_value *out)
         kb_value_set(out, "apiVersion", kb_value_new_string("v1"));
         struct kb_value *list = kb_value_new(KB_VARRAY);
         const char *gs[64];
-        size_t ng = groups(srv, gs, KB_ARRAY_SIZE(gs));
+        size_t ng = kb__api_groups(srv, gs, KB_ARRAY_SIZE(gs));
         for (size_t g = 0; g < ng; g++)
                 if (gs[g][0])
                         kb_value_append(list, group_entry(srv, gs[g]));
@@ -213,7 +223,7 @@ void kb__discovery_groups(struct kb_apiserver *srv, struct kb_value *out)
 int kb__discovery_group(struct kb_apiserver *srv, const char *group, struct kb_value *out)
 {
         const char *vs[16];
-        if (!versions(srv, group, vs, KB_ARRAY_SIZE(vs)))
+        if (!kb__api_versions(srv, group, vs, KB_ARRAY_SIZE(vs)))
                 return KB_ENOTFOUND;
         struct kb_value *g = group_entry(srv, group);
         kb_value_set(out, "kind", kb_value_new_string("APIGroup"));
@@ -224,8 +234,7 @@ int kb__discovery_group(struct kb_apiserver *srv, const char *group, struct kb_v
         return 0;
 }
 
-static struct kb_value *legacy_entry(const char *name, const char *kind, bool namespaced,
-                                     bool full)
+static struct kb_value *legacy_entry(const char *name, const char *kind, bool namespaced, bool full)
 {
         struct kb_value *r = kb_value_new(KB_VOBJECT);
         kb_value_set(r, "name", kb_value_new_string(name));
@@ -257,6 +266,7 @@ int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const c
                         continue;
                 struct kb_value *r = legacy_entry(rt->resource, rt->kind, rt->namespaced, true);
                 kb_value_set(r, "singularName", kb_value_new_string(rt->singular));
+                kb_value_set(r, "verbs", type_verbs(rt));
                 if (rt->nshort)
                         kb_value_set(r, "shortNames", strs(rt->short_names, rt->nshort));
                 if (rt->ncat)
@@ -271,6 +281,11 @@ int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const c
                         kb_value_append(res, legacy_entry("pods/binding", "Binding", true, false));
                         kb_value_append(res,
                                         legacy_entry("pods/eviction", "Eviction", true, false));
+                        struct kb_value *log = legacy_entry("pods/log", "Pod", true, false);
+                        struct kb_value *get = kb_value_new(KB_VARRAY);
+                        kb_value_append(get, kb_value_new_string("get"));
+                        kb_value_set(log, "verbs", get);
+                        kb_value_append(res, log);
                 }
         }
         if (res->arr.n == 0) {
@@ -284,83 +299,4 @@ int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const c
         free(gv);
         kb_value_set(out, "resources", res);
         return 0;
-}
-
-/* ---- OpenAPI v3 ------------------------------------------------------------ */
-
-static struct kb_value *patch_op(const struct kb_rtype *rt, const char *kind)
-{
-        struct kb_value *op = kb_value_new(KB_VOBJECT);
-        struct kb_value *params = kb_value_new(KB_VARRAY);
-        struct kb_value *p = kb_value_new(KB_VOBJECT);
-        kb_value_set(p, "name", kb_value_new_string("fieldValidation"));
-        kb_value_set(p, "in", kb_value_new_string("query"));
-        struct kb_value *sch = kb_value_new(KB_VOBJECT);
-        kb_value_set(sch, "type", kb_value_new_string("string"));
-        kb_value_set(p, "schema", sch);
-        kb_value_append(params, p);
-        kb_value_set(op, "parameters", params);
-        kb_value_set(op, "x-kubernetes-group-version-kind", gvk(rt, kind));
-        struct kb_value *path = kb_value_new(KB_VOBJECT);
-        kb_value_set(path, "patch", op);
-        return path;
-}
-
-int kb__openapi_gv(struct kb_apiserver *srv, const char *group, const char *version,
-                   struct kb_value *out)
-{
-        struct kb_value *paths = kb_value_new(KB_VOBJECT);
-        for (size_t i = 0; i < srv->ntypes; i++) {
-                const struct kb_rtype *rt = srv->types[i];
-                if (rt->gone || strcmp(rt->group, group) || strcmp(rt->version, version))
-                        continue;
-                char *prefix = group[0] ? kb_xasprintf("/apis/%s/%s", group, version)
-                                        : kb_xstrdup("/api/v1");
-                char *p = kb_xasprintf("%s%s/%s/{name}", prefix,
-                                       rt->namespaced ? "/namespaces/{namespace}" : "",
-                                       rt->resource);
-                kb_value_set(paths, p, patch_op(rt, rt->kind));
-                free(p);
-                free(prefix);
-        }
-        if (paths->obj.n == 0) {
-                kb_value_free(paths);
-                return KB_ENOTFOUND;
-        }
-        struct kb_value *info = kb_value_new(KB_VOBJECT);
-        kb_value_set(info, "title", kb_value_new_string("kbatch-apiserver"));
-        kb_value_set(info, "version", kb_value_new_string("v1.32.0"));
-        kb_value_set(out, "openapi", kb_value_new_string("3.0.0"));
-        kb_value_set(out, "info", info);
-        kb_value_set(out, "paths", paths);
-        kb_value_set(out, "components", kb_value_new(KB_VOBJECT));
-        return 0;
-}
-
-void kb__openapi_index(struct kb_apiserver *srv, struct kb_value *out)
-{
-        struct kb_value *paths = kb_value_new(KB_VOBJECT);
-        const char *gs[64];
-        size_t ng = groups(srv, gs, KB_ARRAY_SIZE(gs));
-        for (size_t g = 0; g < ng; g++) {
-                const char *vs[16];
-                size_t nv = versions(srv, gs[g], vs, KB_ARRAY_SIZE(vs));
-                for (size_t v = 0; v < nv; v++) {
-                        struct kb_value *doc = kb_value_new(KB_VOBJECT);
-                        kb__openapi_gv(srv, gs[g], vs[v], doc);
-                        char *text = kb_json_emit(doc, false);
-                        uint64_t h = kb_hash(text, strlen(text), KB_HASH_SEED);
-                        free(text);
-                        kb_value_free(doc);
-                        char *key = gs[g][0] ? kb_xasprintf("apis/%s/%s", gs[g], vs[v])
-                                             : kb_xasprintf("api/%s", vs[v]);
-                        char *url = kb_xasprintf("/openapi/v3/%s?hash=%016" PRIX64, key, h);
-                        struct kb_value *e = kb_value_new(KB_VOBJECT);
-                        kb_value_set(e, "serverRelativeURL", kb_value_new_string(url));
-                        kb_value_set(paths, key, e);
-                        free(key);
-                        free(url);
-                }
-        }
-        kb_value_set(out, "paths", paths);
 }

@@ -47,17 +47,23 @@ void kb__merge_patch(struct kb_value **doc, const struct kb_value *patch)
         }
 }
 
-static const char *merge_key(const char *field)
+const char *kb__merge_key(const char *field)
 {
         static const struct {
                 const char *field, *key;
         } keys[] = {
-                {"containers", "name"},      {"initContainers", "name"},
-                {"ephemeralContainers", "name"}, {"volumes", "name"},
-                {"env", "name"},             {"imagePullSecrets", "name"},
-                {"resourceClaims", "name"},  {"ports", "containerPort"},
-                {"volumeMounts", "mountPath"}, {"conditions", "type"},
-                {"addresses", "type"},       {"ownerReferences", "uid"},
+            {"containers", "name"},
+            {"initContainers", "name"},
+            {"ephemeralContainers", "name"},
+            {"volumes", "name"},
+            {"env", "name"},
+            {"imagePullSecrets", "name"},
+            {"resourceClaims", "name"},
+            {"ports", "containerPort"},
+            {"volumeMounts", "mountPath"},
+            {"conditions", "type"},
+            {"addresses", "type"},
+            {"ownerReferences", "uid"},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(keys); i++)
                 if (!strcmp(keys[i].field, field))
@@ -90,7 +96,7 @@ static void arr_remove(struct kb_value *list, size_t i)
 static int smp_list(struct kb_value **doc, const char *field, const struct kb_value *patch,
                     char *err, size_t errlen)
 {
-        const char *key = merge_key(field);
+        const char *key = kb__merge_key(field);
         if (!strcmp(field, "finalizers")) {
                 if (!kb_value_is(*doc, KB_VARRAY)) {
                         kb_value_free(*doc);
@@ -162,16 +168,16 @@ static int smp_list(struct kb_value **doc, const char *field, const struct kb_va
  * relative order after them. */
 static void set_order(struct kb_value *list, const char *field, const struct kb_value *order)
 {
-        const char *key = merge_key(field);
+        const char *key = kb__merge_key(field);
         if (!kb_value_is(list, KB_VARRAY) || !kb_value_is(order, KB_VARRAY))
                 return;
         struct kb_value *out = kb_value_new(KB_VARRAY);
         for (size_t i = 0; i < order->arr.n; i++) {
-                const struct kb_value *want = key ? kb_value_get(order->arr.v[i], key)
-                                                  : order->arr.v[i];
+                const struct kb_value *want =
+                    key ? kb_value_get(order->arr.v[i], key) : order->arr.v[i];
                 for (size_t j = 0; want && j < list->arr.n; j++) {
-                        const struct kb_value *have = key ? kb_value_get(list->arr.v[j], key)
-                                                          : list->arr.v[j];
+                        const struct kb_value *have =
+                            key ? kb_value_get(list->arr.v[j], key) : list->arr.v[j];
                         if (list->arr.v[j] && kb_value_equal(have, want)) {
                                 kb_value_append(out, list->arr.v[j]);
                                 list->arr.v[j] = NULL;
@@ -342,9 +348,9 @@ static struct kb_value *walk(struct kb_value *doc, char **toks, size_t n)
                 else if (v->type == KB_VARRAY) {
                         size_t idx;
                         v = parse_index(toks[i], v->arr.n - 1 + (v->arr.n == 0), &idx) &&
-                                            idx < v->arr.n
-                                    ? v->arr.v[idx]
-                                    : NULL;
+                                    idx < v->arr.n
+                                ? v->arr.v[idx]
+                                : NULL;
                 } else
                         v = NULL;
         }
@@ -459,8 +465,7 @@ int kb__json_patch(struct kb_value **doc, const struct kb_value *ops, char *err,
                         if (!value)
                                 rc = KB_EBADINPUT;
                         else
-                                rc = ptr_put(doc, path, kb_value_clone(value),
-                                             name[0] == 'r');
+                                rc = ptr_put(doc, path, kb_value_clone(value), name[0] == 'r');
                 } else if (!strcmp(name, "remove")) {
                         struct kb_value *v = ptr_take(doc, path, true);
                         rc = v ? 0 : KB_EBADINPUT;
@@ -476,8 +481,9 @@ int kb__json_patch(struct kb_value **doc, const struct kb_value *ops, char *err,
                         rc = KB_EBADINPUT;
                 }
                 if (rc) {
-                        snprintf(err, errlen, "the server rejected our request due to an error "
-                                              "in our request: operation %zu (%s %s) failed",
+                        snprintf(err, errlen,
+                                 "the server rejected our request due to an error "
+                                 "in our request: operation %zu (%s %s) failed",
                                  i, name, path);
                         return rc;
                 }

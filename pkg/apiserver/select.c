@@ -218,3 +218,74 @@ bool kb__selector_match(const struct kb_selector *s, const struct kb_value *obj)
                         return false;
         return true;
 }
+
+/*
+ * The field selectors the real server accepts: metadata.name and
+ * metadata.namespace on every type, and per type the fields its field
+ * label conversion knows; a custom resource's are its CRD's
+ * selectableFields.  Anything else is 400 "field label not supported".
+ */
+static const char *const pod_fields[] = {
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.podIPs",
+    "status.nominatedNodeName",
+    NULL,
+};
+static const char *const event_fields[] = {
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
+    NULL,
+};
+static const char *const node_fields[] = {"spec.unschedulable", NULL};
+static const char *const ns_fields[] = {"status.phase", NULL};
+static const char *const secret_fields[] = {"type", NULL};
+static const char *const job_fields[] = {"status.successful", NULL};
+
+static const char *const *type_fields(const struct kb_rtype *rt)
+{
+        static const struct {
+                const char *group, *resource;
+                const char *const *fields;
+        } types[] = {
+            {"", "pods", pod_fields},       {"", "events", event_fields},
+            {"", "nodes", node_fields},     {"", "namespaces", ns_fields},
+            {"", "secrets", secret_fields}, {"batch", "jobs", job_fields},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(types); i++)
+                if (!strcmp(types[i].group, rt->group) && !strcmp(types[i].resource, rt->resource))
+                        return types[i].fields;
+        return NULL;
+}
+
+const char *kb__selector_unsupported(const struct kb_selector *s, const struct kb_rtype *rt)
+{
+        for (size_t i = 0; s && i < s->n; i++) {
+                const char *k = s->t[i].key;
+                bool ok = !strcmp(k, "metadata.name") || !strcmp(k, "metadata.namespace");
+                const char *const *f = rt->custom ? NULL : type_fields(rt);
+                for (size_t j = 0; !ok && f && f[j]; j++)
+                        ok = !strcmp(f[j], k);
+                for (size_t j = 0; !ok && rt->custom && kb_value_is(rt->selectable, KB_VARRAY) &&
+                                   j < rt->selectable->arr.n;
+                     j++)
+                        ok = kb_streq(kb_value_str(rt->selectable->arr.v[j]), k);
+                if (!ok)
+                        return k;
+        }
+        return NULL;
+}

@@ -28,7 +28,7 @@
 void kb_apiserver_opts_init(struct kb_apiserver_opts *o)
 {
         memset(o, 0, sizeof(*o));
-        o->history = 1000;
+        o->history = 100000;
         o->max_body = 3 * 1024 * 1024;
         o->bookmark_interval = 30;
         o->kubelet = true;
@@ -65,7 +65,7 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
         srv->opts.tls_key = srv->tls_key;
         srv->opts.token = srv->token;
         if (srv->opts.history == 0)
-                srv->opts.history = 1000;
+                srv->opts.history = 100000;
         if (srv->opts.max_body == 0)
                 srv->opts.max_body = 3 * 1024 * 1024;
         if (srv->opts.tick <= 0)
@@ -82,13 +82,17 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
         pthread_cond_init(&srv->cond, &ca);
         pthread_condattr_destroy(&ca);
         pthread_mutex_lock(&srv->mu);
+        srv->defs = kb__schemas_new();
         kb__builtin_types(srv);
+        srv->pods = kb__type_find(srv, "", "v1", "pods");
+        srv->jobs = kb__type_find(srv, "batch", "v1", "jobs");
         struct kb_rtype *nst = kb__type_find(srv, "", "v1", "namespaces");
         const char *names[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
         for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++) {
                 struct kb_value *ns = namespace_obj(names[i]);
                 kb__prepare_create(srv, nst, ns);
                 kb__store_put(srv, nst, ns);
+                kb__namespace_created(srv, names[i]);
         }
         pthread_mutex_unlock(&srv->mu);
         return srv;
@@ -111,7 +115,11 @@ static void *sim_main(void *arg)
         double next = kb_now_mono();
         while (!srv->stopping) {
                 next += srv->opts.tick;
+                double t0 = kb_now_mono();
                 kb__sim_tick(srv);
+                double took = kb_now_mono() - t0;
+                if (took > 0.05)
+                        KB_V(2, "simulation tick took %.0f ms", took * 1000);
                 struct timespec ts;
                 double whole = (double)(time_t)next;
                 ts.tv_sec = (time_t)whole;
@@ -218,10 +226,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                         c->too_big = true;
                 /* Decided on the headers, so a client without the token
                  * cannot make the server buffer a body. */
-                c->unauthorized = !kb__authorized(
-                        srv, url,
-                        MHD_lookup_connection_value(con, MHD_HEADER_KIND,
-                                                    MHD_HTTP_HEADER_AUTHORIZATION));
+                c->unauthorized =
+                    !kb__authorized(srv, url,
+                                    MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                                MHD_HTTP_HEADER_AUTHORIZATION));
                 *con_cls = c;
                 return MHD_YES;
         }
@@ -258,18 +266,20 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 struct qcollect qc = {0};
                 MHD_get_connection_values(con, MHD_GET_ARGUMENT_KIND, collect_arg, &qc);
                 struct kb_api_req req = {
-                        .method = method,
-                        .path = url,
-                        .query = qc.q,
-                        .nquery = qc.n,
-                        .content_type = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
-                                                                    MHD_HTTP_HEADER_CONTENT_TYPE),
-                        .accept = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
-                                                              MHD_HTTP_HEADER_ACCEPT),
-                        .authorization = MHD_lookup_connection_value(
-                                con, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
-                        .body = c->body.data,
-                        .body_len = c->body.len,
+                    .method = method,
+                    .path = url,
+                    .query = qc.q,
+                    .nquery = qc.n,
+                    .content_type = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                                MHD_HTTP_HEADER_CONTENT_TYPE),
+                    .accept =
+                        MHD_lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
+                    .authorization = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                                 MHD_HTTP_HEADER_AUTHORIZATION),
+                    .user_agent = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+                                                              MHD_HTTP_HEADER_USER_AGENT),
+                    .body = c->body.data,
+                    .body_len = c->body.len,
                 };
                 kb_apiserver_handle(srv, &req, &resp);
                 free(qc.q);
@@ -279,7 +289,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 c->watch = resp.watch;
                 resp.watch = NULL;
                 const union MHD_ConnectionInfo *ci =
-                        MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+                    MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
                 c->fd = ci ? ci->connect_fd : -1;
                 r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, watch_reader, c,
                                                       watch_done);
@@ -289,10 +299,20 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
         }
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp.content_type);
-        if (resp.warning) {
-                char *w = kb_xasprintf("299 - \"%s\"", resp.warning);
-                MHD_add_response_header(r, "Warning", w);
-                free(w);
+        /* One header per warning, each a quoted string (RFC 9111). */
+        for (char *save = NULL, *t = resp.warning ? strtok_r(resp.warning, "\n", &save) : NULL; t;
+             t = strtok_r(NULL, "\n", &save)) {
+                struct kb_buf w;
+                kb_buf_init(&w);
+                kb_buf_adds(&w, "299 - \"");
+                for (const char *q = t; *q; q++) {
+                        if (*q == '"' || *q == '\\')
+                                kb_buf_adds(&w, "\\");
+                        kb_buf_add(&w, q, 1);
+                }
+                kb_buf_adds(&w, "\"");
+                MHD_add_response_header(r, "Warning", w.data);
+                kb_buf_release(&w);
         }
         if (resp.retry_after > 0) {
                 char buf[16];
@@ -371,17 +391,17 @@ int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
         /* Without TLS the two HTTPS options are skipped: MHD_OPTION_ARRAY
          * ends at the first MHD_OPTION_END. */
         struct MHD_OptionItem tls_opts[] = {
-                {MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key},
-                {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert},
-                {MHD_OPTION_END, 0, NULL},
+            {MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key},
+            {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert},
+            {MHD_OPTION_END, 0, NULL},
         };
         /* The logger goes first, or MHD prints what comes before it (TLS
          * set-up errors among them) on stderr itself. */
-        srv->mhd = MHD_start_daemon(
-                flags, (uint16_t)port, accept_policy, srv, answer, srv, MHD_OPTION_EXTERNAL_LOGGER,
-                mhd_log, srv, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED, completed,
-                srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_ARRAY,
-                srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
+        srv->mhd = MHD_start_daemon(flags, (uint16_t)port, accept_policy, srv, answer, srv,
+                                    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_SOCK_ADDR,
+                                    &sa, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
+                                    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_ARRAY,
+                                    srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
         if (!srv->mhd)
                 return -EADDRINUSE;
         const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_BIND_PORT);
@@ -409,6 +429,8 @@ void kb_apiserver_free(struct kb_apiserver *srv)
         if (srv->sim_started)
                 pthread_join(srv->sim, NULL);
         kb__store_free(srv);
+        kb__sim_index_free(srv);
+        kb_value_free(srv->defs);
         pthread_cond_destroy(&srv->cond);
         pthread_mutex_destroy(&srv->mu);
         free(srv->tls_cert);
@@ -423,8 +445,8 @@ void kb_apiserver_free(struct kb_apiserver *srv)
         free(srv);
 }
 
-int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port,
-                                  const char *ca_pem, const char *token)
+int kb_apiserver_write_kubeconfig(const char *path, const char *host, int port, const char *ca_pem,
+                                  const char *token)
 {
         struct kb_buf b;
         kb_buf_init(&b);

@@ -62,35 +62,6 @@ char *kb__api_version(const struct kb_rtype *rt)
         return kb_xasprintf("%s/%s", rt->group, rt->version);
 }
 
-struct kb_rtype *kb__type_find(struct kb_apiserver *srv, const char *group, const char *version,
-                               const char *resource)
-{
-        for (size_t i = 0; i < srv->ntypes; i++) {
-                struct kb_rtype *rt = srv->types[i];
-                if (!rt->gone && !strcmp(rt->group, group) && !strcmp(rt->version, version) &&
-                    !strcmp(rt->resource, resource))
-                        return rt;
-        }
-        return NULL;
-}
-
-struct kb_rtype *kb__type_by_kind(struct kb_apiserver *srv, const char *group, const char *kind)
-{
-        for (size_t i = 0; i < srv->ntypes; i++) {
-                struct kb_rtype *rt = srv->types[i];
-                if (!rt->gone && !strcmp(rt->group, group) && !strcmp(rt->kind, kind))
-                        return rt;
-        }
-        return NULL;
-}
-
-struct kb_rtype *kb__type_add(struct kb_apiserver *srv)
-{
-        struct kb_rtype *rt = kb_xcalloc(1, sizeof(*rt));
-        KB_PUSH(srv->types, srv->ntypes, srv->captypes, rt);
-        return rt;
-}
-
 static char *obj_key(const char *ns, const char *name)
 {
         if (ns && ns[0])
@@ -153,6 +124,7 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
         if (o) {
                 free(key);
                 struct kb_doc *old = o->doc;
+                kb__sim_observe(srv, rt, o->key, old->v, v);
                 o->doc = d;
                 hist_push(srv, KB_EV_MODIFIED, rt, d, old);
                 kb__doc_unref(old);
@@ -161,6 +133,8 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
                 o->key = key;
                 o->doc = d;
                 HASH_ADD_KEYPTR(hh, rt->objs, o->key, strlen(o->key), o);
+                kb__index_insert(rt, o);
+                kb__sim_observe(srv, rt, o->key, NULL, v);
                 hist_push(srv, KB_EV_ADDED, rt, d, NULL);
         }
         return d;
@@ -169,6 +143,8 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
 void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o)
 {
         HASH_DEL(rt->objs, o);
+        kb__index_remove(rt, o);
+        kb__sim_observe(srv, rt, o->key, o->doc->v, NULL);
         /* The DELETED event carries the last state under a new rv. */
         srv->rv++;
         struct kb_value *last = kb_value_clone(o->doc->v);
@@ -196,8 +172,7 @@ void kb__store_cascade_namespace(struct kb_apiserver *srv, const char *ns)
         }
 }
 
-void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o,
-                      double grace)
+void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o, double grace)
 {
         const struct kb_value *fin = kb_value_dig(o->doc->v, "metadata", "finalizers");
         bool has_fin = kb_value_is(fin, KB_VARRAY) && fin->arr.n > 0;
@@ -303,98 +278,6 @@ void kb__event_record(struct kb_apiserver *srv, const struct kb_rtype *rt,
         kb_buf_release(&msg);
 }
 
-/* ---- types --------------------------------------------------------------- */
-
-static char **strv_dup(const char *const *v, size_t *n)
-{
-        size_t k = 0;
-        while (v && v[k])
-                k++;
-        char **out = k ? kb_xcalloc(k, sizeof(*out)) : NULL;
-        for (size_t i = 0; i < k; i++)
-                out[i] = kb_xstrdup(v[i]);
-        *n = k;
-        return out;
-}
-
-static struct kb_rtype *builtin(struct kb_apiserver *srv, const char *group, const char *version,
-                                const char *resource, const char *kind, const char *singular,
-                                bool namespaced, bool status, const char *const *shorts,
-                                const char *const *cats)
-{
-        struct kb_rtype *rt = kb__type_add(srv);
-        rt->group = kb_xstrdup(group);
-        rt->version = kb_xstrdup(version);
-        rt->resource = kb_xstrdup(resource);
-        rt->kind = kb_xstrdup(kind);
-        rt->singular = kb_xstrdup(singular);
-        rt->list_kind = kb_xasprintf("%sList", kind);
-        rt->namespaced = namespaced;
-        rt->has_status = status;
-        rt->short_names = strv_dup(shorts, &rt->nshort);
-        rt->categories = strv_dup(cats, &rt->ncat);
-        kb__builtin_printers(rt);
-        return rt;
-}
-
-void kb__builtin_types(struct kb_apiserver *srv)
-{
-        static const char *const all[] = {"all", NULL};
-        static const char *const ns_s[] = {"ns", NULL}, *const no_s[] = {"no", NULL},
-                                 *const po_s[] = {"po", NULL}, *const ev_s[] = {"ev", NULL},
-                                 *const pc_s[] = {"pc", NULL},
-                                 *const crd_s[] = {"crd", "crds", NULL};
-        struct kb_rtype *rt;
-        rt = builtin(srv, "", "v1", "namespaces", "Namespace", "namespace", false, true, ns_s,
-                     NULL);
-        rt->validate = kb__validate_namespace;
-        rt = builtin(srv, "", "v1", "nodes", "Node", "node", false, true, no_s, NULL);
-        rt->validate = kb__validate_node;
-        rt = builtin(srv, "", "v1", "pods", "Pod", "pod", true, true, po_s, all);
-        rt->validate = kb__validate_pod;
-        builtin(srv, "", "v1", "events", "Event", "event", true, false, ev_s, NULL);
-        rt = builtin(srv, "batch", "v1", "jobs", "Job", "job", true, true, NULL, all);
-        rt->validate = kb__validate_job;
-        builtin(srv, "coordination.k8s.io", "v1", "leases", "Lease", "lease", true, false, NULL,
-                NULL);
-        rt = builtin(srv, "scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass",
-                     "priorityclass", false, false, pc_s, NULL);
-        rt->validate = kb__validate_priorityclass;
-        rt = builtin(srv, "apiextensions.k8s.io", "v1", "customresourcedefinitions",
-                     "CustomResourceDefinition", "customresourcedefinition", false, true, crd_s,
-                     NULL);
-        rt->validate = kb__validate_crd;
-}
-
-static void type_free(struct kb_rtype *rt)
-{
-        struct kb_obj *o, *tmp;
-        HASH_ITER(hh, rt->objs, o, tmp)
-        {
-                HASH_DEL(rt->objs, o);
-                kb__doc_unref(o->doc);
-                free(o->key);
-                free(o);
-        }
-        for (size_t i = 0; i < rt->nshort; i++)
-                free(rt->short_names[i]);
-        for (size_t i = 0; i < rt->ncat; i++)
-                free(rt->categories[i]);
-        free(rt->short_names);
-        free(rt->categories);
-        free(rt->group);
-        free(rt->version);
-        free(rt->resource);
-        free(rt->kind);
-        free(rt->singular);
-        free(rt->list_kind);
-        kb_value_free(rt->schema);
-        kb_value_free(rt->columns);
-        free(rt->crd_name);
-        free(rt);
-}
-
-
 void kb__store_free(struct kb_apiserver *srv)
 {
         for (size_t i = 0; i < srv->hist_len; i++) {
@@ -404,108 +287,6 @@ void kb__store_free(struct kb_apiserver *srv)
         }
         free(srv->hist);
         for (size_t i = 0; i < srv->ntypes; i++)
-                type_free(srv->types[i]);
+                kb__type_free(srv->types[i]);
         free(srv->types);
-}
-
-static char **str_array(const struct kb_value *a, size_t *n)
-{
-        *n = 0;
-        if (!kb_value_is(a, KB_VARRAY) || a->arr.n == 0)
-                return NULL;
-        char **out = kb_xcalloc(a->arr.n, sizeof(*out));
-        for (size_t i = 0; i < a->arr.n; i++)
-                if (kb_value_str(a->arr.v[i]))
-                        out[(*n)++] = kb_xstrdup(kb_value_str(a->arr.v[i]));
-        return out;
-}
-
-/*
- * Registers (or re-registers, on update) every served version of a CRD.
- * Existing custom resources are kept across an update: the objects move to
- * the new type record.
- */
-int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd)
-{
-        const char *name = kb__meta_str(crd, "name");
-        const struct kb_value *spec = kb_value_get(crd, "spec");
-        const struct kb_value *names = kb_value_get(spec, "names");
-        const char *group = kb_value_str(kb_value_get(spec, "group"));
-        const struct kb_value *versions = kb_value_get(spec, "versions");
-        if (!name || !group || !kb_value_is(versions, KB_VARRAY))
-                return KB_EBADINPUT;
-        bool namespaced = !kb_streq(kb_value_str(kb_value_get(spec, "scope")), "Cluster");
-        for (size_t i = 0; i < versions->arr.n; i++) {
-                const struct kb_value *ver = versions->arr.v[i];
-                const char *vname = kb_value_str(kb_value_get(ver, "name"));
-                if (!vname || !kb_value_bool(kb_value_get(ver, "served"), true))
-                        continue;
-                struct kb_rtype *rt = NULL;
-                for (size_t j = 0; j < srv->ntypes; j++) {
-                        struct kb_rtype *t = srv->types[j];
-                        if (!t->gone && t->custom && kb_streq(t->crd_name, name) &&
-                            !strcmp(t->version, vname))
-                                rt = t;
-                }
-                if (!rt) {
-                        rt = kb__type_add(srv);
-                        rt->custom = true;
-                        rt->crd_name = kb_xstrdup(name);
-                        rt->group = kb_xstrdup(group);
-                        rt->version = kb_xstrdup(vname);
-                } else {
-                        free(rt->resource);
-                        free(rt->kind);
-                        free(rt->singular);
-                        free(rt->list_kind);
-                        for (size_t k = 0; k < rt->nshort; k++)
-                                free(rt->short_names[k]);
-                        for (size_t k = 0; k < rt->ncat; k++)
-                                free(rt->categories[k]);
-                        free(rt->short_names);
-                        free(rt->categories);
-                        kb_value_free(rt->schema);
-                        kb_value_free(rt->columns);
-                }
-                const char *plural = kb_value_str(kb_value_get(names, "plural"));
-                const char *kind = kb_value_str(kb_value_get(names, "kind"));
-                const char *singular = kb_value_str(kb_value_get(names, "singular"));
-                const char *list_kind = kb_value_str(kb_value_get(names, "listKind"));
-                rt->resource = kb_xstrdup(plural ? plural : "");
-                rt->kind = kb_xstrdup(kind ? kind : "");
-                if (singular)
-                        rt->singular = kb_xstrdup(singular);
-                else {
-                        rt->singular = kb_xstrdup(rt->kind);
-                        for (char *p = rt->singular; *p; p++)
-                                if (*p >= 'A' && *p <= 'Z')
-                                        *p = (char)(*p - 'A' + 'a');
-                }
-                rt->list_kind = list_kind ? kb_xstrdup(list_kind)
-                                          : kb_xasprintf("%sList", rt->kind);
-                rt->short_names = str_array(kb_value_get(names, "shortNames"), &rt->nshort);
-                rt->categories = str_array(kb_value_get(names, "categories"), &rt->ncat);
-                rt->namespaced = namespaced;
-                rt->has_status = kb_value_dig(ver, "subresources", "status") != NULL;
-                const struct kb_value *schema =
-                        kb_value_dig(ver, "schema", "openAPIV3Schema");
-                rt->schema = schema ? kb_value_clone(schema) : NULL;
-                const struct kb_value *cols = kb_value_get(ver, "additionalPrinterColumns");
-                rt->columns = kb_value_is(cols, KB_VARRAY) ? kb_value_clone(cols) : NULL;
-        }
-        return 0;
-}
-
-void kb__unregister_crd(struct kb_apiserver *srv, const char *name)
-{
-        for (size_t i = 0; i < srv->ntypes; i++) {
-                struct kb_rtype *rt = srv->types[i];
-                if (rt->gone || !rt->custom || !kb_streq(rt->crd_name, name))
-                        continue;
-                struct kb_obj *o, *tmp;
-                HASH_ITER(hh, rt->objs, o, tmp)
-                kb__store_remove(srv, rt, o);
-                rt->gone = true;
-        }
-        pthread_cond_broadcast(&srv->cond);
 }

@@ -1,8 +1,8 @@
 /*
  * Server-side printing: the meta.k8s.io/v1 Table kubectl asks for with
  * "Accept: application/json;as=Table".  kubectl prints the cells as given,
- * so ages are humanised here, the way upstream's HumanDuration does:
- * 59s, 2m3s, 15m, 3h5m, 12h, 3d4h, 689d, 2y5d.
+ * so ages are humanised here (kb_human_duration, as upstream's
+ * HumanDuration: 59s, 2m3s, 15m, 3h5m, 12h, 3d4h, 689d, 2y5d).
  */
 #include "apiserver/apiserver-int.h"
 
@@ -11,61 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void kb__humanize(double secs, char *buf, size_t n)
-{
-        int64_t s = (int64_t)secs;
-        if (s < -1) {
-                snprintf(buf, n, "<invalid>");
-                return;
-        }
-        if (s < 0)
-                s = 0;
-        if (s < 120) {
-                snprintf(buf, n, "%" PRId64 "s", s);
-                return;
-        }
-        int64_t m = s / 60;
-        if (m < 10) {
-                if (s % 60)
-                        snprintf(buf, n, "%" PRId64 "m%" PRId64 "s", m, s % 60);
-                else
-                        snprintf(buf, n, "%" PRId64 "m", m);
-                return;
-        }
-        if (m < 180) {
-                snprintf(buf, n, "%" PRId64 "m", m);
-                return;
-        }
-        int64_t h = s / 3600;
-        if (h < 8) {
-                if (m % 60)
-                        snprintf(buf, n, "%" PRId64 "h%" PRId64 "m", h, m % 60);
-                else
-                        snprintf(buf, n, "%" PRId64 "h", h);
-                return;
-        }
-        if (h < 48) {
-                snprintf(buf, n, "%" PRId64 "h", h);
-                return;
-        }
-        if (h < 24 * 8) {
-                if (h % 24)
-                        snprintf(buf, n, "%" PRId64 "d%" PRId64 "h", h / 24, h % 24);
-                else
-                        snprintf(buf, n, "%" PRId64 "d", h / 24);
-                return;
-        }
-        if (h < 24 * 365 * 2) {
-                snprintf(buf, n, "%" PRId64 "d", h / 24);
-                return;
-        }
-        int64_t y = h / 24 / 365, d = (h / 24) % 365;
-        if (h < 24 * 365 * 8 && d)
-                snprintf(buf, n, "%" PRId64 "y%" PRId64 "d", y, d);
-        else
-                snprintf(buf, n, "%" PRId64 "y", y);
-}
-
 static void age_of(const char *ts, char *buf, size_t n)
 {
         double t;
@@ -73,42 +18,39 @@ static void age_of(const char *ts, char *buf, size_t n)
                 snprintf(buf, n, "<unknown>");
                 return;
         }
-        kb__humanize(kb__now() - t, buf, n);
+        kb_human_duration(kb__now() - t, buf, n);
 }
 
-static void add_str(struct kb_value *cells, const char *s)
+void kb__cell_str(struct kb_value *cells, const char *s)
 {
         kb_value_append(cells, kb_value_new_string(s && s[0] ? s : "<none>"));
 }
 
-static void add_age(struct kb_value *cells, const struct kb_value *obj)
+void kb__cell_age(struct kb_value *cells, const struct kb_value *obj)
 {
         char buf[32];
         age_of(kb__meta_str(obj, "creationTimestamp"), buf, sizeof(buf));
         kb_value_append(cells, kb_value_new_string(buf));
 }
 
-static void add_name(struct kb_value *cells, const struct kb_value *obj)
+void kb__cell_name(struct kb_value *cells, const struct kb_value *obj)
 {
         const char *n = kb__meta_str(obj, "name");
         kb_value_append(cells, kb_value_new_string(n ? n : ""));
 }
 
-#define NAMECOL {"Name", "string", "name", 0, "Name must be unique within a namespace."}
-#define AGECOL  {"Age", "string", "", 0, "CreationTimestamp is a timestamp."}
-
 /* ---- pods ------------------------------------------------------------------ */
 
 static const struct kb_col pod_cols[] = {
-        NAMECOL,
-        {"Ready", "string", "", 0, "The aggregate readiness state of this pod."},
-        {"Status", "string", "", 0, "The aggregate status of the containers in this pod."},
-        {"Restarts", "string", "", 0, "The number of times the containers have restarted."},
-        AGECOL,
-        {"IP", "string", "", 1, "IP address allocated to the pod."},
-        {"Node", "string", "", 1, "Name of the node where the pod is running."},
-        {"Nominated Node", "string", "", 1, "Node the scheduler nominated for the pod."},
-        {"Readiness Gates", "string", "", 1, "Pod readiness gates."},
+    KB_COL_NAME,
+    {"Ready", "string", "", 0, "The aggregate readiness state of this pod."},
+    {"Status", "string", "", 0, "The aggregate status of the containers in this pod."},
+    {"Restarts", "string", "", 0, "The number of times the containers have restarted."},
+    KB_COL_AGE,
+    {"IP", "string", "", 1, "IP address allocated to the pod."},
+    {"Node", "string", "", 1, "Name of the node where the pod is running."},
+    {"Nominated Node", "string", "", 1, "Node the scheduler nominated for the pod."},
+    {"Readiness Gates", "string", "", 1, "Pod readiness gates."},
 };
 
 static void pod_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
@@ -123,13 +65,13 @@ static void pod_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
                 ready += kb_value_bool(kb_value_get(st->arr.v[i], "ready"), false);
                 if (!kb_value_int(kb_value_get(st->arr.v[i], "restartCount"), &r))
                         restarts += r;
-                const char *tr = kb_value_str(
-                        kb_value_dig(st->arr.v[i], "state", "terminated", "reason"));
+                const char *tr =
+                    kb_value_str(kb_value_dig(st->arr.v[i], "state", "terminated", "reason"));
                 if (tr)
                         reason = tr;
         }
         char buf[64];
-        add_name(cells, obj);
+        kb__cell_name(cells, obj);
         snprintf(buf, sizeof(buf), "%zu/%zu", ready, total);
         kb_value_append(cells, kb_value_new_string(buf));
         const char *phase = kb_value_str(kb_value_dig(obj, "status", "phase"));
@@ -137,30 +79,30 @@ static void pod_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
                 phase = "Terminating";
         else if (reason)
                 phase = reason;
-        add_str(cells, phase ? phase : "Pending");
+        kb__cell_str(cells, phase ? phase : "Pending");
         snprintf(buf, sizeof(buf), "%" PRId64, restarts);
         kb_value_append(cells, kb_value_new_string(buf));
-        add_age(cells, obj);
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "podIP")));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "spec", "nodeName")));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nominatedNodeName")));
-        add_str(cells, NULL);
+        kb__cell_age(cells, obj);
+        kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "status", "podIP")));
+        kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "spec", "nodeName")));
+        kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "status", "nominatedNodeName")));
+        kb__cell_str(cells, NULL);
         (void)srv;
 }
 
 /* ---- nodes ----------------------------------------------------------------- */
 
 static const struct kb_col node_cols[] = {
-        NAMECOL,
-        {"Status", "string", "", 0, "The status of the node"},
-        {"Roles", "string", "", 0, "The roles of the node"},
-        AGECOL,
-        {"Version", "string", "", 0, "Kubelet Version reported by the node."},
-        {"Internal-IP", "string", "", 1, "List of internal IPs for the node."},
-        {"External-IP", "string", "", 1, "List of external IPs for the node."},
-        {"OS-Image", "string", "", 1, "OS image reported by the node."},
-        {"Kernel-Version", "string", "", 1, "Kernel version reported by the node."},
-        {"Container-Runtime", "string", "", 1, "Container runtime reported by the node."},
+    KB_COL_NAME,
+    {"Status", "string", "", 0, "The status of the node"},
+    {"Roles", "string", "", 0, "The roles of the node"},
+    KB_COL_AGE,
+    {"Version", "string", "", 0, "Kubelet Version reported by the node."},
+    {"Internal-IP", "string", "", 1, "List of internal IPs for the node."},
+    {"External-IP", "string", "", 1, "List of external IPs for the node."},
+    {"OS-Image", "string", "", 1, "OS image reported by the node."},
+    {"Kernel-Version", "string", "", 1, "Kernel version reported by the node."},
+    {"Container-Runtime", "string", "", 1, "Container runtime reported by the node."},
 };
 
 static const char *address(const struct kb_value *obj, const char *type)
@@ -178,17 +120,17 @@ static void node_row(struct kb_apiserver *srv, const struct kb_value *obj, struc
         const struct kb_value *conds = kb_value_dig(obj, "status", "conditions");
         for (size_t i = 0; kb_value_is(conds, KB_VARRAY) && i < conds->arr.n; i++)
                 if (kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "type")), "Ready"))
-                        ready = kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "status")),
-                                         "True")
-                                        ? "Ready"
-                                        : "NotReady";
+                        ready =
+                            kb_streq(kb_value_str(kb_value_get(conds->arr.v[i], "status")), "True")
+                                ? "Ready"
+                                : "NotReady";
         struct kb_buf b;
         kb_buf_init(&b);
         kb_buf_adds(&b, ready);
         if (kb_value_bool(kb_value_dig(obj, "spec", "unschedulable"), false))
                 kb_buf_adds(&b, ",SchedulingDisabled");
-        add_name(cells, obj);
-        add_str(cells, b.data);
+        kb__cell_name(cells, obj);
+        kb__cell_str(cells, b.data);
         kb_buf_reset(&b);
         const struct kb_value *labels = kb_value_dig(obj, "metadata", "labels");
         for (size_t i = 0; kb_value_is(labels, KB_VOBJECT) && i < labels->obj.n; i++) {
@@ -196,31 +138,31 @@ static void node_row(struct kb_apiserver *srv, const struct kb_value *obj, struc
                 if (kb_has_prefix(k, "node-role.kubernetes.io/"))
                         kb_buf_printf(&b, "%s%s", b.len ? "," : "", k + 24);
         }
-        add_str(cells, b.data);
+        kb__cell_str(cells, b.data);
         kb_buf_release(&b);
-        add_age(cells, obj);
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "kubeletVersion")));
-        add_str(cells, address(obj, "InternalIP"));
-        add_str(cells, address(obj, "ExternalIP"));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "osImage")));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "kernelVersion")));
-        add_str(cells, kb_value_str(
-                               kb_value_dig(obj, "status", "nodeInfo", "containerRuntimeVersion",
-                                            NULL)));
+        kb__cell_age(cells, obj);
+        kb__cell_str(cells,
+                     kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "kubeletVersion")));
+        kb__cell_str(cells, address(obj, "InternalIP"));
+        kb__cell_str(cells, address(obj, "ExternalIP"));
+        kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "osImage")));
+        kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo", "kernelVersion")));
+        kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "status", "nodeInfo",
+                                                      "containerRuntimeVersion", NULL)));
         (void)srv;
 }
 
 /* ---- jobs ------------------------------------------------------------------ */
 
 static const struct kb_col job_cols[] = {
-        NAMECOL,
-        {"Status", "string", "", 0, "Status of the job."},
-        {"Completions", "string", "", 0, "The completion status of the job."},
-        {"Duration", "string", "", 0, "Time required to complete the job."},
-        AGECOL,
-        {"Containers", "string", "", 1, "Names of each container in the template."},
-        {"Images", "string", "", 1, "Images referenced by each container in the template."},
-        {"Selector", "string", "", 1, "Label query against the pods of the job."},
+    KB_COL_NAME,
+    {"Status", "string", "", 0, "Status of the job."},
+    {"Completions", "string", "", 0, "The completion status of the job."},
+    {"Duration", "string", "", 0, "Time required to complete the job."},
+    KB_COL_AGE,
+    {"Containers", "string", "", 1, "Names of each container in the template."},
+    {"Images", "string", "", 1, "Images referenced by each container in the template."},
+    {"Selector", "string", "", 1, "Label query against the pods of the job."},
 };
 
 static bool has_condition(const struct kb_value *obj, const char *type)
@@ -240,7 +182,7 @@ static void job_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
         kb_value_int(kb_value_dig(obj, "spec", "completions"), &comp);
         kb_value_int(kb_value_dig(obj, "spec", "parallelism"), &par);
         kb_value_int(kb_value_dig(obj, "status", "succeeded"), &succ);
-        add_name(cells, obj);
+        kb__cell_name(cells, obj);
         const char *status = "Running";
         if (has_condition(obj, "Complete"))
                 status = "Complete";
@@ -248,23 +190,23 @@ static void job_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
                 status = "Failed";
         else if (kb_value_bool(kb_value_dig(obj, "spec", "suspend"), false))
                 status = "Suspended";
-        add_str(cells, status);
+        kb__cell_str(cells, status);
         if (kb_value_dig(obj, "spec", "completions"))
                 snprintf(buf, sizeof(buf), "%" PRId64 "/%" PRId64, succ, comp);
         else
                 snprintf(buf, sizeof(buf), "%" PRId64 "/1 of %" PRId64, succ, par);
-        add_str(cells, buf);
+        kb__cell_str(cells, buf);
         double start, end;
         const char *st = kb_value_str(kb_value_dig(obj, "status", "startTime"));
         const char *ct = kb_value_str(kb_value_dig(obj, "status", "completionTime"));
         if (st && !kb_parse_time(st, &start)) {
                 if (!ct || kb_parse_time(ct, &end))
                         end = kb__now();
-                kb__humanize(end - start, buf, sizeof(buf));
-                add_str(cells, buf);
+                kb_human_duration(end - start, buf, sizeof(buf));
+                kb__cell_str(cells, buf);
         } else
                 kb_value_append(cells, kb_value_new_string(""));
-        add_age(cells, obj);
+        kb__cell_age(cells, obj);
         struct kb_buf names, images;
         kb_buf_init(&names);
         kb_buf_init(&images);
@@ -275,15 +217,15 @@ static void job_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
                 kb_buf_printf(&names, "%s%s", i ? "," : "", n ? n : "");
                 kb_buf_printf(&images, "%s%s", i ? "," : "", im ? im : "");
         }
-        add_str(cells, names.data);
-        add_str(cells, images.data);
+        kb__cell_str(cells, names.data);
+        kb__cell_str(cells, images.data);
         kb_buf_reset(&names);
         const struct kb_value *ml = kb_value_dig(obj, "spec", "selector", "matchLabels");
         for (size_t i = 0; kb_value_is(ml, KB_VOBJECT) && i < ml->obj.n; i++) {
                 const char *v = kb_value_str(ml->obj.m[i].val);
                 kb_buf_printf(&names, "%s%s=%s", i ? "," : "", ml->obj.m[i].key, v ? v : "");
         }
-        add_str(cells, names.data);
+        kb__cell_str(cells, names.data);
         kb_buf_release(&names);
         kb_buf_release(&images);
         (void)srv;
@@ -292,118 +234,124 @@ static void job_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
 /* ---- events ---------------------------------------------------------------- */
 
 static const struct kb_col event_cols[] = {
-        {"Last Seen", "string", "", 0, "Time when last event occurred."},
-        {"Type", "string", "", 0, "Type of this event."},
-        {"Reason", "string", "", 0, "Why the action was taken."},
-        {"Object", "string", "", 0, "The object this event is about."},
-        {"Subobject", "string", "", 1, "The subobject of the object."},
-        {"Source", "string", "", 1, "The component reporting this event."},
-        {"Message", "string", "", 0, "A human-readable description of the status."},
-        {"First Seen", "string", "", 1, "Time when the event first occurred."},
-        {"Count", "string", "", 1, "The number of times this event has occurred."},
-        {"Name", "string", "name", 1, "Name of the event."},
+    {"Last Seen", "string", "", 0, "Time when last event occurred."},
+    {"Type", "string", "", 0, "Type of this event."},
+    {"Reason", "string", "", 0, "Why the action was taken."},
+    {"Object", "string", "", 0, "The object this event is about."},
+    {"Subobject", "string", "", 1, "The subobject of the object."},
+    {"Source", "string", "", 1, "The component reporting this event."},
+    {"Message", "string", "", 0, "A human-readable description of the status."},
+    {"First Seen", "string", "", 1, "Time when the event first occurred."},
+    {"Count", "string", "", 1, "The number of times this event has occurred."},
+    {"Name", "string", "name", 1, "Name of the event."},
 };
 
-static void event_row(struct kb_apiserver *srv, const struct kb_value *obj,
-                      struct kb_value *cells)
+static void event_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
         char buf[512];
-        age_of(kb_value_str(kb_value_get(obj, "lastTimestamp")), buf, sizeof(buf));
-        add_str(cells, buf);
-        add_str(cells, kb_value_str(kb_value_get(obj, "type")));
-        add_str(cells, kb_value_str(kb_value_get(obj, "reason")));
+        /* Events written through events.k8s.io have only eventTime (and a
+         * series); upstream's printer falls back to those. */
+        const char *last = kb_value_str(kb_value_get(obj, "lastTimestamp"));
+        if (!last)
+                last = kb_value_str(kb_value_dig(obj, "series", "lastObservedTime"));
+        if (!last)
+                last = kb_value_str(kb_value_get(obj, "eventTime"));
+        age_of(last, buf, sizeof(buf));
+        kb__cell_str(cells, buf);
+        kb__cell_str(cells, kb_value_str(kb_value_get(obj, "type")));
+        kb__cell_str(cells, kb_value_str(kb_value_get(obj, "reason")));
         const char *kind = kb_value_str(kb_value_dig(obj, "involvedObject", "kind"));
         const char *name = kb_value_str(kb_value_dig(obj, "involvedObject", "name"));
         snprintf(buf, sizeof(buf), "%s/%s", kind ? kind : "", name ? name : "");
         for (char *p = buf; *p && *p != '/'; p++)
                 if (*p >= 'A' && *p <= 'Z')
                         *p = (char)(*p - 'A' + 'a');
-        add_str(cells, buf);
-        add_str(cells, kb_value_str(kb_value_dig(obj, "involvedObject", "fieldPath")));
-        add_str(cells, kb_value_str(kb_value_dig(obj, "source", "component")));
-        add_str(cells, kb_value_str(kb_value_get(obj, "message")));
-        age_of(kb_value_str(kb_value_get(obj, "firstTimestamp")), buf, sizeof(buf));
-        add_str(cells, buf);
+        kb__cell_str(cells, buf);
+        kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "involvedObject", "fieldPath")));
+        kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "source", "component")));
+        kb__cell_str(cells, kb_value_str(kb_value_get(obj, "message")));
+        const char *first = kb_value_str(kb_value_get(obj, "firstTimestamp"));
+        age_of(first ? first : kb_value_str(kb_value_get(obj, "eventTime")), buf, sizeof(buf));
+        kb__cell_str(cells, buf);
         const char *count = kb_value_text(kb_value_get(obj, "count"));
-        add_str(cells, count ? count : "1");
-        add_name(cells, obj);
+        kb__cell_str(cells, count ? count : "1");
+        kb__cell_name(cells, obj);
         (void)srv;
 }
 
 /* ---- the rest ----------------------------------------------------------------- */
 
 static const struct kb_col ns_cols[] = {
-        NAMECOL,
-        {"Status", "string", "", 0, "The status of the namespace"},
-        AGECOL,
+    KB_COL_NAME,
+    {"Status", "string", "", 0, "The status of the namespace"},
+    KB_COL_AGE,
 };
 
 static void ns_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
-        add_name(cells, obj);
+        kb__cell_name(cells, obj);
         const char *phase = kb_value_str(kb_value_dig(obj, "status", "phase"));
         if (kb_value_dig(obj, "metadata", "deletionTimestamp"))
                 phase = "Terminating";
-        add_str(cells, phase ? phase : "Active");
-        add_age(cells, obj);
+        kb__cell_str(cells, phase ? phase : "Active");
+        kb__cell_age(cells, obj);
         (void)srv;
 }
 
 static const struct kb_col crd_cols[] = {
-        NAMECOL,
-        {"Created At", "date", "", 0, "CreationTimestamp is a timestamp."},
+    KB_COL_NAME,
+    {"Created At", "date", "", 0, "CreationTimestamp is a timestamp."},
 };
 
 static void crd_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
-        add_name(cells, obj);
-        add_str(cells, kb__meta_str(obj, "creationTimestamp"));
+        kb__cell_name(cells, obj);
+        kb__cell_str(cells, kb__meta_str(obj, "creationTimestamp"));
         (void)srv;
 }
 
 static const struct kb_col lease_cols[] = {
-        NAMECOL,
-        {"Holder", "string", "", 0, "The holder of the lease."},
-        AGECOL,
+    KB_COL_NAME,
+    {"Holder", "string", "", 0, "The holder of the lease."},
+    KB_COL_AGE,
 };
 
-static void lease_row(struct kb_apiserver *srv, const struct kb_value *obj,
-                      struct kb_value *cells)
+static void lease_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
-        add_name(cells, obj);
-        add_str(cells, kb_value_str(kb_value_dig(obj, "spec", "holderIdentity")));
-        add_age(cells, obj);
+        kb__cell_name(cells, obj);
+        kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "spec", "holderIdentity")));
+        kb__cell_age(cells, obj);
         (void)srv;
 }
 
 static const struct kb_col pc_cols[] = {
-        NAMECOL,
-        {"Value", "integer", "", 0, "The value of the priority class."},
-        {"Global-Default", "boolean", "", 0, "Whether this is the global default."},
-        AGECOL,
-        {"Preemption-Policy", "string", "", 0, "Policy for preempting pods."},
+    KB_COL_NAME,
+    {"Value", "integer", "", 0, "The value of the priority class."},
+    {"Global-Default", "boolean", "", 0, "Whether this is the global default."},
+    KB_COL_AGE,
+    {"Preemption-Policy", "string", "", 0, "Policy for preempting pods."},
 };
 
 static void pc_row(struct kb_apiserver *srv, const struct kb_value *obj, struct kb_value *cells)
 {
-        add_name(cells, obj);
+        kb__cell_name(cells, obj);
         const char *v = kb_value_text(kb_value_get(obj, "value"));
         kb_value_append(cells, kb_value_new_number(v && kb_json_is_number(v) ? v : "0"));
-        kb_value_append(cells,
-                        kb_value_new_bool(kb_value_bool(kb_value_get(obj, "globalDefault"), false)));
-        add_age(cells, obj);
+        kb_value_append(
+            cells, kb_value_new_bool(kb_value_bool(kb_value_get(obj, "globalDefault"), false)));
+        kb__cell_age(cells, obj);
         const char *pp = kb_value_str(kb_value_get(obj, "preemptionPolicy"));
-        add_str(cells, pp ? pp : "PreemptLowerPriority");
+        kb__cell_str(cells, pp ? pp : "PreemptLowerPriority");
         (void)srv;
 }
 
-static const struct kb_col age_only_cols[] = {NAMECOL, AGECOL};
+static const struct kb_col age_only_cols[] = {KB_COL_NAME, KB_COL_AGE};
 
 static void age_only_row(struct kb_apiserver *srv, const struct kb_value *obj,
                          struct kb_value *cells)
 {
-        add_name(cells, obj);
-        add_age(cells, obj);
+        kb__cell_name(cells, obj);
+        kb__cell_age(cells, obj);
         (void)srv;
 }
 
@@ -415,15 +363,17 @@ void kb__builtin_printers(struct kb_rtype *rt)
                 size_t n;
                 kb_row_fn row;
         } printers[] = {
-                {"pods", pod_cols, KB_ARRAY_SIZE(pod_cols), pod_row},
-                {"nodes", node_cols, KB_ARRAY_SIZE(node_cols), node_row},
-                {"jobs", job_cols, KB_ARRAY_SIZE(job_cols), job_row},
-                {"events", event_cols, KB_ARRAY_SIZE(event_cols), event_row},
-                {"namespaces", ns_cols, KB_ARRAY_SIZE(ns_cols), ns_row},
-                {"customresourcedefinitions", crd_cols, KB_ARRAY_SIZE(crd_cols), crd_row},
-                {"leases", lease_cols, KB_ARRAY_SIZE(lease_cols), lease_row},
-                {"priorityclasses", pc_cols, KB_ARRAY_SIZE(pc_cols), pc_row},
+            {"pods", pod_cols, KB_ARRAY_SIZE(pod_cols), pod_row},
+            {"nodes", node_cols, KB_ARRAY_SIZE(node_cols), node_row},
+            {"jobs", job_cols, KB_ARRAY_SIZE(job_cols), job_row},
+            {"events", event_cols, KB_ARRAY_SIZE(event_cols), event_row},
+            {"namespaces", ns_cols, KB_ARRAY_SIZE(ns_cols), ns_row},
+            {"customresourcedefinitions", crd_cols, KB_ARRAY_SIZE(crd_cols), crd_row},
+            {"leases", lease_cols, KB_ARRAY_SIZE(lease_cols), lease_row},
+            {"priorityclasses", pc_cols, KB_ARRAY_SIZE(pc_cols), pc_row},
         };
+        if (kb__more_printers(rt))
+                return;
         rt->cols = age_only_cols;
         rt->ncols = KB_ARRAY_SIZE(age_only_cols);
         rt->row = age_only_row;
@@ -549,7 +499,8 @@ void kb__table(struct kb_apiserver *srv, const struct kb_rtype *rt, const struct
                                 int64_t prio = 0;
                                 kb_value_int(kb_value_get(c, "priority"), &prio);
                                 const char *name = kb_value_str(kb_value_get(c, "name"));
-                                add_coldef(defs, name ? name : "", kb_value_str(kb_value_get(c, "type")),
+                                add_coldef(defs, name ? name : "",
+                                           kb_value_str(kb_value_get(c, "type")),
                                            kb_value_str(kb_value_get(c, "format")), prio,
                                            kb_value_str(kb_value_get(c, "description")));
                         }
@@ -568,10 +519,10 @@ void kb__table(struct kb_apiserver *srv, const struct kb_rtype *rt, const struct
                 struct kb_value *row = kb_value_new(KB_VOBJECT);
                 struct kb_value *cells = kb_value_new(KB_VARRAY);
                 if (rt->custom) {
-                        add_name(cells, objs[i]);
+                        kb__cell_name(cells, objs[i]);
                         const struct kb_value *cols = rt->columns;
                         if (!cols || cols->arr.n == 0)
-                                add_age(cells, objs[i]);
+                                kb__cell_age(cells, objs[i]);
                         for (size_t j = 0; cols && j < cols->arr.n; j++)
                                 cr_cell(cols->arr.v[j], objs[i], cells);
                 } else {

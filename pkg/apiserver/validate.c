@@ -15,8 +15,7 @@
 
 #include "api/api.h"
 
-void kb__cause_add(struct kb_causes *c, const char *reason, const char *field, const char *fmt,
-                   ...)
+void kb__cause_add(struct kb_causes *c, const char *reason, const char *field, const char *fmt, ...)
 {
         if (c->n == c->cap)
                 kb_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
@@ -104,8 +103,7 @@ static void check_resources(const struct kb_value *list, const char *field, stru
                 if (!text)
                         kb__cause_add(c, "FieldValueInvalid", f,
                                       "Invalid value: must be a quantity");
-                else if (kb_quantity_parse(text, true, &q) &&
-                         kb_quantity_parse(text, false, &q))
+                else if (kb_quantity_parse(text, true, &q) && kb_quantity_parse(text, false, &q))
                         invalid_str(c, f, text,
                                     "quantities must match the regular expression "
                                     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
@@ -202,8 +200,7 @@ void kb__validate_pod(const struct kb_value *obj, struct kb_causes *c)
 void kb__validate_node(const struct kb_value *obj, struct kb_causes *c)
 {
         check_resources(kb_value_dig(obj, "status", "capacity"), "status.capacity", c);
-        check_resources(kb_value_dig(obj, "status", "allocatable"), "status.allocatable",
-                        c);
+        check_resources(kb_value_dig(obj, "status", "allocatable"), "status.allocatable", c);
 }
 
 static void nonneg(const struct kb_value *spec, const char *key, const char *field,
@@ -236,7 +233,7 @@ void kb__validate_job(const struct kb_value *obj, struct kb_causes *c)
         const char *rp = kb_value_str(kb_value_get(tspec, "restartPolicy"));
         if (!rp)
                 required(c, "spec.template.spec.restartPolicy");
-        else if (strcmp(rp, "OnFailure") && strcmp(rp, "Never"))
+        else if (!strcmp(rp, "Always")) /* other values: the pod spec's enum */
                 kb__cause_add(c, "FieldValueNotSupported", "spec.template.spec.restartPolicy",
                               "Unsupported value: \"%s\": supported values: \"OnFailure\", "
                               "\"Never\"",
@@ -278,7 +275,8 @@ void kb__validate_crd(const struct kb_value *obj, struct kb_causes *c)
         if (!plural || !plural[0])
                 required(c, "spec.names.plural");
         else if (!kb__is_dns_label(plural))
-                invalid_str(c, "spec.names.plural", plural, "a lowercase RFC 1123 label is required");
+                invalid_str(c, "spec.names.plural", plural,
+                            "a lowercase RFC 1123 label is required");
         if (!kind || !kind[0])
                 required(c, "spec.names.kind");
         if (!scope)
@@ -333,8 +331,7 @@ static bool type_ok(const char *type, const struct kb_value *v)
                 return v->type == KB_VNUMBER;
         if (!strcmp(type, "integer")) {
                 int64_t i;
-                return v->type == KB_VNUMBER && kb_value_int(v, &i) == 0 &&
-                       !strpbrk(v->s, ".eE");
+                return v->type == KB_VNUMBER && kb_value_int(v, &i) == 0 && !strpbrk(v->s, ".eE");
         }
         return true;
 }
@@ -361,8 +358,8 @@ static double num(const struct kb_value *v)
         return t ? strtod(t, NULL) : 0;
 }
 
-void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v,
-                         const char *path, struct kb_causes *c)
+void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v, const char *path,
+                         struct kb_causes *c)
 {
         if (!kb_value_is(schema, KB_VOBJECT) || !v)
                 return;
@@ -377,7 +374,7 @@ void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v
         }
         const char *type = kb_value_str(kb_value_get(schema, "type"));
         bool int_or_string =
-                kb_value_bool(kb_value_get(schema, "x-kubernetes-int-or-string"), false);
+            kb_value_bool(kb_value_get(schema, "x-kubernetes-int-or-string"), false);
         if (int_or_string) {
                 if (v->type != KB_VNUMBER && v->type != KB_VSTRING)
                         kb__cause_add(c, "FieldValueTypeInvalid", path,
@@ -409,8 +406,8 @@ void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v
                         }
                         const char *t = kb_value_text(v);
                         kb__cause_add(c, "FieldValueNotSupported", path,
-                                      "Unsupported value: \"%s\": supported values: %s",
-                                      t ? t : "", b.data);
+                                      "Unsupported value: \"%s\": supported values: %s", t ? t : "",
+                                      b.data);
                         kb_buf_release(&b);
                 }
         }
@@ -438,8 +435,7 @@ void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v
                                       "chars long",
                                       v->s, path, kb_value_text(mn));
                 if (mx && len > num(mx))
-                        kb__cause_add(c, "TooLong", path,
-                                      "Too long: may not be more than %s bytes",
+                        kb__cause_add(c, "TooLong", path, "Too long: may not be more than %s bytes",
                                       kb_value_text(mx));
                 check_pattern(schema, v->s, path, c);
         }
@@ -476,8 +472,7 @@ void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v
         }
 }
 
-void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj,
-                         struct kb_causes *c)
+void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj, struct kb_causes *c)
 {
         bool label = !rt->custom && !rt->group[0] && !strcmp(rt->resource, "namespaces");
         check_name(obj, label, c);

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-void kb__watch_event(struct kb_watch *w, const char *type, const struct kb_value *obj);
 void kb__watch_event(struct kb_watch *w, const char *type, const struct kb_value *obj)
 {
         char *text;
@@ -33,6 +32,10 @@ void kb__watch_event(struct kb_watch *w, const char *type, const struct kb_value
                 w->sent_columns = true;
                 text = kb_json_emit(t, false);
                 kb_value_free(t);
+        } else if (w->view) {
+                struct kb_value *v = kb__view_out(w->view, obj);
+                text = kb_json_emit(v, false);
+                kb_value_free(v);
         } else {
                 text = kb_json_emit(obj, false);
         }
@@ -52,7 +55,8 @@ static void expired(struct kb_watch *w)
         kb_buf_printf(&w->out,
                       "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
                       "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource "
-                      "version: %" PRIu64 " (%" PRIu64 ")\",\"reason\":\"Expired\",\"code\":410}}\n",
+                      "version: %" PRIu64 " (%" PRIu64
+                      ")\",\"reason\":\"Expired\",\"code\":410}}\n",
                       w->cursor, w->srv->compacted_rv + 1);
         w->end = true;
 }
@@ -109,13 +113,19 @@ static void scan(struct kb_watch *w)
         }
 }
 
-static void bookmark(struct kb_watch *w)
+/* A bookmark at the cursor; the first after sendInitialEvents' ADDED events
+ * carries the annotation that says they are over. */
+void kb__watch_bookmark(struct kb_watch *w)
 {
-        char *av = kb__api_version(w->rt);
+        const struct kb_rtype *rt = w->view ? w->view : w->rt;
+        char *av = kb__api_version(rt);
         kb_buf_printf(&w->out,
                       "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"%s\","
-                      "\"metadata\":{\"resourceVersion\":\"%" PRIu64 "\"}}}\n",
-                      w->rt->kind, av, w->cursor);
+                      "\"metadata\":{\"resourceVersion\":\"%" PRIu64 "\"%s}}}\n",
+                      rt->kind, av, w->cursor,
+                      w->initial_end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}"
+                                     : "");
+        w->initial_end = false;
         free(av);
 }
 
@@ -174,10 +184,10 @@ long kb_apiserver_watch_next(struct kb_watch *w, double wait, const char **data)
                         break;
                 }
                 if (w->bookmarks && now >= w->next_bookmark) {
-                        double iv = srv->opts.bookmark_interval > 0 ? srv->opts.bookmark_interval
-                                                                    : 30;
+                        double iv =
+                            srv->opts.bookmark_interval > 0 ? srv->opts.bookmark_interval : 30;
                         w->next_bookmark = now + iv;
-                        bookmark(w);
+                        kb__watch_bookmark(w);
                         break;
                 }
                 if (now >= until)

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,6 +424,94 @@ void kb_format_time(double t, char *buf, size_t n)
         struct tm tm;
         gmtime_r(&secs, &tm);
         strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* "3h5m"; "3h" when the smaller unit is 0 or not wanted (small < 0). */
+static void two_units(char *buf, size_t n, int64_t big, const char *bu, int64_t small,
+                      const char *su)
+{
+        if (small > 0)
+                snprintf(buf, n, "%" PRId64 "%s%" PRId64 "%s", big, bu, small, su);
+        else
+                snprintf(buf, n, "%" PRId64 "%s", big, bu);
+}
+
+/* Upstream's HumanDuration: two units while the smaller one says something,
+ * one when it would be noise. */
+void kb_human_duration(double secs, char *buf, size_t n)
+{
+        int64_t s = (int64_t)secs;
+        if (s < -1) {
+                snprintf(buf, n, "<invalid>");
+                return;
+        }
+        s = KB_MAX(s, 0);
+        int64_t m = s / 60, h = s / 3600, d = h / 24;
+        if (s < 120)
+                two_units(buf, n, s, "s", -1, "");
+        else if (m < 10)
+                two_units(buf, n, m, "m", s % 60, "s");
+        else if (m < 180)
+                two_units(buf, n, m, "m", -1, "");
+        else if (h < 8)
+                two_units(buf, n, h, "h", m % 60, "m");
+        else if (h < 48)
+                two_units(buf, n, h, "h", -1, "");
+        else if (h < 24 * 8)
+                two_units(buf, n, d, "d", h % 24, "h");
+        else if (h < 24 * 365 * 2)
+                two_units(buf, n, d, "d", -1, "");
+        else
+                two_units(buf, n, d / 365, "y", h < 24 * 365 * 8 ? d % 365 : -1, "d");
+}
+
+/* ---- tables ----------------------------------------------------------- */
+
+void kb_table_init(struct kb_table *t, size_t ncols)
+{
+        memset(t, 0, sizeof(*t));
+        t->ncols = ncols;
+}
+
+void kb_table_release(struct kb_table *t)
+{
+        for (size_t i = 0; i < t->nrows * t->ncols; i++)
+                free(t->cells[i]);
+        free(t->cells);
+        memset(t, 0, sizeof(*t));
+}
+
+void kb_table_row(struct kb_table *t, const char *const *cells)
+{
+        size_t need = (t->nrows + 1) * t->ncols;
+        if (need > t->cap)
+                kb_grow((void **)&t->cells, &t->cap, need, sizeof(*t->cells));
+        for (size_t c = 0; c < t->ncols; c++)
+                t->cells[t->nrows * t->ncols + c] = kb_xstrdup(cells[c] ? cells[c] : "");
+        t->nrows++;
+}
+
+void kb_table_print(const struct kb_table *t, struct kb_buf *out)
+{
+        size_t *w = kb_xcalloc(t->ncols + 1, sizeof(*w));
+        for (size_t r = 0; r < t->nrows; r++)
+                for (size_t c = 0; c < t->ncols; c++)
+                        w[c] = KB_MAX(w[c], strlen(t->cells[r * t->ncols + c]));
+        for (size_t r = 0; r < t->nrows; r++) {
+                for (size_t c = 0; c < t->ncols; c++) {
+                        const char *cell = t->cells[r * t->ncols + c];
+                        if (c + 1 == t->ncols) {
+                                kb_buf_adds(out, cell);
+                                break;
+                        }
+                        kb_buf_printf(out, "%-*s   ", (int)w[c], cell);
+                }
+                /* No trailing blanks when the last cells are empty. */
+                while (out->len && out->data[out->len - 1] == ' ')
+                        out->data[--out->len] = 0;
+                kb_buf_addc(out, '\n');
+        }
+        free(w);
 }
 
 /* ---- logging ---------------------------------------------------------- */

@@ -141,6 +141,28 @@ double kb_now_mono(void);
 int kb_parse_time(const char *s, double *out);
 /* Formats seconds since the epoch as RFC 3339 UTC into buf (>= 32 bytes). */
 void kb_format_time(double t, char *buf, size_t n);
+/* A duration for people, as kubectl prints ages (upstream HumanDuration):
+ * 59s, 2m3s, 15m, 3h5m, 12h, 3d4h, 689d, 2y5d; "<invalid>" below -1 s. */
+void kb_human_duration(double secs, char *buf, size_t n);
+
+/* ---- tables ----------------------------------------------------------- */
+
+/*
+ * Text in columns as kubectl prints them: each column as wide as its widest
+ * cell, three spaces between columns, no blanks at the end of a line.  The
+ * first row is the header, if the caller wants one.  Cells are copied.
+ * Widths count bytes, which is right for Kubernetes names (ASCII).
+ */
+struct kb_table {
+        size_t ncols, nrows, cap;
+        char **cells; /* nrows * ncols, row after row */
+};
+void kb_table_init(struct kb_table *t, size_t ncols);
+void kb_table_release(struct kb_table *t);
+/* Adds a row of ncols cells (a NULL cell is empty). */
+void kb_table_row(struct kb_table *t, const char *const *cells);
+/* Appends every row, each ending with a newline, to out. */
+void kb_table_print(const struct kb_table *t, struct kb_buf *out);
 
 /* ---- logging ---------------------------------------------------------- */
 

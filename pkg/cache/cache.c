@@ -27,8 +27,9 @@
 
 const char *kb__cache_kind_name(enum kb_kind k)
 {
-        static const char *const names[KB__NKINDS] = {
-            "object", "node", "pod", "podgroup", "queue", "priorityclass", "namespace"};
+        static const char *const names[KB__NKINDS] = {"object",    "node",     "pod",
+                                                      "podgroup",  "queue",    "priorityclass",
+                                                      "namespace", "hypernode"};
         return (unsigned)k < KB__NKINDS ? names[k] : "object";
 }
 
@@ -134,6 +135,8 @@ static int decode(enum kb_kind kind, const struct kb_value *obj, void **out, cha
                 return kb_priorityclass_decode(obj, (struct kb_priorityclass **)out, err, errlen);
         case KB_KIND_NAMESPACE:
                 return kb_namespace_decode(obj, (struct kb_namespace **)out, err, errlen);
+        case KB_KIND_HYPERNODE:
+                return kb_hypernode_decode(obj, (struct kb_hypernode **)out, err, errlen);
         default:
                 snprintf(err, errlen, "unknown kind");
                 return KB_EBADINPUT;
@@ -281,7 +284,7 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                 return rc;
         }
         if (kind == KB_KIND_POD)
-                kb_pod_trim(ptr); /* what no session reads is not kept */
+                kb_pod_trim(ptr); /* annotations no session reads are not kept */
         const struct kb_meta *m = meta_of(ptr);
         invalid_forget(c, kind, m->namespace, m->name);
         char *key = kb__cache_key(m->namespace, m->name);

@@ -61,6 +61,7 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         FILL(queues, nqueues, KB_KIND_QUEUE, struct kb_queue);
         FILL(priorityclasses, npriorityclasses, KB_KIND_PRIORITYCLASS, struct kb_priorityclass);
         FILL(namespaces, nnamespaces, KB_KIND_NAMESPACE, struct kb_namespace);
+        FILL(hypernodes, nhypernodes, KB_KIND_HYPERNODE, struct kb_hypernode);
 
         /* Assumed pods: a shallow copy whose nodeName is the bind's target.
          * The copy shares the original's strings and arrays, which the
@@ -112,6 +113,7 @@ void kb_cache_snapshot_free(struct kb_cache_snap *s)
         free(s->snap.queues);
         free(s->snap.priorityclasses);
         free(s->snap.namespaces);
+        free(s->snap.hypernodes);
         free(s);
 }
 
@@ -120,8 +122,9 @@ void kb_cache_snapshot_free(struct kb_cache_snap *s)
 char *kb_cache_dump_json(const struct kb_cache *c)
 {
         struct kb_value *root = kb_value_new(KB_VOBJECT);
-        static const char *const lists[KB__NKINDS] = {
-            NULL, "nodes", "pods", "podGroups", "queues", "priorityClasses", "namespaces"};
+        static const char *const lists[KB__NKINDS] = {NULL,         "nodes",     "pods",
+                                                      "podGroups",  "queues",    "priorityClasses",
+                                                      "namespaces", "hyperNodes"};
         for (int k = 1; k < KB__NKINDS; k++) {
                 struct kb_value *arr = kb_value_new(KB_VARRAY);
                 struct kb__entry *e, *t;

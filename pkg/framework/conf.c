@@ -13,9 +13,13 @@
  *
  * A missing flag means enabled.  Names Volcano knows but kbatch does not
  * implement yet are skipped with a warning, so that a Volcano conf loads
- * unchanged; names nobody knows are errors.
+ * unchanged; names nobody knows are errors.  Whatever is skipped (actions,
+ * plugins, flags, arguments, keys) is also recorded in the conf: the
+ * programs print it as one line at startup, the daemon lists it on
+ * /metrics, and --strict-conf turns it into an error (kb_conf_strict).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,19 +40,33 @@ const char kb_default_conf_yaml[] = "actions: \"enqueue, allocate, backfill\"\n"
                                     "  - name: nodeorder\n";
 
 /* Volcano actions and plugins that kbatch does not implement yet. */
-static const char *const unimplemented_actions[] = {"preempt", "reclaim", "shuffle", "elect",
-                                                    "reserve"};
-static const char *const unimplemented_plugins[] = {"task-topology", "sla",
-                                                    "tdm",           "numaaware",
-                                                    "cdp",           "rescheduling",
-                                                    "usage",         "extender",
-                                                    "deviceshare",   "capacity",
-                                                    "pdb",           "resource-strategy-fit",
-                                                    "nodegroup",     "network-topology-aware",
-                                                    "resourcequota", "cpuquota"};
+static const char *const unimplemented_actions[] = {"shuffle", "elect", "reserve", "dispatch"};
+static const char *const unimplemented_plugins[] = {
+    "task-topology",         "sla",       "tdm",           "numaaware",   "cdp",
+    "rescheduling",          "usage",     "extender",      "deviceshare", "pdb",
+    "resource-strategy-fit", "nodegroup", "resourcequota", "cpuquota"};
 /* Volcano flags that govern features kbatch does not have. */
-static const char *const ignored_flags[] = {"Hierarchy", "BestNode", "TargetJob", "ReservedNodes",
-                                            "Victim"};
+static const char *const ignored_flags[] = {"Hierarchy",     "BestNode",        "TargetJob",
+                                            "ReservedNodes", "ClusterOrder",    "SubJobReady",
+                                            "SubJobOrder",   "SubJobPipelined", "NamespaceOrder"};
+/* Volcano flags of network topology placement, which kbatch always does
+ * (allocate keeps every hard constraint): true asks for what is done. */
+static const char *const topology_flags[] = {"HyperNodeOrder", "HyperNodeGradient"};
+
+/* Records something the conf names that kbatch reads but does not act on,
+ * and says so: a warning now, a summary at startup and on /metrics, an
+ * error under --strict-conf (kb_conf_strict). */
+KB_PRINTF(3, 4)
+static void skip(struct kb_conf *conf, const char *kind, const char *fmt, ...)
+{
+        va_list ap;
+        char name[256];
+        va_start(ap, fmt);
+        vsnprintf(name, sizeof(name), fmt, ap);
+        va_end(ap);
+        struct kb_conf_skip sk = {kind, kb_xstrdup(name)};
+        KB_PUSH(conf->skipped, conf->nskipped, conf->capskipped, sk);
+}
 
 static bool in_list(const char *const *list, size_t n, const char *s)
 {
@@ -59,7 +77,7 @@ static bool in_list(const char *const *list, size_t n, const char *s)
 }
 
 static const char *const point_flags[] = {
-#define XX(name, flag) flag,
+#define XX(E, name, fnt, reg, flag, ret, disp, params) flag,
     KB_POINTS(XX)
 #undef XX
 };
@@ -103,6 +121,7 @@ static int parse_actions(const struct kb_value *v, struct kb_conf *conf, char *e
                                 KB_WARN("conf: action %s is not implemented by kbatch yet; "
                                         "skipping it",
                                         tok);
+                                skip(conf, "action", "%s", tok);
                                 continue;
                         }
                         snprintf(err, errlen, "actions: unknown action \"%s\"", tok);
@@ -113,23 +132,83 @@ static int parse_actions(const struct kb_value *v, struct kb_conf *conf, char *e
                 KB_PUSH(conf->actions, conf->nactions, cap, a);
         }
         free(copy);
+        /* A scheduler with nothing to do would sit idle without a word. */
+        if (rc == 0 && conf->nactions == 0) {
+                if (conf->nskipped)
+                        snprintf(err, errlen,
+                                 "actions: \"%s\": none of these is implemented by kbatch; the "
+                                 "scheduler would do nothing",
+                                 text);
+                else
+                        snprintf(err, errlen,
+                                 "actions: no action given; the scheduler would do nothing (the "
+                                 "default is \"enqueue, allocate, backfill\")");
+                rc = KB_EBADCONF;
+        }
         return rc;
 }
 
-static int parse_plugin(const struct kb_value *pv, const char *where, struct kb_plugin_conf *pc,
-                        bool *skip, char *err, size_t errlen)
+/* Whether key is in a plugin's NULL-terminated argument list, where an
+ * entry ending in '*' stands for every key with that prefix. */
+static bool arg_listed(const char *const *list, const char *key)
+{
+        for (; list && *list; list++) {
+                size_t n = strlen(*list);
+                if (n && (*list)[n - 1] == '*' ? strncmp(*list, key, n - 1) == 0
+                                               : strcmp(*list, key) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Whether an argument's value asks for nothing (0, false, ""): Volcano's
+ * arguments kbatch does not act on are harmless at such values. */
+static bool inert(const struct kb_value *v)
+{
+        const char *t = kb_value_text(v);
+        return (v->type == KB_VBOOL && !v->b) || (t && (strcmp(t, "0") == 0 || !*t));
+}
+
+/* The plugin's arguments: acted on, Volcano's but not acted on yet, or
+ * unknown — the last two are said and recorded. */
+static void check_arguments(struct kb_conf *conf, const struct kb_plugin *plugin,
+                            const struct kb_plugin_conf *pc, const char *where)
+{
+        const struct kb_value *args = pc->arguments;
+        for (size_t i = 0; i < args->obj.n; i++) {
+                const char *key = args->obj.m[i].key;
+                if (arg_listed(plugin->arguments, key))
+                        continue;
+                if (arg_listed(plugin->ignored, key)) {
+                        if (inert(args->obj.m[i].val))
+                                continue;
+                        KB_WARN("conf: %s.arguments.%s: not supported by kbatch's %s yet; "
+                                "ignored",
+                                where, key, plugin->name);
+                } else {
+                        KB_WARN("conf: %s.arguments.%s: unknown argument of %s; ignored", where,
+                                key, plugin->name);
+                }
+                skip(conf, "argument", "%s %s", plugin->name, key);
+        }
+}
+
+static int parse_plugin(struct kb_conf *conf, const struct kb_value *pv, const char *where,
+                        struct kb_plugin_conf *pc, bool *skipped, char *err, size_t errlen)
 {
         const char *name = kb_value_str(kb_value_get(pv, "name"));
-        *skip = false;
+        *skipped = false;
         if (!kb_value_is(pv, KB_VOBJECT) || !name || !*name) {
                 snprintf(err, errlen, "%s.name: required", where);
                 return KB_EBADCONF;
         }
-        if (!kb_plugin_find(name)) {
+        const struct kb_plugin *plugin = kb_plugin_find(name);
+        if (!plugin) {
                 if (in_list(unimplemented_plugins, KB_ARRAY_SIZE(unimplemented_plugins), name)) {
                         KB_WARN("conf: plugin %s is not implemented by kbatch yet; skipping it",
                                 name);
-                        *skip = true;
+                        skip(conf, "plugin", "%s", name);
+                        *skipped = true;
                         return 0;
                 }
                 snprintf(err, errlen, "%s.name: unknown plugin \"%s\"", where, name);
@@ -168,10 +247,39 @@ static int parse_plugin(const struct kb_value *pv, const char *where, struct kb_
                 }
                 if (known)
                         continue;
-                if (suffix && in_list(ignored_flags, KB_ARRAY_SIZE(ignored_flags), suffix))
+                if (suffix && strcmp(suffix, "Hierarchy") == 0 && plugin->hierarchy) {
+                        if (val->type != KB_VBOOL) {
+                                snprintf(err, errlen, "%s.%s: must be true or false", where, key);
+                                return KB_EBADCONF;
+                        }
+                        pc->hierarchy = val->b;
+                        continue;
+                }
+                if (suffix && in_list(topology_flags, KB_ARRAY_SIZE(topology_flags), suffix)) {
+                        if (val->type == KB_VBOOL && val->b)
+                                continue;
+                        KB_WARN("conf: %s.%s: kbatch always places gangs by their network "
+                                "topology; ignored",
+                                where, key);
+                        skip(conf, "flag", "%s %s", name, key);
+                        continue;
+                }
+                /* A flag that switches off something kbatch does not do
+                 * anyway asks for nothing. */
+                if (suffix && in_list(ignored_flags, KB_ARRAY_SIZE(ignored_flags), suffix)) {
+                        if (val->type == KB_VBOOL && !val->b)
+                                continue;
                         KB_WARN("conf: %s.%s: not supported by kbatch; ignored", where, key);
-                else
+                } else {
                         KB_WARN("conf: %s.%s: unknown key; ignored", where, key);
+                }
+                skip(conf, "flag", "%s %s", name, key);
+        }
+        check_arguments(conf, plugin, pc, where);
+        char msg[300];
+        if (plugin->check && plugin->check(pc->arguments, msg, sizeof(msg))) {
+                snprintf(err, errlen, "%s (%s).arguments.%s", where, name, msg);
+                return KB_EBADCONF;
         }
         return 0;
 }
@@ -182,6 +290,10 @@ static int parse_tiers(const struct kb_value *v, struct kb_conf *conf, char *err
                 snprintf(err, errlen, "tiers: must be a list");
                 return KB_EBADCONF;
         }
+        /* Where proportion and capacity are, if named: both divide the
+         * cluster among the queues, each its own way, so one conf takes
+         * one of them (Volcano would run both and let their votes fight). */
+        char quota[2][64] = {"", ""};
         conf->tiers = kb_xcalloc(v->arr.n + 1, sizeof(*conf->tiers));
         for (size_t t = 0; t < v->arr.n; t++) {
                 const struct kb_value *plugins = kb_value_get(v->arr.v[t], "plugins");
@@ -193,19 +305,32 @@ static int parse_tiers(const struct kb_value *v, struct kb_conf *conf, char *err
                 tier->plugins = kb_xcalloc(plugins->arr.n + 1, sizeof(*tier->plugins));
                 for (size_t p = 0; p < plugins->arr.n; p++) {
                         char where[64];
-                        bool skip;
+                        bool skipped;
                         snprintf(where, sizeof(where), "tiers[%zu].plugins[%zu]", t, p);
                         struct kb_plugin_conf *pc = &tier->plugins[tier->nplugins];
-                        int rc = parse_plugin(plugins->arr.v[p], where, pc, &skip, err, errlen);
+                        int rc =
+                            parse_plugin(conf, plugins->arr.v[p], where, pc, &skipped, err, errlen);
                         if (rc) {
                                 /* Keep what was allocated reachable for release. */
                                 if (pc->name)
                                         tier->nplugins++;
                                 return rc;
                         }
-                        if (!skip)
-                                tier->nplugins++;
+                        if (skipped)
+                                continue;
+                        tier->nplugins++;
+                        if (strcmp(pc->name, "proportion") == 0)
+                                snprintf(quota[0], sizeof(quota[0]), "%s", where);
+                        else if (strcmp(pc->name, "capacity") == 0)
+                                snprintf(quota[1], sizeof(quota[1]), "%s", where);
                 }
+        }
+        if (quota[0][0] && quota[1][0]) {
+                snprintf(err, errlen,
+                         "%s (proportion) and %s (capacity): both set the queues' quotas; a conf "
+                         "takes one of the two",
+                         quota[0], quota[1]);
+                return KB_EBADCONF;
         }
         return 0;
 }
@@ -239,9 +364,19 @@ static int parse_configurations(const struct kb_value *v, struct kb_conf *conf, 
                                 conf->actions[a].arguments = kb_value_clone(args);
                         }
                 }
-                if (!found)
+                if (!found) {
                         KB_WARN("conf: configurations[%zu]: action %s is not in actions; ignored",
                                 i, name);
+                        skip(conf, "configuration", "%s", name);
+                        continue;
+                }
+                /* kbatch's actions take no arguments yet. */
+                for (size_t k = 0; args && args->type == KB_VOBJECT && k < args->obj.n; k++) {
+                        KB_WARN("conf: configurations[%zu].arguments.%s: not supported by "
+                                "kbatch's %s; ignored",
+                                i, args->obj.m[k].key, name);
+                        skip(conf, "argument", "%s %s", name, args->obj.m[k].key);
+                }
         }
         return 0;
 }
@@ -281,8 +416,10 @@ int kb_conf_parse(const char *text, size_t len, struct kb_conf *conf, char *err,
                 goto out;
         for (size_t i = 0; i < root->obj.n; i++) {
                 const char *k = root->obj.m[i].key;
-                if (strcmp(k, "actions") && strcmp(k, "tiers") && strcmp(k, "configurations"))
+                if (strcmp(k, "actions") && strcmp(k, "tiers") && strcmp(k, "configurations")) {
                         KB_WARN("conf: %s: unknown key; ignored", k);
+                        skip(conf, "key", "%s", k);
+                }
         }
         rc = 0;
 out:
@@ -303,11 +440,11 @@ int kb_conf_load_file(const char *path, struct kb_conf *conf, char *err, size_t 
         }
         char inner[512];
         rc = kb_conf_parse(text, len, conf, inner, sizeof(inner));
-        int line = 0, skip = 0;
+        int line = 0, off = 0;
         /* "line 3: ..." from the YAML parser reads "conf.yaml:3: ...", as
          * manifest errors do. */
-        if (rc && sscanf(inner, "line %d: %n", &line, &skip) == 1 && skip > 0)
-                snprintf(err, errlen, "%s:%d: %s", path, line, inner + skip);
+        if (rc && sscanf(inner, "line %d: %n", &line, &off) == 1 && off > 0)
+                snprintf(err, errlen, "%s:%d: %s", path, line, inner + off);
         else if (rc)
                 snprintf(err, errlen, "%s: %s", path, inner);
         free(text);
@@ -329,7 +466,34 @@ void kb_conf_release(struct kb_conf *conf)
                 free(conf->tiers[t].plugins);
         }
         free(conf->tiers);
+        for (size_t i = 0; i < conf->nskipped; i++)
+                free(conf->skipped[i].name);
+        free(conf->skipped);
         memset(conf, 0, sizeof(*conf));
+}
+
+void kb_conf_skipped_summary(const struct kb_conf *conf, char *buf, size_t len)
+{
+        size_t off = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < conf->nskipped && off < len; i++) {
+                int w = snprintf(buf + off, len - off, "%s%s %s", i ? ", " : "",
+                                 conf->skipped[i].kind, conf->skipped[i].name);
+                if (w < 0)
+                        break;
+                off += (size_t)w;
+        }
+}
+
+int kb_conf_strict(const struct kb_conf *conf, char *err, size_t errlen)
+{
+        if (!conf->nskipped)
+                return 0;
+        char list[768];
+        kb_conf_skipped_summary(conf, list, sizeof(list));
+        snprintf(err, errlen, "conf: --strict-conf: kbatch would skip %zu item(s): %s",
+                 conf->nskipped, list);
+        return KB_EBADCONF;
 }
 
 bool kb_conf_has_action(const struct kb_conf *conf, const char *name)

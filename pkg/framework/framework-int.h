@@ -1,58 +1,98 @@
-/* What the framework's files share; not for actions or plugins. */
+/*
+ * What the framework's files share; not for actions or plugins.
+ *
+ * The files form layers, and a file calls only into the layers below it
+ * (test/e2e/framework_layers.sh checks this on the built objects):
+ *
+ *   session.c     lifecycle: open, execute, close; accessors
+ *   open.c        snapshot -> model (nodes, queues, jobs, tasks)
+ *   close.c       phases, conditions, queue statuses, nominations
+ *   statement.c   undoable operations          select.c  node selection
+ *                                              search.c  ... under filters and batch scores
+ *                                              class.c   placement classes
+ *                                              topology.c network topology
+ *                                              hypernodes.c  HyperNodes into domains
+ *                                              domains.c topology domains
+ *   heap.c        priority queues
+ *   points.c      registration and dispatchers   result.c  the result's lists
+ *   model.c       names, counters, node accounting and task lists, lookups
+ *
+ * conf.c and registry.c stand apart (conf parsing and the static tables).
+ */
 #ifndef KB_PKG_FRAMEWORK_INT_H
 #define KB_PKG_FRAMEWORK_INT_H
 
 #include "framework/framework.h"
 
-/* Typed callback storage, one list type per callback type (no casts). */
-#define KB_CB_DECL(tag, fn_type)                                                                   \
-        struct kb_cbl_##tag {                                                                      \
-                struct {                                                                           \
-                        fn_type fn;                                                                \
-                        void *arg;                                                                 \
-                        int tier;                                                                  \
-                        unsigned flags;                                                            \
-                } * v;                                                                             \
-                size_t n, cap;                                                                     \
-        }
-KB_CB_DECL(job_order, kb_job_order_fn);
-KB_CB_DECL(queue_order, kb_queue_order_fn);
-KB_CB_DECL(task_order, kb_task_order_fn);
-KB_CB_DECL(namespace_order, kb_namespace_order_fn);
-KB_CB_DECL(predicate, kb_predicate_fn);
-KB_CB_DECL(node_order, kb_node_order_fn);
-KB_CB_DECL(batch_node_order, kb_batch_node_order_fn);
-KB_CB_DECL(job_bool, kb_job_bool_fn);
-KB_CB_DECL(job_vote, kb_job_vote_fn);
-KB_CB_DECL(job_valid, kb_job_valid_fn);
-KB_CB_DECL(job_event, kb_job_event_fn);
-KB_CB_DECL(queue_bool, kb_queue_bool_fn);
-KB_CB_DECL(allocatable, kb_allocatable_fn);
-KB_CB_DECL(victims, kb_victims_fn);
+/* ---- callback storage (points.c) --------------------------------------------- */
 
-struct kb_event_cb {
-        kb_task_event_fn allocate;
-        kb_task_event_fn deallocate;
-        void *arg;
+/* One member per point, typed: a dispatcher reads the member of its own
+ * point, so no callback is ever cast. */
+union kb_cb_fn {
+#define XX(E, name, fnt, reg, flag, ret, disp, params) fnt name;
+        KB_POINTS(XX)
+#undef XX
 };
 
-struct kb_select;
+struct kb_cb {
+        union kb_cb_fn fn;
+        void *arg;
+        const char *plugin; /* the registering plugin's name; NULL outside a plugin */
+        int tier;
+        unsigned flags; /* KB_PURE */
+};
 
+struct kb_cb_list {
+        struct kb_cb *v;
+        size_t n, cap;
+};
+
+/* Loops over the callbacks of point P (an enum kb_point) as `e`, in tier
+ * and registration order (no pointer arithmetic on an empty list's NULL). */
+#define EACH_CB(s, P, e)                                                                           \
+        for (const struct kb_cb *e = (s)->cb[P].v, *const e##_end =                                \
+                                                       (s)->cb[P].n ? e + (s)->cb[P].n : e;        \
+             e != e##_end; e++)
+
+struct kb_select;
+struct kb_classes;
+struct kb_topology;
+struct kb_intern;
+struct kb__domains_list;
+struct kb__search;
+
+struct kb_session_cond {
+        const char *type, *status, *reason, *message;
+};
+
+/*
+ * The session.  Each group of fields says which file writes it; every other
+ * file only reads it.
+ */
 struct kb_session {
-        struct kb_pool pool;
+        /* session.c: set by kb_session_open, constant afterwards. */
+        struct kb_pool pool; /* everything below that is not freed by name */
         const struct kb_snapshot *snap;
         const struct kb_conf *conf;
         struct kb_result *result;
+        bool has_enqueue;    /* the conf runs the enqueue action */
+        void **plugin_state; /* per plugin, tiers flattened */
+        int rc;              /* KB_EBADCONF when a conf name was missing */
+        /* session.c: the action being executed (for kb_session_action_args). */
+        const struct kb_action_conf *cur_action;
 
-        /* While plugins open: which plugin and tier registers. */
+        /* points.c: the registering plugin while plugins open, and the
+         * callbacks of every point. */
         const struct kb_plugin_conf *cur_plugin;
         int cur_tier;
-        const struct kb_action_conf *cur_action;
-        void **plugin_state; /* per plugin, tiers flattened */
+        struct kb_cb_list cb[KB_NPOINTS];
 
+        /* open.c builds these arrays and what they point to; afterwards
+         * model.c alone changes task statuses, job counters and node
+         * accounting (through statements). */
         struct kb_node_info *nodes; /* sorted by name */
         size_t nnodes;
-        struct kb_task *tasks;
+        struct kb_task *tasks; /* our pods' tasks, then other schedulers' */
         size_t ntasks;
         struct kb_job **jobs; /* PodGroup jobs first (by name), then lone pods */
         size_t njobs;
@@ -60,61 +100,209 @@ struct kb_session {
         size_t nqueues;
         struct kb_res total;
 
-        struct kb_cbl_job_order job_order;
-        struct kb_cbl_queue_order queue_order;
-        struct kb_cbl_task_order task_order;
-        struct kb_cbl_namespace_order namespace_order;
-        struct kb_cbl_predicate predicate;
-        struct kb_cbl_node_order node_order;
-        struct kb_cbl_batch_node_order batch_node_order;
-        struct kb_cbl_job_bool job_ready;
-        struct kb_cbl_job_vote job_pipelined;
-        struct kb_cbl_job_valid job_valid;
-        struct kb_cbl_job_vote job_enqueueable;
-        struct kb_cbl_job_event job_enqueued;
-        struct kb_cbl_job_bool job_starving;
-        struct kb_cbl_queue_bool overused;
-        struct kb_cbl_allocatable allocatable;
-        struct kb_cbl_victims preemptable;
-        struct kb_cbl_victims reclaimable;
-        struct kb_cbl_allocatable preemptive;
-        struct kb_event_cb *events;
-        size_t nevents, capevents;
-
-        /* Every change to a node's accounting appends the node's index, so
-         * that caches can catch up with what changed since they last looked. */
+        /* model.c: every change to a node's accounting appends the node's
+         * index, so that caches can catch up with what changed since they
+         * last looked; and the interned strings. */
         uint32_t *changes;
         size_t nchanges, capchanges;
+        struct kb_intern *interned;
+
+        /* select.c and class.c; search.c; domains.c */
         struct kb_select *select;
+        struct kb_classes *classes;
+        struct kb__search *search;
+        struct kb__domains_list *domains;
 
-        /* Conditions set in this session, per job index. */
-        struct kb_session_cond *conds;
+        /* topology.c: the network topology (NULL until configured or
+         * built), and the topology order of nodes that select.c lays its
+         * trees out in: position per node index and node index per
+         * position (both NULL without a topology). */
+        struct kb_topology *topo;
+        uint32_t *topo_pos, *topo_order;
 
-        /* Statements, so that ops of ones neither committed nor discarded
-         * are freed at close. */
+        /* statement.c: every statement, so that the operations of ones
+         * neither committed nor discarded are freed at close. */
         struct kb_statement *statements;
 
-        /* Interned strings (fit reasons). */
-        struct kb_intern *interned;
+        /* close.c: the condition set in this session, per job index
+         * (allocated by open.c). */
+        struct kb_session_cond *conds;
 };
 
-struct kb_session_cond {
-        const char *type, *status, *reason, *message;
-};
+/* ---- model.c ----------------------------------------------------------------- */
 
-/* Node accounting as Volcano's NodeInfo.AddTask/RemoveTask; both log the
- * change. */
-void kb__node_add_task(struct kb_session *s, struct kb_node_info *n, const struct kb_task *t);
-void kb__node_remove_task(struct kb_session *s, struct kb_node_info *n, const struct kb_task *t);
-/* Moves t to status st, keeping the job's counters and allocated sums. */
-void kb__task_set_status(struct kb_task *t, enum kb_task_status st);
+/* t to status st, keeping its job's counters and allocated sum and, when t
+ * is on a node, the node's accounting (t stays in the node's list). */
+void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status st);
+/* Puts t (not on any node) on n: accounting by t's status, appended to n's
+ * task list, t->node set. */
+void kb__node_attach(struct kb_session *s, struct kb_node_info *n, struct kb_task *t);
+/* Takes t off its node: accounting, list, t->node = -1. */
+void kb__node_detach(struct kb_session *s, struct kb_task *t);
 
-void kb__statements_release(struct kb_session *s);
-void kb__select_init(struct kb_session *s);
-void kb__select_release(struct kb_session *s);
+/* ---- points.c ---------------------------------------------------------------- */
+
+/* The predicates without the placement filters: what a placement class's
+ * cache keeps per node. */
+const char *kb__predicate_static(struct kb_session *s, const struct kb_task *t,
+                                 const struct kb_node_info *n);
+
+/* Callbacks registered from now on belong to plugin pc (NULL: none) in
+ * tier; the conf's enable flags of pc apply. */
+void kb__points_begin(struct kb_session *s, int tier, const struct kb_plugin_conf *pc);
+void kb__points_release(struct kb_session *s);
+
+/* ---- result.c ---------------------------------------------------------------- */
 
 void kb__result_add_bind(struct kb_session *s, const struct kb_task *t);
 void kb__result_add_eviction(struct kb_session *s, const struct kb_task *t, const char *action,
                              const char *reason);
+/* Appends w (its strings must live in the result's pool or longer). */
+void kb__result_add_warning(struct kb_session *s, const struct kb_warning *w);
+
+/* ---- select.c, search.c, class.c, domains.c, statement.c ------------------------ */
+
+/*
+ * A placement class's cache (select.c builds and keeps it current; search.c
+ * reads it).  The tree is a max-tree over size leaves (a power of two >=
+ * the node count): node k's children are 2k and 2k+1, leaf i is size + i,
+ * and every tree node holds its subtree's best (gradient, score, node).
+ */
+struct kb__prune;
+struct kb__cache {
+        uint32_t eclass;
+        const struct kb_task *proto;
+        size_t log_pos;
+        uint64_t last_use;
+        uint32_t size; /* leaves, a power of two >= nnodes */
+        double *score; /* 2*size, [1] is the root */
+        uint8_t *grad; /* 2*size: 2 fits idle, 1 fits future idle, 0 infeasible */
+        uint32_t *best;
+        /* Per node: index+1 into reasons[] of the static verdict (0 passes),
+         * and the mask of resources short. */
+        uint16_t *static_why;
+        uint16_t *short_mask;
+        /* Reason counts: per resource slot, and per static reason (counted
+         * only for nodes where nothing is short, as Volcano checks resources
+         * before predicates). */
+        uint32_t short_count[KB_RES_MAX];
+        const char **reasons;
+        uint32_t *reason_count;
+        size_t nreasons;
+        /* Per topology key a placement filter hinted at: which domains each
+         * subtree holds (search.c builds them on first use). */
+        struct kb__prune *prune;
+        size_t nprune;
+};
+
+/* Node i's leaf in cache c: its position in the topology order when the
+ * session has a network topology (each domain's nodes then form a range of
+ * leaves, which kb_select_node_in queries), else i.  Ties still go by node
+ * index. */
+#define KB__LEAF(c, s, i) ((c)->size + ((s)->topo_pos ? (s)->topo_pos[i] : (i)))
+
+/* (gradient, score, index) a beats b: the higher gradient, then the higher
+ * score, then the lower index (the name that sorts first). */
+static inline bool kb__better(uint8_t ga, double sa, uint32_t ia, uint8_t gb, double sb,
+                              uint32_t ib)
+{
+        if (ga != gb)
+                return ga > gb;
+        return sa > sb || (sa == sb && ia < ib);
+}
+
+/*
+ * search.c: the best node for t in a caught-up cache c, when placement
+ * filters restrict t or batch scores vary for it; NULL with the reasons in
+ * *why when none fits.  Sets *plain when neither applies to t (the tree's
+ * root is the answer, and nothing was done).
+ */
+struct kb_node_info *kb__search(struct kb_session *s, struct kb__cache *c, struct kb_task *t,
+                                uint32_t lo, uint32_t hi, const char **why, bool *plain);
+/* Frees what search.c hung on a cache, and its scratch. */
+void kb__search_cache_free(struct kb__cache *c);
+void kb__search_release(struct kb_session *s);
+/*
+ * The fit error, worded as kube-scheduler's FitError ("0/N nodes are
+ * available: <count> <reason>, ... ."): short_count[d] nodes short of
+ * resource d, counts[i] nodes that failed with reasons[i].
+ */
+const char *kb__fit_error(struct kb_session *s, size_t nnodes,
+                          const uint32_t short_count[KB_RES_MAX], const char *const *reasons,
+                          const uint32_t *counts, size_t nreasons);
+/* The reason a resource slot is short, in kube-scheduler's words. */
+void kb__short_reason(int slot, char *buf, size_t n);
+/* Whether t's request fits n's future idle resources, as a mask of the
+ * slots it does not (0: fits). */
+uint16_t kb__short_mask(const struct kb_task *t, const struct kb_node_info *n);
+void kb__domains_release(struct kb_session *s);
+
+void kb__select_init(struct kb_session *s);
+void kb__select_release(struct kb_session *s);
+void kb__classes_init(struct kb_session *s);
+void kb__classes_release(struct kb_session *s);
+/* t's placement class (computed once, kept in t->eclass). */
+uint32_t kb__class_of(struct kb_session *s, struct kb_task *t);
+void kb__statements_release(struct kb_session *s);
+
+/* ---- topology.c and hypernodes.c ------------------------------------------------- */
+
+struct kb__topo_seen {
+        struct kb_res idle, future_idle, used;
+};
+
+struct kb__topo_warning {
+        const struct kb_hypernode *hn;
+        const char *message;
+};
+
+/* The session's network topology (s->topo). */
+struct kb_topology {
+        struct kb_topology_conf conf; /* labels point into the pool */
+        /* hypernodes.c and topology.c build the forest. */
+        struct kb_domain *domains;
+        size_t ndomains, capdomains;
+        int32_t *node_domain; /* per node index: its lowest domain, -1 */
+        struct kb__topo_warning *warnings;
+        size_t nwarnings, capwarnings;
+        /* topology.c: the rooms and what they last counted per node. */
+        struct kb_domain_room *room;
+        struct kb__topo_seen *seen;
+        size_t log_pos;
+};
+
+/* hypernodes.c: a warning about HyperNode hn (msg lives in the session
+ * pool); a new domain (its index); whether domain a is d or above it; the
+ * snapshot's HyperNodes into domains. */
+void kb__topology_warn(struct kb_session *s, const struct kb_hypernode *hn, const char *msg);
+#define KB__TOPOLOGY_WARN(s, hn, ...)                                                              \
+        kb__topology_warn((s), (hn), kb_pool_printf(&(s)->pool, __VA_ARGS__))
+int32_t kb__topology_add_domain(struct kb_session *s, const char *name, const char *tier_name,
+                                int32_t tier, int32_t parent, const struct kb_hypernode *hn);
+bool kb__topology_is_ancestor(const struct kb_topology *t, int32_t a, int32_t d);
+void kb__topology_from_hypernodes(struct kb_session *s);
+
+/* Builds the network topology (after the plugins opened: the conf's label
+ * tiers come from one); nothing when there is none. */
+void kb__topology_build(struct kb_session *s);
+void kb__topology_release(struct kb_session *s);
+/* The topology's warnings (bad HyperNodes) and node counts into the result. */
+void kb__topology_report(struct kb_session *s);
+
+/* ---- open.c, close.c ---------------------------------------------------------- */
+
+/* Builds nodes, queues, jobs and tasks from the snapshot. */
+void kb__session_build(struct kb_session *s);
+/* PodGroup and queue statuses and nominations into the result. */
+void kb__session_statuses(struct kb_session *s);
+/* Before the plugins close: each waiting job's place in its queue. */
+void kb__session_positions(struct kb_session *s);
+
+#ifdef KB_TESTING
+/* Purity violations seen by select.c's checks; test builds abort on the
+ * first unless kb__purity_abort is cleared (a test that provokes one). */
+extern unsigned kb__purity_violations;
+extern bool kb__purity_abort;
+#endif
 
 #endif /* KB_PKG_FRAMEWORK_INT_H */

@@ -44,52 +44,23 @@ struct kb_snapshot {
         size_t npriorityclasses;
         struct kb_namespace **namespaces;
         size_t nnamespaces;
+        struct kb_hypernode **hypernodes;
+        size_t nhypernodes;
         const char *const *scheduler_names;
         size_t nscheduler_names;
         const char *default_queue; /* "default" when NULL */
         double now;                /* wall-clock seconds, for conditions */
 };
 
+#include "framework/points.h"
+
 /* ---- configuration ------------------------------------------------------ */
-
-/*
- * The extension points, as an X-macro so that the enum, the conf flag names
- * and the storage stay in step.  Columns: enum suffix, the Volcano conf flag
- * governing it (NULL: always on), and the flag's other spelling.  Volcano
- * spells most flags "enableX" and a few "enabledX"; both are accepted for all.
- */
-#define KB_POINTS(XX)                                                                              \
-        XX(JOB_ORDER, "enableJobOrder")                                                            \
-        XX(QUEUE_ORDER, "enableQueueOrder")                                                        \
-        XX(TASK_ORDER, "enableTaskOrder")                                                          \
-        XX(NAMESPACE_ORDER, "enableNamespaceOrder")                                                \
-        XX(PREDICATE, "enablePredicate")                                                           \
-        XX(NODE_ORDER, "enableNodeOrder")                                                          \
-        XX(BATCH_NODE_ORDER, "enableNodeOrder")                                                    \
-        XX(JOB_READY, "enableJobReady")                                                            \
-        XX(JOB_PIPELINED, "enableJobPipelined")                                                    \
-        XX(JOB_VALID, NULL)                                                                        \
-        XX(JOB_ENQUEUEABLE, "enableJobEnqueued")                                                   \
-        XX(JOB_ENQUEUED, "enableJobEnqueued")                                                      \
-        XX(JOB_STARVING, "enableJobStarving")                                                      \
-        XX(OVERUSED, "enableOverused")                                                             \
-        XX(ALLOCATABLE, "enableAllocatable")                                                       \
-        XX(PREEMPTABLE, "enablePreemptable")                                                       \
-        XX(RECLAIMABLE, "enableReclaimable")                                                       \
-        XX(PREEMPTIVE, "enablePreemptive")                                                         \
-        XX(EVENT_HANDLER, NULL)
-
-enum kb_point {
-#define XX(name, flag) KB_POINT_##name,
-        KB_POINTS(XX)
-#undef XX
-            KB_NPOINTS
-};
 
 struct kb_plugin_conf {
         char *name;
         /* Per extension point: 1 enabled (the default), 0 disabled. */
         signed char enabled[KB_NPOINTS];
+        bool hierarchy;             /* enableHierarchy: true (kb_plugin.hierarchy) */
         struct kb_value *arguments; /* an object, never NULL */
 };
 
@@ -103,11 +74,20 @@ struct kb_action_conf {
         struct kb_value *arguments; /* from configurations[]; an object */
 };
 
+/* Something the conf names that kbatch reads but does not act on. */
+struct kb_conf_skip {
+        const char *kind; /* "action", "plugin", "flag", "argument", "configuration", "key" */
+        char *name;       /* "preempt", "nodeorder podaffinity.weight", ... */
+};
+
 struct kb_conf {
         struct kb_action_conf *actions;
         size_t nactions;
         struct kb_tier_conf *tiers;
         size_t ntiers;
+        /* What was skipped (each also logged as a warning). */
+        struct kb_conf_skip *skipped;
+        size_t nskipped, capskipped;
         /* Test and benchmark switch: choose nodes by scanning every node for
          * every task instead of through the per-class caches.  Placements
          * are the same either way; this exists to prove it. */
@@ -129,6 +109,12 @@ int kb_conf_load_file(const char *path, struct kb_conf *conf, char *err, size_t 
 void kb_conf_release(struct kb_conf *conf);
 /* Whether the conf runs the action. */
 bool kb_conf_has_action(const struct kb_conf *conf, const char *name);
+/* "action preempt, plugin capacity, argument nodeorder podaffinity.weight"
+ * into buf ("" when nothing was skipped). */
+void kb_conf_skipped_summary(const struct kb_conf *conf, char *buf, size_t len);
+/* --strict-conf: KB_EBADCONF with the skipped items in err when anything
+ * was skipped, else 0. */
+int kb_conf_strict(const struct kb_conf *conf, char *err, size_t errlen);
 
 /* Plugin argument helpers: read conf arguments by key with a default. */
 double kb_args_double(const struct kb_value *args, const char *key, double dflt);
@@ -164,21 +150,34 @@ struct kb_job;
 struct kb_node_info;
 struct kb_queue_info;
 
+/*
+ * A task is one pod.  Every pod of the schedulers this session serves is a
+ * task of a job; so is every other pod bound to a node (a "foreign" task:
+ * job NULL, never placed or evicted by kbatch), so that a node's task list
+ * shows everything on it.  Actions and plugins read tasks; only statements
+ * change them.
+ */
 struct kb_task {
         const struct kb_pod *pod;
-        struct kb_job *job;
-        const char *name; /* "namespace/name" */
-        const char *role; /* annotation volcano.sh/task-spec, or "" */
-        uint32_t index;   /* position in the session's task array */
-        uint32_t eclass;  /* placement class: tasks with equal placement specs */
+        struct kb_job *job; /* NULL for another scheduler's pod */
+        const char *name;   /* "namespace/name" */
+        const char *role;   /* annotation volcano.sh/task-spec, or "" */
+        uint32_t index;     /* position in the session's task array */
+        uint32_t eclass;    /* placement class: tasks with equal placement specs */
         enum kb_task_status status;
         int32_t node; /* node index, -1 when none */
         int32_t priority;
         bool best_effort;
+        /* volcano.sh/preemptable on the pod (annotation, else label):
+         * absent means preemptable (Volcano master), anything but "true"
+         * means not. */
+        bool preemptable;
         struct kb_res resreq;
         /* The task's last fit failure in this session (node-level reasons),
          * kept for the PodGroup condition. */
         const char *fit_error;
+        /* Links of the node's task list (kb_node_info.tasks). */
+        struct kb_task *node_prev, *node_next;
 };
 
 /* PodGroup phases, as Volcano's PodGroupPhase. */
@@ -210,25 +209,65 @@ struct kb_job {
         struct kb_task **tasks;
         uint32_t ntasks;
         uint32_t count[KB_TASK_NSTATUS];
-        struct kb_res allocated;     /* resreq of tasks in allocated states */
-        struct kb_res total_request; /* resreq of every non-terminal task */
-        /* Why this job cannot be scheduled at all (missing queue, invalid
-         * group, gang too small...), or NULL. */
+        uint32_t pending_best_effort; /* Pending tasks that request nothing */
+        struct kb_res allocated;      /* resreq of tasks in allocated states */
+        struct kb_res total_request;  /* resreq of every non-terminal task */
+        /* Why this job cannot be scheduled at all (missing PodGroup or
+         * queue), or NULL, and the condition reason for it. */
         const char *invalid;
-        /* Set by enqueue when a Pending group stayed Pending, to explain it. */
+        const char *invalid_reason;
+        /* Set by enqueue when a Pending group stayed Pending, to explain it
+         * (kb_job_explain), with its condition reason. */
+        const char *enqueue_why;
         const char *enqueue_reason;
         /* The fit error of the first task that fit no node in this session
-         * ("0/4 nodes are available: ..."), or NULL. */
+         * ("0/4 nodes are available: ..."), or NULL; the task, and how many
+         * of the job's tasks held room (placed before or in this turn) when
+         * it failed. */
         const char *fit_error;
-        bool touched; /* allocate looked at this job in this session */
+        const struct kb_task *fit_task;
+        uint32_t fit_placed;
+        uint32_t fit_role_placed; /* of fit_task's role, when it has one */
+        /* Why the queue's quota refused a task of the job (allocate,
+         * reclaim), with the numbers (kb_job_explain_quota), and the
+         * condition reason; NULL when it never did. */
+        const char *quota_error;
+        const char *quota_reason;
+        bool quota_checked; /* allocate looked at the nodes for it */
+        /* Among the jobs of its queue still waiting at close (not ready,
+         * valid), its place in the order they are considered (1 first),
+         * out of queue->waiting; 0 when not waiting. */
+        uint32_t position;
+        /* For a gang partly bound (tasks on nodes, not ready), what allocate
+         * did about the rest: room held for it, or why it can never
+         * complete; NULL otherwise. */
+        const char *partial;
+        bool partial_never; /* partial says it can never complete */
+        /* Tasks evicted (preempt, reclaim) to make room for this job in
+         * this session, by which action. */
+        uint32_t evictions;
+        const char *evicted_by;
 };
 
+/* Tasks of j on nodes from before this session (Binding, Bound, Running):
+ * a gang with some but not ready is "partly bound". */
+uint32_t kb_job_placed_count(const struct kb_job *j);
 /* Volcano JobInfo helpers. */
 uint32_t
 kb_job_ready_count(const struct kb_job *j); /* Allocated, Binding, Bound, Running, Succeeded */
 uint32_t kb_job_waiting_count(const struct kb_job *j); /* Pipelined */
 uint32_t kb_job_pending_count(const struct kb_job *j);
 
+/*
+ * A node in the session.  The resource sums follow Volcano's NodeInfo; the
+ * task list holds every task on the node — bound, running, releasing,
+ * assumed (allocated) or pipelined, ours or another scheduler's — in the
+ * order it arrived, for victim selection and inter-pod rules:
+ *
+ *     for (const struct kb_task *t = n->tasks; t; t = t->node_next) ...
+ *
+ * Statements keep the sums and the list current (O(1) per operation).
+ */
 struct kb_node_info {
         const struct kb_node *node;
         const char *name;
@@ -238,11 +277,31 @@ struct kb_node_info {
         struct kb_res used;
         struct kb_res releasing;
         struct kb_res pipelined;
-        uint32_t ntasks; /* tasks counted on the node (any scheduler) */
+        struct kb_task *tasks, *tasks_tail;
+        uint32_t ntasks;  /* length of the task list */
+        uint32_t version; /* bumped on every change to the sums or the list */
 };
 
 /* Volcano's FutureIdle: idle + releasing - pipelined. */
 void kb_node_future_idle(const struct kb_node_info *n, struct kb_res *out);
+
+/* The topology domains of a node label key: nodes with equal values form a
+ * domain, numbered 0.. by the first node (by name) with each value; a node
+ * without the label is in none (KB_NO_DOMAIN). */
+#define KB_NO_DOMAIN UINT32_MAX
+struct kb_session;
+struct kb_domains {
+        const char *key;
+        uint32_t ndomains;
+        const char *const *values; /* per domain: the label value */
+        const uint32_t *of;        /* per node index: its domain, or KB_NO_DOMAIN */
+        /* The nodes of domain d, by index: nodes[start[d] .. start[d + 1]). */
+        const uint32_t *start;
+        const uint32_t *nodes;
+        uint32_t nkeyless; /* nodes without the label */
+};
+/* key's domains, built on first use and owned by the session. */
+const struct kb_domains *kb_session_domains(struct kb_session *s, const char *key);
 
 struct kb_queue_info {
         const struct kb_queue *queue;
@@ -250,105 +309,40 @@ struct kb_queue_info {
         uint32_t index;
         int32_t weight;
         enum kb_queue_state state;
-        /* Filled by a quota plugin (proportion) for the queue status. */
+        /* Filled by a quota plugin for the queue status. */
         struct kb_res deserved;
         double share;
+        uint32_t waiting; /* jobs waiting at close (kb_job.position) */
 };
 
-/* ---- results ------------------------------------------------------------- */
-
-struct kb_bind {
-        const struct kb_pod *pod;
-        const char *node;
-};
-
-struct kb_eviction {
-        const struct kb_pod *pod;
-        const char *action; /* "preempt", "reclaim" */
-        const char *reason;
-};
-
-/* A task left Pipelined when the session closed: it waits on node for
- * resources being released there.  The daemon writes the node to the pod's
- * status.nominatedNodeName (as Volcano does for pipelined tasks), so that
- * users and other schedulers see the claim. */
-struct kb_nomination {
-        const struct kb_pod *pod;
-        const char *node;
-};
-
-struct kb_pg_status {
-        const struct kb_podgroup *pg; /* NULL: no PodGroup object (a lone pod) */
-        const char *name;             /* namespace/name */
-        enum kb_pg_phase phase;
-        int32_t running, succeeded, failed, pending;
-        /* The condition set by this session: Unschedulable (status True)
-         * with reason and message, or Scheduled.  type NULL when none. */
-        const char *cond_type;
-        const char *cond_status;
-        const char *cond_reason;
-        const char *cond_message;
-};
-
-struct kb_queue_status {
-        const char *name;
-        enum kb_queue_state state;
-        int32_t pending, inqueue, running, unknown, completed;
-        struct kb_res allocated;
-        struct kb_res deserved;
-        struct kb_res capability;
-        double share;
-};
-
-/* How long parts of a session took, for the daemon's latency histograms
- * (Volcano's action_ and plugin_scheduling_latency_microseconds).  name
- * points at the conf (valid while the conf is), seconds are monotonic. */
-struct kb_action_time {
-        const char *name;
-        double seconds; /* execute */
-};
-struct kb_plugin_time {
-        const char *name;
-        double open, close; /* seconds in open (OnSessionOpen), close (OnSessionClose) */
-};
-
-/* Everything a session decided.  Strings and pointers stay valid until
- * kb_result_release (they point into the result's own pool or at snapshot
- * objects). */
-struct kb_result {
-        struct kb_pool pool;
-        struct kb_bind *binds;
-        size_t nbinds, capbinds;
-        struct kb_eviction *evictions;
-        size_t nevictions, capevictions;
-        struct kb_pg_status *podgroups;
-        size_t npodgroups;
-        struct kb_queue_status *queues;
-        size_t nqueues;
-        /* Pipelined tasks at close, in task order (only tasks of statements
-         * kept, since a discarded statement undoes its pipelines). */
-        struct kb_nomination *nominations;
-        size_t nnominations;
-        double duration; /* seconds, the session alone */
-        /* One entry per action run, in conf order, and per plugin, in tier
-         * order (from the result's pool). */
-        struct kb_action_time *action_times;
-        size_t naction_times;
-        struct kb_plugin_time *plugin_times;
-        size_t nplugin_times;
-};
-void kb_result_release(struct kb_result *r);
+#include "framework/result.h"
 
 /* ---- the session ---------------------------------------------------------- */
 
 struct kb_session;
 
 /*
- * Runs one whole session (open, actions, close) on snap with conf, filling
- * result (caller releases).  Returns 0, or a negative code when the conf
- * names something missing at run time.  Any one thread; several sessions may
- * run on distinct snapshots concurrently.
+ * A session's life, in three calls that both binaries and the tests use:
+ *
+ *   s = kb_session_open(snap, conf, result);   build the model, open plugins
+ *   rc = kb_session_execute(s);                the conf's actions, in order
+ *   kb_session_close(s);                       close plugins, statuses; frees s
+ *
+ * open builds the session's own state from snap (which must stay unchanged
+ * until close) and runs every configured plugin's open; it never fails (a
+ * plugin the registry lacks is remembered and reported by execute).
+ * execute returns 0, or KB_EBADCONF when the conf names an action or plugin
+ * missing at run time (the others still run).  close fills result (caller
+ * releases it with kb_result_release) and frees the session.  Between open
+ * and close, a test may register callbacks of its own with kb_on_*() and run
+ * single actions with kb_action_find(name)->execute(s).  One thread per
+ * session; sessions on distinct snapshots may run concurrently.
  */
+struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct kb_conf *conf,
+                                   struct kb_result *result);
+int kb_session_execute(struct kb_session *s);
+void kb_session_close(struct kb_session *s);
+/* open + execute + close. */
 int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
                    struct kb_result *result);
 
@@ -358,22 +352,71 @@ const struct kb_snapshot *kb_session_snapshot(struct kb_session *s);
 const struct kb_conf *kb_session_conf(struct kb_session *s);
 struct kb_job **kb_session_jobs(struct kb_session *s, size_t *n);
 struct kb_node_info *kb_session_nodes(struct kb_session *s, size_t *n);
+/* Every task: ours (in jobs), then other schedulers' pods on nodes;
+ * tasks[i].index == i. */
+struct kb_task *kb_session_tasks(struct kb_session *s, size_t *n);
 struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n);
 /* Sum of every node's allocatable. */
 const struct kb_res *kb_session_total(struct kb_session *s);
 struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name);
+/* A node by name, or NULL. */
+struct kb_node_info *kb_session_node(struct kb_session *s, const char *name);
 /* The action's configurations[] arguments (an object, never NULL). */
 const struct kb_value *kb_session_action_args(struct kb_session *s);
+/* Whether the conf sets enableHierarchy: true for the named plugin, one
+ * that acts on it (Volcano's HierarchyEnabled). */
+bool kb_session_hierarchy(struct kb_session *s, const char *plugin);
 /* A priority class value by name; false when none. */
 bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *value);
+/*
+ * The enqueue gate, Volcano master's rule in one place: whether allocate
+ * and backfill may place j's tasks.  A group still Pending waits for the
+ * enqueue action when the conf runs it; without enqueue in the conf it is
+ * admitted here and moves to Inqueue (so it closes as Inqueue), as
+ * Volcano's allocate does.
+ */
+bool kb_job_admit(struct kb_session *s, struct kb_job *j);
 /* Sets the PodGroup condition this session reports for j (Volcano's
  * UpdatePodGroupCondition): type "Unschedulable" or "Scheduled", status
  * "True"/"False".  Strings are copied into the session pool. */
 void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *type,
                           const char *status, const char *reason, const char *message);
-/* Records why j stays Pending (a plugin rejecting it at enqueue, say);
- * the first reason of a session is kept.  Shown in its PodGroup condition. */
-void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *why);
+/*
+ * PodGroup condition reasons (README, "Why is my job pending"): Volcano's
+ * where it has one, kbatch's where it does not.
+ */
+#define KB_WHY_RESOURCES        "NotEnoughResources"  /* Volcano: placement, cluster */
+#define KB_WHY_TASKS            "NotEnoughTasks"      /* Volcano: gang size */
+#define KB_WHY_ROLE_TASKS       "NotEnoughPodsOfTask" /* Volcano: a role's size */
+#define KB_WHY_PODGROUP_MISSING "PodGroupNotFound"
+#define KB_WHY_QUEUE_MISSING    "QueueNotFound"
+#define KB_WHY_QUEUE_CLOSED     "QueueClosed"
+#define KB_WHY_QUEUE_INVALID    "QueueInvalid" /* a broken queue hierarchy */
+#define KB_WHY_QUOTA            "QueueQuotaExceeded"
+#define KB_WHY_NEVER            "NeverFits"             /* not even with the cluster empty */
+#define KB_WHY_EVICTING         "WaitingForEvictions"   /* evicting for it now */
+#define KB_WHY_PIPELINED        "WaitingForTermination" /* pipelined onto terminating pods */
+
+/* Records why j stays Pending (a plugin rejecting it at enqueue, say) and
+ * the condition reason (KB_WHY_*); the first of a session is kept.  Shown in
+ * its PodGroup condition. */
+void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *reason,
+                    const char *why);
+/* Records why j's queue refuses it a task (a quota plugin, with the
+ * numbers); the first of a session is kept. */
+void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const char *reason,
+                          const char *why);
+/* Records that t fit no node, why (kube-scheduler's summary): on t, and
+ * on its job when it is the job's first ("13/16 placed; the 14th: ..."). */
+void kb_task_fit_failed(struct kb_task *t, const char *why);
+/* What j needs beyond what it held when the session opened: the requests
+ * of its tasks not yet on nodes (Pending, or placed in this session:
+ * Allocated, Pipelined), as many as minMember lacks (all of them when it
+ * lacks none), in *need; the total of what minMember tasks ask (finished
+ * ones ask nothing) in *gang; and what this session placed of j so far in
+ * *own. */
+void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gang,
+                 struct kb_res *own);
 /* Interns a message string in the session pool (for fit reasons that are
  * counted by identity). */
 const char *kb_session_intern(struct kb_session *s, const char *str);
@@ -385,7 +428,6 @@ typedef int (*kb_job_order_fn)(void *arg, const struct kb_job *l, const struct k
 typedef int (*kb_queue_order_fn)(void *arg, const struct kb_queue_info *l,
                                  const struct kb_queue_info *r);
 typedef int (*kb_task_order_fn)(void *arg, const struct kb_task *l, const struct kb_task *r);
-typedef int (*kb_namespace_order_fn)(void *arg, const char *l, const char *r);
 /* NULL when the task may go to the node, else the reason in kube-scheduler's
  * words ("node(s) didn't match Pod's node affinity/selector"), a string that
  * lives for the session (static or from kb_session_intern). */
@@ -393,14 +435,52 @@ typedef const char *(*kb_predicate_fn)(void *arg, const struct kb_task *t,
                                        const struct kb_node_info *n);
 typedef double (*kb_node_order_fn)(void *arg, const struct kb_task *t,
                                    const struct kb_node_info *n);
-/* Adds a score per node into scores[i] for nodes[i]. */
+/* Adds a score per node into scores[i] for nodes[i]: nodes are the
+ * candidates (feasible, in the gradient node selection chose), and scores
+ * may be normalised over them, as kube-scheduler's NormalizeScore does. */
 typedef void (*kb_batch_node_order_fn)(void *arg, const struct kb_task *t,
                                        struct kb_node_info *const *nodes, size_t n, double *scores);
+/* A batch scorer: score() as above; varies() says false when every node
+ * would score the same for t (a constant changes no choice), else true
+ * with *nodes NULL (scores may differ anywhere) or listing the only nodes
+ * (*n indices, the plugin's until its next call) whose scores may differ
+ * from the rest, which all score alike.  varies NULL: may differ anywhere. */
+struct kb_batch_scorer {
+        bool (*varies)(void *arg, const struct kb_task *t, const uint32_t **nodes, size_t *n);
+        kb_batch_node_order_fn score;
+};
+
+/* Where the nodes a placement filter may pass can be: in the domains of
+ * one key that allowed[] marks (and keyless nodes if keyless), and/or
+ * among nodes[].  A hint may be wider than the truth, never narrower; its
+ * arrays are the plugin's until its next call. */
+struct kb_filter_hint {
+        const struct kb_domains *domains; /* NULL: no domain hint */
+        const uint8_t *allowed;           /* per domain of domains */
+        bool keyless;
+        const uint32_t *nodes; /* NULL: no node list */
+        size_t nnodes;
+};
+/*
+ * A placement filter: a predicate whose verdict depends on the tasks
+ * already on nodes — inter-pod affinity, topology spread, host ports —
+ * this session's assumed and pipelined tasks included.  check() answers as
+ * a predicate does (kb_predicate_fn).  scope() is asked once per node
+ * selection: false when the filter passes t everywhere (nothing to check),
+ * else true, with a hint of where passing nodes can be (leave *hint zeroed
+ * for none).  Such verdicts are never cached: node selection evaluates
+ * them on the candidates it considers, in score order (select.c).
+ */
+struct kb_filter {
+        bool (*scope)(void *arg, const struct kb_task *t, struct kb_filter_hint *hint);
+        kb_predicate_fn check;
+};
 typedef bool (*kb_job_bool_fn)(void *arg, const struct kb_job *j);
 /* Votes: > 0 permit, 0 abstain, < 0 reject. */
 typedef int (*kb_job_vote_fn)(void *arg, const struct kb_job *j);
-/* NULL when valid, else a reason. */
-typedef const char *(*kb_job_valid_fn)(void *arg, const struct kb_job *j);
+/* NULL when valid, else the message, and *reason set to the condition
+ * reason (KB_WHY_*). */
+typedef const char *(*kb_job_valid_fn)(void *arg, const struct kb_job *j, const char **reason);
 typedef void (*kb_job_event_fn)(void *arg, const struct kb_job *j);
 typedef bool (*kb_queue_bool_fn)(void *arg, const struct kb_queue_info *q);
 typedef bool (*kb_allocatable_fn)(void *arg, const struct kb_queue_info *q,
@@ -409,82 +489,61 @@ typedef bool (*kb_allocatable_fn)(void *arg, const struct kb_queue_info *q,
  * its size; returns -1 for "no opinion". */
 typedef int (*kb_victims_fn)(void *arg, const struct kb_task *preemptor,
                              struct kb_task *const *candidates, size_t n, struct kb_task **out);
+/* Volcano's victimTasks: the tasks among candidates a plugin wants evicted
+ * (rescheduling), written into out; returns their count. */
+typedef int (*kb_victim_tasks_fn)(void *arg, struct kb_task *const *candidates, size_t n,
+                                  struct kb_task **out);
 typedef void (*kb_task_event_fn)(void *arg, const struct kb_task *t);
+/* Called after a task is allocated or pipelined (allocate) or given back
+ * (deallocate: evicted, or an allocation undone), inside statements and
+ * their undo, so shares and counts stay current.  In both, t->node is the
+ * node concerned (the one it is leaving, for an undone allocation).
+ * Either may be NULL. */
+struct kb_event_handler {
+        kb_task_event_fn allocate;
+        kb_task_event_fn deallocate;
+};
 
 /*
  * Purity, for the node-selection caches.  A predicate or node order flagged
  * KB_PURE reads only the task's placement spec — its pod's requests,
- * nodeSelector, affinity and tolerations, which tasks of one placement class
- * share — and the node (for predicates: only its static attributes: labels,
- * taints, conditions, unschedulable; for node orders: also its resource
- * accounting).  Such answers are computed once per class and node and kept
- * current as nodes change.  Anything else must be registered without the
- * flag and is called for every task and candidate node.
+ * nodeSelector, node affinity, tolerations and images, which tasks of one
+ * placement class share — and the node (for predicates: only its static
+ * attributes: labels, taints, conditions, unschedulable, images; for node
+ * orders: also its resource accounting).  Such answers are computed once
+ * per class and node and kept current as nodes change.  A predicate or
+ * node order registered without the flag makes every selection a full
+ * scan.  Verdicts and scores that depend on other pods — pod affinity,
+ * topology spread, host ports, normalised scores — are never shared: they
+ * are placement filters and batch scorers, evaluated per task on the
+ * candidates (see struct kb_filter, struct kb_batch_scorer).  Test builds
+ * check the contract as they go (select.c): a pure callback that answers
+ * differently for two tasks of one class, or a pure predicate whose answer
+ * changes with the node's accounting, is reported and aborts the test, and
+ * on small clusters every cached answer is compared with a full scan.
  */
 #define KB_PURE 1u
 
-void kb_on_job_order(struct kb_session *s, kb_job_order_fn fn, void *arg);
-void kb_on_queue_order(struct kb_session *s, kb_queue_order_fn fn, void *arg);
-void kb_on_task_order(struct kb_session *s, kb_task_order_fn fn, void *arg);
-void kb_on_namespace_order(struct kb_session *s, kb_namespace_order_fn fn, void *arg);
-void kb_on_predicate(struct kb_session *s, kb_predicate_fn fn, void *arg, unsigned flags);
-void kb_on_node_order(struct kb_session *s, kb_node_order_fn fn, void *arg, unsigned flags);
-void kb_on_batch_node_order(struct kb_session *s, kb_batch_node_order_fn fn, void *arg);
-void kb_on_job_ready(struct kb_session *s, kb_job_bool_fn fn, void *arg);
-void kb_on_job_pipelined(struct kb_session *s, kb_job_vote_fn fn, void *arg);
-void kb_on_job_valid(struct kb_session *s, kb_job_valid_fn fn, void *arg);
-void kb_on_job_enqueueable(struct kb_session *s, kb_job_vote_fn fn, void *arg);
-void kb_on_job_enqueued(struct kb_session *s, kb_job_event_fn fn, void *arg);
-void kb_on_job_starving(struct kb_session *s, kb_job_bool_fn fn, void *arg);
-void kb_on_overused(struct kb_session *s, kb_queue_bool_fn fn, void *arg);
-void kb_on_allocatable(struct kb_session *s, kb_allocatable_fn fn, void *arg);
-void kb_on_preemptable(struct kb_session *s, kb_victims_fn fn, void *arg);
-void kb_on_reclaimable(struct kb_session *s, kb_victims_fn fn, void *arg);
-void kb_on_preemptive(struct kb_session *s, kb_allocatable_fn fn, void *arg);
-/* Called after a task is allocated/pipelined (allocate) or given back
- * (deallocate), inside statements and their undo, so shares stay current. */
-void kb_on_event(struct kb_session *s, kb_task_event_fn allocate, kb_task_event_fn deallocate,
-                 void *arg);
-
 /*
- * The dispatchers.  Each states how answers combine across plugins and
- * tiers; the rules are Volcano's (framework/session_plugins.go).
+ * A preemptable vote registered with KB_VETO protects: the candidates it
+ * does not name are never victims, whatever the tiers say (conformance's
+ * kube-system and critical pods).  Without it a vote is an opinion that
+ * Volcano's tier rule may pass over: a plugin naming no victim hands the
+ * question to the next tier.
  */
-/* Orders: tiers in order, plugins in order, the first non-zero answer wins;
- * with none, the default order (see the function). */
-int kb_job_order(struct kb_session *s, const struct kb_job *l, const struct kb_job *r);
-int kb_queue_order(struct kb_session *s, const struct kb_queue_info *l,
-                   const struct kb_queue_info *r);
-int kb_task_order(struct kb_session *s, const struct kb_task *l, const struct kb_task *r);
-int kb_namespace_order(struct kb_session *s, const char *l, const char *r);
-/* Every predicate must pass; returns the first failing reason or NULL. */
-const char *kb_predicate(struct kb_session *s, const struct kb_task *t,
-                         const struct kb_node_info *n);
-/* The weighted sum of every node order (batch orders added separately). */
-double kb_node_order(struct kb_session *s, const struct kb_task *t, const struct kb_node_info *n);
-/* Every job-ready answer must be true. */
-bool kb_job_ready(struct kb_session *s, const struct kb_job *j);
-/* Votes per tier: a reject is final; a tier with a permit decides true;
- * all abstaining means true. */
-bool kb_job_pipelined(struct kb_session *s, const struct kb_job *j);
-/* The first invalid reason, or NULL. */
-const char *kb_job_valid(struct kb_session *s, const struct kb_job *j);
-/* As kb_job_pipelined. */
-bool kb_job_enqueueable(struct kb_session *s, const struct kb_job *j);
-void kb_job_enqueued(struct kb_session *s, const struct kb_job *j);
-/* All answers must be true, and some tier must have answered. */
-bool kb_job_starving(struct kb_session *s, const struct kb_job *j);
-/* Any answer true means overused. */
-bool kb_overused(struct kb_session *s, const struct kb_queue_info *q);
-/* Every answer must be true. */
-bool kb_allocatable(struct kb_session *s, const struct kb_queue_info *q, const struct kb_task *t);
-bool kb_preemptive(struct kb_session *s, const struct kb_queue_info *q, const struct kb_task *t);
-/* Victims: within a tier the answers intersect; the first tier with an
- * opinion decides.  Returns the count written to out, or 0. */
-size_t kb_preemptable(struct kb_session *s, const struct kb_task *preemptor,
-                      struct kb_task *const *candidates, size_t n, struct kb_task **out);
-size_t kb_reclaimable(struct kb_session *s, const struct kb_task *preemptor,
-                      struct kb_task *const *candidates, size_t n, struct kb_task **out);
+#define KB_VETO 2u
+
+/* Registration, one function per point (generated from KB_POINTS):
+ * kb_on_<name>(s, fn, arg) or, for predicate, node_order and preemptable,
+ * kb_on_<name>(s, fn, arg, flags).  A callback registered while a plugin
+ * opens belongs to that plugin and its tier, and is dropped when the conf
+ * disables the point for the plugin. */
+#define KB_ON_PROTO_PLAIN(name, fnt) void kb_on_##name(struct kb_session *s, fnt fn, void *arg);
+#define KB_ON_PROTO_FLAGS(name, fnt)                                                               \
+        void kb_on_##name(struct kb_session *s, fnt fn, void *arg, unsigned flags);
+#define XX(E, name, fnt, reg, flag, ret, disp, params) KB_ON_PROTO_##reg(name, fnt) ret disp params;
+KB_POINTS(XX)
+#undef XX
 
 /* ---- node selection ----------------------------------------------------- */
 
@@ -497,11 +556,17 @@ size_t kb_reclaimable(struct kb_session *s, const struct kb_task *preemptor,
  * reasons in *why ("0/4 nodes are available: 3 Insufficient cpu, ...").
  *
  * Uses per-placement-class caches (static predicate results, and a max-tree
- * of scores kept current through the session's node change log) unless a
- * non-pure predicate or node order is registered, batch node orders exist,
- * or conf full_scan is set; the result is the same either way.
+ * of scores kept current through the session's node change log; placement
+ * filters and batch scores evaluated on it per task) unless a non-pure
+ * predicate or node order is registered or conf full_scan is set; the
+ * result is the same either way.
  */
 struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, const char **why);
+/* t's placement class: tasks with equal placement specs (requests, node
+ * selector and affinity, tolerations, images) share one; ids from 1. */
+uint32_t kb_task_class(struct kb_session *s, struct kb_task *t);
+
+#include "framework/topology.h"
 
 /* ---- statements ------------------------------------------------------------ */
 
@@ -518,11 +583,17 @@ struct kb_statement *kb_statement_new(struct kb_session *s);
 void kb_statement_allocate(struct kb_statement *st, struct kb_task *t, struct kb_node_info *n);
 /* Task to node on future-idle resources: status Pipelined. */
 void kb_statement_pipeline(struct kb_statement *st, struct kb_task *t, struct kb_node_info *n);
-/* Running task to Releasing. */
+/* A task on a node (Running, Bound, ...) to Releasing: it stays on the
+ * node's list and its room becomes future idle. */
 void kb_statement_evict(struct kb_statement *st, struct kb_task *t, const char *action,
                         const char *reason);
 void kb_statement_commit(struct kb_statement *st);
 void kb_statement_discard(struct kb_statement *st);
+/* A point in the statement to come back to: rollback undoes, in reverse
+ * order, every operation recorded after mark (a node tried and given up
+ * on, say) and keeps the earlier ones. */
+size_t kb_statement_mark(const struct kb_statement *st);
+void kb_statement_rollback(struct kb_statement *st, size_t mark);
 
 /* ---- priority queues ------------------------------------------------------ */
 
@@ -543,6 +614,11 @@ static inline bool kb_heap_empty(const struct kb_heap *h)
 {
         return h->n == 0;
 }
+/* Heaps of jobs, queues or tasks in the session's order (kb_job_order,
+ * kb_queue_order, kb_task_order): what every action keeps them in. */
+void kb_heap_init_jobs(struct kb_heap *h, struct kb_session *s);
+void kb_heap_init_queues(struct kb_heap *h, struct kb_session *s);
+void kb_heap_init_tasks(struct kb_heap *h, struct kb_session *s);
 
 /* ---- plugins and actions ------------------------------------------------ */
 
@@ -556,6 +632,17 @@ struct kb_plugin {
         const char *name;
         void *(*open)(struct kb_session *s, const struct kb_value *args);
         void (*close)(struct kb_session *s, void *state);
+        /* NULL-terminated argument keys the plugin acts on, and Volcano's
+         * keys it accepts but does not act on yet; an entry ending in '*'
+         * covers a prefix.  Any other key is unknown.  The conf warns about
+         * (and --strict-conf refuses) the last two kinds. */
+        const char *const *arguments;
+        const char *const *ignored;
+        bool hierarchy; /* acts on enableHierarchy (else it is skipped) */
+        /* Checks the arguments' values when the conf loads (NULL: any
+         * value goes): 0, or nonzero with "<key>: <problem>" in err, which
+         * makes the conf invalid. */
+        int (*check)(const struct kb_value *args, char *err, size_t errlen);
 };
 
 struct kb_action {

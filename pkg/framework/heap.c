@@ -1,4 +1,5 @@
-/* A binary min-heap of pointers under a caller's comparison. */
+/* A binary min-heap of pointers under a caller's comparison, and heaps in
+ * the session's job, queue and task orders. */
 #include <stdlib.h>
 
 #include "framework/framework.h"
@@ -54,4 +55,36 @@ void *kb_heap_pop(struct kb_heap *h)
                 i = m;
         }
         return top;
+}
+
+/* ---- heaps in the session's orders ------------------------------------------ */
+
+static int job_cmp(void *s, const void *a, const void *b)
+{
+        return kb_job_order(s, a, b);
+}
+
+static int queue_cmp(void *s, const void *a, const void *b)
+{
+        return kb_queue_order(s, a, b);
+}
+
+static int task_cmp(void *s, const void *a, const void *b)
+{
+        return kb_task_order(s, a, b);
+}
+
+void kb_heap_init_jobs(struct kb_heap *h, struct kb_session *s)
+{
+        kb_heap_init(h, job_cmp, s);
+}
+
+void kb_heap_init_queues(struct kb_heap *h, struct kb_session *s)
+{
+        kb_heap_init(h, queue_cmp, s);
+}
+
+void kb_heap_init_tasks(struct kb_heap *h, struct kb_session *s)
+{
+        kb_heap_init(h, task_cmp, s);
 }

@@ -13,103 +13,64 @@
 
 #include "framework/framework-int.h"
 
-static bool point_enabled(struct kb_session *s, enum kb_point p)
+/* ---- registration ------------------------------------------------------------ */
+
+void kb__points_begin(struct kb_session *s, int tier, const struct kb_plugin_conf *pc)
 {
-        return !s->cur_plugin || s->cur_plugin->enabled[p] != 0;
+        s->cur_tier = tier;
+        s->cur_plugin = pc;
 }
 
-#define REGISTER(list, point, fnv, argv, flagsv)                                                   \
-        do {                                                                                       \
-                if (!point_enabled(s, point))                                                      \
-                        break;                                                                     \
-                if (s->list.n >= s->list.cap)                                                      \
-                        kb_grow((void **)&s->list.v, &s->list.cap, s->list.n + 1,                  \
-                                sizeof(*s->list.v));                                               \
-                s->list.v[s->list.n].fn = (fnv);                                                   \
-                s->list.v[s->list.n].arg = (argv);                                                 \
-                s->list.v[s->list.n].tier = s->cur_tier;                                           \
-                s->list.v[s->list.n].flags = (flagsv);                                             \
-                s->list.n++;                                                                       \
-        } while (0)
-
-void kb_on_job_order(struct kb_session *s, kb_job_order_fn fn, void *arg)
+void kb__points_release(struct kb_session *s)
 {
-        REGISTER(job_order, KB_POINT_JOB_ORDER, fn, arg, 0);
-}
-void kb_on_queue_order(struct kb_session *s, kb_queue_order_fn fn, void *arg)
-{
-        REGISTER(queue_order, KB_POINT_QUEUE_ORDER, fn, arg, 0);
-}
-void kb_on_task_order(struct kb_session *s, kb_task_order_fn fn, void *arg)
-{
-        REGISTER(task_order, KB_POINT_TASK_ORDER, fn, arg, 0);
-}
-void kb_on_namespace_order(struct kb_session *s, kb_namespace_order_fn fn, void *arg)
-{
-        REGISTER(namespace_order, KB_POINT_NAMESPACE_ORDER, fn, arg, 0);
-}
-void kb_on_predicate(struct kb_session *s, kb_predicate_fn fn, void *arg, unsigned flags)
-{
-        REGISTER(predicate, KB_POINT_PREDICATE, fn, arg, flags);
-}
-void kb_on_node_order(struct kb_session *s, kb_node_order_fn fn, void *arg, unsigned flags)
-{
-        REGISTER(node_order, KB_POINT_NODE_ORDER, fn, arg, flags);
-}
-void kb_on_batch_node_order(struct kb_session *s, kb_batch_node_order_fn fn, void *arg)
-{
-        REGISTER(batch_node_order, KB_POINT_BATCH_NODE_ORDER, fn, arg, 0);
-}
-void kb_on_job_ready(struct kb_session *s, kb_job_bool_fn fn, void *arg)
-{
-        REGISTER(job_ready, KB_POINT_JOB_READY, fn, arg, 0);
-}
-void kb_on_job_pipelined(struct kb_session *s, kb_job_vote_fn fn, void *arg)
-{
-        REGISTER(job_pipelined, KB_POINT_JOB_PIPELINED, fn, arg, 0);
-}
-void kb_on_job_valid(struct kb_session *s, kb_job_valid_fn fn, void *arg)
-{
-        REGISTER(job_valid, KB_POINT_JOB_VALID, fn, arg, 0);
-}
-void kb_on_job_enqueueable(struct kb_session *s, kb_job_vote_fn fn, void *arg)
-{
-        REGISTER(job_enqueueable, KB_POINT_JOB_ENQUEUEABLE, fn, arg, 0);
-}
-void kb_on_job_enqueued(struct kb_session *s, kb_job_event_fn fn, void *arg)
-{
-        REGISTER(job_enqueued, KB_POINT_JOB_ENQUEUED, fn, arg, 0);
-}
-void kb_on_job_starving(struct kb_session *s, kb_job_bool_fn fn, void *arg)
-{
-        REGISTER(job_starving, KB_POINT_JOB_STARVING, fn, arg, 0);
-}
-void kb_on_overused(struct kb_session *s, kb_queue_bool_fn fn, void *arg)
-{
-        REGISTER(overused, KB_POINT_OVERUSED, fn, arg, 0);
-}
-void kb_on_allocatable(struct kb_session *s, kb_allocatable_fn fn, void *arg)
-{
-        REGISTER(allocatable, KB_POINT_ALLOCATABLE, fn, arg, 0);
-}
-void kb_on_preemptable(struct kb_session *s, kb_victims_fn fn, void *arg)
-{
-        REGISTER(preemptable, KB_POINT_PREEMPTABLE, fn, arg, 0);
-}
-void kb_on_reclaimable(struct kb_session *s, kb_victims_fn fn, void *arg)
-{
-        REGISTER(reclaimable, KB_POINT_RECLAIMABLE, fn, arg, 0);
-}
-void kb_on_preemptive(struct kb_session *s, kb_allocatable_fn fn, void *arg)
-{
-        REGISTER(preemptive, KB_POINT_PREEMPTIVE, fn, arg, 0);
+        for (int p = 0; p < KB_NPOINTS; p++) {
+                free(s->cb[p].v);
+                s->cb[p].v = NULL;
+                s->cb[p].n = s->cb[p].cap = 0;
+        }
 }
 
-void kb_on_event(struct kb_session *s, kb_task_event_fn allocate, kb_task_event_fn deallocate,
-                 void *arg)
+static void add(struct kb_session *s, enum kb_point p, union kb_cb_fn fn, void *arg, unsigned flags)
 {
-        struct kb_event_cb cb = {allocate, deallocate, arg};
-        KB_PUSH(s->events, s->nevents, s->capevents, cb);
+        const struct kb_plugin_conf *pc = s->cur_plugin;
+        if (pc && !pc->enabled[p])
+                return;
+        struct kb_cb cb = {fn, arg, pc ? pc->name : NULL, s->cur_tier, flags};
+        KB_PUSH(s->cb[p].v, s->cb[p].n, s->cb[p].cap, cb);
+}
+
+#define KB_ON_DEF_PLAIN(E, name, fnt)                                                              \
+        void kb_on_##name(struct kb_session *s, fnt fn, void *arg)                                 \
+        {                                                                                          \
+                add(s, KB_POINT_##E, (union kb_cb_fn){.name = fn}, arg, 0);                        \
+        }
+#define KB_ON_DEF_FLAGS(E, name, fnt)                                                              \
+        void kb_on_##name(struct kb_session *s, fnt fn, void *arg, unsigned flags)                 \
+        {                                                                                          \
+                add(s, KB_POINT_##E, (union kb_cb_fn){.name = fn}, arg, flags);                    \
+        }
+#define XX(E, name, fnt, reg, flag, ret, disp, params) KB_ON_DEF_##reg(E, name, fnt)
+KB_POINTS(XX)
+#undef XX
+
+/* Counts, per candidate, how many of the k tasks in picked name it (picked
+ * is a subset of cand).  A candidate's index is found through a scan only
+ * when the plugin did not keep the candidates' order. */
+static void mark(struct kb_task *const *cand, size_t n, struct kb_task *const *picked, size_t k,
+                 unsigned *hits)
+{
+        size_t c = 0;
+        for (size_t a = 0; a < k; a++) {
+                size_t start = c;
+                while (c < n && cand[c] != picked[a])
+                        c++;
+                if (c == n)
+                        for (c = 0; c < start && cand[c] != picked[a]; c++)
+                                ;
+                if (c < n && cand[c] == picked[a])
+                        hits[c]++;
+                c = c < n ? c + 1 : 0;
+        }
 }
 
 /* ---- orders --------------------------------------------------------------- */
@@ -119,13 +80,13 @@ static int cmp_double(double a, double b)
         return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/* Orders: the first non-zero answer, in tier then plugin order, wins.  With
- * no opinion, jobs go by creation time, then namespace/name (Volcano: then
- * UID; a name is stable across restarts and readable in tests). */
+/* Jobs: the first non-zero answer, in tier then plugin order, wins.  With
+ * no opinion, the earlier creation time, then namespace/name (Volcano:
+ * then UID; a name is stable across restarts and readable in tests). */
 int kb_job_order(struct kb_session *s, const struct kb_job *l, const struct kb_job *r)
 {
-        for (size_t i = 0; i < s->job_order.n; i++) {
-                int c = s->job_order.v[i].fn(s->job_order.v[i].arg, l, r);
+        EACH_CB (s, KB_POINT_JOB_ORDER, e) {
+                int c = e->fn.job_order(e->arg, l, r);
                 if (c)
                         return c;
         }
@@ -133,12 +94,12 @@ int kb_job_order(struct kb_session *s, const struct kb_job *l, const struct kb_j
         return c ? c : strcmp(l->name, r->name);
 }
 
-/* Queues fall back to creation time, then name. */
+/* Queues: as jobs; with no opinion, creation time, then name. */
 int kb_queue_order(struct kb_session *s, const struct kb_queue_info *l,
                    const struct kb_queue_info *r)
 {
-        for (size_t i = 0; i < s->queue_order.n; i++) {
-                int c = s->queue_order.v[i].fn(s->queue_order.v[i].arg, l, r);
+        EACH_CB (s, KB_POINT_QUEUE_ORDER, e) {
+                int c = e->fn.queue_order(e->arg, l, r);
                 if (c)
                         return c;
         }
@@ -175,18 +136,16 @@ static bool pod_index(const char *name, long *out)
         return true;
 }
 
-/* Tasks, with no plugin opinion: higher priority first, then Volcano's
- * CompareTask (the lower pod-name index first when both names have one and
- * they differ, else the earlier creation), then uid. */
+/* Tasks: as jobs; with no opinion, Volcano's CompareTask: the lower
+ * pod-name index first when both names have one and they differ, else the
+ * earlier creation, then uid (then name, for tasks without uids). */
 int kb_task_order(struct kb_session *s, const struct kb_task *l, const struct kb_task *r)
 {
-        for (size_t i = 0; i < s->task_order.n; i++) {
-                int c = s->task_order.v[i].fn(s->task_order.v[i].arg, l, r);
+        EACH_CB (s, KB_POINT_TASK_ORDER, e) {
+                int c = e->fn.task_order(e->arg, l, r);
                 if (c)
                         return c;
         }
-        if (l->priority != r->priority)
-                return l->priority > r->priority ? -1 : 1;
         long li, ri;
         if (pod_index(l->pod->meta.name, &li) && pod_index(r->pod->meta.name, &ri) && li != ri)
                 return li < ri ? -1 : 1;
@@ -198,28 +157,41 @@ int kb_task_order(struct kb_session *s, const struct kb_task *l, const struct kb
         return c ? c : strcmp(l->name, r->name);
 }
 
-int kb_namespace_order(struct kb_session *s, const char *l, const char *r)
-{
-        for (size_t i = 0; i < s->namespace_order.n; i++) {
-                int c = s->namespace_order.v[i].fn(s->namespace_order.v[i].arg, l, r);
-                if (c)
-                        return c;
-        }
-        return strcmp(l, r);
-}
-
 /* ---- node-level ------------------------------------------------------------ */
 
-/* Every predicate must pass; the first failure is the answer. */
-const char *kb_predicate(struct kb_session *s, const struct kb_task *t,
-                         const struct kb_node_info *n)
+/* The predicates alone (what the node-selection caches keep per class):
+ * every one must pass; the first failure is the answer. */
+const char *kb__predicate_static(struct kb_session *s, const struct kb_task *t,
+                                 const struct kb_node_info *n)
 {
-        for (size_t i = 0; i < s->predicate.n; i++) {
-                const char *why = s->predicate.v[i].fn(s->predicate.v[i].arg, t, n);
+        EACH_CB (s, KB_POINT_PREDICATE, e) {
+                const char *why = e->fn.predicate(e->arg, t, n);
                 if (why)
                         return why;
         }
         return NULL;
+}
+
+/* Every placement filter must pass; the first failure is the answer. */
+const char *kb_filter_check(struct kb_session *s, const struct kb_task *t,
+                            const struct kb_node_info *n)
+{
+        EACH_CB (s, KB_POINT_FILTER, e) {
+                const char *why = e->fn.filter.check(e->arg, t, n);
+                if (why)
+                        return why;
+        }
+        return NULL;
+}
+
+/* The predicates, then the placement filters: the first failure is the
+ * answer (Volcano runs a node's static filters first, then those that
+ * look at other pods). */
+const char *kb_predicate(struct kb_session *s, const struct kb_task *t,
+                         const struct kb_node_info *n)
+{
+        const char *why = kb__predicate_static(s, t, n);
+        return why ? why : kb_filter_check(s, t, n);
 }
 
 /* Scores add up across every plugin and tier (weights are applied by the
@@ -227,9 +199,18 @@ const char *kb_predicate(struct kb_session *s, const struct kb_task *t,
 double kb_node_order(struct kb_session *s, const struct kb_task *t, const struct kb_node_info *n)
 {
         double score = 0;
-        for (size_t i = 0; i < s->node_order.n; i++)
-                score += s->node_order.v[i].fn(s->node_order.v[i].arg, t, n);
+        EACH_CB (s, KB_POINT_NODE_ORDER, e)
+                score += e->fn.node_order(e->arg, t, n);
         return score;
+}
+
+/* Batch scores add up too: each plugin adds its score per node into
+ * scores[] (computed over the candidates, as Volcano does). */
+void kb_batch_node_order(struct kb_session *s, const struct kb_task *t,
+                         struct kb_node_info *const *nodes, size_t n, double *scores)
+{
+        EACH_CB (s, KB_POINT_BATCH_NODE_ORDER, e)
+                e->fn.batch_node_order.score(e->arg, t, nodes, n, scores);
 }
 
 /* ---- jobs ------------------------------------------------------------------ */
@@ -237,68 +218,87 @@ double kb_node_order(struct kb_session *s, const struct kb_task *t, const struct
 /* Every job-ready answer must be true. */
 bool kb_job_ready(struct kb_session *s, const struct kb_job *j)
 {
-        for (size_t i = 0; i < s->job_ready.n; i++)
-                if (!s->job_ready.v[i].fn(s->job_ready.v[i].arg, j))
+        EACH_CB (s, KB_POINT_JOB_READY, e)
+                if (!e->fn.job_ready(e->arg, j))
                         return false;
         return true;
 }
 
-/* Votes: any reject is final; at the end of a tier in which some plugin
- * permitted, the answer is yes; when every plugin abstains, yes. */
-static bool vote(struct kb_session *s, const struct kb_cbl_job_vote *list, const struct kb_job *j)
+/* Votes (Volcano's JobPipelined and JobEnqueueable): any reject is final;
+ * at the end of a tier in which some plugin permitted, the answer is yes;
+ * when every plugin abstains, yes. */
+static bool vote(struct kb_session *s, enum kb_point p, const struct kb_job *j)
 {
+        const struct kb_cb_list *list = &s->cb[p];
         bool permitted = false;
         for (size_t i = 0; i < list->n; i++) {
-                int v = list->v[i].fn(list->v[i].arg, j);
+                const struct kb_cb *e = &list->v[i];
+                kb_job_vote_fn fn =
+                    p == KB_POINT_JOB_PIPELINED ? e->fn.job_pipelined : e->fn.job_enqueueable;
+                int v = fn(e->arg, j);
                 if (v < 0)
                         return false;
                 if (v > 0)
                         permitted = true;
-                bool tier_end = i + 1 == list->n || list->v[i + 1].tier != list->v[i].tier;
+                bool tier_end = i + 1 == list->n || list->v[i + 1].tier != e->tier;
                 if (tier_end && permitted)
                         return true;
         }
-        (void)s;
         return true;
 }
 
 bool kb_job_pipelined(struct kb_session *s, const struct kb_job *j)
 {
-        return vote(s, &s->job_pipelined, j);
+        return vote(s, KB_POINT_JOB_PIPELINED, j);
 }
 
 bool kb_job_enqueueable(struct kb_session *s, const struct kb_job *j)
 {
-        return vote(s, &s->job_enqueueable, j);
+        return vote(s, KB_POINT_JOB_ENQUEUEABLE, j);
 }
 
-/* The first plugin that finds the job invalid gives the reason. */
-const char *kb_job_valid(struct kb_session *s, const struct kb_job *j)
+/* The first plugin that finds the job invalid gives the reason (a job the
+ * session could not build, with no group or no queue, is invalid first). */
+const char *kb_job_valid(struct kb_session *s, const struct kb_job *j, const char **reason)
 {
-        if (j->invalid)
+        const char *dummy;
+        if (!reason)
+                reason = &dummy;
+        if (j->invalid) {
+                *reason = j->invalid_reason;
                 return j->invalid;
-        for (size_t i = 0; i < s->job_valid.n; i++) {
-                const char *why = s->job_valid.v[i].fn(s->job_valid.v[i].arg, j);
+        }
+        EACH_CB (s, KB_POINT_JOB_VALID, e) {
+                *reason = KB_WHY_TASKS;
+                const char *why = e->fn.job_valid(e->arg, j, reason);
                 if (why)
                         return why;
         }
+        *reason = NULL;
         return NULL;
 }
 
+/* Every plugin is told, in order; enqueue calls this only once every vote
+ * admitted the job, so that reservations are charged only for admitted
+ * jobs (Volcano's JobEnqueued). */
 void kb_job_enqueued(struct kb_session *s, const struct kb_job *j)
 {
-        for (size_t i = 0; i < s->job_enqueued.n; i++)
-                s->job_enqueued.v[i].fn(s->job_enqueued.v[i].arg, j);
+        EACH_CB (s, KB_POINT_JOB_ENQUEUED, e)
+                e->fn.job_enqueued(e->arg, j);
 }
 
-/* Every answer must be true, and a tier must have answered: false when no
- * plugin has an opinion. */
+/* The first tier in which some plugin answers decides, all of its answers
+ * must be true; with no answer anywhere, false (Volcano's JobStarving). */
 bool kb_job_starving(struct kb_session *s, const struct kb_job *j)
 {
-        for (size_t i = 0; i < s->job_starving.n; i++)
-                if (!s->job_starving.v[i].fn(s->job_starving.v[i].arg, j))
+        const struct kb_cb_list *list = &s->cb[KB_POINT_JOB_STARVING];
+        for (size_t i = 0; i < list->n; i++) {
+                if (!list->v[i].fn.job_starving(list->v[i].arg, j))
                         return false;
-        return s->job_starving.n > 0;
+                if (i + 1 == list->n || list->v[i + 1].tier != list->v[i].tier)
+                        return true;
+        }
+        return false;
 }
 
 /* ---- queues ---------------------------------------------------------------- */
@@ -306,8 +306,8 @@ bool kb_job_starving(struct kb_session *s, const struct kb_job *j)
 /* Any plugin finding the queue overused is enough. */
 bool kb_overused(struct kb_session *s, const struct kb_queue_info *q)
 {
-        for (size_t i = 0; i < s->overused.n; i++)
-                if (s->overused.v[i].fn(s->overused.v[i].arg, q))
+        EACH_CB (s, KB_POINT_OVERUSED, e)
+                if (e->fn.overused(e->arg, q))
                         return true;
         return false;
 }
@@ -315,16 +315,17 @@ bool kb_overused(struct kb_session *s, const struct kb_queue_info *q)
 /* Every answer must be true. */
 bool kb_allocatable(struct kb_session *s, const struct kb_queue_info *q, const struct kb_task *t)
 {
-        for (size_t i = 0; i < s->allocatable.n; i++)
-                if (!s->allocatable.v[i].fn(s->allocatable.v[i].arg, q, t))
+        EACH_CB (s, KB_POINT_ALLOCATABLE, e)
+                if (!e->fn.allocatable(e->arg, q, t))
                         return false;
         return true;
 }
 
+/* Every answer must be true. */
 bool kb_preemptive(struct kb_session *s, const struct kb_queue_info *q, const struct kb_task *t)
 {
-        for (size_t i = 0; i < s->preemptive.n; i++)
-                if (!s->preemptive.v[i].fn(s->preemptive.v[i].arg, q, t))
+        EACH_CB (s, KB_POINT_PREEMPTIVE, e)
+                if (!e->fn.preemptive(e->arg, q, t))
                         return false;
         return true;
 }
@@ -332,59 +333,158 @@ bool kb_preemptive(struct kb_session *s, const struct kb_queue_info *q, const st
 /* ---- victims --------------------------------------------------------------- */
 
 /*
- * Within a tier, the victim sets of the plugins that have an opinion
- * intersect; the first tier in which some plugin has an opinion decides.
- * Membership is tracked by a mark per candidate: a candidate survives the
- * tier when every opinionated plugin of the tier included it.
+ * Preemptable.  First the vetoes: a candidate that a plugin registered with
+ * KB_VETO does not name is out, in every tier (so conformance protects
+ * kube-system whatever a later tier thinks).  Then, among the rest, Volcano
+ * master's rule:
+ * within a tier, each plugin with an opinion narrows the set — the first
+ * one's victims start it, later ones intersect (keeping the first one's
+ * order); a plugin that names no victim at all empties the set and ends
+ * the tier.  A tier that ends with victims decides; an empty one passes the
+ * question to the next tier.  As in Volcano, an intersection that comes out
+ * empty also lets the tier's next plugin start the set afresh.
  */
-static size_t victims(struct kb_session *s, const struct kb_cbl_victims *list,
-                      const struct kb_task *preemptor, struct kb_task *const *cand, size_t n,
-                      struct kb_task **out)
+static size_t victims(struct kb_session *s, const struct kb_task *preemptor,
+                      struct kb_task *const *all, size_t nall, struct kb_task **out)
 {
-        (void)s;
+        const struct kb_cb_list *list = &s->cb[KB_POINT_PREEMPTABLE];
+        if (nall == 0 || list->n == 0)
+                return 0;
+        struct kb_task **buf = kb_xmalloc(nall * sizeof(*buf));
+        struct kb_task **cand = kb_xmalloc(nall * sizeof(*cand));
+        unsigned *hits = kb_xcalloc(nall, sizeof(*hits));
+        unsigned vetoes = 0;
+        EACH_CB (s, KB_POINT_PREEMPTABLE, e) {
+                if (!(e->flags & KB_VETO))
+                        continue;
+                int k = e->fn.preemptable(e->arg, preemptor, all, nall, buf);
+                if (k < 0)
+                        continue;
+                vetoes++;
+                mark(all, nall, buf, (size_t)k, hits);
+        }
+        size_t n = 0;
+        for (size_t c = 0; c < nall; c++)
+                if (hits[c] == vetoes)
+                        cand[n++] = all[c];
+        free(hits);
+        size_t nv = 0, i = 0;
+        while (n && i < list->n) {
+                int tier = list->v[i].tier;
+                for (; i < list->n && list->v[i].tier == tier; i++) {
+                        const struct kb_cb *e = &list->v[i];
+                        int k = e->fn.preemptable(e->arg, preemptor, cand, n, buf);
+                        if (k < 0)
+                                continue;
+                        if (k == 0) {
+                                nv = 0;
+                                /* the rest of the tier is not asked */
+                                while (i + 1 < list->n && list->v[i + 1].tier == tier)
+                                        i++;
+                                continue;
+                        }
+                        if (nv == 0) {
+                                memcpy(out, buf, (size_t)k * sizeof(*out));
+                                nv = (size_t)k;
+                                continue;
+                        }
+                        size_t kept = 0;
+                        for (size_t v = 0; v < nv; v++)
+                                for (int c = 0; c < k; c++)
+                                        if (out[v] == buf[c]) {
+                                                out[kept++] = out[v];
+                                                break;
+                                        }
+                        nv = kept;
+                }
+                if (nv)
+                        break;
+        }
+        free(buf);
+        free(cand);
+        return nv;
+}
+
+size_t kb_preemptable(struct kb_session *s, const struct kb_task *preemptor,
+                      struct kb_task *const *candidates, size_t n, struct kb_task **out)
+{
+        return victims(s, preemptor, candidates, n, out);
+}
+
+/*
+ * Reclaimable: every plugin with an opinion, in every tier, must give a
+ * candidate up (an intersection across tiers; one naming none means none).
+ * kbatch differs from Volcano here on purpose: with Volcano's rule the
+ * first tier decides, and with its default tiers gang and conformance
+ * (tier 1) decide alone, so proportion's rule that only queues above their
+ * deserved share lose tasks never gets a say.
+ */
+size_t kb_reclaimable(struct kb_session *s, const struct kb_task *preemptor,
+                      struct kb_task *const *cand, size_t n, struct kb_task **out)
+{
+        const struct kb_cb_list *list = &s->cb[KB_POINT_RECLAIMABLE];
         if (n == 0 || list->n == 0)
                 return 0;
         struct kb_task **buf = kb_xmalloc(n * sizeof(*buf));
         unsigned *hits = kb_xcalloc(n, sizeof(*hits));
+        unsigned opinions = 0;
         size_t result = 0;
-        size_t i = 0;
-        while (i < list->n) {
+        EACH_CB (s, KB_POINT_RECLAIMABLE, e) {
+                int k = e->fn.reclaimable(e->arg, preemptor, cand, n, buf);
+                if (k < 0)
+                        continue;
+                opinions++;
+                mark(cand, n, buf, (size_t)k, hits);
+        }
+        for (size_t c = 0; opinions && c < n; c++)
+                if (hits[c] == opinions)
+                        out[result++] = cand[c];
+        free(buf);
+        free(hits);
+        return result;
+}
+
+/*
+ * Victim tasks (Volcano's VictimTasks, for rescheduling): within a tier the
+ * plugins' choices add up (a union: different plugins pick different
+ * victims, and a task named twice is taken once); the first tier that names
+ * any victim decides; out keeps the candidates' order.
+ */
+size_t kb_victim_tasks(struct kb_session *s, struct kb_task *const *cand, size_t n,
+                       struct kb_task **out)
+{
+        const struct kb_cb_list *list = &s->cb[KB_POINT_VICTIM_TASKS];
+        if (n == 0 || list->n == 0)
+                return 0;
+        struct kb_task **buf = kb_xmalloc(n * sizeof(*buf));
+        unsigned *hits = kb_xcalloc(n, sizeof(*hits));
+        size_t result = 0, i = 0;
+        while (i < list->n && result == 0) {
                 int tier = list->v[i].tier;
-                unsigned opinions = 0;
-                memset(hits, 0, n * sizeof(*hits));
                 for (; i < list->n && list->v[i].tier == tier; i++) {
-                        int k = list->v[i].fn(list->v[i].arg, preemptor, cand, n, buf);
-                        if (k < 0)
-                                continue;
-                        opinions++;
-                        /* Mark each returned victim (they are candidates). */
-                        for (int a = 0; a < k; a++)
-                                for (size_t c = 0; c < n; c++)
-                                        if (cand[c] == buf[a]) {
-                                                hits[c]++;
-                                                break;
-                                        }
+                        const struct kb_cb *e = &list->v[i];
+                        int k = e->fn.victim_tasks(e->arg, cand, n, buf);
+                        if (k > 0)
+                                mark(cand, n, buf, (size_t)k, hits);
                 }
-                if (opinions) {
-                        for (size_t c = 0; c < n; c++)
-                                if (hits[c] == opinions)
-                                        out[result++] = cand[c];
-                        break;
-                }
+                for (size_t c = 0; c < n; c++)
+                        if (hits[c])
+                                out[result++] = cand[c];
         }
         free(buf);
         free(hits);
         return result;
 }
 
-size_t kb_preemptable(struct kb_session *s, const struct kb_task *preemptor,
-                      struct kb_task *const *candidates, size_t n, struct kb_task **out)
-{
-        return victims(s, &s->preemptable, preemptor, candidates, n, out);
-}
+/* ---- events ------------------------------------------------------------------ */
 
-size_t kb_reclaimable(struct kb_session *s, const struct kb_task *preemptor,
-                      struct kb_task *const *candidates, size_t n, struct kb_task **out)
+/* Every handler, in registration order: allocate after a task took room
+ * (allocated or pipelined), deallocate after it gave room back. */
+void kb_event(struct kb_session *s, const struct kb_task *t, bool allocated)
 {
-        return victims(s, &s->reclaimable, preemptor, candidates, n, out);
+        EACH_CB (s, KB_POINT_EVENT, e) {
+                kb_task_event_fn fn = allocated ? e->fn.event.allocate : e->fn.event.deallocate;
+                if (fn)
+                        fn(e->arg, t);
+        }
 }

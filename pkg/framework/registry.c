@@ -7,7 +7,9 @@
 
 #include "framework/framework.h"
 
-#define KB_ACTION_LIST(XX) XX(enqueue) XX(allocate) XX(backfill)
+#define KB_ACTION_LIST(XX)                                                                         \
+        XX(enqueue)                                                                                \
+        XX(allocate) XX(preempt) XX(reclaim) XX(backfill) XX(gangpreempt) XX(gangreclaim)
 
 #define KB_PLUGIN_LIST(XX)                                                                         \
         XX(priority)                                                                               \
@@ -16,9 +18,11 @@
         XX(overcommit)                                                                             \
         XX(drf)                                                                                    \
         XX(proportion)                                                                             \
+        XX(capacity)                                                                               \
         XX(predicates)                                                                             \
         XX(nodeorder)                                                                              \
-        XX(binpack)
+        XX(binpack)                                                                                \
+        XX(network_topology_aware)
 
 #define XX(name) extern const struct kb_action kb_action_##name;
 KB_ACTION_LIST(XX)

@@ -2,18 +2,22 @@
  * Node selection: the best node for a task, fast and exact.
  *
  * Volcano's allocate checks every node for every task: the request must fit
- * the node's future idle resources, every predicate must pass, and the node
- * with the highest score wins.  At 5,000 nodes and 100,000 tasks that is
+ * the node's future idle resources and every predicate must pass; among
+ * those, the nodes where it fits the idle resources come first (a task is
+ * pipelined onto room being released only when no node has it free now),
+ * and the node with the highest score wins.  At 5,000 nodes and 100,000 tasks that is
  * 5e8 predicate and score calls a session.  kbatch gets the same answer
  * from per-class caches:
  *
- *   - Tasks whose placement specs are equal (requests, nodeSelector,
- *     affinity, tolerations) form a placement class.  The tasks of one job
- *     nearly always share one.
+ *   - Tasks whose placement specs are equal (requests, nodeSelector, node
+ *     affinity, tolerations, images) form a placement class (class.c).
+ *     The tasks of one job nearly always share one.
  *   - For a class, the cache keeps per node: the static predicate verdict
  *     (computed once: labels and taints do not change in a session), which
  *     resources are short, and a max-tree (a segment tree over nodes) of
- *     scores, -inf where the node is infeasible.  The root is the answer.
+ *     (gradient, score): gradient 2 where the task fits idle resources, 1
+ *     where it fits only future idle ones, 0 where the node is infeasible.
+ *     The root is the answer.
  *   - Every change to a node's accounting appends the node to the session's
  *     change log.  Before answering, a cache replays the log from where it
  *     last stopped and recomputes those nodes' leaves: O(log N) each.
@@ -25,11 +29,18 @@
  *
  * Correctness rests on purity (KB_PURE in framework.h): a cached callback's
  * answer depends only on the class and the node.  Anything else (a
- * non-pure callback, batch node orders, or conf.full_scan) makes every query
+ * non-pure predicate or node order, or conf.full_scan) makes every query
  * a full scan, which is also what the tests compare the caches against.
+ * What depends on other pods — placement filters (pod affinity, topology
+ * spread, host ports) and batch scores (normalised over the candidates) —
+ * is never cached: search.c evaluates it per task on the cached tree.
  *
  * The reasons a task fits nowhere are counted per class as the leaves
  * change, so "0/5000 nodes are available: ..." costs nothing extra.
+ *
+ * With a network topology (topology.c) the leaves follow its node order,
+ * in which every domain is a range of positions: the best node of one
+ * domain (kb_select_node_in) is then a range query on the same tree.
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,49 +51,18 @@
 
 #define MAX_CACHES 64
 
-struct cache {
-        uint32_t eclass;
-        const struct kb_task *proto;
-        size_t log_pos;
-        uint64_t last_use;
-        uint32_t size; /* leaves, a power of two >= nnodes */
-        double *score; /* 2*size, [1] is the root */
-        uint32_t *best;
-        /* Per node: index+1 into reasons[] of the static verdict (0 passes),
-         * and the mask of resources short. */
-        uint16_t *static_why;
-        uint16_t *short_mask;
-        /* Reason counts: per resource slot, and per static reason (counted
-         * only for nodes where nothing is short, as Volcano checks resources
-         * before predicates). */
-        uint32_t short_count[KB_RES_MAX];
-        const char **reasons;
-        uint32_t *reason_count;
-        size_t nreasons;
-};
-
-struct class_entry {
-        uint64_t hash;
-        uint32_t id;
-        uint32_t len;
-        const unsigned char *key;
-};
+#define cache kb__cache
 
 struct kb_select {
         bool cached;
         struct cache *caches[MAX_CACHES];
         size_t ncaches;
         uint64_t clock;
-        /* Placement classes: an open-addressing table of canonical keys. */
-        struct class_entry *classes;
-        size_t nclasses, capclasses;
-        struct kb_buf key;
 };
 
 void kb__select_init(struct kb_session *s)
 {
         s->select = kb_xcalloc(1, sizeof(*s->select));
-        kb_buf_init(&s->select->key);
 }
 
 static void cache_free(struct cache *c)
@@ -90,11 +70,13 @@ static void cache_free(struct cache *c)
         if (!c)
                 return;
         free(c->score);
+        free(c->grad);
         free(c->best);
         free(c->static_why);
         free(c->short_mask);
         free(c->reasons);
         free(c->reason_count);
+        kb__search_cache_free(c);
         free(c);
 }
 
@@ -103,199 +85,22 @@ void kb__select_release(struct kb_session *s)
         struct kb_select *sel = s->select;
         for (size_t i = 0; i < sel->ncaches; i++)
                 cache_free(sel->caches[i]);
-        free(sel->classes);
-        kb_buf_release(&sel->key);
         free(sel);
         s->select = NULL;
 }
 
-/* ---- placement classes ------------------------------------------------------ */
-
-static void key_str(struct kb_buf *b, const char *s)
-{
-        size_t n = s ? strlen(s) : 0;
-        uint32_t len = s ? (uint32_t)n : UINT32_MAX;
-        kb_buf_add(b, (const char *)&len, sizeof(len));
-        if (s)
-                kb_buf_add(b, s, n);
-}
-
-static void key_term(struct kb_buf *b, const struct kb_node_term *t)
-{
-        const struct kb_selector_req *lists[2] = {t->exprs, t->fields};
-        size_t counts[2] = {t->nexprs, t->nfields};
-        for (int l = 0; l < 2; l++) {
-                kb_buf_add(b, (const char *)&counts[l], sizeof(counts[l]));
-                for (size_t i = 0; i < counts[l]; i++) {
-                        const struct kb_selector_req *r = &lists[l][i];
-                        key_str(b, r->key);
-                        kb_buf_add(b, (const char *)&r->op, sizeof(r->op));
-                        kb_buf_add(b, (const char *)&r->nvalues, sizeof(r->nvalues));
-                        for (size_t v = 0; v < r->nvalues; v++)
-                                key_str(b, r->values[v]);
-                }
-        }
-}
-
-/* The canonical bytes of everything a pure callback may read of a task. */
-static void placement_key(struct kb_buf *b, const struct kb_task *t)
-{
-        const struct kb_pod *p = t->pod;
-        kb_buf_reset(b);
-        kb_buf_add(b, (const char *)&t->resreq, sizeof(t->resreq));
-        kb_buf_add(b, (const char *)&p->nnode_selector, sizeof(p->nnode_selector));
-        for (size_t i = 0; i < p->nnode_selector; i++) {
-                key_str(b, p->node_selector[i].key);
-                key_str(b, p->node_selector[i].value);
-        }
-        kb_buf_add(b, (const char *)&p->nrequired, sizeof(p->nrequired));
-        for (size_t i = 0; i < p->nrequired; i++)
-                key_term(b, &p->required[i]);
-        kb_buf_add(b, (const char *)&p->npreferred, sizeof(p->npreferred));
-        for (size_t i = 0; i < p->npreferred; i++) {
-                kb_buf_add(b, (const char *)&p->preferred[i].weight, sizeof(int32_t));
-                key_term(b, &p->preferred[i].term);
-        }
-        kb_buf_add(b, (const char *)&p->ntolerations, sizeof(p->ntolerations));
-        for (size_t i = 0; i < p->ntolerations; i++) {
-                const struct kb_toleration *tol = &p->tolerations[i];
-                key_str(b, tol->key);
-                key_str(b, tol->value);
-                key_str(b, tol->effect);
-                kb_buf_add(b, (const char *)&tol->op, sizeof(tol->op));
-        }
-}
-
-static uint32_t class_of(struct kb_session *s, struct kb_task *t)
-{
-        struct kb_select *sel = s->select;
-        if (t->eclass)
-                return t->eclass;
-        placement_key(&sel->key, t);
-        uint64_t h = kb_hash(sel->key.data, sel->key.len, KB_HASH_SEED);
-        if (sel->nclasses * 2 >= sel->capclasses) {
-                size_t cap = sel->capclasses ? sel->capclasses * 2 : 64;
-                struct class_entry *tab = kb_xcalloc(cap, sizeof(*tab));
-                for (size_t i = 0; i < sel->capclasses; i++) {
-                        struct class_entry *e = &sel->classes[i];
-                        if (!e->id)
-                                continue;
-                        size_t k = e->hash & (cap - 1);
-                        while (tab[k].id)
-                                k = (k + 1) & (cap - 1);
-                        tab[k] = *e;
-                }
-                free(sel->classes);
-                sel->classes = tab;
-                sel->capclasses = cap;
-        }
-        size_t k = h & (sel->capclasses - 1);
-        for (;; k = (k + 1) & (sel->capclasses - 1)) {
-                struct class_entry *e = &sel->classes[k];
-                if (!e->id) {
-                        unsigned char *key = kb_pool_alloc(&s->pool, sel->key.len);
-                        memcpy(key, sel->key.data, sel->key.len);
-                        e->hash = h;
-                        e->key = key;
-                        e->len = (uint32_t)sel->key.len;
-                        e->id = (uint32_t)++sel->nclasses;
-                        break;
-                }
-                if (e->hash == h && e->len == sel->key.len &&
-                    memcmp(e->key, sel->key.data, e->len) == 0)
-                        break;
-        }
-        t->eclass = sel->classes[k].id;
-        return t->eclass;
-}
-
-/* ---- fit --------------------------------------------------------------------- */
-
-/* Mask of resource slots where t does not fit n's future idle resources. */
-static uint16_t short_mask(const struct kb_task *t, const struct kb_node_info *n)
-{
-        uint16_t mask = 0;
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (t->resreq.q[i] > n->idle.q[i] + n->releasing.q[i] - n->pipelined.q[i])
-                        mask |= (uint16_t)(1u << i);
-        return mask;
-}
-
-/* The kube-scheduler wording for a short resource. */
-static void short_reason(int slot, char *buf, size_t n)
-{
-        if (slot == KB_RES_PODS)
-                snprintf(buf, n, "Too many pods");
-        else
-                snprintf(buf, n, "Insufficient %s", kb_res_name(slot));
-}
-
-/* A reason histogram, worded as kube-scheduler's FitError:
- * "0/N nodes are available: <count> <reason>, ... ." with the entries
- * sorted as strings. */
-struct reason_count {
-        const char *reason;
-        uint32_t count;
-};
-
-static int cmp_reason_str(const void *a, const void *b)
-{
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static const char *format_reasons(struct kb_session *s, size_t nnodes, struct reason_count *rc,
-                                  size_t n)
-{
-        char **items = kb_xmalloc((n + 1) * sizeof(*items));
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-                bool dup = false;
-                /* Fold equal texts from different sources. */
-                for (size_t j = 0; j < i; j++)
-                        if (rc[j].count && strcmp(rc[j].reason, rc[i].reason) == 0) {
-                                rc[j].count += rc[i].count;
-                                rc[i].count = 0;
-                                dup = true;
-                                break;
-                        }
-                (void)dup;
-        }
-        for (size_t i = 0; i < n; i++)
-                if (rc[i].count)
-                        items[k++] = kb_xasprintf("%u %s", rc[i].count, rc[i].reason);
-        qsort(items, k, sizeof(*items), cmp_reason_str);
-        struct kb_buf b;
-        kb_buf_init(&b);
-        kb_buf_printf(&b, "0/%zu nodes are available", nnodes);
-        for (size_t i = 0; i < k; i++) {
-                kb_buf_adds(&b, i ? ", " : ": ");
-                kb_buf_adds(&b, items[i]);
-                free(items[i]);
-        }
-        kb_buf_addc(&b, '.');
-        free(items);
-        const char *msg = kb_session_intern(s, b.data);
-        kb_buf_release(&b);
-        return msg;
-}
-
 /* ---- the cache ------------------------------------------------------------- */
-
-static inline bool better(double sa, uint32_t ia, double sb, uint32_t ib)
-{
-        return sa > sb || (sa == sb && ia < ib);
-}
 
 static void tree_pull(struct cache *c, uint32_t k)
 {
         uint32_t l = 2 * k, r = 2 * k + 1;
-        if (better(c->score[r], c->best[r], c->score[l], c->best[l])) {
-                c->score[k] = c->score[r];
-                c->best[k] = c->best[r];
-        } else {
-                c->score[k] = c->score[l];
-                c->best[k] = c->best[l];
-        }
+        uint32_t w =
+            kb__better(c->grad[r], c->score[r], c->best[r], c->grad[l], c->score[l], c->best[l])
+                ? r
+                : l;
+        c->score[k] = c->score[w];
+        c->grad[k] = c->grad[w];
+        c->best[k] = c->best[w];
 }
 
 static void count_node(struct cache *c, uint32_t i, int sign)
@@ -314,13 +119,16 @@ static void count_node(struct cache *c, uint32_t i, int sign)
 static void leaf_compute(struct kb_session *s, struct cache *c, uint32_t i)
 {
         const struct kb_node_info *n = &s->nodes[i];
-        c->short_mask[i] = short_mask(c->proto, n);
-        uint32_t leaf = c->size + i;
+        c->short_mask[i] = kb__short_mask(c->proto, n);
+        uint32_t leaf = KB__LEAF(c, s, i);
         c->best[leaf] = i;
-        if (c->short_mask[i] || c->static_why[i])
+        if (c->short_mask[i] || c->static_why[i]) {
                 c->score[leaf] = -INFINITY;
-        else
+                c->grad[leaf] = 0;
+        } else {
                 c->score[leaf] = kb_node_order(s, c->proto, n);
+                c->grad[leaf] = kb_res_le(&c->proto->resreq, &n->idle) ? 2 : 1;
+        }
 }
 
 static struct cache *cache_build(struct kb_session *s, struct kb_task *t)
@@ -334,11 +142,12 @@ static struct cache *cache_build(struct kb_session *s, struct kb_task *t)
                 c->size *= 2;
         c->score = kb_xmalloc(2 * c->size * sizeof(*c->score));
         c->best = kb_xmalloc(2 * c->size * sizeof(*c->best));
+        c->grad = kb_xmalloc(2 * c->size * sizeof(*c->grad));
         c->static_why = kb_xcalloc(nn + 1, sizeof(*c->static_why));
         c->short_mask = kb_xcalloc(nn + 1, sizeof(*c->short_mask));
         size_t capreasons = 0;
         for (uint32_t i = 0; i < nn; i++) {
-                const char *why = kb_predicate(s, t, &s->nodes[i]);
+                const char *why = kb__predicate_static(s, t, &s->nodes[i]);
                 if (why) {
                         size_t r;
                         for (r = 0; r < c->nreasons; r++)
@@ -361,12 +170,14 @@ static struct cache *cache_build(struct kb_session *s, struct kb_task *t)
         }
         for (uint32_t i = (uint32_t)nn; i < c->size; i++) {
                 c->score[c->size + i] = -INFINITY;
+                c->grad[c->size + i] = 0;
                 c->best[c->size + i] = UINT32_MAX;
         }
         for (uint32_t k = c->size - 1; k >= 1; k--)
                 tree_pull(c, k);
         if (c->size == 1 && nn == 0) {
                 c->score[1] = -INFINITY;
+                c->grad[1] = 0;
                 c->best[1] = UINT32_MAX;
         }
         c->log_pos = s->nchanges;
@@ -380,7 +191,7 @@ static void cache_catch_up(struct kb_session *s, struct cache *c)
                 count_node(c, i, -1);
                 leaf_compute(s, c, i);
                 count_node(c, i, +1);
-                for (uint32_t k = (c->size + i) / 2; k >= 1; k /= 2)
+                for (uint32_t k = KB__LEAF(c, s, i) / 2; k >= 1; k /= 2)
                         tree_pull(c, k);
         }
 }
@@ -388,7 +199,7 @@ static void cache_catch_up(struct kb_session *s, struct cache *c)
 static struct cache *cache_get(struct kb_session *s, struct kb_task *t)
 {
         struct kb_select *sel = s->select;
-        uint32_t ec = class_of(s, t);
+        uint32_t ec = kb__class_of(s, t);
         struct cache *c = NULL;
         for (size_t i = 0; i < sel->ncaches; i++)
                 if (sel->caches[i]->eclass == ec) {
@@ -417,56 +228,34 @@ static struct cache *cache_get(struct kb_session *s, struct kb_task *t)
 
 static const char *cache_reasons(struct kb_session *s, struct cache *c)
 {
-        struct reason_count rc[KB_RES_MAX + 64];
-        struct reason_count *all = rc;
-        size_t n = 0, need = KB_RES_MAX + c->nreasons;
-        char names[KB_RES_MAX][160];
-        if (need > KB_ARRAY_SIZE(rc))
-                all = kb_xmalloc(need * sizeof(*all));
-        for (int d = 0; d < KB_RES_MAX; d++)
-                if (c->short_count[d]) {
-                        short_reason(d, names[d], sizeof(names[d]));
-                        all[n].reason = names[d];
-                        all[n++].count = c->short_count[d];
-                }
-        for (size_t r = 0; r < c->nreasons; r++)
-                if (c->reason_count[r]) {
-                        all[n].reason = c->reasons[r];
-                        all[n++].count = c->reason_count[r];
-                }
-        const char *msg = format_reasons(s, s->nnodes, all, n);
-        if (all != rc)
-                free(all);
-        return msg;
+        return kb__fit_error(s, s->nnodes, c->short_count, c->reasons, c->reason_count,
+                             c->nreasons);
 }
 
 /* ---- the full scan ----------------------------------------------------------- */
 
-static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, const char **why)
+/*
+ * Every node of positions [lo, hi) of the topology order (node indices
+ * without one) for t, as Volcano's allocate does it: the request must fit
+ * the node's future idle resources, every predicate and placement filter
+ * must pass; the candidates are the feasible nodes of the best gradient
+ * (idle room, else future idle room); batch scores are computed over the
+ * candidates (so normalised ones see exactly them), added to the node
+ * orders, and the highest total wins, ties to the lower index.
+ */
+static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, uint32_t lo,
+                                      uint32_t hi, const char **why)
 {
-        struct kb_node_info *best = NULL;
-        double best_score = -INFINITY;
-        size_t nn = s->nnodes, n = 0, cap = 0;
-        struct reason_count *rc = NULL;
-        char names[KB_RES_MAX][160];
-        uint32_t short_count[KB_RES_MAX] = {0};
+        size_t nn = hi - lo, nreasons = 0, cap = 0, ncand = 0;
+        const char **reasons = NULL;
+        uint32_t *counts = NULL, short_count[KB_RES_MAX] = {0};
+        struct kb_node_info **cand = kb_xmalloc((nn + 1) * sizeof(*cand));
+        uint8_t top = 0;
 
-        /* Batch scores for every node that passes (Volcano computes them over
-         * the feasible list). */
-        double *batch = NULL;
-        if (s->batch_node_order.n) {
-                struct kb_node_info **list = kb_xmalloc((nn + 1) * sizeof(*list));
-                batch = kb_xcalloc(nn + 1, sizeof(*batch));
-                for (size_t i = 0; i < nn; i++)
-                        list[i] = &s->nodes[i];
-                for (size_t b = 0; b < s->batch_node_order.n; b++)
-                        s->batch_node_order.v[b].fn(s->batch_node_order.v[b].arg, t, list, nn,
-                                                    batch);
-                free(list);
-        }
-        for (size_t i = 0; i < nn; i++) {
+        for (size_t k = 0; k < nn; k++) {
+                size_t i = s->topo_order ? s->topo_order[lo + k] : lo + k;
                 struct kb_node_info *node = &s->nodes[i];
-                uint16_t m = short_mask(t, node);
+                uint16_t m = kb__short_mask(t, node);
                 if (m) {
                         for (int d = 0; d < KB_RES_MAX; d++)
                                 if (m & (1u << d))
@@ -476,64 +265,152 @@ static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, c
                 const char *w = kb_predicate(s, t, node);
                 if (w) {
                         size_t r;
-                        for (r = 0; r < n; r++)
-                                if (rc[r].reason == w || strcmp(rc[r].reason, w) == 0)
+                        for (r = 0; r < nreasons; r++)
+                                if (reasons[r] == w || strcmp(reasons[r], w) == 0)
                                         break;
-                        if (r == n) {
-                                struct reason_count e = {w, 0};
-                                KB_PUSH(rc, n, cap, e);
+                        if (r == nreasons) {
+                                size_t capc = cap;
+                                KB_PUSH(reasons, nreasons, cap, w);
+                                if (cap != capc)
+                                        counts = kb_xrealloc(counts, cap * sizeof(*counts));
+                                counts[r] = 0;
                         }
-                        rc[r].count++;
+                        counts[r]++;
                         continue;
                 }
-                double score = kb_node_order(s, t, node) + (batch ? batch[i] : 0);
-                if (!best || score > best_score) {
-                        best = node;
+                uint8_t grad = kb_res_le(&t->resreq, &node->idle) ? 2 : 1;
+                if (grad < top)
+                        continue;
+                if (grad > top) {
+                        top = grad;
+                        ncand = 0;
+                }
+                cand[ncand++] = node;
+        }
+        struct kb_node_info *best = NULL;
+        double *batch = kb_xcalloc(ncand + 1, sizeof(*batch)), best_score = -INFINITY;
+        if (ncand && s->cb[KB_POINT_BATCH_NODE_ORDER].n)
+                kb_batch_node_order(s, t, cand, ncand, batch);
+        for (size_t k = 0; k < ncand; k++) {
+                double score = kb_node_order(s, t, cand[k]) + batch[k];
+                if (!best || kb__better(top, score, cand[k]->index, top, best_score, best->index)) {
+                        best = cand[k];
                         best_score = score;
                 }
         }
-        if (!best && why) {
-                for (int d = 0; d < KB_RES_MAX; d++)
-                        if (short_count[d]) {
-                                short_reason(d, names[d], sizeof(names[d]));
-                                struct reason_count e = {names[d], short_count[d]};
-                                KB_PUSH(rc, n, cap, e);
-                        }
-                *why = format_reasons(s, nn, rc, n);
-        }
-        free(rc);
+        if (!best && why)
+                *why = kb__fit_error(s, nn, short_count, reasons, counts, nreasons);
+        free(reasons);
+        free(counts);
         free(batch);
+        free(cand);
         return best;
 }
 
+/* Batch scorers and placement filters do not stop the caches (search.c
+ * handles them); an impure predicate or node order does. */
 static bool use_cache(struct kb_session *s)
 {
-        if (s->conf->full_scan || s->batch_node_order.n)
+        if (s->conf->full_scan)
                 return false;
-        for (size_t i = 0; i < s->predicate.n; i++)
-                if (!(s->predicate.v[i].flags & KB_PURE))
-                        return false;
-        for (size_t i = 0; i < s->node_order.n; i++)
-                if (!(s->node_order.v[i].flags & KB_PURE))
-                        return false;
+        static const enum kb_point cached[] = {KB_POINT_PREDICATE, KB_POINT_NODE_ORDER};
+        for (size_t p = 0; p < KB_ARRAY_SIZE(cached); p++)
+                for (size_t i = 0; i < s->cb[cached[p]].n; i++)
+                        if (!(s->cb[cached[p]].v[i].flags & KB_PURE))
+                                return false;
         return true;
 }
 
-static struct kb_node_info *find_node_by_name(struct kb_session *s, const char *name)
+/* ---- the purity contract, checked in test builds ------------------------------ */
+
+#ifdef KB_TESTING
+#include <stdarg.h>
+
+unsigned kb__purity_violations;
+bool kb__purity_abort = true;
+
+KB_PRINTF(1, 2) static void violation(const char *fmt, ...)
 {
-        size_t lo = 0, hi = s->nnodes;
-        while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                int c = strcmp(s->nodes[mid].name, name);
-                if (c == 0)
-                        return &s->nodes[mid];
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+        char msg[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        KB_ERROR("purity contract broken: %s", msg);
+        kb__purity_violations++;
+        if (kb__purity_abort)
+                abort();
 }
+
+static bool same_reason(const char *a, const char *b)
+{
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/*
+ * Whether the cache that answered for t could have answered honestly: on
+ * the chosen node and a few others, every pure callback must answer for t
+ * as for the task the cache was built from (same placement class), the
+ * predicates' verdict must still be the one cached when the cache was built
+ * (static node attributes only), and a feasible node's cached score must be
+ * what the node orders say now (nothing outside the node's accounting).
+ */
+static void check_purity(struct kb_session *s, struct cache *c, const struct kb_task *t,
+                         const struct kb_node_info *chosen, const char *why, uint32_t lo,
+                         uint32_t hi)
+{
+        size_t nn = s->nnodes;
+        if (!nn)
+                return;
+        uint32_t sample[4] = {chosen ? chosen->index : 0};
+        for (uint32_t k = 1; k < 4; k++)
+                sample[k] = (uint32_t)(((uint64_t)t->index * 2654435761u + k * 40503u) % nn);
+        for (size_t k = 0; k < 4; k++) {
+                uint32_t i = sample[k];
+                const struct kb_node_info *n = &s->nodes[i];
+                EACH_CB (s, KB_POINT_PREDICATE, e)
+                        if (!same_reason(e->fn.predicate(e->arg, t, n),
+                                         e->fn.predicate(e->arg, c->proto, n)))
+                                violation("predicate of %s answers %s and %s differently on node "
+                                          "%s, though they share a placement class",
+                                          e->plugin ? e->plugin : "(none)", t->name, c->proto->name,
+                                          n->name);
+                EACH_CB (s, KB_POINT_NODE_ORDER, e)
+                        if (e->fn.node_order(e->arg, t, n) != e->fn.node_order(e->arg, c->proto, n))
+                                violation("node order of %s scores %s and %s differently on node "
+                                          "%s, though they share a placement class",
+                                          e->plugin ? e->plugin : "(none)", t->name, c->proto->name,
+                                          n->name);
+                const char *now = kb__predicate_static(s, t, n);
+                const char *then = c->static_why[i] ? c->reasons[c->static_why[i] - 1] : NULL;
+                if (!same_reason(now, then))
+                        violation("the predicates' verdict on node %s changed during the session "
+                                  "(\"%s\", was \"%s\"): a pure predicate may read only the "
+                                  "node's static attributes",
+                                  n->name, now ? now : "fits", then ? then : "fits");
+                double leaf = c->score[KB__LEAF(c, s, i)];
+                if (c->grad[KB__LEAF(c, s, i)] && leaf != kb_node_order(s, t, n))
+                        violation("node %s's cached score %g is not its score now %g: a pure "
+                                  "node order may read only the task's placement spec and the "
+                                  "node",
+                                  n->name, leaf, kb_node_order(s, t, n));
+        }
+        /* On small clusters, the whole answer: what a full scan chooses
+         * now, with the same reasons when nothing fits. */
+        if (nn > 64)
+                return;
+        const char *scan_why = NULL;
+        struct kb_node_info *scan = full_scan(s, (struct kb_task *)t, lo, hi, &scan_why);
+        /* A domain's query (a range of the topology order) keeps no reasons. */
+        bool whole = lo == 0 && hi == nn;
+        if (scan != chosen || (whole && !chosen && why && !same_reason(scan_why, why)))
+                violation("the cache chose %s for %s where a full scan chooses %s (%s / %s)",
+                          chosen ? chosen->name : "no node", t->name, scan ? scan->name : "no node",
+                          why ? why : "", scan_why ? scan_why : "");
+}
+#endif
+
+/* ---- the answer ----------------------------------------------------------------- */
 
 struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, const char **why)
 {
@@ -542,17 +419,76 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
         /* The nominated node first, when it is feasible (Volcano allocate). */
         const char *nom = t->pod->nominated_node_name;
         if (nom && *nom) {
-                struct kb_node_info *n = find_node_by_name(s, nom);
-                if (n && !short_mask(t, n) && !kb_predicate(s, t, n))
+                struct kb_node_info *n = kb_session_node(s, nom);
+                if (n && !kb__short_mask(t, n) && !kb_predicate(s, t, n))
                         return n;
         }
         if (!use_cache(s))
-                return full_scan(s, t, why);
+                return full_scan(s, t, 0, (uint32_t)s->nnodes, why);
         struct cache *c = cache_get(s, t);
-        if (c->score[1] == -INFINITY) {
-                if (why)
-                        *why = cache_reasons(s, c);
-                return NULL;
+        const char *reason = NULL;
+        bool plain = false;
+        uint32_t nn = (uint32_t)s->nnodes;
+        struct kb_node_info *n = kb__search(s, c, t, 0, nn, &reason, &plain);
+        if (plain) {
+                n = c->grad[1] == 0 ? NULL : &s->nodes[c->best[1]];
+                if (!n)
+                        reason = cache_reasons(s, c);
         }
-        return &s->nodes[c->best[1]];
+#ifdef KB_TESTING
+        check_purity(s, c, t, n, reason, 0, nn);
+#endif
+        if (why)
+                *why = n ? NULL : reason;
+        return n;
+}
+
+/* ---- within a network topology domain ------------------------------------------ */
+
+/* Keeps in *best the better of tree entries *best and k (0: none yet). */
+static void take_better(const struct cache *c, uint32_t *best, uint32_t k)
+{
+        if (!*best || kb__better(c->grad[k], c->score[k], c->best[k], c->grad[*best],
+                                 c->score[*best], c->best[*best]))
+                *best = k;
+}
+
+/* The best tree entry over the leaves of positions [lo, hi), 0 when the
+ * range is empty: the usual bottom-up range query, O(log N). */
+static uint32_t range_best(const struct cache *c, uint32_t lo, uint32_t hi)
+{
+        uint32_t best = 0;
+        for (uint32_t l = lo + c->size, r = hi + c->size; l < r; l /= 2, r /= 2) {
+                if (l & 1)
+                        take_better(c, &best, l++);
+                if (r & 1)
+                        take_better(c, &best, --r);
+        }
+        return best;
+}
+
+struct kb_node_info *kb_select_node_in(struct kb_session *s, struct kb_task *t,
+                                       const struct kb_domain *d)
+{
+        const char *nom = t->pod->nominated_node_name;
+        if (nom && *nom) {
+                struct kb_node_info *n = kb_session_node(s, nom);
+                uint32_t pos = n && s->topo_pos ? s->topo_pos[n->index] : UINT32_MAX;
+                if (pos >= d->lo && pos < d->hi && !kb__short_mask(t, n) && !kb_predicate(s, t, n))
+                        return n;
+        }
+        if (!use_cache(s))
+                return full_scan(s, t, d->lo, d->hi, NULL);
+        struct cache *c = cache_get(s, t);
+        const char *reason = NULL;
+        bool plain = false;
+        struct kb_node_info *n = kb__search(s, c, t, d->lo, d->hi, &reason, &plain);
+        if (plain) {
+                uint32_t k = range_best(c, d->lo, d->hi);
+                n = !k || c->grad[k] == 0 ? NULL : &s->nodes[c->best[k]];
+        }
+#ifdef KB_TESTING
+        check_purity(s, c, t, n, NULL, d->lo, d->hi);
+#endif
+        return n;
 }

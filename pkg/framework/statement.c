@@ -1,8 +1,9 @@
 /*
  * Statements: undoable operations on session state (Volcano's
  * framework/statement.go).  Each operation changes the task's status, the
- * node's accounting and the job's counters at once, and tells the plugins'
- * event handlers so their shares stay current; discard replays the undo of
+ * node's accounting and task list and the job's counters at once (through
+ * model.c), and tells the plugins' event handlers so their shares stay
+ * current; discard replays the undo of
  * each operation in reverse order; commit turns allocations into binds and
  * evictions into evictions in the session result.
  */
@@ -17,7 +18,6 @@ struct op {
         enum op_kind kind;
         struct kb_task *task;
         enum kb_task_status prev_status;
-        int32_t prev_node;
         const char *action, *reason;
 };
 
@@ -37,23 +37,14 @@ struct kb_statement *kb_statement_new(struct kb_session *s)
         return st;
 }
 
-static void fire(struct kb_session *s, const struct kb_task *t, bool allocate)
-{
-        for (size_t i = 0; i < s->nevents; i++) {
-                kb_task_event_fn fn = allocate ? s->events[i].allocate : s->events[i].deallocate;
-                if (fn)
-                        fn(s->events[i].arg, t);
-        }
-}
-
 static void place(struct kb_statement *st, struct kb_task *t, struct kb_node_info *n,
                   enum kb_task_status status, enum op_kind kind)
 {
-        struct op op = {kind, t, t->status, t->node, NULL, NULL};
-        kb__task_set_status(t, status);
-        t->node = (int32_t)n->index;
-        kb__node_add_task(st->s, n, t);
-        fire(st->s, t, true);
+        struct kb_session *s = st->s;
+        struct op op = {kind, t, t->status, NULL, NULL};
+        kb__task_move(s, t, status);
+        kb__node_attach(s, n, t);
+        kb_event(s, t, true);
         KB_PUSH(st->ops, st->nops, st->cap, op);
 }
 
@@ -70,17 +61,9 @@ void kb_statement_pipeline(struct kb_statement *st, struct kb_task *t, struct kb
 void kb_statement_evict(struct kb_statement *st, struct kb_task *t, const char *action,
                         const char *reason)
 {
-        struct kb_session *s = st->s;
-        struct op op = {OP_EVICT, t, t->status, t->node, action, reason};
-        if (t->node >= 0) {
-                struct kb_node_info *n = &s->nodes[t->node];
-                kb__node_remove_task(s, n, t);
-                kb__task_set_status(t, KB_TASK_RELEASING);
-                kb__node_add_task(s, n, t);
-        } else {
-                kb__task_set_status(t, KB_TASK_RELEASING);
-        }
-        fire(s, t, false);
+        struct op op = {OP_EVICT, t, t->status, action, reason};
+        kb__task_move(st->s, t, KB_TASK_RELEASING);
+        kb_event(st->s, t, false);
         KB_PUSH(st->ops, st->nops, st->cap, op);
 }
 
@@ -90,21 +73,16 @@ static void undo(struct kb_session *s, const struct op *op)
         switch (op->kind) {
         case OP_ALLOCATE:
         case OP_PIPELINE:
-                kb__node_remove_task(s, &s->nodes[t->node], t);
-                kb__task_set_status(t, op->prev_status);
-                t->node = op->prev_node;
-                fire(s, t, false);
+                /* Handlers are told while the task is still on its node
+                 * (Volcano's Deallocate event carries the node), so that
+                 * counts per node and domain can be taken back. */
+                kb_event(s, t, false);
+                kb__node_detach(s, t);
+                kb__task_move(s, t, op->prev_status);
                 break;
         case OP_EVICT:
-                if (t->node >= 0) {
-                        struct kb_node_info *n = &s->nodes[t->node];
-                        kb__node_remove_task(s, n, t);
-                        kb__task_set_status(t, op->prev_status);
-                        kb__node_add_task(s, n, t);
-                } else {
-                        kb__task_set_status(t, op->prev_status);
-                }
-                fire(s, t, true);
+                kb__task_move(s, t, op->prev_status);
+                kb_event(s, t, true);
                 break;
         }
 }
@@ -118,6 +96,17 @@ void kb_statement_discard(struct kb_statement *st)
         st->nops = st->cap = 0;
 }
 
+size_t kb_statement_mark(const struct kb_statement *st)
+{
+        return st->nops;
+}
+
+void kb_statement_rollback(struct kb_statement *st, size_t mark)
+{
+        while (st->nops > mark)
+                undo(st->s, &st->ops[--st->nops]);
+}
+
 /* Allocated tasks become Binding and leave as binds; pipelined ones stay in
  * the session (they wait for resources being released); evictions leave. */
 void kb_statement_commit(struct kb_statement *st)
@@ -128,7 +117,7 @@ void kb_statement_commit(struct kb_statement *st)
                 struct kb_task *t = op->task;
                 switch (op->kind) {
                 case OP_ALLOCATE:
-                        kb__task_set_status(t, KB_TASK_BINDING);
+                        kb__task_move(s, t, KB_TASK_BINDING);
                         kb__result_add_bind(s, t);
                         break;
                 case OP_PIPELINE:

@@ -561,6 +561,8 @@ struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
         k->lanes[KB_KUBE_LANE_EVENT].backlog = (size_t)k->opts.event_backlog;
         k->window = k->opts.max_active;
         k->window_cut = kb_now_mono() - 10;
+        snprintf(k->user_agent, sizeof(k->user_agent), "%s",
+                 opts && opts->user_agent ? opts->user_agent : "kbatch-scheduler");
         k->tokens = k->opts.burst;
         k->last_refill = kb_now_mono();
         k->rnd = (uint64_t)(kb_now_mono() * 1e9) | 1;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kube/kube.h"
 
@@ -162,10 +163,114 @@ static int load_exec(const struct kb_value *ex, const char *file, const char *un
         return 0;
 }
 
+/* Fills c from a parsed kubeconfig; file names it in messages, and dir
+ * (NULL: none) anchors its relative paths. */
+static int load_doc(const struct kb_value *doc, const char *file, const char *dir,
+                    const char *context, struct kb_kube_config *c, char *err, size_t errlen)
+{
+        if (!context)
+                context = kb_value_str(kb_value_get(doc, "current-context"));
+        if (!context || !*context) {
+                snprintf(err, errlen, "%s: current-context: not set and no --context given", file);
+                return KB_EBADINPUT;
+        }
+        const struct kb_value *ctx = named(doc, "contexts", context, "context");
+        if (!ctx) {
+                snprintf(err, errlen, "%s: contexts: no context named \"%s\"", file, context);
+                return KB_EBADINPUT;
+        }
+        const char *cname = kb_value_str(kb_value_get(ctx, "cluster"));
+        const char *uname = kb_value_str(kb_value_get(ctx, "user"));
+        const struct kb_value *cl = named(doc, "clusters", cname, "cluster");
+        if (!cl) {
+                snprintf(err, errlen, "%s: clusters: no cluster named \"%s\" (context %s)", file,
+                         cname ? cname : "", context);
+                return KB_EBADINPUT;
+        }
+        const char *ns = kb_value_str(kb_value_get(ctx, "namespace"));
+        c->namespace = ns ? kb_xstrdup(ns) : NULL;
+        const char *server = kb_value_str(kb_value_get(cl, "server"));
+        if (server)
+                c->server = kb_xstrdup(server);
+        c->insecure = kb_value_bool(kb_value_get(cl, "insecure-skip-tls-verify"), false);
+        c->ca_file = path_in(dir, kb_value_str(kb_value_get(cl, "certificate-authority")));
+        if (data_field(cl, "certificate-authority-data", &c->ca_data, &c->ca_len, file, err,
+                       errlen))
+                return KB_EBADINPUT;
+        const struct kb_value *u = named(doc, "users", uname, "user");
+        if (uname && *uname && !u) {
+                snprintf(err, errlen, "%s: users: no user named \"%s\" (context %s)", file, uname,
+                         context);
+                return KB_EBADINPUT;
+        }
+        if (u) {
+                if (kb_value_get(u, "auth-provider")) {
+                        snprintf(err, errlen,
+                                 "%s: users.%s: auth-provider credentials are not supported; use "
+                                 "exec, a token, tokenFile or client certificate",
+                                 file, uname);
+                        return KB_EBADINPUT;
+                }
+                const struct kb_value *ex = kb_value_get(u, "exec");
+                if (ex) {
+                        c->has_exec = true;
+                        if (load_exec(ex, file, uname, dir, &c->exec, err, errlen))
+                                return KB_EBADINPUT;
+                }
+                c->cert_file = path_in(dir, kb_value_str(kb_value_get(u, "client-certificate")));
+                c->key_file = path_in(dir, kb_value_str(kb_value_get(u, "client-key")));
+                if (data_field(u, "client-certificate-data", &c->cert_data, &c->cert_len, file, err,
+                               errlen) ||
+                    data_field(u, "client-key-data", &c->key_data, &c->key_len, file, err, errlen))
+                        return KB_EBADINPUT;
+                const char *tok = kb_value_str(kb_value_get(u, "token"));
+                if (tok && *tok)
+                        c->token = kb_xstrdup(tok);
+                c->token_file = path_in(dir, kb_value_str(kb_value_get(u, "tokenFile")));
+        }
+        return 0;
+}
+
+/* Reads file as one kubeconfig document (*doc, caller frees). */
+static int parse_file(const char *file, struct kb_value **doc, char *err, size_t errlen)
+{
+        char *text = NULL;
+        size_t len = 0, ndocs = 0;
+        struct kb_value **docs = NULL;
+        char perr[256];
+        *doc = NULL;
+        int rc = kb_read_file(file, &text, &len);
+        if (rc) {
+                snprintf(err, errlen, "%s: %s", file, kb_strerror(rc));
+                return KB_EBADINPUT;
+        }
+        rc = KB_EBADINPUT;
+        if (kb_yaml_parse(text, len, &docs, &ndocs, perr, sizeof(perr))) {
+                snprintf(err, errlen, "%s: %s", file, perr);
+                goto out;
+        }
+        if (ndocs != 1 || !kb_value_is(docs[0], KB_VOBJECT)) {
+                snprintf(err, errlen, "%s: not a kubeconfig", file);
+                goto out;
+        }
+        *doc = docs[0];
+        docs[0] = NULL;
+        rc = 0;
+out:
+        kb_value_free_docs(docs, ndocs);
+        free(text);
+        return rc;
+}
+
+static char *dir_of(const char *file)
+{
+        const char *slash = strrchr(file, '/');
+        return slash ? kb_xstrndup(file, (size_t)(slash - file)) : NULL;
+}
+
 int kb_kube_config_parse(const char *text, size_t len, const char *file, const char *context,
                          struct kb_kube_config *c, char *err, size_t errlen)
 {
-        char *dir = NULL;
         size_t ndocs = 0;
         struct kb_value **docs = NULL;
         char perr[256];
@@ -179,74 +284,11 @@ int kb_kube_config_parse(const char *text, size_t len, const char *file, const c
                 snprintf(err, errlen, "%s: not a kubeconfig", file);
                 goto out;
         }
-        const struct kb_value *doc = docs[0];
-        const char *slash = strrchr(file, '/');
-        if (slash)
-                dir = kb_xstrndup(file, (size_t)(slash - file));
-        if (!context)
-                context = kb_value_str(kb_value_get(doc, "current-context"));
-        if (!context || !*context) {
-                snprintf(err, errlen, "%s: current-context: not set and no --context given", file);
-                goto out;
-        }
-        const struct kb_value *ctx = named(doc, "contexts", context, "context");
-        if (!ctx) {
-                snprintf(err, errlen, "%s: contexts: no context named \"%s\"", file, context);
-                goto out;
-        }
-        const char *cname = kb_value_str(kb_value_get(ctx, "cluster"));
-        const char *uname = kb_value_str(kb_value_get(ctx, "user"));
-        const struct kb_value *cl = named(doc, "clusters", cname, "cluster");
-        if (!cl) {
-                snprintf(err, errlen, "%s: clusters: no cluster named \"%s\" (context %s)", file,
-                         cname ? cname : "", context);
-                goto out;
-        }
-        const char *ns = kb_value_str(kb_value_get(ctx, "namespace"));
-        c->namespace = ns ? kb_xstrdup(ns) : NULL;
-        const char *server = kb_value_str(kb_value_get(cl, "server"));
-        if (server)
-                c->server = kb_xstrdup(server);
-        c->insecure = kb_value_bool(kb_value_get(cl, "insecure-skip-tls-verify"), false);
-        c->ca_file = path_in(dir, kb_value_str(kb_value_get(cl, "certificate-authority")));
-        if (data_field(cl, "certificate-authority-data", &c->ca_data, &c->ca_len, file, err,
-                       errlen))
-                goto out;
-        const struct kb_value *u = named(doc, "users", uname, "user");
-        if (uname && *uname && !u) {
-                snprintf(err, errlen, "%s: users: no user named \"%s\" (context %s)", file, uname,
-                         context);
-                goto out;
-        }
-        if (u) {
-                if (kb_value_get(u, "auth-provider")) {
-                        snprintf(err, errlen,
-                                 "%s: users.%s: auth-provider credentials are not supported; use "
-                                 "exec, a token, tokenFile or client certificate",
-                                 file, uname);
-                        goto out;
-                }
-                const struct kb_value *ex = kb_value_get(u, "exec");
-                if (ex) {
-                        c->has_exec = true;
-                        if (load_exec(ex, file, uname, dir, &c->exec, err, errlen))
-                                goto out;
-                }
-                c->cert_file = path_in(dir, kb_value_str(kb_value_get(u, "client-certificate")));
-                c->key_file = path_in(dir, kb_value_str(kb_value_get(u, "client-key")));
-                if (data_field(u, "client-certificate-data", &c->cert_data, &c->cert_len, file, err,
-                               errlen) ||
-                    data_field(u, "client-key-data", &c->key_data, &c->key_len, file, err, errlen))
-                        goto out;
-                const char *tok = kb_value_str(kb_value_get(u, "token"));
-                if (tok && *tok)
-                        c->token = kb_xstrdup(tok);
-                c->token_file = path_in(dir, kb_value_str(kb_value_get(u, "tokenFile")));
-        }
-        rc = 0;
+        char *dir = dir_of(file);
+        rc = load_doc(docs[0], file, dir, context, c, err, errlen);
+        free(dir);
 out:
         kb_value_free_docs(docs, ndocs);
-        free(dir);
         if (rc)
                 kb_kube_config_release(c);
         return rc;
@@ -255,15 +297,105 @@ out:
 static int load_file(const char *file, const char *context, struct kb_kube_config *c, char *err,
                      size_t errlen)
 {
-        char *text = NULL;
-        size_t len = 0;
-        int rc = kb_read_file(file, &text, &len);
-        if (rc) {
-                snprintf(err, errlen, "%s: %s", file, kb_strerror(rc));
-                return KB_EBADINPUT;
+        struct kb_value *doc;
+        int rc = parse_file(file, &doc, err, errlen);
+        if (rc)
+                return rc;
+        char *dir = dir_of(file);
+        rc = load_doc(doc, file, dir, context, c, err, errlen);
+        free(dir);
+        kb_value_free(doc);
+        return rc;
+}
+
+/* Makes a relative path in obj[key] absolute against dir.  An exec
+ * command counts as a path only with a slash in it (else PATH finds it). */
+static void anchor(struct kb_value *obj, const char *key, const char *dir, bool need_slash)
+{
+        const char *p = kb_value_str(kb_value_get(obj, key));
+        if (!p || !*p || p[0] == '/' || !dir || (need_slash && !strchr(p, '/')))
+                return;
+        char *abs = kb_xasprintf("%s/%s", dir, p);
+        kb_value_set(obj, key, kb_value_new_string(abs));
+        free(abs);
+}
+
+/*
+ * $KUBECONFIG naming several files, merged as kubectl merges them: files
+ * that do not exist are skipped; the first file to set current-context, and
+ * the first to define a cluster, user or context of a given name, wins.
+ * Relative paths stay relative to the file that wrote them, so they are
+ * made absolute while merging.
+ */
+static int load_list(const char *list, const char *context, struct kb_kube_config *c, char *err,
+                     size_t errlen)
+{
+        static const char *const lists[] = {"clusters", "users", "contexts"};
+        struct kb_value *merged = kb_value_new(KB_VOBJECT);
+        size_t nfiles = 0;
+        char *first = NULL;
+        int rc = 0;
+        for (const char *p = list; *p;) {
+                size_t n = strcspn(p, ":");
+                char *file = kb_xstrndup(p, n);
+                p += n + (p[n] == ':');
+                struct kb_value *doc = NULL;
+                if (!*file || access(file, F_OK)) {
+                        free(file);
+                        continue;
+                }
+                rc = parse_file(file, &doc, err, errlen);
+                if (rc) {
+                        free(file);
+                        goto out;
+                }
+                if (!nfiles++)
+                        first = kb_xstrdup(file);
+                const char *cur = kb_value_str(kb_value_get(doc, "current-context"));
+                if (cur && *cur && !kb_value_str(kb_value_get(merged, "current-context")))
+                        kb_value_set(merged, "current-context", kb_value_new_string(cur));
+                char *dir = dir_of(file);
+                for (size_t l = 0; l < KB_ARRAY_SIZE(lists); l++) {
+                        const struct kb_value *src = kb_value_get(doc, lists[l]);
+                        if (!kb_value_is(src, KB_VARRAY))
+                                continue;
+                        struct kb_value *dst = kb_value_get(merged, lists[l]);
+                        if (!dst) {
+                                dst = kb_value_new(KB_VARRAY);
+                                kb_value_set(merged, lists[l], dst);
+                        }
+                        for (size_t i = 0; i < src->arr.n; i++) {
+                                const char *name =
+                                    kb_value_str(kb_value_get(src->arr.v[i], "name"));
+                                if (!name || named(merged, lists[l], name, "name"))
+                                        continue;
+                                struct kb_value *e = kb_value_clone(src->arr.v[i]);
+                                struct kb_value *cl = kb_value_get(e, "cluster");
+                                struct kb_value *u = kb_value_get(e, "user");
+                                anchor(cl, "certificate-authority", dir, false);
+                                anchor(u, "client-certificate", dir, false);
+                                anchor(u, "client-key", dir, false);
+                                anchor(u, "tokenFile", dir, false);
+                                anchor(kb_value_get(u, "exec"), "command", dir, true);
+                                kb_value_append(dst, e);
+                        }
+                }
+                free(dir);
+                free(file);
+                kb_value_free(doc);
         }
-        rc = kb_kube_config_parse(text, len, file, context, c, err, errlen);
-        free(text);
+        if (!nfiles) {
+                snprintf(err, errlen, "KUBECONFIG=%s: none of its files exists", list);
+                rc = KB_EBADINPUT;
+        } else {
+                /* Paths are absolute by now: no directory to anchor them. */
+                char *label = nfiles == 1 ? kb_xstrdup(first) : kb_xasprintf("KUBECONFIG=%s", list);
+                rc = load_doc(merged, label, NULL, context, c, err, errlen);
+                free(label);
+        }
+out:
+        free(first);
+        kb_value_free(merged);
         return rc;
 }
 
@@ -302,10 +434,7 @@ int kb_kube_config_load(const char *kubeconfig, const char *context, const char 
         if (kubeconfig && *kubeconfig) {
                 rc = load_file(kubeconfig, context, c, err, errlen);
         } else if (env && *env) {
-                /* A list of files: the first one is used. */
-                char *first = kb_xstrndup(env, strcspn(env, ":"));
-                rc = load_file(first, context, c, err, errlen);
-                free(first);
+                rc = load_list(env, context, c, err, errlen);
         } else if (getenv("KUBERNETES_SERVICE_HOST")) {
                 rc = load_in_cluster(c, err, errlen);
         } else if (master && *master) {

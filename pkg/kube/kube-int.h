@@ -68,6 +68,7 @@ struct kb_kube {
         int open_handles; /* curl_timer, rl_timer, call timers and socket polls not closed yet */
         struct kb_kube_config cfg;
         struct kb_kube_opts opts;
+        char user_agent[64];
         double tokens, last_refill;
         double window;     /* transfers allowed on the wire: adapts (client.c) */
         double window_cut; /* monotonic: when a 429 last halved it */

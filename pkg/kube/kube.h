@@ -148,6 +148,9 @@ struct kb_kube_opts {
         int max_attempts;  /* default 6 */
         int max_active;    /* transfers on the wire, watches and leases aside; default 32 */
         int event_backlog; /* events waiting in their lane; default 1000 */
+        /* The User-Agent header (copied, at most 63 bytes); default
+         * "kbatch-scheduler". */
+        const char *user_agent;
 };
 
 /*
@@ -305,6 +308,10 @@ struct kb_reflector;
 struct kb_reflector *kb_reflector_new(struct kb_kube *k, const char *name, const char *path,
                                       const char *query, const struct kb_reflector_ops *ops,
                                       void *arg);
+/* Marks r's collection optional (call right after kb_reflector_new): a
+ * 404, the API server not serving it (a CRD not installed), reads as an
+ * empty list, synced, and the list is tried again every 10 s. */
+void kb_reflector_set_optional(struct kb_reflector *r);
 /* Whether a first list has completed. */
 bool kb_reflector_synced(const struct kb_reflector *r);
 /* Counts of lists and watches started, for tests and metrics. */

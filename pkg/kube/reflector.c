@@ -33,6 +33,8 @@ struct kb_reflector {
         bool listing; /* a paged list is under way (list_begin called) */
         bool relist;  /* the watch ended with 410 */
         bool got_event;
+        bool optional; /* a 404 means an API not served: empty (kb_reflector_set_optional) */
+        bool absent;   /* the last list was such a 404 */
         int failures;
         unsigned lists, watches;
         uint64_t rnd;
@@ -40,6 +42,9 @@ struct kb_reflector {
 
 static void start_list(struct kb_reflector *r);
 static void start_watch(struct kb_reflector *r);
+
+/* How often an optional collection that is not served is asked for. */
+#define ABSENT_RETRY_SECONDS 10
 
 static double rnd01(struct kb_reflector *r)
 {
@@ -77,6 +82,29 @@ static void retry_later(struct kb_reflector *r)
 
 /* ---- list ------------------------------------------------------------------ */
 
+/* An optional collection the API server does not serve (a CRD not
+ * installed): as an empty list, synced, and asked for again later. */
+static void absent(struct kb_reflector *r)
+{
+        if (!r->absent)
+                KB_INFO("reflector %s: not served by the API server (CRD not installed?); "
+                        "taken as empty, asking again every %ds",
+                        r->name, ABSENT_RETRY_SECONDS);
+        r->absent = true;
+        if (!r->listing && r->ops.list_begin)
+                r->ops.list_begin(r->arg);
+        r->listing = false;
+        if (r->ops.list_end)
+                r->ops.list_end(r->arg);
+        free(r->cont);
+        r->cont = NULL;
+        free(r->rv);
+        r->rv = NULL;
+        r->synced = true;
+        r->failures = 0;
+        uv_timer_start(&r->timer, timer_fired, ABSENT_RETRY_SECONDS * 1000, 0);
+}
+
 static void list_done(void *arg, const struct kb_kube_resp *resp)
 {
         struct kb_reflector *r = arg;
@@ -89,6 +117,10 @@ static void list_done(void *arg, const struct kb_kube_resp *resp)
                 free(r->cont);
                 r->cont = NULL;
                 retry_later(r);
+                return;
+        }
+        if (resp->status == 404 && r->optional) {
+                absent(r);
                 return;
         }
         if (resp->status != 200) {
@@ -130,6 +162,9 @@ static void list_done(void *arg, const struct kb_kube_resp *resp)
                 start_list(r);
                 return;
         }
+        if (r->absent)
+                KB_INFO("reflector %s: served now", r->name);
+        r->absent = false;
         /* The last page's resourceVersion is the list's. */
         set_rv(r, kb_value_str(kb_value_dig(doc, "metadata", "resourceVersion", NULL)));
         kb_pool_release(&pool);
@@ -257,7 +292,8 @@ static void watch_done(void *arg, const struct kb_kube_resp *resp)
 {
         struct kb_reflector *r = arg;
         r->call = NULL;
-        if (resp->status == 410)
+        /* 410: history lost; 404 on an optional API: it may be gone. */
+        if (resp->status == 410 || (resp->status == 404 && r->optional))
                 r->relist = true;
         if (r->relist) {
                 KB_V(1, "reflector %s: resourceVersion %s expired, listing again", r->name,
@@ -316,6 +352,11 @@ struct kb_reflector *kb_reflector_new(struct kb_kube *k, const char *name, const
         r->timer.data = r;
         start_list(r);
         return r;
+}
+
+void kb_reflector_set_optional(struct kb_reflector *r)
+{
+        r->optional = true;
 }
 
 bool kb_reflector_synced(const struct kb_reflector *r)

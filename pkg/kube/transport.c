@@ -326,7 +326,7 @@ void kb__kube_setup_easy(struct kb_kube_call *c)
          * than each opening its own while the first is being set up. */
         if (!strncmp(c->url, "https:", 6))
                 curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-        curl_easy_setopt(e, CURLOPT_USERAGENT, "kbatch-scheduler");
+        curl_easy_setopt(e, CURLOPT_USERAGENT, k->user_agent);
         curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
         if (cfg->insecure) {
                 curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);

@@ -45,6 +45,25 @@ void kb__dispatch_release(struct kb_sched *s)
 
 /* ---- entry points --------------------------------------------------------------------- */
 
+/* What the session read but did not evaluate: a Warning event on the
+ * PodGroup, or on the pod that has none (repeats fold into one event's
+ * count, like every event). */
+static void dispatch_warning(struct kb_sched *s, const struct kb_warning *w)
+{
+        if (w->hn) {
+                /* Cluster-scoped: the event lives in "default", as
+                 * kube-controller-manager records them. */
+                kb__event(s, "HyperNode", "topology.volcano.sh/v1alpha1", "default",
+                          w->hn->meta.name, w->hn->meta.uid, "Warning", "Ignored", w->message);
+                return;
+        }
+        const struct kb_meta *m = w->pg ? &w->pg->meta : w->pod ? &w->pod->meta : NULL;
+        if (!m)
+                return;
+        kb__event(s, w->pg ? "PodGroup" : "Pod", w->pg ? "scheduling.volcano.sh/v1beta1" : "v1",
+                  kb__ns_of(m), m->name, m->uid, "Warning", "Unsupported", w->message);
+}
+
 void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                          const struct kb_result *r)
 {
@@ -60,7 +79,11 @@ void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                         kb__pg_status(s, &r->podgroups[i]);
         for (size_t i = 0; i < r->nqueues; i++)
                 kb__queue_status(s, &r->queues[i]);
+        for (size_t i = 0; i < r->nhypernodes; i++)
+                kb__hypernode_status(s, &r->hypernodes[i]);
         kb__pod_failures(s, snap, r);
+        for (size_t i = 0; i < r->nwarnings; i++)
+                dispatch_warning(s, &r->warnings[i]);
         kb__status_sweep(s);
 }
 

@@ -56,6 +56,7 @@ struct kb__metrics {
         size_t nactions, capactions;
         struct labeled_hist *plugins; /* microseconds */
         size_t nplugins, capplugins;
+        char *conf_skipped; /* kbatch_conf_skipped lines of the current conf */
 };
 
 static struct hist *labeled(struct labeled_hist **v, size_t *n, size_t *cap, const char *labels)
@@ -93,7 +94,22 @@ void kb__metrics_free(struct kb__metrics *m)
         free(m->queues);
         free(m->actions);
         free(m->plugins);
+        free(m->conf_skipped);
         free(m);
+}
+
+void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb_buf_adds(&b, "");
+        for (size_t i = 0; i < conf->nskipped; i++)
+                kb_buf_printf(&b, "kbatch_conf_skipped{kind=\"%s\",name=\"%s\"} 1\n",
+                              conf->skipped[i].kind, conf->skipped[i].name);
+        pthread_mutex_lock(&m->lock);
+        free(m->conf_skipped);
+        m->conf_skipped = kb_buf_detach(&b);
+        pthread_mutex_unlock(&m->lock);
 }
 
 void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e,
@@ -314,6 +330,9 @@ static char *render(struct kb_sched *s)
                       "# HELP kbatch_sessions_total Sessions run\n# TYPE kbatch_sessions_total "
                       "counter\nkbatch_sessions_total %llu\n",
                       m->leader ? 1 : 0, (unsigned long long)m->sessions);
+        kb_buf_adds(&b, "# HELP kbatch_conf_skipped What the scheduler conf names that kbatch "
+                        "reads but does not act on (1 each)\n# TYPE kbatch_conf_skipped gauge\n");
+        kb_buf_adds(&b, m->conf_skipped ? m->conf_skipped : "");
         pthread_mutex_unlock(&m->lock);
         kb_buf_adds(&b, "# HELP kbatch_api_requests_total API requests by verb and HTTP code "
                         "(0: no answer)\n# TYPE kbatch_api_requests_total counter\n");

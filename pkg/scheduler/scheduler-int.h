@@ -36,6 +36,7 @@ enum {
         KB__R_QUEUES,
         KB__R_PRIORITYCLASSES,
         KB__R_NAMESPACES,
+        KB__R_HYPERNODES,
         KB__NREFL,
 };
 
@@ -142,6 +143,7 @@ void kb__binds_release(struct kb_sched *s);
 /* status.c */
 void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st);
 void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs);
+void kb__hypernode_status(struct kb_sched *s, const struct kb_hn_status *hs);
 /* FailedScheduling and PodScheduled=False on the pending pods of the
  * gangs the session found unschedulable. */
 void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
@@ -196,6 +198,8 @@ void kb__metrics_event(struct kb_sched *s, const char *result);
 /* The requests waiting in each client lane (from the loop thread). */
 void kb__metrics_lanes(struct kb_sched *s);
 void kb__metrics_set_leader(struct kb_sched *s, bool leader);
+/* The conf's skipped items, for /metrics (any thread). */
+void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf);
 int kb__http_start(struct kb_sched *s, const char *addr);
 void kb__http_stop(struct kb_sched *s);
 

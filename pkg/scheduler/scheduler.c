@@ -70,6 +70,20 @@ static bool same_stat(const struct stat *a, const struct stat *b)
                a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
+/* Says once, at startup and at each reload, what the conf names that
+ * kbatch skips, and lists it on /metrics. */
+static void conf_announce(struct kb_sched *s)
+{
+        const struct kb_conf *conf = &s->conf->conf;
+        if (conf->nskipped) {
+                char list[1024];
+                kb_conf_skipped_summary(conf, list, sizeof(list));
+                KB_WARN("scheduler conf: kbatch skips %zu item(s) it does not support: %s",
+                        conf->nskipped, list);
+        }
+        kb__metrics_conf(s->metrics, conf);
+}
+
 /* Polls the conf file (a ConfigMap volume swaps a symlink, which inotify on
  * the file would miss).  A bad file keeps the last good conf. */
 static void conf_check(struct kb_sched *s)
@@ -80,7 +94,10 @@ static void conf_check(struct kb_sched *s)
         s->conf_st = st;
         struct kb__conf_ref *c = kb_xcalloc(1, sizeof(*c));
         char err[512];
-        if (kb_conf_load_file(s->o->conf_path, &c->conf, err, sizeof(err))) {
+        int rc = kb_conf_load_file(s->o->conf_path, &c->conf, err, sizeof(err));
+        if (!rc && s->o->strict_conf && (rc = kb_conf_strict(&c->conf, err, sizeof(err))))
+                kb_conf_release(&c->conf);
+        if (rc) {
                 KB_ERROR("scheduler conf %s changed but is not valid, keeping the previous one: %s",
                          s->o->conf_path, err);
                 free(c);
@@ -90,6 +107,7 @@ static void conf_check(struct kb_sched *s)
         conf_unref(s->conf);
         s->conf = c;
         KB_INFO("scheduler conf %s reloaded", s->o->conf_path);
+        conf_announce(s);
 }
 
 /* ---- sessions -------------------------------------------------------------------- */
@@ -534,6 +552,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         kb_kube_config_release(&cfg);
         s->cache = kb_cache_new();
         s->metrics = kb__metrics_new();
+        conf_announce(s);
 
         static const struct {
                 const char *name, *path;
@@ -546,6 +565,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
             {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
              KB_KIND_PRIORITYCLASS},
             {"namespaces", "/api/v1/namespaces", KB_KIND_NAMESPACE},
+            {"hypernodes", "/apis/topology.volcano.sh/v1alpha1/hypernodes", KB_KIND_HYPERNODE},
         };
         /* Pods: the pods of each of our scheduler names as sources 1..,
          * and as source 0 every bound pod of the other schedulers (they
@@ -565,6 +585,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                     s->kube, refl[i].name, refl[i].path, i == KB__R_PODS ? bound_query : NULL,
                     &kb_cache_reflector_ops, kb_cache_feed(s->cache, refl[i].kind));
         free(bound_query);
+        kb_reflector_set_optional(s->refl[KB__R_HYPERNODES]); /* a CRD clusters may lack */
         s->pod_refl = kb_xcalloc(o->nscheduler_names + 1, sizeof(*s->pod_refl));
         for (size_t i = 0; i < o->nscheduler_names; i++) {
                 char *q = field_query("spec.schedulerName=", o->scheduler_names[i]);

@@ -26,6 +26,7 @@ struct kb_sched_opts {
         const char *const *scheduler_names;
         size_t nscheduler_names;
         const char *conf_path; /* NULL: the built-in default conf */
+        bool strict_conf;      /* refuse a conf with skipped items (reloads too) */
         double period;         /* seconds between sessions */
         const char *default_queue;
         bool leader_elect;

@@ -349,20 +349,27 @@ void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
 {
         struct kb_value *body = kb_value_new(KB_VOBJECT);
         struct kb_value *sv = kb_value_ensure_object(body, "status");
-        kb_value_set(sv, "state", kb_value_new_string(kb_queue_state_name(qs->state)));
+        if (qs->state_changed) /* else the user's, never echoed back stale */
+                kb_value_set(sv, "state", kb_value_new_string(kb_queue_state_name(qs->state)));
         kb_value_set(sv, "pending", kb_value_new_int(qs->pending));
         kb_value_set(sv, "inqueue", kb_value_new_int(qs->inqueue));
         kb_value_set(sv, "running", kb_value_new_int(qs->running));
         kb_value_set(sv, "unknown", kb_value_new_int(qs->unknown));
         kb_value_set(sv, "completed", kb_value_new_int(qs->completed));
-        struct kb_value *alloc = kb_value_ensure_object(sv, "allocated");
-        for (int i = 0; i < kb_res_count(); i++) {
-                if (i == KB_RES_PODS || qs->allocated.q[i] == 0)
-                        continue;
-                char buf[64];
-                kb_quantity_format(qs->allocated.q[i], kb_res_is_milli(i), kb_res_is_bytes(i), buf,
-                                   sizeof(buf));
-                kb_value_set(alloc, kb_res_name(i), kb_value_new_string(buf));
+        /* A resource at 0 is null: the merge patch drops what was there. */
+        const struct kb_res *sums[] = {&qs->allocated, &qs->deserved};
+        for (int k = 0; k < 2; k++) {
+                struct kb_value *o = kb_value_ensure_object(sv, k ? "deserved" : "allocated");
+                for (int i = 0; i < kb_res_count(); i++) {
+                        if (i == KB_RES_PODS)
+                                continue;
+                        char buf[64];
+                        kb_quantity_format(sums[k]->q[i], kb_res_is_milli(i), kb_res_is_bytes(i),
+                                           buf, sizeof(buf));
+                        kb_value_set(o, kb_res_name(i),
+                                     sums[k]->q[i] ? kb_value_new_string(buf)
+                                                   : kb_value_new(KB_VNULL));
+                }
         }
         char *text = kb_json_emit(body, false);
         uint64_t h = kb_hash(text, strlen(text), KB_HASH_SEED) ^ (uint64_t)s->queue_status_sub;
@@ -381,6 +388,38 @@ void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
                 free(path);
         }
         kb_value_free(body);
+        free(mkey);
+}
+
+/* ---- HyperNode status ---------------------------------------------------------------- */
+
+#define KB_TOPOLOGY_API "/apis/topology.volcano.sh/v1alpha1"
+
+/* status.nodeCount as the session resolved it, as Volcano's HyperNode
+ * controller keeps it (kubectl get hypernodes shows it), when it differs. */
+void kb__hypernode_status(struct kb_sched *s, const struct kb_hn_status *hs)
+{
+        if (hs->hn->node_count == hs->node_count)
+                return;
+        const struct kb_hypernode *cur =
+            kb_cache_get(s->cache, KB_KIND_HYPERNODE, NULL, hs->hn->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, hs->hn->meta.uid))
+                return; /* deleted or replaced meanwhile */
+        char *mkey = kb_xasprintf("hypernode/%s", hs->hn->meta.name);
+        uint64_t h = (uint64_t)hs->node_count + 1;
+        if (!memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                struct kb_value *body = kb_value_new(KB_VOBJECT);
+                kb_value_set(kb_value_ensure_object(body, "status"), "nodeCount",
+                             kb_value_new_int(hs->node_count));
+                char *path =
+                    kb_xasprintf(KB_TOPOLOGY_API "/hypernodes/%s/status", hs->hn->meta.name);
+                char *what = kb_xasprintf("hypernode %s status", hs->hn->meta.name);
+                fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
+                     what, mkey);
+                free(what);
+                free(path);
+        }
         free(mkey);
 }
 

@@ -28,12 +28,15 @@ void kb_cluster_release(struct kb_cluster *c)
                 kb_priorityclass_free(c->priorityclasses[i]);
         for (size_t i = 0; i < c->nnamespaces; i++)
                 kb_namespace_free(c->namespaces[i]);
+        for (size_t i = 0; i < c->nhypernodes; i++)
+                kb_hypernode_free(c->hypernodes[i]);
         free(c->nodes);
         free(c->pods);
         free(c->podgroups);
         free(c->queues);
         free(c->priorityclasses);
         free(c->namespaces);
+        free(c->hypernodes);
         free(c->scheduler_names);
         memset(c, 0, sizeof(*c));
 }
@@ -59,6 +62,8 @@ void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
         snap->npriorityclasses = c->npriorityclasses;
         snap->namespaces = c->namespaces;
         snap->nnamespaces = c->nnamespaces;
+        snap->hypernodes = c->hypernodes;
+        snap->nhypernodes = c->nhypernodes;
         if (c->nscheduler_names) {
                 snap->scheduler_names = c->scheduler_names;
                 snap->nscheduler_names = c->nscheduler_names;
@@ -104,6 +109,8 @@ static const char *kind_name(enum kb_kind k)
                 return "priorityclass";
         case KB_KIND_NAMESPACE:
                 return "namespace";
+        case KB_KIND_HYPERNODE:
+                return "hypernode";
         default:
                 return "object";
         }
@@ -124,6 +131,8 @@ static const struct kb_meta *object_meta(const struct kb_object *o)
                 return &o->priorityclass->meta;
         case KB_KIND_NAMESPACE:
                 return &o->namespace->meta;
+        case KB_KIND_HYPERNODE:
+                return &o->hypernode->meta;
         default:
                 return NULL;
         }
@@ -165,6 +174,7 @@ static void seen_init(struct loader *l)
         ADD_ALL(queues, nqueues, "queue")
         ADD_ALL(priorityclasses, npriorityclasses, "priorityclass")
         ADD_ALL(namespaces, nnamespaces, "namespace")
+        ADD_ALL(hypernodes, nhypernodes, "hypernode")
 #undef ADD_ALL
 }
 
@@ -207,6 +217,9 @@ static int add_object(struct loader *l, struct kb_object *o, int line)
                 break;
         case KB_KIND_NAMESPACE:
                 KB_PUSH(c->namespaces, c->nnamespaces, c->capnamespaces, o->namespace);
+                break;
+        case KB_KIND_HYPERNODE:
+                KB_PUSH(c->hypernodes, c->nhypernodes, c->caphypernodes, o->hypernode);
                 break;
         default:
                 break;
@@ -304,6 +317,14 @@ static int load_doc(struct loader *l, const struct kb_value *doc)
                 snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, msg);
                 return rc;
         }
+        /* A pod whose placement fields are wrong still decodes (the daemon
+         * must keep counting what it holds on its node); kbatch-sim's input
+         * is hand-written, so it is refused like any other bad field. */
+        if (o.kind == KB_KIND_POD && o.pod->invalid) {
+                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, o.pod->invalid);
+                kb_object_release(&o);
+                return KB_EBADINPUT;
+        }
         return add_object(l, &o, doc->line);
 }
 
@@ -331,6 +352,9 @@ static void rollback(struct loader *l)
                         break;
                 case KB_KIND_NAMESPACE:
                         c->nnamespaces--;
+                        break;
+                case KB_KIND_HYPERNODE:
+                        c->nhypernodes--;
                         break;
                 default:
                         break;
@@ -443,6 +467,11 @@ void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
                 c->npods = w;
                 free(gone);
         }
+        /* A Closing queue the session found idle is Closed from now on. */
+        for (size_t i = 0; i < r->nqueues; i++)
+                for (size_t k = 0; r->queues[i].state_changed && k < c->nqueues; k++)
+                        if (strcmp(c->queues[k]->meta.name, r->queues[i].name) == 0)
+                                c->queues[k]->state = r->queues[i].state;
         for (size_t i = 0; i < r->npodgroups; i++) {
                 const struct kb_pg_status *st = &r->podgroups[i];
                 struct kb_podgroup *pg = (struct kb_podgroup *)st->pg;

@@ -14,6 +14,21 @@ static struct kb_value *pod_ref(const struct kb_pod *p)
         return v;
 }
 
+/* A resource map as Kubernetes writes one: {"cpu": "2", "memory": "4Gi"};
+ * zero and unlimited amounts left out, pods kept. */
+static struct kb_value *res_map(const struct kb_res *r)
+{
+        struct kb_value *m = kb_value_new(KB_VOBJECT);
+        for (int i = 0; i < kb_res_count(); i++) {
+                if (r->q[i] == 0 || r->q[i] == KB_RES_UNLIMITED)
+                        continue;
+                char q[48];
+                kb_quantity_format(r->q[i], kb_res_is_milli(i), kb_res_is_bytes(i), q, sizeof(q));
+                kb_value_set(m, kb_res_name(i), kb_value_new_string(q));
+        }
+        return m;
+}
+
 void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *sessions)
 {
         struct kb_value *s = kb_value_new(KB_VOBJECT);
@@ -45,6 +60,12 @@ void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *se
                 kb_value_set(g, "phase", kb_value_new_string(kb_pg_phase_name(st->phase)));
                 kb_value_set(g, "running", kb_value_new_int(st->running));
                 kb_value_set(g, "pending", kb_value_new_int(st->pending));
+                if (st->position) {
+                        kb_value_set(g, "queuePosition", kb_value_new_int(st->position));
+                        kb_value_set(g, "queueWaiting", kb_value_new_int(st->waiting));
+                }
+                if (st->domain)
+                        kb_value_set(g, "domain", kb_value_new_string(st->domain));
                 if (st->cond_type) {
                         struct kb_value *c = kb_value_new(KB_VOBJECT);
                         kb_value_set(c, "type", kb_value_new_string(st->cond_type));
@@ -56,9 +77,39 @@ void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *se
                 kb_value_set(g, "conditions", conds);
                 kb_value_append(pgs, g);
         }
+        struct kb_value *pipelined = kb_value_new(KB_VARRAY);
+        for (size_t i = 0; i < r->nnominations; i++) {
+                struct kb_value *p = kb_value_new(KB_VOBJECT);
+                kb_value_set(p, "pod", pod_ref(r->nominations[i].pod));
+                kb_value_set(p, "node", kb_value_new_string(r->nominations[i].node));
+                kb_value_append(pipelined, p);
+        }
+        struct kb_value *queues = kb_value_new(KB_VARRAY);
+        for (size_t i = 0; i < r->nqueues; i++) {
+                const struct kb_queue_status *qs = &r->queues[i];
+                struct kb_value *q = kb_value_new(KB_VOBJECT);
+                kb_value_set(q, "name", kb_value_new_string(qs->name));
+                kb_value_set(q, "state", kb_value_new_string(kb_queue_state_name(qs->state)));
+                kb_value_set(q, "deserved", res_map(&qs->deserved));
+                kb_value_set(q, "allocated", res_map(&qs->allocated));
+                kb_value_set(q, "inqueue", kb_value_new_int(qs->inqueue));
+                kb_value_set(q, "pending", kb_value_new_int(qs->pending));
+                kb_value_set(q, "running", kb_value_new_int(qs->running));
+                kb_value_append(queues, q);
+        }
+        struct kb_value *warnings = kb_value_new(KB_VARRAY);
+        for (size_t i = 0; i < r->nwarnings; i++) {
+                struct kb_value *w = kb_value_new(KB_VOBJECT);
+                kb_value_set(w, "object", kb_value_new_string(r->warnings[i].object));
+                kb_value_set(w, "message", kb_value_new_string(r->warnings[i].message));
+                kb_value_append(warnings, w);
+        }
         kb_value_set(s, "binds", binds);
         kb_value_set(s, "evictions", evictions);
         kb_value_set(s, "podGroups", pgs);
+        kb_value_set(s, "pipelined", pipelined);
+        kb_value_set(s, "queues", queues);
+        kb_value_set(s, "warnings", warnings);
         kb_value_append(sessions, s);
 }
 
@@ -110,16 +161,38 @@ void kb_result_print_table(const struct kb_result *r, int index, const struct kb
                                 r->evictions[i].pod->meta.name, r->evictions[i].action);
         }
         if (r->npodgroups) {
-                fprintf(out, "\nPodGroups\n  %-32s %-10s %-8s %-8s %s\n", "PODGROUP", "PHASE",
-                        "RUNNING", "PENDING", "WHY");
+                /* The DOMAIN column only when the session had a network
+                 * topology to place gangs in. */
+                bool domains = r->nhypernodes > 0;
+                for (size_t i = 0; i < r->npodgroups; i++)
+                        domains |= r->podgroups[i].domain != NULL;
+                fprintf(out, "\nPodGroups\n  %-32s %-10s %-8s %-8s ", "PODGROUP", "PHASE",
+                        "RUNNING", "PENDING");
+                if (domains)
+                        fprintf(out, "%-16s ", "DOMAIN");
+                fprintf(out, "WHY\n");
                 for (size_t i = 0; i < r->npodgroups; i++) {
                         const struct kb_pg_status *st = &r->podgroups[i];
                         const char *why = "";
                         if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0)
                                 why = st->cond_message;
-                        fprintf(out, "  %-32s %-10s %-8d %-8d %s\n", st->name,
-                                kb_pg_phase_name(st->phase), st->running, st->pending, why);
+                        fprintf(out, "  %-32s %-10s %-8d %-8d ", st->name,
+                                kb_pg_phase_name(st->phase), st->running, st->pending);
+                        if (domains)
+                                fprintf(out, "%-16s ", st->domain ? st->domain : "-");
+                        fprintf(out, "%s\n", why);
                 }
+        }
+        if (r->nnominations) {
+                fprintf(out, "\nPipelined (waiting for room being freed)\n");
+                for (size_t i = 0; i < r->nnominations; i++)
+                        fprintf(out, "  %s/%s -> %s\n", r->nominations[i].pod->meta.namespace,
+                                r->nominations[i].pod->meta.name, r->nominations[i].node);
+        }
+        if (r->nwarnings) {
+                fprintf(out, "\nWarnings\n");
+                for (size_t i = 0; i < r->nwarnings; i++)
+                        fprintf(out, "  %s: %s\n", r->warnings[i].object, r->warnings[i].message);
         }
         if (r->nqueues) {
                 fprintf(out, "\nQueues\n  %-16s %-8s %-40s %-40s %s\n", "QUEUE", "STATE",

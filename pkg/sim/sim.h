@@ -28,10 +28,15 @@ struct kb_cluster {
         size_t npriorityclasses, cappriorityclasses;
         struct kb_namespace **namespaces;
         size_t nnamespaces, capnamespaces;
+        struct kb_hypernode **hypernodes;
+        size_t nhypernodes, caphypernodes;
         const char **scheduler_names;
         size_t nscheduler_names, capscheduler_names;
         const char *default_queue;
         double now;
+        /* What earlier --synthetic specs built, so that later ones carry on
+         * (creation times, the spread of running pods). */
+        int64_t synthetic_groups, synthetic_placed;
 };
 
 void kb_cluster_init(struct kb_cluster *c);

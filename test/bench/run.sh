@@ -4,23 +4,48 @@
 # Runs each workload through `kbatch-sim --synthetic` with the default conf
 # RUNS times (default 5) and prints the median session time (the session
 # alone, as kbatch-sim measures it), tasks bound, gangs fully/partly bound and
-# peak RSS.  Then checks that the node-selection caches place every pod where
-# a full scan of every node would (same binds, same order), for the workloads
-# named in CHECK (default: W1 W3 W4; W2's full scan takes a while: CHECK="W1
-# W2 W3 W4" includes it), then (unless DAEMON=0) the daemon end to end:
-# test/bench/daemon.sh.
+# peak RSS.  W6 (inter-pod rules) is also checked rule by rule: no two pods of
+# a gang on one node, and every spread gang within maxSkew 1 over the zones.
+# Then checks that the node-selection caches place every pod where a full
+# scan of every node would (same binds, same order), for the workloads named
+# in CHECK (default: W1 W3 W4 W6s, W6s being W6 on 500 nodes; W2's and W6's
+# full scans take a while: CHECK="W1 W2 W3 W4 W6" includes them), then
+# preemption and reclaim (test/bench/evict.sh, unless EVICT=0), network
+# topology (test/bench/topology.sh, W7, unless TOPOLOGY=0) and (unless
+# DAEMON=0) the daemon end to end: test/bench/daemon.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIM=${SIM:-bin/kbatch-sim}
 RUNS=${RUNS:-5}
-CHECK=${CHECK:-W1 W3 W4}
+CHECK=${CHECK:-W1 W3 W4 W6s}
 
 declare -A SPEC=(
   [W1]="nodes=1000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=1000,group-size=10,pod-cpu=1,pod-memory=2Gi,queues=4"
   [W2]="nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4"
   [W3]="nodes=1000,node-cpu=8,node-memory=32Gi,node-pods=110,groups=2000,group-size=8,pod-cpu=1,pod-memory=1Gi,queues=4"
   [W4]="nodes=1000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=1000,group-size=10,pod-cpu=1,pod-memory=2Gi,queues=4,besteffort-groups=500"
+  [W6]="nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4,zones=10,anti-affinity=1,spread-groups=1000"
+  [W6s]="nodes=500,node-cpu=32,node-memory=128Gi,node-pods=110,groups=500,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4,zones=10,anti-affinity=1,spread-groups=100"
 )
+
+# W6's rules, checked on kbatch-sim's JSON: pod pg-NNNNNN-k of group i (from
+# 0) on node node-MMMMMM (zone (M - 1) mod zones); group i spreads when
+# (i * spread) mod groups < spread.  Prints the violations, exits 1 on any.
+check_rules() {
+  grep -o '"pod":"[^"]*","node":"[^"]*"' "$1" | sed 's/"pod":"[^/]*\/\([^"]*\)","node":"\([^"]*\)"/\1 \2/' |
+    awk -v zones="$2" -v groups="$3" -v spread="$4" '
+      { g = $1; sub(/-[0-9]+$/, "", g); n = $2; sub(/^node-0*/, "", n)
+        if (seen[g, n]++) { print "anti-affinity broken: " g " twice on node " $2; bad++ }
+        i = g; sub(/^pg-0*/, "", i); i -= 1
+        if ((i * spread) % groups < spread) { zone[g, (n - 1) % zones]++; spreads[g] = 1 }
+        pods++ }
+      END { for (g in spreads) { lo = -1; hi = 0
+              for (z = 0; z < zones; z++) { c = zone[g, z] + 0; if (lo < 0 || c < lo) lo = c; if (c > hi) hi = c }
+              if (hi - lo > 1) { print "spread broken: " g " zones from " lo " to " hi; bad++ }
+              nspread++ }
+            printf "%d pods checked, %d spread gangs, %d violation(s)\n", pods, nspread, bad
+            exit bad > 0 }'
+}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -29,7 +54,7 @@ echo "runs per workload: $RUNS (median shown)"
 echo
 printf '| %-8s | %-14s | %-12s | %-18s | %-18s | %-14s | %-12s |\n' workload "session (s)" "tasks bound" "gangs fully bound" "gangs partly bound" "peak RSS (MiB)" "bytes/pod"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' ---------- ---------------- -------------- -------------------- -------------------- ---------------- --------------
-for w in W1 W2 W3 W4; do
+for w in W1 W2 W3 W4 W6; do
   times=()
   for ((i = 0; i < RUNS; i++)); do
     "$SIM" --synthetic "${SPEC[$w]}" --output json --stats >"$tmp/$w.json" 2>"$tmp/$w.err"
@@ -47,6 +72,12 @@ for w in W1 W2 W3 W4; do
     "$(awk -v k="$rss" 'BEGIN {printf "%.0f", k/1024}')" "$(awk -v k="$rss" -v p="$total" 'BEGIN {printf "%.0f", k*1024/p}')"
 done
 echo
+if ! rules=$(check_rules "$tmp/W6.json" 10 5000 1000); then
+  printf '%s\n' "$rules" >&2
+  echo "W6: RULES BROKEN" >&2
+  exit 1
+fi
+echo "W6 rules honoured: $rules"
 for w in $CHECK; do
   "$SIM" --synthetic "${SPEC[$w]}" --output json | sed 's/"durationSeconds":[0-9.e-]*,//' >"$tmp/c.json"
   "$SIM" --synthetic "${SPEC[$w]}" --output json --full-scan | sed 's/"durationSeconds":[0-9.e-]*,//' >"$tmp/f.json"
@@ -57,6 +88,20 @@ for w in $CHECK; do
     exit 1
   fi
 done
+
+# Preemption and reclaim at 5,000 nodes (EVICT=0 skips them).
+if [ "${EVICT:-1}" != 0 ]; then
+  echo
+  echo "preemption and reclaim (3 sessions; the minimum is 3,200 evictions):"
+  RUNS=$RUNS bash test/bench/evict.sh
+fi
+
+# Network topology at 5,000 nodes (TOPOLOGY=0 skips it).
+if [ "${TOPOLOGY:-1}" != 0 ]; then
+  echo
+  echo "network topology (W7: hard gangs in racks and blocks):"
+  RUNS=$RUNS bash test/bench/topology.sh
+fi
 
 # The daemon end to end against kbatch-apiserver (DAEMON=0 skips it).
 if [ "${DAEMON:-1}" != 0 ]; then

@@ -103,7 +103,7 @@ expect_match "unknown resource 404" "$r" '^404 .*the server could not find the r
 r=$(api GET /apis/nope.example.com/v1/things)
 expect_eq "unknown group 404" "$(code "$r")" 404
 r=$(api POST /api/v1/namespaces 'k8s-protobuf-body' application/vnd.kubernetes.protobuf)
-expect_match "protobuf 415" "$r" '^415 .*"reason":"UnsupportedMediaType"'
+expect_match "not protobuf after all: 400" "$r" '^400 .*does not start with the protobuf magic.*"reason":"BadRequest"'
 big=$(head -c 70000 /dev/zero | tr '\0' 'a')
 r=$(api POST /api/v1/namespaces/default/pods "{\"x\":\"$big\"}")
 expect_eq "body limit 413" "$(code "$r")" 413

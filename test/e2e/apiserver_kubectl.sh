@@ -58,10 +58,11 @@ expect_match "podgroup huge wide row" "$out" '^huge +16 +[0-9]+s +team-b$'
 out=$($K get podgroups.scheduling.volcano.sh -A)
 expect_match "podgroups -A has NAMESPACE" "$out" '^default +train +4 +[0-9]+s$'
 out=$($K get q)
-expect_match "queues header" "$out" '^NAME +WEIGHT +STATE +RUNNING +PENDING +AGE$'
+expect_match "queues header" "$out" '^NAME +WEIGHT +STATE +RUNNING +PENDING +INQUEUE +ALLOCATED-CPU +DESERVED-CPU +AGE$'
 expect_match "queue team-a weight 2" "$out" '^team-a +2 +[0-9]+s$'
 out=$($K get q team-a -o wide)
-expect_match "queue wide: reclaimable" "$out" '^team-a +2 +[0-9]+s +<none> +true$|^team-a +2 +[0-9]+s + true$'
+expect_match "queue wide: capability and reclaimable" "$out" \
+        '^team-a +2 +[0-9]+s +24 +<none> +true$|^team-a +2 +[0-9]+s +24 + true$'
 
 out=$($K get pg train -o yaml)
 expect_match "yaml minMember" "$out" '^  minMember: 4$'

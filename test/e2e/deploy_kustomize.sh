@@ -8,7 +8,7 @@ out=$(kubectl kustomize "$ROOT/deploy" 2>&1)
 rc=$?
 expect_eq "kubectl kustomize deploy/ succeeds" "$rc" 0
 kinds=$(printf '%s\n' "$out" | grep -E '^kind:' | sort | uniq -c | awk '{print $3 "=" $1}' | tr '\n' ' ')
-expect_eq "what deploy/ installs" "$kinds" "ClusterRole=1 ClusterRoleBinding=1 ConfigMap=1 CustomResourceDefinition=2 Deployment=1 Lease=1 Namespace=1 Role=1 RoleBinding=1 ServiceAccount=1 "
+expect_eq "what deploy/ installs" "$kinds" "ClusterRole=1 ClusterRoleBinding=1 ConfigMap=1 CustomResourceDefinition=3 Deployment=1 Lease=1 Namespace=1 Role=1 RoleBinding=1 ServiceAccount=1 "
 printf '%s\n' "$out" >"$T/deploy.yaml"
 
 # One document per object, to look at them one by one.

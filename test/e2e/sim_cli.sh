@@ -82,6 +82,19 @@ check "bad quantity names file, object and field" "$TMP/err" \
 run "missing file" 2 "$TMP/nope.yaml"
 check "missing file is named" "$TMP/err" "$TMP/nope.yaml"
 
+cat >"$TMP/badsel.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  schedulerName: kbatch
+  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchExpressions: [{key: app, operator: Near, values: [x]}]}, topologyKey: zone}]}}
+  containers: [{name: c}]
+EOF
+run "bad selector" 2 "$TMP/badsel.yaml"
+check "bad selector names file, pod and field" "$TMP/err" \
+        "$TMP/badsel.yaml:1: pod default/p: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].operator: unknown operator \"Near\""
+
 # ---- JSON -------------------------------------------------------------------------
 
 # Two empty 4-cpu nodes, a gang of three 1-cpu pods: n1, n2, n1 (the
@@ -156,8 +169,70 @@ else
         ok "--synthetic: the third gang waits"
 fi
 
+# W6 in small: 20 nodes in 2 zones, 4 gangs of 5 whose pods must not share
+# a node, 2 of them also spread over the zones (maxSkew 1), under a conf that
+# packs (mostrequested): all 20 bind, and no gang twice on a node (without
+# the anti-affinity, packing puts two pods of one gang on a node 7 times).
+cat >"$TMP/pack.conf" <<'EOF'
+actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+    arguments: {leastrequested.weight: 0, mostrequested.weight: 1, balancedresource.weight: 0}
+EOF
+run "--synthetic with inter-pod rules" 0 --output json --scheduler-conf "$TMP/pack.conf" \
+        --synthetic nodes=20,node-cpu=8,node-memory=16Gi,groups=4,group-size=5,pod-cpu=1,pod-memory=1Gi,zones=2,anti-affinity=1,spread-groups=2
+n="$(grep -o '"node":' "$TMP/out" | wc -l | tr -d ' ')"
+if [ "$n" = 20 ]; then ok "--synthetic inter-pod rules: 20 binds"; else bad "--synthetic inter-pod rules: $n binds, want 20"; fi
+dup="$(grep -o '"pod":"default/pg-[0-9]*-[0-9]*","node":"[^"]*"' "$TMP/out" |
+        sed 's|"pod":"default/\(pg-[0-9]*\)-[0-9]*","node":"\([^"]*\)"|\1 \2|' | sort | uniq -d | wc -l | tr -d ' ')"
+if [ "$dup" = 0 ]; then ok "--synthetic: no gang twice on a node"; else bad "--synthetic: $dup gang(s) twice on a node"; fi
+
 run "--synthetic bad spec" 2 --synthetic nodes=2,bogus=1
 check "--synthetic names the bad key" "$TMP/err" 'unknown key "bogus"'
+
+# ---- the conf says what it does ---------------------------------------------------
+
+# A Volcano conf naming what kbatch lacks loads, says so in one line, and
+# --strict-conf refuses it; a conf with no action is an error.
+cat >"$TMP/volcano.conf" <<'EOF'
+actions: "enqueue, allocate, shuffle, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: tdm
+  - name: nodeorder
+    arguments: {selectorspread.weight: 3}
+EOF
+run "a conf with skipped items" 0 --output json --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
+check "one summary line of what is skipped" "$TMP/err" \
+        "kbatch-sim: conf: kbatch skips 3 item(s) it does not support: action shuffle, plugin tdm, argument nodeorder selectorspread.weight"
+check "the gang still binds" "$TMP/out" '"pod":"team/a-1"'
+run "--strict-conf refuses it" 2 --strict-conf --scheduler-conf "$TMP/volcano.conf" "$TMP/gang.yaml"
+check "--strict-conf names what would be skipped" "$TMP/err" \
+        "--strict-conf: kbatch would skip 3 item(s): action shuffle, plugin tdm"
+run "--strict-conf with the default conf" 0 --strict-conf --output json "$TMP/gang.yaml"
+printf 'actions: ""\n' >"$TMP/idle.conf"
+run "a conf without actions" 2 --scheduler-conf "$TMP/idle.conf" "$TMP/gang.yaml"
+check "no action is an error" "$TMP/err" "actions: no action given; the scheduler would do nothing"
+
+# ---- network topology ---------------------------------------------------------------
+
+EX="$(dirname "$0")/../../examples/sim/topology.yaml"
+run "the topology example" 0 --output table "$EX"
+check "its hard gang lands in rack r2" "$TMP/out" "default/train                    Running    0        0        r2"
+check "and the wide gang waits whole" "$TMP/out" "no network topology domain of tier <= 1 can hold the whole gang"
+run "the topology example as JSON" 0 --output json "$EX"
+check "the domain is in the JSON" "$TMP/out" '"podGroup":"default/train","phase":"Running","running":0,"pending":0,"domain":"r2"'
+run "synthetic racks and hard gangs" 0 --output json --stats \
+        --synthetic nodes=8,blocks=2,racks=2,groups=3,group-size=2,group-size-max=3,hard-tier=1:2,hypernodes=1
+check "--stats counts gangs by domain tier" "$TMP/err" "running gangs by network topology domain: tier 1: 3, none: 0"
 
 # ---- stdin -------------------------------------------------------------------------
 

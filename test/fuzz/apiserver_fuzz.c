@@ -24,17 +24,17 @@ static void teardown(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        static const char *const methods[] = {"GET", "POST", "PUT", "PATCH",
-                                              "DELETE", "GET", "POST", "PATCH"};
+        static const char *const methods[] = {"GET",    "POST", "PUT",  "PATCH",
+                                              "DELETE", "GET",  "POST", "PATCH"};
         static const char *const types[] = {
-                "application/json",
-                "application/yaml",
-                "application/merge-patch+json",
-                "application/strategic-merge-patch+json",
-                "application/json-patch+json",
-                "application/apply-patch+yaml",
-                "application/vnd.kubernetes.protobuf",
-                NULL,
+            "application/json",
+            "application/yaml",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+            "application/json-patch+json",
+            "application/apply-patch+yaml",
+            "application/vnd.kubernetes.protobuf",
+            NULL,
         };
         if (!srv) {
                 struct kb_apiserver_opts o;
@@ -75,15 +75,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
         }
         struct kb_api_req req = {
-                .method = method,
-                .path = target,
-                .query = q,
-                .nquery = nq,
-                .content_type = ctype,
-                .accept = (data[0] & 0x40) ? "application/json;as=Table;v=v1;g=meta.k8s.io"
-                                           : "application/json",
-                .body = body,
-                .body_len = blen,
+            .method = method,
+            .path = target,
+            .query = q,
+            .nquery = nq,
+            .content_type = ctype,
+            .accept = (data[0] & 0x40) ? "application/json;as=Table;v=v1;g=meta.k8s.io"
+                                       : "application/json",
+            .body = body,
+            .body_len = blen,
         };
         struct kb_api_resp resp;
         kb_apiserver_handle(srv, &req, &resp);

@@ -15,15 +15,25 @@ targets=$(ls test/fuzz/*_fuzz.c 2>/dev/null | xargs -n1 basename | sed 's/_fuzz\
 [ -n "$targets" ] || { echo "no fuzz targets"; exit 0; }
 count=$(echo "$targets" | wc -w)
 share=$(( SECONDS_TOTAL / count )); [ "$share" -ge 1 ] || share=1
-FLAGS="-std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -DKB_TESTING -Ipkg -I."
-LIBS="-lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lpthread -lm"
+FLAGS="-std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -DKB_TESTING -Ipkg -I. -I$OUT/gen"
+LIBS="-lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lprotobuf-c -lpthread -lm"
 lib=$OUT/lib/libkbatch-fuzz.a
 
+# The protobuf definitions compile to C here, as the Makefile does.
+mkdir -p "$OUT/gen"
+for p in pkg/*/*.proto; do
+        [ -e "$p" ] || continue
+        gen=$OUT/gen/${p#pkg/}
+        if [ ! -e "${gen%.proto}.pb-c.c" ] || [ "$p" -nt "${gen%.proto}.pb-c.c" ]; then
+                protoc-c --proto_path=pkg --c_out="$OUT/gen" "$p"
+        fi
+done
+
 # Objects are rebuilt when their source, or any header, is newer.
-newest_h=$(ls -t pkg/*/*.h plugins/*.h 2>/dev/null | head -1)
+newest_h=$(ls -t pkg/*/*.h plugins/*.h $OUT/gen/*/*.pb-c.h 2>/dev/null | head -1)
 objs=()
 pids=()
-for src in $(ls pkg/*/*.c actions/*.c plugins/*.c); do
+for src in $(ls pkg/*/*.c actions/*.c plugins/*.c $OUT/gen/*/*.pb-c.c 2>/dev/null); do
         obj=$OUT/lib/$(echo "${src%.c}" | tr / _).o
         objs+=("$obj")
         if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_h" -nt "$obj" ]; then

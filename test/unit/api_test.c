@@ -741,6 +741,77 @@ static void test_podgroup(void **state)
         kb_object_release(&o);
 }
 
+/* ---- network topology ------------------------------------------------- */
+
+static void test_network_topology(void **state)
+{
+        (void)state;
+        struct kb_object o;
+        decode_ok(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg}\n"
+            "spec: {networkTopology: {highestTierAllowed: 2}}\n",
+            &o, KB_KIND_PODGROUP);
+        /* mode defaults to hard, as the CRD's default says. */
+        assert_int_equal(o.podgroup->topology_mode, KB_TOPOLOGY_HARD);
+        assert_int_equal(o.podgroup->highest_tier, 2);
+        assert_null(o.podgroup->highest_tier_name);
+        assert_null(o.podgroup->unevaluated);
+        kb_object_release(&o);
+        decode_ok(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg}\n"
+            "spec: {networkTopology: {mode: soft, highestTierName: rack}}\n",
+            &o, KB_KIND_PODGROUP);
+        assert_int_equal(o.podgroup->topology_mode, KB_TOPOLOGY_SOFT);
+        assert_int_equal(o.podgroup->highest_tier, -1);
+        assert_string_equal(o.podgroup->highest_tier_name, "rack");
+        kb_object_release(&o);
+        decode_ok(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg}\n", &o,
+            KB_KIND_PODGROUP);
+        assert_int_equal(o.podgroup->topology_mode, KB_TOPOLOGY_NONE);
+        kb_object_release(&o);
+
+        /* Volcano's tier was once a string; RE2's \d is rewritten for POSIX. */
+        decode_ok("apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\n"
+                  "metadata: {name: rack-1}\n"
+                  "spec:\n  tier: \"1\"\n  tierName: rack\n  members:\n"
+                  "  - {type: Node, selector: {exactMatch: {name: n1}}}\n"
+                  "  - {type: Node, selector: {regexMatch: {pattern: '^gpu-\\d+$'}}}\n"
+                  "  - {type: Node, selector: {labelMatch: {matchLabels: {rack: r1},"
+                  " matchExpressions: [{key: bad, operator: DoesNotExist}]}}}\n"
+                  "  - {type: HyperNode, selector: {regexMatch: {pattern: '[\\w.]-x'}}}\n"
+                  "status: {nodeCount: 7}\n",
+                  &o, KB_KIND_HYPERNODE);
+        const struct kb_hypernode *hn = o.hypernode;
+        assert_null(hn->meta.namespace);
+        assert_string_equal(hn->meta.uid, "hypernode:rack-1");
+        assert_int_equal(hn->tier, 1);
+        assert_string_equal(hn->tier_name, "rack");
+        assert_int_equal(hn->node_count, 7);
+        assert_int_equal(hn->nmembers, 4);
+        assert_int_equal(hn->members[0].type, KB_HN_NODE);
+        assert_int_equal(hn->members[0].match, KB_HN_EXACT);
+        assert_true(kb_hn_member_matches(&hn->members[0], "n1", NULL));
+        assert_false(kb_hn_member_matches(&hn->members[0], "n10", NULL));
+        /* Unanchored unless the pattern anchors, as Go's MatchString. */
+        assert_true(kb_hn_member_matches(&hn->members[1], "gpu-12", NULL));
+        assert_false(kb_hn_member_matches(&hn->members[1], "gpu-1x", NULL));
+        assert_false(kb_hn_member_matches(&hn->members[1], "gpu-", NULL));
+        struct kb_meta m = {0};
+        struct kb_kv l1[] = {{"rack", "r1"}}, l2[] = {{"rack", "r1"}, {"bad", ""}};
+        m.labels = l1;
+        m.nlabels = 1;
+        assert_true(kb_hn_member_matches(&hn->members[2], "any", &m));
+        m.labels = l2;
+        m.nlabels = 2;
+        assert_false(kb_hn_member_matches(&hn->members[2], "any", &m));
+        assert_false(kb_hn_member_matches(&hn->members[2], "any", NULL));
+        assert_int_equal(hn->members[3].type, KB_HN_HYPERNODE);
+        assert_true(kb_hn_member_matches(&hn->members[3], "a.b_c-x", NULL));
+        assert_false(kb_hn_member_matches(&hn->members[3], "-x", NULL));
+        kb_object_release(&o);
+}
+
 /* ---- queues ----------------------------------------------------------- */
 
 static void test_queue(void **state)
@@ -795,6 +866,18 @@ static void test_queue(void **state)
         assert_int_equal(q->priority, 0);
         assert_null(q->parent);
         assert_int_equal(q->state, KB_QUEUE_OPEN);
+        kb_object_release(&o);
+
+        /* Weight 0 reads as 1, with a warning naming the queue and field
+         * (Volcano's scheduler does the same instead of dropping it). */
+        kb_test_log_start();
+        decode_ok("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: z}\n"
+                  "spec: {weight: 0}\n",
+                  &o, KB_KIND_QUEUE);
+        assert_int_equal(o.queue->weight, 1);
+        assert_true(
+            kb_test_log_contains("queue z: spec.weight: 0 is below the minimum 1; using 1"));
+        kb_test_log_stop();
         kb_object_release(&o);
 
         static const char *const states[] = {"Open", "Closed", "Closing", "Unknown"};
@@ -942,6 +1025,8 @@ static const struct {
         const char *yaml;
         const char *err;
 } bad_docs[] = {
+#define PGH "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg}\n"
+#define HNH "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: h1}\n"
     /* Dispatch and metadata. */
     {"[1, 2]\n", "object: document: must be an object, got array"},
     {"apiVersion: v1\nmetadata: {name: x}\n", "object x: kind: required"},
@@ -1113,8 +1198,8 @@ static const struct {
      "podgroup team-a/train: status.conditions[0].type: must be a string, got array"},
 
     /* Queues. */
-    {Q "spec: {weight: 0}\n", "queue q1: spec.weight: must be between 1 and 65535, got 0"},
-    {Q "spec: {weight: 70000}\n", "queue q1: spec.weight: must be between 1 and 65535, got 70000"},
+    {Q "spec: {weight: -1}\n", "queue q1: spec.weight: must be between 0 and 65535, got -1"},
+    {Q "spec: {weight: 70000}\n", "queue q1: spec.weight: must be between 0 and 65535, got 70000"},
     {Q "spec: {capability: {cpu: lots}}\n",
      "queue q1: spec.capability.cpu: malformed quantity \"lots\""},
     {Q "spec: {guarantee: {resource: {memory: 1Qi}}}\n",
@@ -1135,6 +1220,50 @@ static const struct {
      "priorityclass high: preemptionPolicy: must be PreemptLowerPriority or Never, got \"Always\""},
     {"apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: 3}\n",
      "namespace a: metadata.labels: must be an object, got number"},
+
+    /* PodGroup networkTopology. */
+    {PGH "spec: {networkTopology: {mode: strict}}\n",
+     "podgroup default/pg: spec.networkTopology.mode: must be hard or soft, got \"strict\""},
+    {PGH "spec: {networkTopology: {highestTierAllowed: -1}}\n",
+     "podgroup default/pg: spec.networkTopology.highestTierAllowed: must be >= 0, got -1"},
+    {PGH "spec: {networkTopology: {highestTierAllowed: 1, highestTierName: rack}}\n",
+     "podgroup default/pg: spec.networkTopology: highestTierAllowed and highestTierName cannot "
+     "both be set"},
+    {PGH "spec: {networkTopology: hard}\n",
+     "podgroup default/pg: spec.networkTopology: must be an object, got string"},
+
+    /* HyperNodes. */
+    {HNH "spec: {tier: -1}\n", "hypernode h1: spec.tier: must be >= 0, got -1"},
+    {HNH "spec: {members: []}\n", "hypernode h1: spec.tier: required"},
+    {HNH "spec: {tier: one}\n", "hypernode h1: spec.tier: must be an integer, got \"one\""},
+    {HNH "spec: {tier: 1, members: [{type: Rack, selector: {exactMatch: {name: a}}}]}\n",
+     "hypernode h1: spec.members[0].type: must be Node or HyperNode, got \"Rack\""},
+    {HNH "spec: {tier: 1, members: [{selector: {exactMatch: {name: a}}}]}\n",
+     "hypernode h1: spec.members[0].type: required"},
+    {HNH "spec: {tier: 1, members: [{type: Node}]}\n",
+     "hypernode h1: spec.members[0].selector: one of exactMatch, regexMatch and labelMatch is "
+     "required"},
+    {HNH "spec: {tier: 1, members: [{type: Node, selector: {exactMatch: {name: a},"
+         " regexMatch: {pattern: b}}}]}\n",
+     "hypernode h1: spec.members[0].selector: exactly one of exactMatch, regexMatch and "
+     "labelMatch may be set"},
+    {HNH "spec: {tier: 1, members: [{type: Node, selector: {exactMatch: {name: ''}}}]}\n",
+     "hypernode h1: spec.members[0].selector.exactMatch.name: required"},
+    {HNH "spec: {tier: 1, members: [{type: Node, selector: {regexMatch: {pattern: 'n[1-'}}}]}\n",
+     "hypernode h1: spec.members[0].selector.regexMatch.pattern: invalid regular expression "
+     "\"n[1-\": Unmatched [, [^, [:, [., or [="},
+    {HNH "spec: {tier: 1, members: [{type: Node, selector: {regexMatch: {pattern: '(?i)n'}}}]}\n",
+     "hypernode h1: spec.members[0].selector.regexMatch.pattern: invalid regular expression "
+     "\"(?i)n\": Invalid preceding regular expression"},
+    {HNH "spec: {tier: 1, members: [{type: Node, selector: {labelMatch: {matchExpressions:"
+         " [{key: gpu, operator: Gt, values: ['1']}]}}}]}\n",
+     "hypernode h1: spec.members[0].selector.labelMatch.matchExpressions[0].operator: must be "
+     "In, NotIn, Exists or DoesNotExist in a label selector, got Gt"},
+    {HNH "spec: {tier: 1, members: [{type: Node, selector: {labelMatch: {matchLabels: [a]}}}]}\n",
+     "hypernode h1: spec.members[0].selector.labelMatch.matchLabels: must be an object, got "
+     "array"},
+    {HNH "spec: {tier: 1}\nstatus: {nodeCount: -2}\n",
+     "hypernode h1: status.nodeCount: must be an integer >= 0, got \"-2\""},
 };
 
 static void test_bad_documents(void **state)
@@ -1212,6 +1341,13 @@ static void test_mutations_never_crash(void **state)
             "spec:\n  containers: [{resources: {requests: {cpu: 1}, limits: {cpu: 2}}}]\n"
             "  initContainers: [{restartPolicy: Always, resources: {requests: {memory: 1Gi}}}]\n"
             "  overhead: {cpu: 1m}\n",
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg}\n"
+            "spec: {networkTopology: {mode: soft, highestTierAllowed: 2}}\n",
+            "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: h}\n"
+            "spec: {tier: 2, tierName: block, members: [{type: HyperNode, selector: {exactMatch:"
+            " {name: r1}}}, {type: Node, selector: {regexMatch: {pattern: '^n\\d+$'}}},"
+            " {type: Node, selector: {labelMatch: {matchLabels: {a: b}, matchExpressions:"
+            " [{key: c, operator: In, values: [d]}]}}}]}\nstatus: {nodeCount: 3}\n",
         };
         const char *junk[] = {"null",  "true", "-7",         "1e999", "\"\"",
                               "\"x\"", "[]",   "[1, \"a\"]", "{}",    "{a: {b: c}}"};
@@ -1301,6 +1437,7 @@ int main(void)
             cmocka_unit_test(test_pod_requests),
             cmocka_unit_test(test_node),
             cmocka_unit_test(test_podgroup),
+            cmocka_unit_test(test_network_topology),
             cmocka_unit_test(test_queue),
             cmocka_unit_test(test_priorityclass_namespace),
             cmocka_unit_test(test_dispatch),

@@ -29,15 +29,23 @@ static void test_humanize(void **state)
                 double secs;
                 const char *want;
         } cases[] = {
-                {0, "0s"},          {59, "59s"},          {119, "119s"},
-                {123, "2m3s"},      {600, "10m"},         {15 * 60, "15m"},
-                {3 * 3600 + 300, "3h5m"}, {12 * 3600, "12h"}, {76 * 3600, "3d4h"},
-                {689 * 86400.0, "689d"}, {(2 * 365 + 5) * 86400.0, "2y5d"},
-                {9 * 365 * 86400.0, "9y"}, {-5, "<invalid>"},
+            {0, "0s"},
+            {59, "59s"},
+            {119, "119s"},
+            {123, "2m3s"},
+            {600, "10m"},
+            {15 * 60, "15m"},
+            {3 * 3600 + 300, "3h5m"},
+            {12 * 3600, "12h"},
+            {76 * 3600, "3d4h"},
+            {689 * 86400.0, "689d"},
+            {(2 * 365 + 5) * 86400.0, "2y5d"},
+            {9 * 365 * 86400.0, "9y"},
+            {-5, "<invalid>"},
         };
         char buf[32];
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
-                kb__humanize(cases[i].secs, buf, sizeof(buf));
+                kb_human_duration(cases[i].secs, buf, sizeof(buf));
                 assert_string_equal(buf, cases[i].want);
         }
 }
@@ -45,26 +53,35 @@ static void test_humanize(void **state)
 static void test_selectors(void **state)
 {
         (void)state;
-        struct kb_value *pod = json("{\"metadata\":{\"name\":\"p\",\"labels\":{\"app\":\"a\",\"tier\":\"x\"}},"
-                                    "\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":\"Running\"}}");
+        struct kb_value *pod =
+            json("{\"metadata\":{\"name\":\"p\",\"labels\":{\"app\":\"a\",\"tier\":\"x\"}},"
+                 "\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":\"Running\"}}");
         static const struct {
                 const char *sel;
                 bool fields, want;
         } cases[] = {
-                {"app=a", false, true},          {"app==a,tier!=y", false, true},
-                {"app in (b, a)", false, true},  {"app notin (a)", false, false},
-                {"tier", false, true},           {"!tier", false, false},
-                {"!gone,app", false, true},      {"", false, true},
-                {"spec.nodeName=n1", true, true}, {"status.phase!=Running", true, false},
-                {"involvedObject.namespace=", true, true}, {"metadata.name=q", true, false},
-                /* The scheduler's bound-pods watch; "x!=" matches a set x. */
-                {"spec.nodeName!=", true, true}, {"spec.nodeName!=,spec.schedulerName=kbatch", true, false},
-                {"spec.schedulerName!=", true, false},
+            {"app=a", false, true},
+            {"app==a,tier!=y", false, true},
+            {"app in (b, a)", false, true},
+            {"app notin (a)", false, false},
+            {"tier", false, true},
+            {"!tier", false, false},
+            {"!gone,app", false, true},
+            {"", false, true},
+            {"spec.nodeName=n1", true, true},
+            {"status.phase!=Running", true, false},
+            {"involvedObject.namespace=", true, true},
+            {"metadata.name=q", true, false},
+            /* The scheduler's bound-pods watch; "x!=" matches a set x. */
+            {"spec.nodeName!=", true, true},
+            {"spec.nodeName!=,spec.schedulerName=kbatch", true, false},
+            {"spec.schedulerName!=", true, false},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
                 struct kb_selector *s;
                 char err[128];
-                assert_int_equal(kb__selector_parse(cases[i].sel, cases[i].fields, &s, err, sizeof(err)), 0);
+                assert_int_equal(
+                    kb__selector_parse(cases[i].sel, cases[i].fields, &s, err, sizeof(err)), 0);
                 if (kb__selector_match(s, pod) != cases[i].want)
                         fail_msg("selector %s", cases[i].sel);
                 kb__selector_free(s);
@@ -73,7 +90,8 @@ static void test_selectors(void **state)
         for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
                 struct kb_selector *s = NULL;
                 char err[128];
-                assert_int_equal(kb__selector_parse(bad[i], false, &s, err, sizeof(err)), KB_EBADINPUT);
+                assert_int_equal(kb__selector_parse(bad[i], false, &s, err, sizeof(err)),
+                                 KB_EBADINPUT);
         }
         kb_value_free(pod);
 }
@@ -93,13 +111,15 @@ static void test_strategic_patch(void **state)
 {
         (void)state;
         char err[128];
-        struct kb_value *doc = json("{\"metadata\":{\"finalizers\":[\"a\"]},\"spec\":{\"containers\":["
-                                    "{\"name\":\"a\",\"image\":\"x\"},{\"name\":\"b\",\"image\":\"y\"}],"
-                                    "\"tolerations\":[{\"key\":\"k\"}]}}");
-        struct kb_value *p = json("{\"metadata\":{\"finalizers\":[\"b\",\"a\"]},\"spec\":{"
-                                  "\"$setElementOrder/containers\":[{\"name\":\"c\"},{\"name\":\"b\"}],"
-                                  "\"containers\":[{\"name\":\"b\",\"image\":\"z\"},{\"name\":\"c\",\"image\":\"w\"},"
-                                  "{\"name\":\"a\",\"$patch\":\"delete\"}],\"tolerations\":[]}}");
+        struct kb_value *doc =
+            json("{\"metadata\":{\"finalizers\":[\"a\"]},\"spec\":{\"containers\":["
+                 "{\"name\":\"a\",\"image\":\"x\"},{\"name\":\"b\",\"image\":\"y\"}],"
+                 "\"tolerations\":[{\"key\":\"k\"}]}}");
+        struct kb_value *p = json(
+            "{\"metadata\":{\"finalizers\":[\"b\",\"a\"]},\"spec\":{"
+            "\"$setElementOrder/containers\":[{\"name\":\"c\"},{\"name\":\"b\"}],"
+            "\"containers\":[{\"name\":\"b\",\"image\":\"z\"},{\"name\":\"c\",\"image\":\"w\"},"
+            "{\"name\":\"a\",\"$patch\":\"delete\"}],\"tolerations\":[]}}");
         assert_int_equal(kb__strategic_patch(&doc, p, err, sizeof(err)), 0);
         assert_json(doc, "{\"metadata\":{\"finalizers\":[\"a\",\"b\"]},\"spec\":{\"containers\":["
                          "{\"name\":\"c\",\"image\":\"w\"},{\"name\":\"b\",\"image\":\"z\"}],"
@@ -136,13 +156,15 @@ static void test_json_patch(void **state)
 static void test_schema(void **state)
 {
         (void)state;
-        struct kb_value *schema = json(
-                "{\"type\":\"object\",\"required\":[\"w\"],\"properties\":{"
-                "\"w\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
-                "\"s\":{\"type\":\"string\",\"enum\":[\"Open\",\"Closed\"]},"
-                "\"q\":{\"type\":\"object\",\"additionalProperties\":{\"x-kubernetes-int-or-string\":true,"
-                "\"pattern\":\"^[0-9]+(m|Gi)?$\"}}}}");
-        struct kb_value *v = json("{\"w\":0,\"s\":\"Bogus\",\"q\":{\"cpu\":\"1x\",\"mem\":\"2Gi\"}}");
+        struct kb_value *schema =
+            json("{\"type\":\"object\",\"required\":[\"w\"],\"properties\":{"
+                 "\"w\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
+                 "\"s\":{\"type\":\"string\",\"enum\":[\"Open\",\"Closed\"]},"
+                 "\"q\":{\"type\":\"object\",\"additionalProperties\":{\"x-kubernetes-int-or-"
+                 "string\":true,"
+                 "\"pattern\":\"^[0-9]+(m|Gi)?$\"}}}}");
+        struct kb_value *v =
+            json("{\"w\":0,\"s\":\"Bogus\",\"q\":{\"cpu\":\"1x\",\"mem\":\"2Gi\"}}");
         struct kb_causes c = {0};
         kb__validate_schema(schema, v, "spec", &c);
         assert_int_equal(c.n, 3);
@@ -166,8 +188,8 @@ static void test_schema(void **state)
         assert_false(kb__is_dns_label("-a"));
 }
 
-static int request(struct kb_apiserver *srv, const char *method, const char *path,
-                   const char *body, const char *ctype, struct kb_api_resp *resp)
+static int request(struct kb_apiserver *srv, const char *method, const char *path, const char *body,
+                   const char *ctype, struct kb_api_resp *resp)
 {
         struct kb_api_req req = {.method = method,
                                  .path = path,
@@ -190,21 +212,27 @@ static void test_requests(void **state)
         struct kb_api_resp r;
         const char *pod = "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p\"},"
                           "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}";
-        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", pod, NULL, &r), 201);
+        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", pod, NULL, &r),
+                         201);
         assert_non_null(strstr(r.body.data, "\"phase\":\"Pending\""));
         kb_api_resp_release(&r);
-        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", pod, NULL, &r), 409);
+        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", pod, NULL, &r),
+                         409);
         kb_api_resp_release(&r);
         assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods/p/binding",
-                                 "{\"target\":{\"name\":\"n1\"}}", NULL, &r), 201);
+                                 "{\"target\":{\"name\":\"n1\"}}", NULL, &r),
+                         201);
         kb_api_resp_release(&r);
         assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods/p/binding",
-                                 "{\"target\":{\"name\":\"n2\"}}", NULL, &r), 409);
+                                 "{\"target\":{\"name\":\"n2\"}}", NULL, &r),
+                         409);
         kb_api_resp_release(&r);
         assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods/q/binding",
-                                 "{\"target\":{\"name\":\"n2\"}}", NULL, &r), 404);
+                                 "{\"target\":{\"name\":\"n2\"}}", NULL, &r),
+                         404);
         kb_api_resp_release(&r);
-        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", "{", NULL, &r), 400);
+        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", "{", NULL, &r),
+                         400);
         kb_api_resp_release(&r);
         assert_int_equal(request(srv, "GET", "/api/v1/things", NULL, NULL, &r), 404);
         kb_api_resp_release(&r);
@@ -213,7 +241,8 @@ static void test_requests(void **state)
                 char body[64];
                 snprintf(body, sizeof(body), "{\"metadata\":{\"labels\":{\"n\":\"%d\"}}}", i);
                 assert_int_equal(request(srv, "PATCH", "/api/v1/namespaces/default/pods/p", body,
-                                         "application/merge-patch+json", &r), 200);
+                                         "application/merge-patch+json", &r),
+                                 200);
                 kb_api_resp_release(&r);
         }
         struct kb_api_query q[] = {{"watch", "true"}, {"resourceVersion", "2"}};
@@ -229,13 +258,226 @@ static void test_requests(void **state)
         kb_apiserver_free(srv);
 }
 
+static void test_query_bool(void **state)
+{
+        (void)state;
+        /* apimachinery: present and not "0"/"false" in any case is true. */
+        static const struct {
+                const char *value;
+                bool want;
+        } cases[] = {{"true", true},   {"True", true},   {"1", true},
+                     {"", true},       {"yes", true},    {"false", false},
+                     {"FALSE", false}, {"False", false}, {"0", false}};
+        for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
+                struct kb_api_query q[] = {{"watch", cases[i].value}};
+                struct kb_api_req req = {.query = q, .nquery = 1};
+                if (kb__query_bool(&req, "watch") != cases[i].want)
+                        fail_msg("watch=%s", cases[i].value);
+        }
+        struct kb_api_req none = {0};
+        assert_false(kb__query_bool(&none, "watch"));
+}
+
+static void test_accept(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *accept;
+                bool ok, yaml;
+        } cases[] = {
+            {NULL, true, false},
+            {"application/json", true, false},
+            {"application/vnd.kubernetes.protobuf,application/json", true, false},
+            {"application/json;as=Table;v=v1;g=meta.k8s.io,application/json", true, false},
+            {"application/yaml", true, true},
+            {"Application/YAML; charset=utf-8", true, true},
+            {"*/*;q=0.8", true, false},
+            {"application/*", true, false},
+            {"application/vnd.kubernetes.protobuf", false, false},
+            {"text/html, image/png", false, false},
+            {"application/jsonx", false, false},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
+                bool yaml;
+                if (kb__acceptable(cases[i].accept, &yaml) != cases[i].ok || yaml != cases[i].yaml)
+                        fail_msg("Accept: %s", cases[i].accept ? cases[i].accept : "(none)");
+        }
+}
+
+static void test_event_versions(void **state)
+{
+        (void)state;
+        struct kb_value *core =
+            json("{\"kind\":\"Event\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"e\"},"
+                 "\"involvedObject\":{\"kind\":\"Pod\",\"name\":\"p\"},\"message\":\"m\","
+                 "\"source\":{\"component\":\"c\"},\"count\":2,\"reason\":\"R\"}");
+        struct kb_value *v1 = kb__event_to_v1(core);
+        assert_json(
+            v1,
+            "{\"kind\":\"Event\",\"apiVersion\":\"events.k8s.io/v1\",\"metadata\":{\"name\":\"e\"},"
+            "\"reason\":\"R\",\"regarding\":{\"kind\":\"Pod\",\"name\":\"p\"},\"note\":\"m\","
+            "\"deprecatedSource\":{\"component\":\"c\"},\"deprecatedCount\":2}");
+        struct kb_value *back = kb__event_from_v1(v1);
+        assert_true(kb_value_equal(kb_value_get(back, "involvedObject"),
+                                   kb_value_get(core, "involvedObject")));
+        assert_string_equal(kb_value_str(kb_value_get(back, "message")), "m");
+        assert_string_equal(kb_value_str(kb_value_get(back, "apiVersion")), "v1");
+        kb_value_free(back);
+        kb_value_free(core);
+}
+
+static void test_secret_data(void **state)
+{
+        (void)state;
+        struct kb_apiserver_opts o;
+        kb_apiserver_opts_init(&o);
+        struct kb_apiserver *srv = kb_apiserver_new(&o);
+        struct kb_rtype *secrets = kb__type_find(srv, "", "v1", "secrets");
+        char err[256];
+        /* base64 of "", "f", "fo", "foo", "foob" by hand. */
+        struct kb_value *s =
+            json("{\"stringData\":{\"a\":\"\",\"b\":\"f\",\"c\":\"fo\",\"d\":\"foo\","
+                 "\"e\":\"foob\"}}");
+        assert_int_equal(kb__normalize(secrets, s, err, sizeof(err)), 0);
+        assert_json(s, "{\"data\":{\"a\":\"\",\"b\":\"Zg==\",\"c\":\"Zm8=\",\"d\":\"Zm9v\","
+                       "\"e\":\"Zm9vYg==\"},\"type\":\"Opaque\"}");
+        kb_value_free(s);
+        const char *bad[][2] = {{"Zm9", "3"}, {"Z!==", "1"}, {"Zg=a", "2"}};
+        for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
+                char *text = kb_xasprintf("{\"data\":{\"k\":\"%s\"}}", bad[i][0]);
+                s = json(text);
+                assert_int_equal(kb__normalize(secrets, s, err, sizeof(err)), KB_EBADINPUT);
+                char *want = kb_xasprintf("illegal base64 data at input byte %s", bad[i][1]);
+                if (!strstr(err, want))
+                        fail_msg("%s: %s", bad[i][0], err);
+                free(want);
+                free(text);
+                kb_value_free(s);
+        }
+        kb_apiserver_free(srv);
+}
+
+static int key_order(const void *a, const void *b)
+{
+        return kb__key_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The ordered index against a sorted array: seek, rank and count agree
+ * after random inserts and removals. */
+static void test_index(void **state)
+{
+        (void)state;
+        struct kb_apiserver_opts o;
+        kb_apiserver_opts_init(&o);
+        o.seed = 3;
+        struct kb_apiserver *srv = kb_apiserver_new(&o);
+        struct kb_rtype rt = {0};
+        enum { N = 600 };
+        static const char *const ns[] = {"a", "a-b", "ab", "b"};
+        struct kb_obj objs[N];
+        char *keys[N];
+        bool in[N] = {false};
+        for (int i = 0; i < N; i++) {
+                keys[i] = kb_xasprintf("%s/p%03d", ns[i % 4], (i * 7919) % N);
+                objs[i].key = keys[i];
+        }
+        assert_true(kb__key_cmp("a/x", "a-b/w") < 0); /* namespace a before a-b */
+        assert_true(kb__key_cmp("a-b/w", "ab/a") < 0);
+        uint64_t r = 12345;
+        for (int step = 0; step < 3000; step++) {
+                r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+                int i = (int)((r >> 33) % N);
+                if (in[i])
+                        kb__index_remove(&rt, &objs[i]);
+                else
+                        kb__index_insert(&rt, &objs[i]);
+                in[i] = !in[i];
+                if (step % 100)
+                        continue;
+                const char *sorted[N];
+                size_t n = 0;
+                for (int k = 0; k < N; k++)
+                        if (in[k])
+                                sorted[n++] = keys[k];
+                qsort(sorted, n, sizeof(*sorted), key_order);
+                assert_int_equal(kb__index_count(&rt), n);
+                const struct kb_obj *first = kb__index_seek(&rt, NULL, true);
+                assert_ptr_equal(first ? first->key : NULL, n ? sorted[0] : NULL);
+                for (size_t k = 0; k < n; k++) {
+                        assert_int_equal(kb__index_rank(&rt, sorted[k]), k);
+                        const struct kb_obj *nx = kb__index_seek(&rt, sorted[k], false);
+                        assert_ptr_equal(nx ? nx->key : NULL, k + 1 < n ? sorted[k + 1] : NULL);
+                }
+                /* The first key of namespace "ab" is the first past "ab/". */
+                const struct kb_obj *ab = kb__index_seek(&rt, "ab/", true);
+                size_t k = 0;
+                while (k < n && kb__key_cmp(sorted[k], "ab/") < 0)
+                        k++;
+                assert_ptr_equal(ab ? ab->key : NULL, k < n ? sorted[k] : NULL);
+        }
+        kb__index_free(&rt);
+        for (int i = 0; i < N; i++)
+                free(keys[i]);
+        kb_apiserver_free(srv);
+}
+
+static void path_of(char *const *path, size_t n, void *arg)
+{
+        char *p = kb__fields_path(path, n);
+        struct kb_buf *b = arg;
+        kb_buf_printf(b, "%s;", p);
+        free(p);
+}
+
+/* FieldsV1 as upstream writes it: keyed list items, set items, leaves. */
+static void test_fieldsets(void **state)
+{
+        (void)state;
+        struct kb_value *pod =
+            json("{\"metadata\":{\"labels\":{\"a\":\"1\"},\"finalizers\":[\"x\"]},"
+                 "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
+                 "\"tolerations\":[{\"key\":\"k\"}]}}");
+        struct kb_fieldwalk fw = {.defs = NULL, .builtin = true};
+        struct kb_value *f = kb__fields_of(&fw, NULL, pod);
+        assert_json(
+            f, "{\"f:metadata\":{\"f:labels\":{\"f:a\":{}},\"f:finalizers\":{\"v:\\\"x\\\"\":{}}},"
+               "\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"c\\\"}\":{\".\":{},"
+               "\"f:name\":{},\"f:image\":{}}},\"f:tolerations\":{}}}");
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb__fields_leaves(f, path_of, &b);
+        assert_string_equal(b.data,
+                            ".metadata.labels.a;.metadata.finalizers[=\"x\"];"
+                            ".spec.containers[name=\"c\"];.spec.containers[name=\"c\"].name;"
+                            ".spec.containers[name=\"c\"].image;.spec.tolerations;");
+        kb_buf_release(&b);
+        struct kb_value *minus =
+            json("{\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"c\\\"}\":{"
+                 "\"f:image\":{}}},\"f:tolerations\":{}}}");
+        kb__fields_remove(f, minus);
+        assert_json(
+            f, "{\"f:metadata\":{\"f:labels\":{\"f:a\":{}},\"f:finalizers\":{\"v:\\\"x\\\"\":{}}},"
+               "\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"c\\\"}\":{\".\":{},"
+               "\"f:name\":{}}}}}");
+        char *path[] = {"f:spec", "f:containers", "k:{\"name\":\"c\"}", "."};
+        assert_true(kb__fields_delete(pod, path, 4));
+        assert_json(kb_value_get(pod, "spec"),
+                    "{\"containers\":[],\"tolerations\":[{\"key\":\"k\"}]}");
+        kb_value_free(minus);
+        kb_value_free(f);
+        kb_value_free(pod);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_humanize),       cmocka_unit_test(test_selectors),
-                cmocka_unit_test(test_merge_patch),    cmocka_unit_test(test_strategic_patch),
-                cmocka_unit_test(test_json_patch),     cmocka_unit_test(test_schema),
-                cmocka_unit_test(test_requests),
+            cmocka_unit_test(test_humanize),    cmocka_unit_test(test_selectors),
+            cmocka_unit_test(test_merge_patch), cmocka_unit_test(test_strategic_patch),
+            cmocka_unit_test(test_json_patch),  cmocka_unit_test(test_schema),
+            cmocka_unit_test(test_requests),    cmocka_unit_test(test_query_bool),
+            cmocka_unit_test(test_accept),      cmocka_unit_test(test_event_versions),
+            cmocka_unit_test(test_secret_data), cmocka_unit_test(test_index),
+            cmocka_unit_test(test_fieldsets),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

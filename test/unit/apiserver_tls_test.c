@@ -68,8 +68,8 @@ static void sans(gnutls_x509_crt_t crt, char *out, size_t n)
                         break;
                 assert_true(type >= 0);
                 if (type == GNUTLS_SAN_IPADDRESS) {
-                        assert_non_null(inet_ntop(len == 4 ? AF_INET : AF_INET6, buf, text,
-                                                  sizeof(text)));
+                        assert_non_null(
+                            inet_ntop(len == 4 ? AF_INET : AF_INET6, buf, text, sizeof(text)));
                 } else {
                         assert_int_equal(type, GNUTLS_SAN_DNSNAME);
                         buf[len] = 0;
@@ -182,18 +182,18 @@ static void test_host_names(void **state)
         static const struct {
                 const char *host, *want;
         } cases[] = {
-                {"127.0.0.1", "127.0.0.1 ::1 localhost"},
-                {"0.0.0.0", "127.0.0.1 ::1 localhost"},
-                {"LOCALHOST", "127.0.0.1 ::1 localhost"},
-                {"kbatch.example.org", "127.0.0.1 ::1 localhost kbatch.example.org"},
-                {"fd00::7", "127.0.0.1 ::1 localhost fd00::7"},
+            {"127.0.0.1", "127.0.0.1 ::1 localhost"},
+            {"0.0.0.0", "127.0.0.1 ::1 localhost"},
+            {"LOCALHOST", "127.0.0.1 ::1 localhost"},
+            {"kbatch.example.org", "127.0.0.1 ::1 localhost kbatch.example.org"},
+            {"fd00::7", "127.0.0.1 ::1 localhost fd00::7"},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
                 struct kb_apiserver_tls t;
                 char err[256], names[512];
                 kb_apiserver_tls_remove(f->dir);
                 assert_int_equal(
-                        kb_apiserver_tls_prepare(&t, f->dir, cases[i].host, err, sizeof(err)), 0);
+                    kb_apiserver_tls_prepare(&t, f->dir, cases[i].host, err, sizeof(err)), 0);
                 gnutls_x509_crt_t crt = parse_crt(t.cert);
                 sans(crt, names, sizeof(names));
                 if (strcmp(names, cases[i].want))
@@ -238,7 +238,8 @@ static void test_reuse(void **state)
         overwrite(f, "server.crt", "not a certificate\n");
         kb_test_log_start();
         assert_int_equal(kb_apiserver_tls_prepare(&t2, f->dir, "127.0.0.1", err, sizeof(err)), 0);
-        assert_true(kb_test_log_contains("server.crt: not a PEM certificate; making a new server.crt"));
+        assert_true(
+            kb_test_log_contains("server.crt: not a PEM certificate; making a new server.crt"));
         kb_test_log_stop();
         assert_true(t2.generated);
         assert_string_equal(t2.ca_cert, t1.ca_cert);
@@ -281,8 +282,7 @@ static void test_reuse(void **state)
 
         /* A path that is a file, not a directory, is an error. */
         p = path_in(f, "ca.crt");
-        assert_int_equal(kb_apiserver_tls_prepare(&t2, p, "127.0.0.1", err, sizeof(err)),
-                         -ENOTDIR);
+        assert_int_equal(kb_apiserver_tls_prepare(&t2, p, "127.0.0.1", err, sizeof(err)), -ENOTDIR);
         assert_non_null(strstr(err, "ca.crt"));
         assert_null(t2.cert);
         free(p);
@@ -303,9 +303,8 @@ static void test_tokens(void **state)
                 const char *token;
                 bool valid;
         } tokens[] = {
-                {"abc", true},           {"a-b.c_d~e+f/g=", true}, {"", false},
-                {"has space", false},    {"quote\"", false},       {"new\nline", false},
-                {"colon:", false},       {"#comment", false},
+            {"abc", true},      {"a-b.c_d~e+f/g=", true}, {"", false},       {"has space", false},
+            {"quote\"", false}, {"new\nline", false},     {"colon:", false}, {"#comment", false},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(tokens); i++)
                 if (kb_apiserver_token_valid(tokens[i].token) != tokens[i].valid)
@@ -321,11 +320,11 @@ static void test_tokens(void **state)
                 const char *header;
                 bool ok;
         } headers[] = {
-                {"Bearer s3cret", true},   {"bearer s3cret", true},  {"Bearer   s3cret  ", true},
-                {"Bearer\ts3cret", true},  {"Bearer s3cre", false},  {"Bearer s3cret2", false},
-                {"Bearer S3CRET", false},  {"Bearers3cret", false},  {"Basic s3cret", false},
-                {"s3cret", false},         {"Bearer ", false},       {"", false},
-                {"Bearer s3cret x", false}, {NULL, false},
+            {"Bearer s3cret", true},    {"bearer s3cret", true}, {"Bearer   s3cret  ", true},
+            {"Bearer\ts3cret", true},   {"Bearer s3cre", false}, {"Bearer s3cret2", false},
+            {"Bearer S3CRET", false},   {"Bearers3cret", false}, {"Basic s3cret", false},
+            {"s3cret", false},          {"Bearer ", false},      {"", false},
+            {"Bearer s3cret x", false}, {NULL, false},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(headers); i++)
                 if (kb__bearer_ok("s3cret", headers[i].header) != headers[i].ok)
@@ -354,8 +353,8 @@ static void test_auth(void **state)
         free(token);
         struct kb_api_resp r;
         static const char unauthorized[] =
-                "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-                "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}";
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+            "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}";
         assert_int_equal(get(srv, "/api/v1/nodes", NULL, &r), 401);
         assert_string_equal(r.body.data, unauthorized);
         assert_string_equal(r.content_type, "application/json");
@@ -372,9 +371,9 @@ static void test_auth(void **state)
                 const char *path;
                 int status;
         } open[] = {
-                {"/healthz", 200}, {"/readyz", 200},     {"/livez", 200},
-                {"/version", 200}, {"//version/", 200},  {"/versions", 401},
-                {"/healthz/x", 401}, {"/api", 401},      {"/openapi/v3", 401},
+            {"/healthz", 200},   {"/readyz", 200},    {"/livez", 200},
+            {"/version", 200},   {"//version/", 200}, {"/versions", 401},
+            {"/healthz/x", 401}, {"/api", 401},       {"/openapi/v3", 401},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(open); i++) {
                 if (get(srv, open[i].path, NULL, &r) != open[i].status)
@@ -431,12 +430,12 @@ static void test_kubeconfig(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_generate, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_host_names, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
-                cmocka_unit_test(test_tokens),
-                cmocka_unit_test(test_auth),
-                cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_generate, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_host_names, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
+            cmocka_unit_test(test_tokens),
+            cmocka_unit_test(test_auth),
+            cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -193,7 +193,7 @@ static void test_trim(void **state)
             "\"worker\",\"scheduling.k8s.io/group-name\":\"g\",\"big\":\"x\"}},"
             "\"spec\":{\"containers\":[{\"name\":\"c\"}]}}");
         const struct kb_pod *p = kb_cache_get(c, KB_KIND_POD, "default", "p");
-        assert_int_equal(p->meta.nlabels, 0);
+        assert_int_equal(p->meta.nlabels, 1); /* inter-pod affinity reads them */
         assert_int_equal(p->meta.nannotations, 1);
         assert_string_equal(kb_meta_annotation(&p->meta, "volcano.sh/task-spec"), "worker");
         assert_string_equal(p->group_name, "g");

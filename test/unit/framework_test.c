@@ -13,29 +13,22 @@
 
 /* ---- dispatchers ----------------------------------------------------------- */
 
-/* A session with no state: enough to register callbacks and dispatch. */
+/* A session opened on an empty snapshot with an empty conf: enough to
+ * register callbacks and dispatch.  Tiers are set as the session sets them
+ * while plugins open (kb__points_begin). */
+static const struct kb_conf empty_conf;
+static const struct kb_snapshot empty_snap;
+static struct kb_result bare_result;
+
 static struct kb_session *bare_session(void)
 {
-        static const struct kb_conf conf;
-        struct kb_session *s = kb_xcalloc(1, sizeof(*s));
-        kb_pool_init(&s->pool, 0);
-        s->conf = &conf;
-        return s;
+        return kb_session_open(&empty_snap, &empty_conf, &bare_result);
 }
 
 static void bare_free(struct kb_session *s)
 {
-        free(s->job_order.v);
-        free(s->job_pipelined.v);
-        free(s->job_enqueueable.v);
-        free(s->job_ready.v);
-        free(s->job_starving.v);
-        free(s->overused.v);
-        free(s->preemptable.v);
-        free(s->predicate.v);
-        free(s->node_order.v);
-        kb_pool_release(&s->pool);
-        free(s);
+        kb_session_close(s);
+        kb_result_release(&bare_result);
 }
 
 static int vote_arg(void *arg, const struct kb_job *j)
@@ -56,7 +49,7 @@ static bool pipelined_with(const int *votes, size_t n)
                         tier++;
                         continue;
                 }
-                s->cur_tier = tier;
+                kb__points_begin(s, tier, NULL);
                 kb_on_job_pipelined(s, vote_arg, (void *)&votes[i]);
         }
         bool r = kb_job_pipelined(s, &j);
@@ -151,10 +144,17 @@ static void test_any_and_all(void **state)
         assert_true(kb_job_ready(s, &j));
         kb_on_job_ready(s, ready_arg, &no);
         assert_false(kb_job_ready(s, &j));
-        /* jobStarving: false when nobody answers, else all must agree. */
+        /* jobStarving: false when nobody answers, else all of the first
+         * answering tier must agree; later tiers are not asked. */
         assert_false(kb_job_starving(s, &j));
         kb_on_job_starving(s, ready_arg, &yes);
         assert_true(kb_job_starving(s, &j));
+        kb__points_begin(s, 1, NULL);
+        kb_on_job_starving(s, ready_arg, &no);
+        assert_true(kb_job_starving(s, &j));
+        bare_free(s);
+        s = bare_session();
+        kb_on_job_starving(s, ready_arg, &yes);
         kb_on_job_starving(s, ready_arg, &no);
         assert_false(kb_job_starving(s, &j));
         bare_free(s);
@@ -170,7 +170,7 @@ static int victims_mask(void *arg, const struct kb_task *p, struct kb_task *cons
                 return -1; /* no opinion */
         int k = 0;
         for (size_t i = 0; i < n; i++)
-                if (mask & (1u << i))
+                if (mask & (1u << cand[i]->index))
                         out[k++] = cand[i];
         return k;
 }
@@ -182,25 +182,120 @@ static void test_victims(void **state)
         struct kb_session *s = bare_session();
         struct kb_task tasks[4], *cand[4], *out[4], preemptor;
         memset(tasks, 0, sizeof(tasks));
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 4; i++) {
+                tasks[i].index = (uint32_t)i;
                 cand[i] = &tasks[i];
-        s->cur_tier = 0;
-        kb_on_preemptable(s, victims_mask, &none);
-        s->cur_tier = 1;
-        kb_on_preemptable(s, victims_mask, &m0110);
-        kb_on_preemptable(s, victims_mask, &m0011);
-        s->cur_tier = 2;
-        kb_on_preemptable(s, victims_mask, &m1000);
+        }
+        kb__points_begin(s, 0, NULL);
+        kb_on_preemptable(s, victims_mask, &none, 0);
+        kb__points_begin(s, 1, NULL);
+        kb_on_preemptable(s, victims_mask, &m0110, 0);
+        kb_on_preemptable(s, victims_mask, &m0011, 0);
+        kb__points_begin(s, 2, NULL);
+        kb_on_preemptable(s, victims_mask, &m1000, 0);
         /* Tier 0 has no opinion; tier 1 intersects {1,2} and {0,1} = {1};
          * tier 2 is never asked. */
         size_t n = kb_preemptable(s, &preemptor, cand, 4, out);
         assert_int_equal(n, 1);
         assert_ptr_equal(out[0], &tasks[1]);
         bare_free(s);
+
+        /* Volcano master: a plugin naming no victim empties its tier, and
+         * the next tier decides. */
+        static unsigned empty = 0;
+        s = bare_session();
+        kb__points_begin(s, 0, NULL);
+        kb_on_preemptable(s, victims_mask, &m0110, 0);
+        kb_on_preemptable(s, victims_mask, &empty, 0);
+        kb_on_preemptable(s, victims_mask, &m0011, 0); /* not asked */
+        kb__points_begin(s, 1, NULL);
+        kb_on_preemptable(s, victims_mask, &m1000, 0);
+        n = kb_preemptable(s, &preemptor, cand, 4, out);
+        assert_int_equal(n, 1);
+        assert_ptr_equal(out[0], &tasks[3]);
+        bare_free(s);
+
+        /* ... and an intersection that comes out empty lets the next plugin
+         * of the tier start afresh: {1,2} & {3} = {}, then {0,1}. */
+        s = bare_session();
+        kb_on_preemptable(s, victims_mask, &m0110, 0);
+        kb_on_preemptable(s, victims_mask, &m1000, 0);
+        kb_on_preemptable(s, victims_mask, &m0011, 0);
+        n = kb_preemptable(s, &preemptor, cand, 4, out);
+        assert_int_equal(n, 2);
+        assert_ptr_equal(out[0], &tasks[0]);
+        assert_ptr_equal(out[1], &tasks[1]);
+        bare_free(s);
+
+        /* A veto (KB_VETO) holds in every tier: tier 0 protects task 1 and
+         * names no victim (so tier 1 decides), tier 1 names {1,2}: {2}. */
+        static unsigned m1101 = 0xd;
+        s = bare_session();
+        kb_on_preemptable(s, victims_mask, &m1101, KB_VETO);
+        kb_on_preemptable(s, victims_mask, &empty, 0);
+        kb__points_begin(s, 1, NULL);
+        kb_on_preemptable(s, victims_mask, &m0110, 0);
+        n = kb_preemptable(s, &preemptor, cand, 4, out);
+        assert_int_equal(n, 1);
+        assert_ptr_equal(out[0], &tasks[2]);
+        bare_free(s);
+
+        /* Reclaimable (kbatch): every opinion in every tier must agree;
+         * tier 0's {1,2} and tier 1's {0,1}: {1}; abstaining counts for
+         * nothing; one plugin naming none leaves none. */
+        s = bare_session();
+        kb_on_reclaimable(s, victims_mask, &m0110);
+        kb__points_begin(s, 1, NULL);
+        kb_on_reclaimable(s, victims_mask, &none);
+        kb_on_reclaimable(s, victims_mask, &m0011);
+        n = kb_reclaimable(s, &preemptor, cand, 4, out);
+        assert_int_equal(n, 1);
+        assert_ptr_equal(out[0], &tasks[1]);
+        kb_on_reclaimable(s, victims_mask, &empty);
+        assert_int_equal(kb_reclaimable(s, &preemptor, cand, 4, out), 0);
+        bare_free(s);
 }
 
-/* The pod-name index rule: job-worker-10 after job-worker-9; without an
- * index, creation time decides. */
+static int victim_tasks_mask(void *arg, struct kb_task *const *cand, size_t n, struct kb_task **out)
+{
+        unsigned mask = *(unsigned *)arg;
+        int k = 0;
+        for (size_t i = 0; i < n; i++)
+                if (mask & (1u << i))
+                        out[k++] = cand[i];
+        return k;
+}
+
+/* Victim tasks (rescheduling): a union within a tier, in candidate order,
+ * each task once; the first tier that names any decides. */
+static void test_victim_tasks(void **state)
+{
+        (void)state;
+        static unsigned none = 0, m0110 = 0x6, m0011 = 0x3, m1000 = 0x8;
+        struct kb_session *s = bare_session();
+        struct kb_task tasks[4], *cand[4], *out[4];
+        memset(tasks, 0, sizeof(tasks));
+        for (int i = 0; i < 4; i++)
+                cand[i] = &tasks[i];
+        assert_int_equal(kb_victim_tasks(s, cand, 4, out), 0);
+        kb__points_begin(s, 0, NULL);
+        kb_on_victim_tasks(s, victim_tasks_mask, &none);
+        kb__points_begin(s, 1, NULL);
+        kb_on_victim_tasks(s, victim_tasks_mask, &m0110);
+        kb_on_victim_tasks(s, victim_tasks_mask, &m0011);
+        kb__points_begin(s, 2, NULL);
+        kb_on_victim_tasks(s, victim_tasks_mask, &m1000);
+        /* Tier 0 names none; tier 1: {1,2} + {0,1} = {0,1,2}. */
+        size_t n = kb_victim_tasks(s, cand, 4, out);
+        assert_int_equal(n, 3);
+        assert_ptr_equal(out[0], &tasks[0]);
+        assert_ptr_equal(out[1], &tasks[1]);
+        assert_ptr_equal(out[2], &tasks[2]);
+        bare_free(s);
+}
+
+/* Volcano's CompareTask: job-worker-10 after job-worker-9; without an
+ * index (or with equal ones), creation time, then uid. */
 static void test_task_default_order(void **state)
 {
         (void)state;
@@ -229,10 +324,399 @@ static void test_task_default_order(void **state)
         assert_true(kb_task_order(s, &t9, &t10) < 0);
         /* One side without an index: creation time (10 < 15). */
         assert_true(kb_task_order(s, &t10, &tx) < 0);
-        /* Priority beats everything. */
+        /* Priority is the priority plugin's business, not the default
+         * order's (Volcano's CompareTask ignores it). */
         t10.priority = 5;
-        assert_true(kb_task_order(s, &t10, &t9) < 0);
+        assert_true(kb_task_order(s, &t9, &t10) < 0);
+        /* Equal index and creation: the uid decides. */
+        struct kb_pod pa, pb;
+        struct kb_task ta, tb;
+        memset(&pa, 0, sizeof(pa));
+        memset(&pb, 0, sizeof(pb));
+        memset(&ta, 0, sizeof(ta));
+        memset(&tb, 0, sizeof(tb));
+        pa.meta.name = "x-y-1";
+        pb.meta.name = "z-w-1";
+        pa.meta.uid = "uid-b";
+        pb.meta.uid = "uid-a";
+        ta.pod = &pa;
+        tb.pod = &pb;
+        ta.name = "default/x-y-1";
+        tb.name = "default/z-w-1";
+        assert_true(kb_task_order(s, &tb, &ta) < 0);
         bare_free(s);
+}
+
+/* ---- the session model ----------------------------------------------------------- */
+
+/* A cluster loaded from manifests, kept for a test's session. */
+struct loaded {
+        struct kb_cluster c;
+        struct kb_conf conf;
+        struct kb_snapshot snap;
+        struct kb_result r;
+};
+
+static struct kb_session *open_on(struct loaded *l, const char *manifests, const char *conf)
+{
+        char err[512];
+        kb_cluster_init(&l->c);
+        assert_int_equal(
+            kb_cluster_load(&l->c, "test", manifests, strlen(manifests), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&l->c);
+        const char *text = conf ? conf : kb_default_conf_yaml;
+        assert_int_equal(kb_conf_parse(text, strlen(text), &l->conf, err, sizeof(err)), 0);
+        kb_cluster_snapshot(&l->c, &l->snap);
+        return kb_session_open(&l->snap, &l->conf, &l->r);
+}
+
+static void close_on(struct loaded *l, struct kb_session *s)
+{
+        if (s)
+                kb_session_close(s);
+        kb_result_release(&l->r);
+        kb_conf_release(&l->conf);
+        kb_cluster_release(&l->c);
+}
+
+/* The names on a node's task list, in order, space-separated. */
+static void node_list(const struct kb_node_info *n, char *buf, size_t len)
+{
+        size_t off = 0;
+        uint32_t count = 0;
+        buf[0] = '\0';
+        for (const struct kb_task *t = n->tasks; t; t = t->node_next) {
+                off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? " " : "",
+                                        t->pod->meta.name);
+                count++;
+                /* The back links agree with the forward ones. */
+                if (t->node_next)
+                        assert_ptr_equal(t->node_next->node_prev, t);
+                else
+                        assert_ptr_equal(n->tasks_tail, t);
+                assert_int_equal(t->node, (int32_t)n->index);
+        }
+        assert_int_equal(count, n->ntasks);
+}
+
+static struct kb_task *task_named(struct kb_session *s, const char *name)
+{
+        size_t njobs;
+        struct kb_job **jobs = kb_session_jobs(s, &njobs);
+        for (size_t i = 0; i < njobs; i++)
+                for (uint32_t k = 0; k < jobs[i]->ntasks; k++)
+                        if (strcmp(jobs[i]->tasks[k]->pod->meta.name, name) == 0)
+                                return jobs[i]->tasks[k];
+        fail_msg("no task %s", name);
+        return NULL;
+}
+
+#define MODEL_CLUSTER                                                                              \
+        "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"                                  \
+        "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}\n"                            \
+        "---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n"                                  \
+        "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}\n"                            \
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {app: web}}\n"              \
+        "spec: {schedulerName: default-scheduler, nodeName: n1, priority: 7,\n"                    \
+        "  containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\nstatus: {phase: "          \
+        "Running}\n"                                                                               \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"                         \
+        "metadata: {name: a}\nspec: {minMember: 1}\n"                                              \
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a-0, annotations: "                      \
+        "{scheduling.k8s.io/group-name: a}}\n"                                                     \
+        "spec: {schedulerName: kbatch, nodeName: n2,\n"                                            \
+        "  containers: [{name: c, resources: {requests: {cpu: '2'}}}]}\nstatus: {phase: "          \
+        "Running}\n"                                                                               \
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: old, deletionTimestamp: "                \
+        "'2024-01-01T00:00:00Z'}\n"                                                                \
+        "spec: {schedulerName: other, nodeName: n2,\n"                                             \
+        "  containers: [{name: c, resources: {requests: {cpu: '3'}}}]}\nstatus: {phase: "          \
+        "Running}\n"                                                                               \
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: done}\n"                                 \
+        "spec: {schedulerName: other, nodeName: n2,\n"                                             \
+        "  containers: [{name: c, resources: {requests: {cpu: '3'}}}]}\n"                          \
+        "status: {phase: Succeeded}\n"                                                             \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"                         \
+        "metadata: {name: b}\nspec: {minMember: 2}\n"                                              \
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: b-0, annotations: "                      \
+        "{scheduling.k8s.io/group-name: b}}\n"                                                     \
+        "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "        \
+        "'1'}}}]}\n"                                                                               \
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: b-1, annotations: "                      \
+        "{scheduling.k8s.io/group-name: b}}\n"                                                     \
+        "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "        \
+        "'1'}}}]}\n"
+
+/*
+ * Every node lists the tasks on it — ours and other schedulers' (with their
+ * labels and priority), bound, running, releasing — but not finished ones;
+ * statements keep the lists and the sums current and discard restores both.
+ */
+static void test_node_task_lists(void **state)
+{
+        (void)state;
+        struct loaded l;
+        struct kb_session *s = open_on(&l, MODEL_CLUSTER, NULL);
+        size_t nn;
+        struct kb_node_info *nodes = kb_session_nodes(s, &nn);
+        char buf[256];
+        assert_int_equal(nn, 2);
+        node_list(&nodes[0], buf, sizeof(buf));
+        assert_string_equal(buf, "web");
+        node_list(&nodes[1], buf, sizeof(buf));
+        assert_string_equal(buf, "a-0 old");
+
+        /* Another scheduler's pod: no job, but its labels and priority. */
+        const struct kb_task *web = nodes[0].tasks;
+        assert_null(web->job);
+        assert_string_equal(kb_meta_label(&web->pod->meta, "app"), "web");
+        assert_int_equal(web->priority, 7);
+        assert_int_equal(web->status, KB_TASK_RUNNING);
+        assert_int_equal(nodes[1].tasks_tail->status, KB_TASK_RELEASING);
+        /* n2: a-0 (2) and old (3, releasing) are used; old is releasing. */
+        assert_int_equal(nodes[1].used.q[KB_RES_CPU], 5000);
+        assert_int_equal(nodes[1].releasing.q[KB_RES_CPU], 3000);
+        assert_int_equal(nodes[1].idle.q[KB_RES_CPU], 3000);
+
+        struct kb_node_info before[2];
+        memcpy(before, nodes, sizeof(before));
+        struct kb_task *b0 = task_named(s, "b-0"), *b1 = task_named(s, "b-1");
+        struct kb_task *a0 = task_named(s, "a-0");
+        struct kb_statement *st = kb_statement_new(s);
+        kb_statement_allocate(st, b0, &nodes[0]);
+        kb_statement_pipeline(st, b1, &nodes[1]);
+        kb_statement_evict(st, a0, "preempt", "test");
+        node_list(&nodes[0], buf, sizeof(buf));
+        assert_string_equal(buf, "web b-0");
+        node_list(&nodes[1], buf, sizeof(buf));
+        assert_string_equal(buf, "a-0 old b-1");
+        assert_int_equal(b0->status, KB_TASK_ALLOCATED);
+        assert_int_equal(b1->status, KB_TASK_PIPELINED);
+        assert_int_equal(a0->status, KB_TASK_RELEASING);
+        assert_int_equal(nodes[0].idle.q[KB_RES_CPU], 6000);
+        assert_int_equal(nodes[1].pipelined.q[KB_RES_CPU], 1000);
+        assert_int_equal(nodes[1].releasing.q[KB_RES_CPU], 5000);
+        assert_int_equal(b0->job->count[KB_TASK_ALLOCATED], 1);
+
+        kb_statement_discard(st);
+        node_list(&nodes[0], buf, sizeof(buf));
+        assert_string_equal(buf, "web");
+        node_list(&nodes[1], buf, sizeof(buf));
+        assert_string_equal(buf, "a-0 old");
+        assert_int_equal(b0->status, KB_TASK_PENDING);
+        assert_int_equal(b0->node, -1);
+        assert_int_equal(a0->status, KB_TASK_RUNNING);
+        for (int i = 0; i < 2; i++) {
+                assert_memory_equal(&nodes[i].idle, &before[i].idle, sizeof(struct kb_res));
+                assert_memory_equal(&nodes[i].used, &before[i].used, sizeof(struct kb_res));
+                assert_memory_equal(&nodes[i].releasing, &before[i].releasing,
+                                    sizeof(struct kb_res));
+                assert_memory_equal(&nodes[i].pipelined, &before[i].pipelined,
+                                    sizeof(struct kb_res));
+        }
+        assert_int_equal(b0->job->count[KB_TASK_PENDING], 2);
+        close_on(&l, s);
+}
+
+/* The lifecycle pair: open, one action by hand, close, gives what
+ * kb_session_run gives. */
+static void test_session_lifecycle(void **state)
+{
+        (void)state;
+        struct loaded l;
+        struct kb_session *s = open_on(&l, MODEL_CLUSTER, NULL);
+        size_t njobs;
+        kb_session_jobs(s, &njobs);
+        assert_int_equal(njobs, 2); /* a and b; foreign pods join no job */
+        kb_action_find("enqueue")->execute(s);
+        kb_action_find("allocate")->execute(s);
+        kb_session_close(s);
+        /* b-0 and b-1 bind together; nothing else. */
+        assert_int_equal(l.r.nbinds, 2);
+        struct kb_result again;
+        assert_int_equal(kb_session_run(&l.snap, &l.conf, &again), 0);
+        assert_int_equal(again.nbinds, 2);
+        for (size_t i = 0; i < 2; i++) {
+                assert_ptr_equal(again.binds[i].pod, l.r.binds[i].pod);
+                assert_string_equal(again.binds[i].node, l.r.binds[i].node);
+        }
+        kb_result_release(&again);
+        close_on(&l, NULL);
+}
+
+/* ---- the purity contract ----------------------------------------------------------- */
+
+#define PURITY_CLUSTER                                                                             \
+        "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {ok: 'yes'}}\n"             \
+        "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}\n"                            \
+        "---\napiVersion: v1\nkind: Node\nmetadata: {name: n2, labels: {ok: 'yes'}}\n"             \
+        "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}\n"                            \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"                         \
+        "metadata: {name: p}\nspec: {minMember: 1}\n"                                              \
+        "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: p}\n"                              \
+        "spec:\n  parallelism: 6\n  template:\n"                                                   \
+        "    metadata: {annotations: {scheduling.k8s.io/group-name: p}}\n"                         \
+        "    spec:\n      schedulerName: kbatch\n"                                                 \
+        "      containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
+
+/* Honest: reads only the node's labels. */
+static const char *labelled(void *arg, const struct kb_task *t, const struct kb_node_info *n)
+{
+        (void)arg;
+        (void)t;
+        return kb_streq(kb_meta_label(&n->node->meta, "ok"), "yes") ? NULL : "not ok";
+}
+
+/* Reads the task's name, which tasks of one class do not share. */
+static const char *by_name(void *arg, const struct kb_task *t, const struct kb_node_info *n)
+{
+        (void)arg;
+        (void)n;
+        return strstr(t->name, "-3") ? "not for task 3" : NULL;
+}
+
+/* Reads the node's accounting: a verdict that changes during the session. */
+static const char *busy(void *arg, const struct kb_task *t, const struct kb_node_info *n)
+{
+        (void)arg;
+        (void)t;
+        return n->ntasks >= 2 ? "busy" : NULL;
+}
+
+/* Scores by task, not by placement spec. */
+static double by_index(void *arg, const struct kb_task *t, const struct kb_node_info *n)
+{
+        (void)arg;
+        (void)n;
+        return (double)t->index;
+}
+
+/* Callbacks a test adds to a session (any may be zero). */
+struct extra {
+        kb_predicate_fn pred;   /* registered KB_PURE */
+        kb_node_order_fn order; /* registered KB_PURE */
+        struct kb_filter filter;
+        struct kb_batch_scorer scorer;
+};
+
+/* Runs allocate over PURITY_CLUSTER with x's callbacks registered; returns
+ * the purity violations, and the binds to n2 in *n2 (may be NULL). */
+static unsigned checked_run(struct extra x, size_t *n2)
+{
+        struct loaded l;
+        const char *conf = "actions: \"enqueue, allocate\"\n"
+                           "tiers:\n- plugins:\n  - name: gang\n"
+                           "- plugins:\n  - name: predicates\n  - name: nodeorder\n";
+        struct kb_session *s = open_on(&l, PURITY_CLUSTER, conf);
+        if (x.pred)
+                kb_on_predicate(s, x.pred, NULL, KB_PURE);
+        if (x.order)
+                kb_on_node_order(s, x.order, NULL, KB_PURE);
+        if (x.filter.check)
+                kb_on_filter(s, x.filter, NULL);
+        if (x.scorer.score)
+                kb_on_batch_node_order(s, x.scorer, NULL);
+        kb__purity_violations = 0;
+        kb__purity_abort = false;
+        kb_test_log_start();
+        assert_int_equal(kb_session_execute(s), 0);
+        kb_test_log_stop();
+        kb__purity_abort = true;
+        kb_session_close(s);
+        for (size_t i = 0; n2 && i < l.r.nbinds; i++)
+                *n2 += strcmp(l.r.binds[i].node, "n2") == 0;
+        close_on(&l, NULL);
+        return kb__purity_violations;
+}
+
+static unsigned purity_run(kb_predicate_fn pred, kb_node_order_fn order)
+{
+        return checked_run((struct extra){.pred = pred, .order = order}, NULL);
+}
+
+static void test_purity_contract(void **state)
+{
+        (void)state;
+        /* Honest callbacks: no violation, here or in any scenario test
+         * (test builds abort on the first one). */
+        assert_int_equal(purity_run(labelled, NULL), 0);
+        /* A predicate that reads the task's name answers differently for
+         * two tasks of one placement class. */
+        assert_true(purity_run(by_name, NULL) > 0);
+        /* A predicate that reads the node's accounting changes its verdict
+         * during the session. */
+        assert_true(purity_run(busy, NULL) > 0);
+        /* A node order that reads the task's index. */
+        assert_true(purity_run(NULL, by_index) > 0);
+}
+
+/* Placement filters and batch scorers: never cached, so they may read
+ * anything; but their hints must not hide a node that passes, and a
+ * scorer saying its scores do not vary must mean it. */
+
+static bool scope_none(void *arg, const struct kb_task *t, struct kb_filter_hint *h)
+{
+        (void)arg;
+        (void)t;
+        (void)h;
+        return true;
+}
+
+/* Hints that only n2 (index 1) can pass, though busy() lets n1 pass too. */
+static bool scope_lies(void *arg, const struct kb_task *t, struct kb_filter_hint *h)
+{
+        static const uint32_t only_n2[] = {1};
+        (void)arg;
+        (void)t;
+        h->nodes = only_n2;
+        h->nnodes = 1;
+        return true;
+}
+
+static bool never_varies(void *arg, const struct kb_task *t, const uint32_t **nodes, size_t *n)
+{
+        (void)arg;
+        (void)t;
+        *nodes = NULL;
+        *n = 0;
+        return false;
+}
+
+/* Prefers n2 strongly. */
+static void prefer_n2(void *arg, const struct kb_task *t, struct kb_node_info *const *nodes,
+                      size_t n, double *scores)
+{
+        (void)arg;
+        (void)t;
+        for (size_t i = 0; i < n; i++)
+                scores[i] += nodes[i]->index == 1 ? 1000 : 0;
+}
+
+static unsigned filter_run(struct kb_filter f, struct kb_batch_scorer b, size_t *n2_binds)
+{
+        *n2_binds = 0;
+        return checked_run((struct extra){.filter = f, .scorer = b}, n2_binds);
+}
+
+static void test_filter_contract(void **state)
+{
+        (void)state;
+        size_t n2;
+        /* A filter reading the node's task list, honestly scoped: no
+         * violation; each node takes two tasks (busy at 2), four bind. */
+        assert_int_equal(
+            filter_run((struct kb_filter){scope_none, busy}, (struct kb_batch_scorer){0}, &n2), 0);
+        assert_int_equal(n2, 2);
+        /* A hint narrower than the truth: the cache misses n1. */
+        assert_true(
+            filter_run((struct kb_filter){scope_lies, busy}, (struct kb_batch_scorer){0}, &n2) > 0);
+        /* An honest batch scorer (varies anywhere): every task on n2. */
+        assert_int_equal(
+            filter_run((struct kb_filter){0}, (struct kb_batch_scorer){NULL, prefer_n2}, &n2), 0);
+        assert_int_equal(n2, 6);
+        /* One that says its scores never vary, but they do. */
+        assert_true(filter_run((struct kb_filter){0},
+                               (struct kb_batch_scorer){never_varies, prefer_n2}, &n2) > 0);
 }
 
 /* ---- heap ------------------------------------------------------------------- */
@@ -331,51 +815,6 @@ static char *random_cluster(unsigned seed)
         return kb_buf_detach(&b);
 }
 
-static char *run_binds(const char *manifests, const char *conf_text, bool full_scan, int sessions)
-{
-        struct kb_cluster c;
-        struct kb_conf conf;
-        char err[512];
-        struct kb_buf out;
-        kb_buf_init(&out);
-        kb_cluster_init(&c);
-        assert_int_equal(
-            kb_cluster_load(&c, "random", manifests, strlen(manifests), err, sizeof(err)), 0);
-        kb_cluster_ensure_default_queue(&c);
-        assert_int_equal(kb_conf_parse(conf_text, strlen(conf_text), &conf, err, sizeof(err)), 0);
-        conf.full_scan = full_scan;
-        for (int i = 0; i < sessions; i++) {
-                struct kb_snapshot snap;
-                struct kb_result r;
-                kb_cluster_snapshot(&c, &snap);
-                assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
-                /* Every action and plugin is timed, in conf order. */
-                assert_int_equal(r.naction_times, conf.nactions);
-                for (size_t k = 0; k < conf.nactions; k++) {
-                        assert_string_equal(r.action_times[k].name, conf.actions[k].name);
-                        assert_true(r.action_times[k].seconds >= 0);
-                }
-                size_t np = 0;
-                for (size_t t = 0; t < conf.ntiers; t++)
-                        for (size_t p = 0; p < conf.tiers[t].nplugins; p++, np++)
-                                assert_string_equal(r.plugin_times[np].name,
-                                                    conf.tiers[t].plugins[p].name);
-                assert_int_equal(r.nplugin_times, np);
-                for (size_t k = 0; k < r.nbinds; k++)
-                        kb_buf_printf(&out, "%s=%s ", r.binds[k].pod->meta.name, r.binds[k].node);
-                for (size_t k = 0; k < r.npodgroups; k++)
-                        kb_buf_printf(&out, "[%s %s %s] ", r.podgroups[k].name,
-                                      kb_pg_phase_name(r.podgroups[k].phase),
-                                      r.podgroups[k].cond_message ? r.podgroups[k].cond_message
-                                                                  : "");
-                kb_cluster_apply(&c, &r);
-                kb_result_release(&r);
-        }
-        kb_conf_release(&conf);
-        kb_cluster_release(&c);
-        return kb_buf_detach(&out);
-}
-
 static void test_caches_match_full_scan(void **state)
 {
         (void)state;
@@ -391,8 +830,8 @@ static void test_caches_match_full_scan(void **state)
         for (unsigned seed = 1; seed <= 60; seed++) {
                 char *m = random_cluster(seed);
                 for (size_t c = 0; c < KB_ARRAY_SIZE(confs); c++) {
-                        char *cached = run_binds(m, confs[c], false, 2);
-                        char *full = run_binds(m, confs[c], true, 2);
+                        char *cached = kb_test_run_binds(m, confs[c], false, 2);
+                        char *full = kb_test_run_binds(m, confs[c], true, 2);
                         if (strcmp(cached, full) != 0) {
                                 fprintf(stderr, "seed %u conf %zu:\ncached: %s\nfull:   %s\n", seed,
                                         c, cached, full);
@@ -417,7 +856,12 @@ int main(void)
             cmocka_unit_test(test_order_first_opinion),
             cmocka_unit_test(test_any_and_all),
             cmocka_unit_test(test_victims),
+            cmocka_unit_test(test_victim_tasks),
             cmocka_unit_test(test_task_default_order),
+            cmocka_unit_test(test_node_task_lists),
+            cmocka_unit_test(test_session_lifecycle),
+            cmocka_unit_test(test_purity_contract),
+            cmocka_unit_test(test_filter_contract),
             cmocka_unit_test(test_heap),
             cmocka_unit_test(test_caches_match_full_scan),
         };

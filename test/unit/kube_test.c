@@ -117,6 +117,61 @@ static void test_kubeconfig(void **state)
         assert_non_null(strstr(err, "exec"));
 }
 
+/* $KUBECONFIG with several files merges them as kubectl does. */
+static void test_kubeconfig_list(void **state)
+{
+        char a[256], b[256], list[1024], err[256];
+        snprintf(a, sizeof(a), "%s",
+                 write_file("a", "contexts:\n"
+                                 "- name: dev\n  context: {cluster: c, user: u, "
+                                 "namespace: team}\n"
+                                 "clusters:\n"
+                                 "- name: c\n  cluster: {server: https://first}\n"));
+        mkdir(strcat(strcpy(list, dir), "/sub"), 0700);
+        snprintf(b, sizeof(b), "%s",
+                 write_file("sub/b", "current-context: dev\n"
+                                     "clusters:\n"
+                                     "- name: c\n  cluster: {server: https://second}\n"
+                                     "- name: d\n  cluster: {server: https://d, "
+                                     "certificate-authority: ca.crt}\n"
+                                     "users:\n"
+                                     "- name: u\n  user: {tokenFile: tok, "
+                                     "exec: {apiVersion: "
+                                     "client.authentication.k8s.io/v1, "
+                                     "command: ./bin/cred}}\n"
+                                     "contexts:\n"
+                                     "- name: other\n  context: {cluster: d, user: u}\n"));
+        snprintf(list, sizeof(list), "%s/missing:%s::%s", dir, a, b);
+        setenv("KUBECONFIG", list, 1);
+        struct kb_kube_config c;
+        assert_int_equal(kb_kube_config_load(NULL, NULL, NULL, &c, err, sizeof(err)), 0);
+        assert_string_equal(c.server, "https://first"); /* the first file's c wins */
+        assert_string_equal(c.namespace, "team");
+        char want[512];
+        snprintf(want, sizeof(want), "%s/sub/tok", dir);
+        assert_string_equal(c.token_file, want);
+        snprintf(want, sizeof(want), "%s/sub/./bin/cred", dir);
+        assert_string_equal(c.exec.command, want);
+        kb_kube_config_release(&c);
+
+        assert_int_equal(kb_kube_config_load(NULL, "other", NULL, &c, err, sizeof(err)), 0);
+        assert_string_equal(c.server, "https://d");
+        snprintf(want, sizeof(want), "%s/sub/ca.crt", dir);
+        assert_string_equal(c.ca_file, want);
+        kb_kube_config_release(&c);
+
+        assert_int_equal(kb_kube_config_load(NULL, "nope", NULL, &c, err, sizeof(err)),
+                         KB_EBADINPUT);
+        assert_non_null(strstr(err, "KUBECONFIG="));
+        assert_non_null(strstr(err, "no context named \"nope\""));
+
+        snprintf(list, sizeof(list), "%s/missing", dir);
+        setenv("KUBECONFIG", list, 1);
+        assert_int_equal(kb_kube_config_load(NULL, NULL, NULL, &c, err, sizeof(err)), KB_EBADINPUT);
+        assert_non_null(strstr(err, "none of its files exists"));
+        unsetenv("KUBECONFIG");
+}
+
 /* An exec plugin: a shell script that records what it was given and
  * answers as its first argument says. */
 static const char plugin[] =
@@ -463,6 +518,7 @@ int main(void)
             cmocka_unit_test(test_backoff),
             cmocka_unit_test(test_watch_event),
             cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_kubeconfig_list, setup, teardown),
             cmocka_unit_test_setup_teardown(test_exec_plugin, setup, teardown),
             cmocka_unit_test_setup_teardown(test_lanes, lanes_setup, lanes_teardown),
             cmocka_unit_test_setup_teardown(test_fence_drop_supersede, lanes_setup, lanes_teardown),

@@ -485,8 +485,8 @@ struct weight_case {
  * "integer division of the mean" row above), affinity 19.
  */
 static const struct weight_case weight_cases[] = {
-    /* Defaults 1, 0, 1, 1: 62 + 87 + 19 = 168. */
-    {"", 1, 0, 1, 1, 168},
+    /* Volcano master's defaults 1, 0, 1, 2: 62 + 87 + 19*2 = 187. */
+    {"", 1, 0, 1, 2, 187},
     /* 62*2 + 37*3 + 0 + 19*4 = 124 + 111 + 76 = 311; the ignored
      * Volcano weights change nothing. */
     {"leastrequested.weight: 2\nmostrequested.weight: 3\nbalancedresource.weight: 0\n"
@@ -616,10 +616,10 @@ static void test_binpack_score(void **state)
         t = task_of(&plain, 5000, 0, 0);
         assert_near(binpack_score(&bp, &t, &n), 0);
 
-        /* cpu past capacity, memory fits: cpu adds 0 but its weight counts:
-         * (0 + 0.5) / 2 = 0.25 -> 250. */
+        /* cpu past capacity, memory fits: one overflowing resource makes
+         * the whole node score 0 (Volcano master), not (0 + 0.5) / 2. */
         t = task_of(&plain, 5000, 8 * Gi, 0);
-        assert_near(binpack_score(&bp, &t, &n), 250);
+        assert_near(binpack_score(&bp, &t, &n), 0);
 
         /* A GPU task on a node without GPUs: allocatable 0 adds 0, weight 2
          * counts: (0.75 + 0.5 + 0) / 4 = 0.3125 -> 312.5. */

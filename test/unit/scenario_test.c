@@ -11,79 +11,10 @@
  */
 #include "testutil.h"
 
-/* The manifests are laid out by hand, one object per line where they fit;
- * clang-format would break them at arbitrary concatenations. */
+#include "manifests.h"
+
+/* The tables are laid out by hand; clang-format would break them. */
 /* clang-format off */
-
-/* Nodes: 4 cpu / 8Gi / 110 pods unless a scenario says otherwise. */
-#define NODE(name) \
-        "---\napiVersion: v1\nkind: Node\nmetadata: {name: " name "}\n" \
-        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
-#define NODE_RES(name, cpu, mem, pods) \
-        "---\napiVersion: v1\nkind: Node\nmetadata: {name: " name "}\n" \
-        "status: {allocatable: {cpu: '" cpu "', memory: " mem ", pods: '" pods "'}}\n"
-/* A PodGroup and a batch/v1 Job of n pods (name-0 .. name-(n-1)) joining it. */
-#define GANG(name, min, n, cpu, extra_pg) \
-        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
-        "metadata: {name: " name "}\nspec: {minMember: " min extra_pg "}\n" \
-        "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: " name "}\n" \
-        "spec:\n  parallelism: " n "\n  template:\n" \
-        "    metadata: {annotations: {scheduling.k8s.io/group-name: " name "}}\n" \
-        "    spec:\n      schedulerName: kbatch\n" \
-        "      containers: [{name: c, resources: {requests: {cpu: '" cpu "', memory: 1Gi}}}]\n"
-
-/* Building blocks for the tables below.  Fields are YAML flow text spliced
- * into place, so every argument is a string literal. */
-
-/* A node with an allocatable map, extra metadata (", labels: {...}"), a
- * spec body ("unschedulable: true") and extra status (", conditions: [...]"). */
-#define NODE_X(name, alloc, meta_extra, spec, status_extra) \
-        "---\napiVersion: v1\nkind: Node\nmetadata: {name: " name meta_extra "}\n" \
-        "spec: {" spec "}\nstatus: {allocatable: {" alloc "}" status_extra "}\n"
-#define ALLOC4 "cpu: '4', memory: 8Gi, pods: '110'"
-/* A PodGroup created at a given time (a date), with more spec fields. */
-#define PG(name, min, created, extra_spec) \
-        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
-        "metadata: {name: " name ", creationTimestamp: '" created "T00:00:00Z'}\n" \
-        "spec: {minMember: " min extra_spec "}\n"
-/* A batch/v1 Job of n pods joining group: extra annotations
- * (", volcano.sh/task-spec: ps"), the requests map, and extra pod spec lines
- * indented by six spaces ("      nodeSelector: {zone: a}\n"). */
-#define JOB(name, group, n, ann_extra, requests, spec_extra) \
-        "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: " name "}\n" \
-        "spec:\n  parallelism: " n "\n  template:\n" \
-        "    metadata: {annotations: {scheduling.k8s.io/group-name: " group ann_extra "}}\n" \
-        "    spec:\n      schedulerName: kbatch\n" \
-        "      containers: [{name: c, resources: {requests: " requests "}}]\n" spec_extra
-#define REQ1 "{cpu: '1', memory: 1Gi}"
-/* Required node affinity with the given nodeSelectorTerms items. */
-#define AFFINITY(terms) \
-        "      affinity:\n        nodeAffinity:\n" \
-        "          requiredDuringSchedulingIgnoredDuringExecution:\n" \
-        "            nodeSelectorTerms:\n" terms
-#define TERM(exprs) "            - matchExpressions: [" exprs "]\n"
-/* A bare pod: metadata extra (", annotations: {...}"), spec lines and status
- * body, each spliced as is. */
-#define POD(name, meta_extra, spec_lines, status) \
-        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " name meta_extra "}\n" \
-        "spec:\n" spec_lines "status: {" status "}\n"
-#define POD_REQ(cpu) "  containers: [{name: c, resources: {requests: {cpu: '" cpu "', memory: 1Gi}}}]\n"
-#define IN_GROUP(g) ", annotations: {scheduling.k8s.io/group-name: " g "}"
-#define QUEUE(name, spec, status) \
-        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " name "}\n" \
-        "spec: {" spec "}\nstatus: {" status "}\n"
-#define PRIORITY_CLASS(name, value) \
-        "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: " name "}\n" \
-        "value: " value "\n"
-
-/* Volcano's default conf with one plugin line replaced; the tiers are those
- * of kb_default_conf_yaml. */
-#define CONF_TIERS(priority, overcommit, drf, nodeorder) \
-        "actions: \"enqueue, allocate, backfill\"\n" \
-        "tiers:\n- plugins:\n  - name: priority\n" priority "  - name: gang\n" \
-        "  - name: conformance\n- plugins:\n  - name: overcommit\n" overcommit \
-        "  - name: drf\n" drf "  - name: predicates\n  - name: proportion\n" \
-        "  - name: nodeorder\n" nodeorder
 
 static const struct kb_scenario basics[] = {
     {
@@ -106,7 +37,9 @@ static const struct kb_scenario basics[] = {
             GANG("a", "5", "5", "1", ""),
         .binds = "",
         .phases = "a=Inqueue",
-        .message = "5/5 tasks in gang unschedulable: 0/2 nodes are available: 2 Insufficient cpu.",
+        .message = "a: can never fit: its minMember 5 task(s) ask cpu 5, more than the whole "
+                   "cluster has (2 node(s): 4); 1st of 1 waiting in queue default",
+        .reasons = "a=NeverFits",
     },
     {
         /* Two gangs of three 1-cpu tasks race for one 4-cpu node.  "late"
@@ -119,7 +52,9 @@ static const struct kb_scenario basics[] = {
             PG("early", "3", "2024-01-01", ", queue: default") JOB("early", "early", "3", "", REQ1, ""),
         .binds = "early-0=n1 early-1=n1 early-2=n1",
         .phases = "early=Running late=Inqueue",
-        .message = "late: 3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.",
+        .message = "late: 1/3 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; "
+                   "1st of 1 waiting in queue default",
+        .reasons = "late=NotEnoughResources",
     },
     {
         /* minMember 2 of 5 replicas on a 4-cpu node: the job is ready after
@@ -154,8 +89,10 @@ static const struct kb_scenario basics[] = {
                 "      nodeSelector: {role: ps}\n"),
         .binds = "",
         .phases = "tf=Inqueue",
-        .message = "tf: 2/4 tasks in gang unschedulable: 0/1 nodes are available: 1 node(s) "
-                   "didn't match Pod's node affinity/selector.",
+        .message = "tf: 3 placed (minMember 2), but role ps has 0 of its minTaskMember 1; its "
+                   "1st: 0/1 nodes are available: 1 node(s) didn't match Pod's node "
+                   "affinity/selector.; 1st of 1 waiting in queue default",
+        .reasons = "tf=NotEnoughResources",
     },
     {
         /* The same roles with room: tf-worker-0 (priority 10) to n1 (tie,
@@ -302,11 +239,16 @@ static const struct kb_scenario queues[] = {
  * more pending; b (created later) has three pending; minMember 3 each, so
  * neither is ready and gang has no opinion.  3 cpu are left on n1: only
  * one of them can complete. */
+/* Two gangs of minMember 3, each with a pod running on n1 (a: 1 cpu, b:
+ * 500m) and two 1-cpu pods waiting: both partly bound (gang ranks them
+ * alike), 2.5 cpu free. */
 #define DRF_CLUSTER \
         NODE("n1") PG("a", "3", "2024-01-01", "") JOB("a", "a", "2", "", REQ1, "") \
         POD("a-running", IN_GROUP("a"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), \
             "phase: Running") \
-        PG("b", "3", "2024-01-02", "") JOB("b", "b", "3", "", REQ1, "")
+        PG("b", "3", "2024-01-02", "") JOB("b", "b", "2", "", REQ1, "") \
+        POD("b-running", IN_GROUP("b"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("500m"), \
+            "phase: Running")
 
 static const struct kb_scenario ordering[] = {
     {
@@ -317,8 +259,9 @@ static const struct kb_scenario ordering[] = {
         .manifests = RACE("high"),
         .binds = "hi-0=n1 hi-1=n1 hi-2=n1",
         .phases = "hi=Running lo=Inqueue",
-        .message = "lo: 3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient "
-                   "cpu.",
+        .message = "lo: 1/3 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; 1st "
+                   "of 1 waiting in queue default",
+        .reasons = "lo=NotEnoughResources",
     },
     {
         /* Priority's job order disabled (enableJobOrder: false): gang and
@@ -347,25 +290,26 @@ static const struct kb_scenario ordering[] = {
         .phases = "tp=Running",
     },
     {
-        /* drf: a holds 1 cpu of 4 (share 0.25), b nothing (0): b goes first
-         * although a is older, takes the 3 free cpu and binds; a's next pod
-         * fits nowhere.  a keeps a running pod while this session found it
-         * unschedulable: Volcano calls that phase Unknown. */
-        .name = "drf puts the job holding resources last",
+        /* drf: a holds 1 cpu of 4 (share 0.25), b 500m (0.125; memory 1Gi
+         * of 8 each): b goes first although a is older, its two pods take 2
+         * of the 2.5 free cpu and b is ready; a's next pod fits nowhere.  a
+         * keeps a running pod while this session found it unschedulable:
+         * Volcano calls that phase Unknown. */
+        .name = "drf puts the job holding more last",
         .manifests = DRF_CLUSTER,
-        .binds = "b-0=n1 b-1=n1 b-2=n1",
+        .binds = "b-0=n1 b-1=n1",
         .phases = "b=Running a=Unknown",
     },
     {
         /* drf's job order disabled with Volcano's other spelling
          * (enabledJobOrder: false): no plugin has an opinion, the older a
          * goes first, a-0 and a-1 complete it (3 with the running one);
-         * b-0 takes the last cpu, b-1 fits nowhere, b is rolled back. */
+         * b-0 finds 500m, b has nothing to bind. */
         .name = "enabledJobOrder: false silences drf",
         .conf = CONF_TIERS("", "", "    enabledJobOrder: false\n", ""),
         .manifests = DRF_CLUSTER,
         .binds = "a-0=n1 a-1=n1",
-        .phases = "a=Running b=Inqueue",
+        .phases = "a=Running b=Unknown",
     },
 };
 
@@ -422,8 +366,9 @@ static const struct kb_scenario nodes[] = {
             JOB("tol", "tol", "2", "", REQ1, "      tolerations: [{key: dedicated, operator: Exists}]\n")
             PG("tol", "2", "2024-01-01", ""),
         .binds = "tol-0=n1 tol-1=n1",
-        .message = "plain: 1/1 tasks in gang unschedulable: 0/2 nodes are available: 1 node(s) had "
-                   "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: x}.",
+        .message = "plain: 0/1 placed; the 1st: 0/2 nodes are available: 1 node(s) had "
+                   "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: "
+                   "x}.",
     },
     {
         /* eq tolerates dedicated=gpu:NoSchedule exactly: n1.  wrong
@@ -438,8 +383,9 @@ static const struct kb_scenario nodes[] = {
             JOB("wrong", "wrong", "1", "", REQ1,
                 "      tolerations: [{key: dedicated, operator: Equal, value: cpu}]\n"),
         .binds = "eq-0=n1",
-        .message = "wrong: 1/1 tasks in gang unschedulable: 0/2 nodes are available: 1 node(s) had "
-                   "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: x}.",
+        .message = "wrong: 0/1 placed; the 1st: 0/2 nodes are available: 1 node(s) had "
+                   "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: "
+                   "x}.",
     },
     {
         /* PreferNoSchedule does not filter: the only node takes the pod. */
@@ -524,8 +470,9 @@ static const struct kb_scenario nodes[] = {
             NODE_X("n2", ALLOC4, "", "", ", conditions: [{type: Ready, status: 'False'}]")
             GANG("a", "1", "1", "1", ""),
         .binds = "",
-        .message = "a: 1/1 tasks in gang unschedulable: 0/2 nodes are available: 1 node(s) were "
-                   "not ready, 1 node(s) were unschedulable.",
+        .message = "a: 0/1 placed; the 1st: 0/2 nodes are available: 1 node(s) were not ready, "
+                   "1 node(s) were unschedulable.; 1st of 1 waiting in queue default",
+        .reasons = "a=NotEnoughResources",
     },
     {
         /* A node for 2 pods and a gang of 3: a-0 and a-1 fit, a-2 finds the
@@ -533,7 +480,9 @@ static const struct kb_scenario nodes[] = {
         .name = "pods-per-node limit",
         .manifests = NODE_RES("n1", "4", "8Gi", "2") GANG("a", "3", "3", "1", ""),
         .binds = "",
-        .message = "a: 3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Too many pods.",
+        .message = "a: can never fit: its minMember 3 task(s) need 3 pod slot(s), the whole "
+                   "cluster has 2 (1 node(s))",
+        .reasons = "a=NeverFits",
     },
     {
         /* Pods asking nvidia.com/gpu 2 each: n1 has no GPU, n2 has 4.
@@ -639,8 +588,9 @@ static const struct kb_scenario enqueue[] = {
         .manifests = OVERCOMMIT_GROUP,
         .binds = "",
         .phases = "oc=Pending",
-        .message = "queue resource quota insufficient: queue default cannot fit the group's "
-                   "minResources cpu",
+        .message = "queue resource quota insufficient: queue default: insufficient cpu: the "
+                   "group needs 6, the queue has 0 allocated, 0 reserved for admitted groups, 0 "
+                   "elastic, capability 4",
     },
     {
         /* The same factor with proportion left out of the conf: overcommit
@@ -743,7 +693,9 @@ static const struct kb_scenario accounting[] = {
             GANG("a", "1", "1", "1", ""),
         .binds = "",
         .phases = "a=Inqueue",
-        .message = "a: 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pipelined",
+        .message = "a: pod group is not ready, 1 Pipelined; 1 pipelined task(s) wait for room "
+                   "that terminating pods free; 1st of 1 waiting in queue default",
+        .reasons = "a=WaitingForTermination",
         .nominated = "a-0=n1",
     },
     {
@@ -779,7 +731,9 @@ static const struct kb_scenario accounting[] = {
                 "      initContainers: [{name: init, resources: {requests: {cpu: '3'}}}]\n"
                 "      overhead: {cpu: 500m}\n"),
         .binds = "",
-        .message = "i: 2/2 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.",
+        .message = "i: can never fit: its minMember 2 task(s) ask cpu 7, more than the whole "
+                   "cluster has (1 node(s): 6.9)",
+        .reasons = "i=NeverFits",
     },
 };
 
@@ -807,7 +761,9 @@ static const struct kb_scenario sessions[] = {
         .sessions = 2,
         .binds = "",
         .phases = "a=Inqueue",
-        .message = "5/5 tasks in gang unschedulable: 0/2 nodes are available: 2 Insufficient cpu.",
+        .message = "a: can never fit: its minMember 5 task(s) ask cpu 5, more than the whole "
+                   "cluster has (2 node(s): 4); 1st of 1 waiting in queue default",
+        .reasons = "a=NeverFits",
     },
     {
         /* Session 1: "first" (older) fills n1 with three tasks, "second"
@@ -825,12 +781,6 @@ static const struct kb_scenario sessions[] = {
 
 /* clang-format on */
 
-#define TABLE_TEST(table)                                                                          \
-        static void test_##table(void **state)                                                     \
-        {                                                                                          \
-                (void)state;                                                                       \
-                kb_run_scenarios(table, KB_ARRAY_SIZE(table));                                     \
-        }
 TABLE_TEST(basics)
 TABLE_TEST(queues)
 TABLE_TEST(ordering)

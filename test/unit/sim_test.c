@@ -360,16 +360,16 @@ static void test_conf_unimplemented_skipped(void **state)
         (void)state;
         struct kb_conf conf;
         char err[256] = "";
-        const char *text = "actions: \"enqueue, allocate, preempt, backfill\"\n"
+        const char *text = "actions: \"enqueue, allocate, shuffle, backfill\"\n"
                            "tiers:\n- plugins:\n  - name: priority\n  - name: task-topology\n"
                            "  - name: gang\n";
         kb_test_log_start();
         assert_int_equal(parse(text, &conf, err, sizeof(err)), 0);
-        assert_true(kb_test_log_contains("action preempt is not implemented by kbatch yet"));
+        assert_true(kb_test_log_contains("action shuffle is not implemented by kbatch yet"));
         assert_true(kb_test_log_contains("plugin task-topology is not implemented by kbatch yet"));
         kb_test_log_stop();
         assert_int_equal(conf.nactions, 3);
-        assert_false(kb_conf_has_action(&conf, "preempt"));
+        assert_false(kb_conf_has_action(&conf, "shuffle"));
         assert_int_equal(conf.tiers[0].nplugins, 2);
         assert_string_equal(conf.tiers[0].plugins[0].name, "priority");
         assert_string_equal(conf.tiers[0].plugins[1].name, "gang");
@@ -399,6 +399,135 @@ static void test_conf_configurations(void **state)
         kb_conf_release(&conf);
 }
 
+/* Fields kbatch reads but does not evaluate yet are reported per job, never
+ * ignored in silence: the group's, then each distinct set of pod fields
+ * with the first pod carrying it; a pod without a group gets its own. */
+static void test_unevaluated_fields_reported(void **state)
+{
+        (void)state;
+        const char *text =
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {allocatable: {cpu: '4', memory: 8Gi}}\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: g}\nspec: {minMember: 2, subGroupPolicy: [{name: s}]}\n"
+            "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: g}\nspec:\n"
+            "  parallelism: 3\n  template:\n"
+            "    metadata: {annotations: {scheduling.k8s.io/group-name: g}}\n"
+            "    spec:\n      schedulerName: kbatch\n"
+            "      affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution:\n"
+            "        [{topologyKey: zone, labelSelector: {}}]}}\n"
+            "      containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: solo}\nspec:\n"
+            "  schedulerName: kbatch\n"
+            "  topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone,\n"
+            "    whenUnsatisfiable: DoNotSchedule}]\n"
+            "  resourceClaims: [{name: gpu, resourceClaimName: gpu-claim}]\n"
+            "  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: []}}\n"
+            "  containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: plain}\nspec:\n"
+            "  schedulerName: kbatch\n"
+            "  containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n";
+        struct kb_cluster c;
+        struct kb_conf conf;
+        struct kb_snapshot snap;
+        struct kb_result r;
+        char err[512];
+        kb_cluster_init(&c);
+        assert_int_equal(kb_cluster_load(&c, "t", text, strlen(text), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&c);
+        assert_int_equal(parse(kb_default_conf_yaml, &conf, err, sizeof(err)), 0);
+        kb_cluster_snapshot(&c, &snap);
+        assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+        assert_int_equal(r.nwarnings, 2);
+        assert_string_equal(r.warnings[0].object, "podgroup default/g");
+        assert_non_null(r.warnings[0].pg);
+        /* Pod affinity and topology spread are evaluated: not listed. */
+        assert_string_equal(r.warnings[0].message,
+                            "kbatch does not evaluate these fields yet and schedules as if they "
+                            "were absent: spec.subGroupPolicy");
+        assert_string_equal(r.warnings[1].object, "pod default/solo");
+        assert_null(r.warnings[1].pg);
+        assert_string_equal(r.warnings[1].pod->meta.name, "solo");
+        assert_string_equal(r.warnings[1].message,
+                            "kbatch does not evaluate these fields yet and schedules as if they "
+                            "were absent: pod solo: spec.resourceClaims");
+        kb_result_release(&r);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
+
+/* What kbatch reads but does not act on is recorded, in conf order, and
+ * --strict-conf refuses it; what asks for nothing is not. */
+static void test_conf_skipped_listed(void **state)
+{
+        (void)state;
+        struct kb_conf conf;
+        char err[1024] = "", summary[1024];
+        const char *text = "actions: \"enqueue, allocate, shuffle, backfill, elect\"\n"
+                           "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+                           "- plugins:\n  - name: drf\n    enableHierarchy: true\n"
+                           "  - name: tdm\n"
+                           "  - name: predicates\n"
+                           "    arguments: {predicate.NodeAffinityEnable: false,\n"
+                           "                predicate.PodAffinityEnable: false,\n"
+                           "                predicate.GPUSharingEnable: true}\n"
+                           "  - name: nodeorder\n"
+                           "    arguments: {leastrequested.weight: 2, podaffinity.weight: 0,\n"
+                           "                selectorspread.weight: 3, bogus.weight: 1}\n"
+                           "  - name: binpack\n"
+                           "    arguments: {binpack.resources: nvidia.com/gpu,\n"
+                           "                binpack.resources.nvidia.com/gpu: 2}\n"
+                           "configurations:\n- name: allocate\n  arguments: {x: 1}\n"
+                           "shards: 3\n";
+        kb_test_log_start();
+        assert_int_equal(parse(text, &conf, err, sizeof(err)), 0);
+        /* Each is also a warning that names where it is. */
+        assert_true(kb_test_log_contains("action shuffle is not implemented by kbatch yet"));
+        assert_true(kb_test_log_contains("tiers[1].plugins[0].enableHierarchy: not supported"));
+        assert_true(kb_test_log_contains(
+            "tiers[1].plugins[3].arguments.bogus.weight: unknown argument of nodeorder"));
+        assert_true(kb_test_log_contains("tiers[1].plugins[3].arguments.selectorspread.weight: "
+                                         "not supported by kbatch's nodeorder yet"));
+        kb_test_log_stop();
+        assert_int_equal(conf.nactions, 3);
+        kb_conf_skipped_summary(&conf, summary, sizeof(summary));
+        /* Not listed: predicate.NodeAffinityEnable (acted on),
+         * predicate.PodAffinityEnable: false and podaffinity.weight: 0 (they
+         * ask for nothing kbatch lacks), binpack's resource weights. */
+        assert_string_equal(summary,
+                            "action shuffle, action elect, flag drf enableHierarchy, plugin "
+                            "tdm, argument predicates predicate.GPUSharingEnable, argument "
+                            "nodeorder selectorspread.weight, argument nodeorder bogus.weight, "
+                            "argument allocate x, key shards");
+        assert_int_equal(kb_conf_strict(&conf, err, sizeof(err)), KB_EBADCONF);
+        assert_non_null(strstr(err, "--strict-conf: kbatch would skip 9 item(s): action "
+                                    "shuffle, action elect"));
+        kb_conf_release(&conf);
+
+        /* Volcano's default conf skips nothing. */
+        assert_int_equal(parse(volcano_default_conf, &conf, err, sizeof(err)), 0);
+        assert_int_equal(conf.nskipped, 0);
+        assert_int_equal(kb_conf_strict(&conf, err, sizeof(err)), 0);
+        kb_conf_release(&conf);
+}
+
+/* A conf that would leave the scheduler idle is an error, not a silence. */
+static void test_conf_no_action(void **state)
+{
+        (void)state;
+        kb_test_log_start();
+        expect_conf_error("actions: \"\"\n",
+                          "actions: no action given; the scheduler would do nothing (the default "
+                          "is \"enqueue, allocate, backfill\")");
+        expect_conf_error("actions: \" , \"\n",
+                          "actions: no action given; the scheduler would do nothing (the default "
+                          "is \"enqueue, allocate, backfill\")");
+        expect_conf_error("actions: \"shuffle, elect\"\n",
+                          "actions: \"shuffle, elect\": none of these is implemented by "
+                          "kbatch; the scheduler would do nothing");
+        kb_test_log_stop();
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -417,6 +546,9 @@ int main(void)
             cmocka_unit_test(test_conf_errors),
             cmocka_unit_test(test_conf_unimplemented_skipped),
             cmocka_unit_test(test_conf_configurations),
+            cmocka_unit_test(test_conf_skipped_listed),
+            cmocka_unit_test(test_unevaluated_fields_reported),
+            cmocka_unit_test(test_conf_no_action),
         };
         return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

@@ -66,6 +66,24 @@ static size_t expected_binds(const char *text, char ***out)
         return n;
 }
 
+/* "pod" or "ns/pod" tokens as sorted "ns/pod" strings. */
+static size_t expected_pods(const char *text, char ***out)
+{
+        char *copy = kb_xstrdup(text ? text : ""), *save = NULL;
+        char **v = NULL;
+        size_t n = 0, cap = 0;
+        for (char *tok = strtok_r(copy, " \n\t", &save); tok;
+             tok = strtok_r(NULL, " \n\t", &save)) {
+                char *s = strchr(tok, '/') ? kb_xstrdup(tok) : kb_xasprintf("default/%s", tok);
+                KB_PUSH(v, n, cap, s);
+        }
+        free(copy);
+        if (n)
+                qsort(v, n, sizeof(*v), cmp_str);
+        *out = v;
+        return n;
+}
+
 static char *join(char **v, size_t n)
 {
         struct kb_buf b;
@@ -79,8 +97,13 @@ static char *join(char **v, size_t n)
 }
 
 static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_out,
-                     char **phases_out, char **messages_out, char **nominated_out)
+                     char **phases_out, char **reasons_out, char **messages_out,
+                     char **nominated_out, char **evicted_out, char **domains_out)
 {
+        struct kb_buf domains;
+        kb_buf_init(&domains);
+        char **ev = NULL;
+        size_t nev = 0, capev = 0;
         char **nom = NULL;
         size_t nnom = 0, capnom = 0;
         struct kb_cluster c;
@@ -89,9 +112,10 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
         const char *conf_text = sc->conf ? sc->conf : kb_default_conf_yaml;
         char **got = NULL;
         size_t ngot = 0, cap = 0;
-        struct kb_buf phases, messages;
+        struct kb_buf phases, reasons, messages;
 
         kb_buf_init(&phases);
+        kb_buf_init(&reasons);
         kb_buf_init(&messages);
         kb_cluster_init(&c);
         c.now = 1.8e9;
@@ -111,6 +135,11 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                 struct kb_result r;
                 kb_cluster_snapshot(&c, &snap);
                 assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+                for (size_t k = 0; k < r.nevictions; k++) {
+                        const struct kb_pod *p = r.evictions[k].pod;
+                        char *s = kb_xasprintf("%s/%s", p->meta.namespace, p->meta.name);
+                        KB_PUSH(ev, nev, capev, s);
+                }
                 for (size_t k = 0; k < r.nbinds; k++) {
                         char *s = kb_xasprintf("%s/%s=%s", r.binds[k].pod->meta.namespace,
                                                r.binds[k].pod->meta.name, r.binds[k].node);
@@ -123,13 +152,23 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                                                        nm->pod->meta.name, nm->node);
                                 KB_PUSH(nom, nnom, capnom, s);
                         }
+                        for (size_t k = 0; k < r.nunschedulable; k++)
+                                kb_buf_printf(&messages, "pod %s/%s: %s\n",
+                                              r.unschedulable[k].pod->meta.namespace,
+                                              r.unschedulable[k].pod->meta.name,
+                                              r.unschedulable[k].message);
                         for (size_t k = 0; k < r.npodgroups; k++) {
                                 const struct kb_pg_status *st = &r.podgroups[k];
                                 kb_buf_printf(&phases, "%s=%s ", st->name,
                                               kb_pg_phase_name(st->phase));
-                                if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0)
+                                kb_buf_printf(&domains, "%s=%s ", st->name,
+                                              st->domain ? st->domain : "-");
+                                if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0) {
                                         kb_buf_printf(&messages, "%s: %s\n", st->name,
                                                       st->cond_message);
+                                        kb_buf_printf(&reasons, "%s=%s ", st->name,
+                                                      st->cond_reason);
+                                }
                         }
                 }
                 kb_cluster_apply(&c, &r);
@@ -144,13 +183,45 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
         if (nnom)
                 qsort(nom, nnom, sizeof(*nom), cmp_str);
         *nominated_out = join(nom, nnom);
+        if (nev)
+                qsort(ev, nev, sizeof(*ev), cmp_str);
+        *evicted_out = join(ev, nev);
+        for (size_t k = 0; k < nev; k++)
+                free(ev[k]);
+        free(ev);
         for (size_t k = 0; k < nnom; k++)
                 free(nom[k]);
         free(nom);
         *phases_out = kb_buf_detach(&phases);
+        *reasons_out = kb_buf_detach(&reasons);
+        *domains_out = kb_buf_detach(&domains);
         *messages_out = kb_buf_detach(&messages);
         kb_conf_release(&conf);
         kb_cluster_release(&c);
+}
+
+/* Each expected "pg=Value" of want (default namespace may be omitted)
+ * must appear among got's "ns/pg=Value " pairs. */
+static void check_pairs(const char *scenario, const char *what, const char *want, const char *got)
+{
+        if (!want)
+                return;
+        char *copy = kb_xstrdup(want), *save = NULL;
+        for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+                char *full =
+                    strchr(tok, '/') ? kb_xasprintf("%s ", tok) : kb_xasprintf("default/%s ", tok);
+                char *spaced = kb_xasprintf(" %s", got);
+                char *needle = kb_xasprintf(" %s", full);
+                if (!strstr(spaced, needle)) {
+                        fprintf(stderr, "scenario %s: want %s %s, got %s\n", scenario, what, tok,
+                                got);
+                        fail();
+                }
+                free(full);
+                free(spaced);
+                free(needle);
+        }
+        free(copy);
 }
 
 void kb_run_scenario(const struct kb_scenario *sc)
@@ -159,8 +230,27 @@ void kb_run_scenario(const struct kb_scenario *sc)
         size_t nwant = expected_binds(sc->binds, &want);
         char *want_text = join(want, nwant);
         for (int mode = 0; mode < 2; mode++) {
-                char *binds, *phases, *messages, *nominated;
-                run_once(sc, mode == 1, &binds, &phases, &messages, &nominated);
+                char *binds, *phases, *reasons, *messages, *nominated, *evicted, *domains;
+                run_once(sc, mode == 1, &binds, &phases, &reasons, &messages, &nominated, &evicted,
+                         &domains);
+                if (sc->evicted) {
+                        char **we;
+                        size_t nwe = expected_pods(sc->evicted, &we);
+                        char *we_text = join(we, nwe);
+                        if (strcmp(evicted, we_text) != 0) {
+                                fprintf(stderr,
+                                        "scenario %s (%s):\n  want evicted: %s\n  got evicted:  "
+                                        "%s\n  binds: %s\n  messages: %s\n",
+                                        sc->name, mode ? "full scan" : "cached", we_text, evicted,
+                                        binds, messages);
+                                fail();
+                        }
+                        for (size_t i = 0; i < nwe; i++)
+                                free(we[i]);
+                        free(we);
+                        free(we_text);
+                }
+                free(evicted);
                 if (strcmp(binds, want_text) != 0) {
                         fprintf(stderr,
                                 "scenario %s (%s):\n  want binds: %s\n  got binds:  %s\n  "
@@ -169,27 +259,10 @@ void kb_run_scenario(const struct kb_scenario *sc)
                                 messages);
                         fail();
                 }
-                if (sc->phases) {
-                        /* Each expected "pg=Phase" must appear (default ns may
-                         * be omitted). */
-                        char *copy = kb_xstrdup(sc->phases), *save = NULL;
-                        for (char *tok = strtok_r(copy, " ", &save); tok;
-                             tok = strtok_r(NULL, " ", &save)) {
-                                char *full = strchr(tok, '/') ? kb_xasprintf("%s ", tok)
-                                                              : kb_xasprintf("default/%s ", tok);
-                                char *spaced = kb_xasprintf(" %s %s", phases, "");
-                                char *needle = kb_xasprintf(" %s", full);
-                                if (!strstr(spaced, needle)) {
-                                        fprintf(stderr, "scenario %s: want phase %s, got %s\n",
-                                                sc->name, tok, phases);
-                                        fail();
-                                }
-                                free(full);
-                                free(spaced);
-                                free(needle);
-                        }
-                        free(copy);
-                }
+                check_pairs(sc->name, "phase", sc->phases, phases);
+                check_pairs(sc->name, "reason", sc->reasons, reasons);
+                check_pairs(sc->name, "domain", sc->domains, domains);
+                free(domains);
                 if (sc->message && !strstr(messages, sc->message)) {
                         fprintf(stderr,
                                 "scenario %s: want a condition containing \"%s\", got:\n%s\n",
@@ -216,6 +289,7 @@ void kb_run_scenario(const struct kb_scenario *sc)
                 free(binds);
                 free(phases);
                 free(messages);
+                free(reasons);
                 free(nominated);
         }
         for (size_t i = 0; i < nwant; i++)
@@ -230,4 +304,51 @@ void kb_run_scenarios(const struct kb_scenario *table, size_t n)
                 print_message("[ SCENARIO ] %s\n", table[i].name);
                 kb_run_scenario(&table[i]);
         }
+}
+
+/* ---- whole runs ------------------------------------------------------------------ */
+
+char *kb_test_run_binds(const char *manifests, const char *conf_text, bool full_scan, int sessions)
+{
+        struct kb_cluster c;
+        struct kb_conf conf;
+        char err[512];
+        struct kb_buf out;
+        kb_buf_init(&out);
+        kb_cluster_init(&c);
+        assert_int_equal(
+            kb_cluster_load(&c, "random", manifests, strlen(manifests), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&c);
+        assert_int_equal(kb_conf_parse(conf_text, strlen(conf_text), &conf, err, sizeof(err)), 0);
+        conf.full_scan = full_scan;
+        for (int i = 0; i < sessions; i++) {
+                struct kb_snapshot snap;
+                struct kb_result r;
+                kb_cluster_snapshot(&c, &snap);
+                assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+                /* Every action and plugin is timed, in conf order. */
+                assert_int_equal(r.naction_times, conf.nactions);
+                for (size_t k = 0; k < conf.nactions; k++) {
+                        assert_string_equal(r.action_times[k].name, conf.actions[k].name);
+                        assert_true(r.action_times[k].seconds >= 0);
+                }
+                size_t np = 0;
+                for (size_t t = 0; t < conf.ntiers; t++)
+                        for (size_t p = 0; p < conf.tiers[t].nplugins; p++, np++)
+                                assert_string_equal(r.plugin_times[np].name,
+                                                    conf.tiers[t].plugins[p].name);
+                assert_int_equal(r.nplugin_times, np);
+                for (size_t k = 0; k < r.nbinds; k++)
+                        kb_buf_printf(&out, "%s=%s ", r.binds[k].pod->meta.name, r.binds[k].node);
+                for (size_t k = 0; k < r.npodgroups; k++)
+                        kb_buf_printf(&out, "[%s %s %s] ", r.podgroups[k].name,
+                                      kb_pg_phase_name(r.podgroups[k].phase),
+                                      r.podgroups[k].cond_message ? r.podgroups[k].cond_message
+                                                                  : "");
+                kb_cluster_apply(&c, &r);
+                kb_result_release(&r);
+        }
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+        return kb_buf_detach(&out);
 }

@@ -4,6 +4,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -30,10 +31,20 @@ int kb_test_log_contains(const char *needle);
  *              (pods in namespace default may omit it), in any order; ""
  *              for none.
  *   phases     "pg=Phase ..." checked after the last session (optional).
+ *   reasons    "pg=Reason ..." of the last session's Unschedulable
+ *              conditions (optional).
  *   message    a text some Unschedulable condition of the last session
- *              must contain (optional).
+ *              must contain (optional); lines are "ns/pg: message", and
+ *              "pod ns/name: message" for pods without a group left
+ *              Pending.
  *   nominated  the last session's nominations (pipelined tasks), as
  *              "pod=node" like binds; checked when not NULL.
+ *   evicted    every eviction of every session, "pod" or "pod=action"
+ *              names (pods in namespace default may omit it), in any
+ *              order; checked when not NULL.
+ *   domains    "pg=domain ..." (the network topology domain holding each
+ *              group after the last session, "-" for none), each checked
+ *              when not NULL.
  *
  * Each scenario runs twice, through the node-selection caches and as a
  * full scan, and both must give exactly the expected binds.
@@ -46,9 +57,21 @@ struct kb_scenario {
         const char *binds;
         const char *phases;
         const char *message;
+        const char *reasons;
         const char *nominated;
+        const char *evicted;
+        const char *domains;
 };
 void kb_run_scenario(const struct kb_scenario *sc);
 /* Runs a table of scenarios as one cmocka test, reporting each by name. */
 void kb_run_scenarios(const struct kb_scenario *table, size_t n);
+
+/*
+ * Runs sessions over manifests with conf (decisions applied between them),
+ * through the caches or as a full scan, and returns every bind and every
+ * PodGroup's phase and condition as one string (caller frees), so that two
+ * runs compare with strcmp.  Checks on the way that every action and
+ * plugin was timed.
+ */
+char *kb_test_run_binds(const char *manifests, const char *conf_text, bool full_scan, int sessions);
 #endif

@@ -74,7 +74,13 @@ start_api() {
         URL=http://127.0.0.1:$(cat "$T/port")
         KC=$T/kubeconfig
         K="kubectl --kubeconfig $KC"
-        $K apply -f "$ROOT/crds/" >/dev/null || { echo "cannot apply the CRDs"; exit 1; }
+        # Retried: a server started with --fault-write-rate fails creates too.
+        local ok=
+        for _ in $(seq 1 20); do
+                if $K apply -f "$ROOT/crds/" >/dev/null 2>&1; then ok=1; break; fi
+                sleep 0.2
+        done
+        [ -n "$ok" ] || { echo "cannot apply the CRDs"; exit 1; }
         $K wait --for condition=established --timeout=10s crd/podgroups.scheduling.volcano.sh \
                 crd/queues.scheduling.volcano.sh >/dev/null
 }

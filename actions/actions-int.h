@@ -1,0 +1,103 @@
+/*
+ * What actions share (not a public interface: the actions' only public
+ * symbols are their kb_action descriptors): placing a task with evictions
+ * (evict.c, for preempt and reclaim), and allocate's turn with its network
+ * topology path (allocate.c, topology.c).
+ */
+#ifndef KB_ACTIONS_ACTIONS_INT_H
+#define KB_ACTIONS_ACTIONS_INT_H
+
+#include "framework/framework.h"
+
+struct kb__memo;
+
+/*
+ * How an action evicts: which tasks it may consider at all, which vote of
+ * the plugins picks victims among them, and into which statement.
+ */
+struct kb__evictor {
+        struct kb_session *s;
+        const char *action; /* "preempt" or "reclaim": the evictions' action */
+        /* The action's own rule, before the plugins vote: whether victim
+         * may be evicted for preemptor at all (status, queue, job). */
+        bool (*eligible)(const struct kb_task *preemptor, const struct kb_task *victim);
+        /* The plugins' vote among eligible candidates (kb_preemptable or
+         * kb_reclaimable). */
+        size_t (*vote)(struct kb_session *s, const struct kb_task *preemptor,
+                       struct kb_task *const *candidates, size_t n, struct kb_task **out);
+        /* Preempt: the preemptor's queue must also take the task once the
+         * victims are gone (allocatable); reclaim asked preemptive first. */
+        bool allocatable;
+        struct kb_statement *st;
+        /* Scratch, owned by evict.c. */
+        struct kb__memo *memo; /* per node */
+        uint32_t epoch;
+        bool *picked;    /* per task index */
+        uint32_t *taken; /* per job index */
+        bool *skip;      /* per job index */
+        struct kb_task **cand, **out, **pick, **best;
+        size_t cap;
+};
+
+void kb__evictor_init(struct kb__evictor *e, struct kb_session *s, const char *action);
+void kb__evictor_release(struct kb__evictor *e);
+/* Forgets what the memos learned: after a statement of e's was discarded or
+ * rolled back, tasks came back and nodes may give what they did not. */
+void kb__evictor_forget(struct kb__evictor *e);
+
+/*
+ * Places t (a pending task of a starving job) into e->st, evicting as
+ * little as it must: on room free now or being freed (no eviction), else on
+ * the node where the fewest, cheapest victims make room, else by evicting
+ * a whole victim gang; t is pipelined onto that room.  Returns whether t
+ * was placed.  The job's evictions count grows by the victims taken.
+ */
+bool kb__evict_place(struct kb__evictor *e, struct kb_task *t);
+
+/* Whether t must never evict anyone (preemptionPolicy: Never, on the pod
+ * or its PriorityClass). */
+bool kb__never_preempts(struct kb_session *s, const struct kb_task *t);
+
+/* Whether v may be a victim at all: Running or Bound (reclaim: Running
+ * only), of a job this session knows, not marked volcano.sh/preemptable:
+ * "false", and not a non-best-effort task of a best-effort preemptor. */
+bool kb__victim_status_ok(const struct kb_task *preemptor, const struct kb_task *v,
+                          bool running_only);
+
+/* ---- allocate (allocate.c) and its network topology path (topology.c) ---- */
+
+struct kb__alloc_job {
+        struct kb_heap tasks; /* pending tasks not yet tried */
+        bool made;
+        /* Roles that fit nowhere in this session (Volcano keeps them as
+         * the job's NodesFitErrors). */
+        const char **failed;
+        size_t nfailed, capfailed;
+};
+
+struct kb__alloc {
+        struct kb_session *s;
+        struct kb__alloc_job *jobs; /* per job index */
+};
+
+/*
+ * One pass of j's turn: tasks popped from tasks in task order go into st on
+ * the best node — among d's nodes, or any node when d is NULL — until j is
+ * ready with tasks left, the tasks run out, or a task that fits nowhere
+ * means the gang can no longer complete.  Why a task fit nowhere is kept
+ * (for the condition) only when d is NULL.
+ */
+void kb__allocate_tasks(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                        struct kb_heap *tasks, const struct kb_domain *d, struct kb_statement *st);
+
+/*
+ * j's turn within the network topology its PodGroup asks for: the domains
+ * it may use, lowest tier first and tightest fit first, until one takes the
+ * gang (ready or pipelined) into st.  Returns whether one did (tasks then
+ * holds what is left); otherwise st and tasks are as they were and, for a
+ * hard gang, j->fit_error says why.
+ */
+bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                            struct kb_heap *tasks, struct kb_statement *st);
+
+#endif /* KB_ACTIONS_ACTIONS_INT_H */

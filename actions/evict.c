@@ -1,0 +1,489 @@
+/*
+ * Placing a task with evictions: the algorithm preempt and reclaim share.
+ *
+ * Volcano's preempt walks nodes in score order and evicts on the first node
+ * where the plugins' victims make room; its reclaim walks nodes in list
+ * order.  kbatch looks for the cheapest way instead, in three steps:
+ *
+ *   1. No eviction: room free now, or being freed (future idle), as
+ *      allocate would choose it.  The task is pipelined there.
+ *   2. Parts of gangs, per node: the node's eligible tasks, cheapest first
+ *      (Volcano's victim order: what the session would place last — the
+ *      lowest job priority, the lowest task priority, the most recently
+ *      created — goes first), go to the plugins' vote (priority, gang, conformance, drf,
+ *      proportion...); the shortest prefix of the victims that makes the
+ *      task fit the node's future idle room is what that node costs.  The
+ *      node with the fewest victims wins, then the lowest victim priority,
+ *      then the most recent victims, then node order.  The gang plugin keeps
+ *      every victim job at minMember here.
+ *   3. Whole gangs: victim jobs, cheapest first (priority, size, age), each
+ *      offered whole to the vote (the gang plugin lets a job go whole); the
+ *      first one the plugins give up entirely and whose room lets the task
+ *      fit is evicted, and the task placed as in step 1.
+ *
+ * Every task is pipelined, never allocated: the job's statement is kept
+ * only when the whole gang is pipelined (the caller's rule), and its tasks
+ * bind in a later session, once the victims are gone.
+ *
+ * Example: two 4-cpu nodes full of 1-cpu pods: n1 holds four of gang L1
+ * (priority 1, minMember 4), n2 two of L2 (priority 1, minMember 1) and two
+ * of L3 (priority 5, minMember 1).  A 2-cpu task of priority 10: step 1
+ * finds no room; step 2: on n1 the gang plugin refuses to cut L1 below 4, on
+ * n2 the cheapest prefix is L2's two pods (priority 1 before L3's 5): n2,
+ * two victims.  Had L2 been minMember 2, step 3 would evict L2 whole.
+ *
+ * Memos per node remember that a node gave nothing — for a job's placement
+ * class, or for any preemptor of a queue because no candidate there could
+ * go without cutting a gang — while the node has not changed and nothing
+ * was undone (kb__evictor_forget), so that a gang of 32 does not look at
+ * 5,000 full nodes again for every task, nor every gang after it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions/actions-int.h"
+
+struct kb__memo {
+        uint32_t epoch;   /* the evictor's epoch when written (kb__evictor_forget) */
+        uint32_t version; /* the node's version when it gave nothing */
+        uint32_t job, eclass;
+        bool set;
+        /* The node's version when none of its candidates could go without
+         * cutting a gang, for preemptors of this queue under this rule.
+         * That holds for every such preemptor until the node changes: in
+         * preempt and reclaim jobs only lose tasks, so what a job can spare
+         * only shrinks. */
+        uint32_t nospare_version, nospare_queue;
+        bool (*nospare_rule)(const struct kb_task *, const struct kb_task *);
+        bool nospare_set;
+};
+
+void kb__evictor_init(struct kb__evictor *e, struct kb_session *s, const char *action)
+{
+        size_t nn;
+        memset(e, 0, sizeof(*e));
+        e->s = s;
+        e->action = action;
+        size_t njobs, ntasks = 0;
+        struct kb_job **jobs = kb_session_jobs(s, &njobs);
+        kb_session_nodes(s, &nn);
+        e->memo = kb_xcalloc(nn + 1, sizeof(*e->memo));
+        for (size_t i = 0; i < njobs; i++)
+                for (uint32_t k = 0; k < jobs[i]->ntasks; k++)
+                        if (jobs[i]->tasks[k]->index >= ntasks)
+                                ntasks = jobs[i]->tasks[k]->index + 1;
+        e->picked = kb_xcalloc(ntasks + 1, sizeof(*e->picked));
+        e->taken = kb_xcalloc(njobs + 1, sizeof(*e->taken));
+        e->skip = kb_xcalloc(njobs + 1, sizeof(*e->skip));
+}
+
+void kb__evictor_forget(struct kb__evictor *e)
+{
+        e->epoch++;
+}
+
+void kb__evictor_release(struct kb__evictor *e)
+{
+        free(e->memo);
+        free(e->picked);
+        free(e->taken);
+        free(e->skip);
+        free(e->pick);
+        free(e->cand);
+        free(e->out);
+        free(e->best);
+        memset(e, 0, sizeof(*e));
+}
+
+static void reserve(struct kb__evictor *e, size_t n)
+{
+        if (n <= e->cap)
+                return;
+        size_t cap = e->cap ? e->cap : 64;
+        while (cap < n)
+                cap *= 2;
+        e->cand = kb_xrealloc(e->cand, cap * sizeof(*e->cand));
+        e->out = kb_xrealloc(e->out, cap * sizeof(*e->out));
+        e->best = kb_xrealloc(e->best, cap * sizeof(*e->best));
+        e->pick = kb_xrealloc(e->pick, cap * sizeof(*e->pick));
+        e->cap = cap;
+}
+
+/* ---- rules ------------------------------------------------------------------------ */
+
+bool kb__never_preempts(struct kb_session *s, const struct kb_task *t)
+{
+        if (t->pod->preempt_never)
+                return true;
+        const char *name = t->pod->priority_class_name;
+        const struct kb_snapshot *snap = kb_session_snapshot(s);
+        for (size_t i = 0; name && *name && i < snap->npriorityclasses; i++)
+                if (kb_streq(snap->priorityclasses[i]->meta.name, name))
+                        return snap->priorityclasses[i]->preempt_never;
+        return false;
+}
+
+bool kb__victim_status_ok(const struct kb_task *preemptor, const struct kb_task *v,
+                          bool running_only)
+{
+        if (!v->job || v == preemptor)
+                return false;
+        if (v->status != KB_TASK_RUNNING && (running_only || v->status != KB_TASK_BOUND))
+                return false;
+        /* A best-effort preemptor evicts only best-effort tasks. */
+        if (preemptor->best_effort && !v->best_effort)
+                return false;
+        return v->preemptable;
+}
+
+/* Whether req fits avail in every resource req asks for (a node may be over
+ * committed in a resource the task does not ask for). */
+static bool fits(const struct kb_res *req, const struct kb_res *avail)
+{
+        for (int i = 0; i < KB_RES_MAX; i++)
+                if (req->q[i] > 0 && req->q[i] > avail->q[i])
+                        return false;
+        return true;
+}
+
+/* The session whose orders victim_cmp follows (qsort has no context). */
+static _Thread_local struct kb_session *order_session;
+
+/* Cheapest first, as Volcano's BuildVictimsPriorityQueue orders victims:
+ * what the session would place last goes first — across queues the queue
+ * that comes last, then the job that comes last in job order (with the
+ * priority plugin, the lowest priority), then the task that comes last in
+ * task order (the lowest priority, the highest pod index, the most recently
+ * created). */
+static int victim_cmp(const void *a, const void *b)
+{
+        struct kb_task *x = *(struct kb_task *const *)a, *y = *(struct kb_task *const *)b;
+        struct kb_session *s = order_session;
+        int c;
+        if (x->job != y->job) {
+                if (x->job->queue != y->job->queue && x->job->queue && y->job->queue &&
+                    (c = kb_queue_order(s, y->job->queue, x->job->queue)))
+                        return c;
+                if ((c = kb_job_order(s, y->job, x->job)))
+                        return c;
+        }
+        return kb_task_order(s, y, x);
+}
+
+static void sort_victims(struct kb_session *s, struct kb_task **v, size_t n)
+{
+        order_session = s;
+        qsort(v, n, sizeof(*v), victim_cmp);
+        order_session = NULL;
+}
+
+/* ---- placing --------------------------------------------------------------------- */
+
+static const char *reason_for(struct kb__evictor *e, const struct kb_task *t)
+{
+        return kb_pool_printf(kb_session_pool(e->s),
+                              "evicted by %s to make room for %s (podgroup %s)", e->action, t->name,
+                              t->job->name);
+}
+
+static bool queue_takes(struct kb__evictor *e, const struct kb_task *t)
+{
+        return !e->allocatable || kb_allocatable(e->s, t->job->queue, t);
+}
+
+/* Step 1: room free or being freed, as allocate chooses it. */
+static bool place_free(struct kb__evictor *e, struct kb_task *t)
+{
+        const char *why = NULL;
+        struct kb_node_info *n = kb_select_node(e->s, t, &why);
+        if (!n || !queue_takes(e, t))
+                return false;
+        kb_statement_pipeline(e->st, t, n);
+        return true;
+}
+
+static void evict_all(struct kb__evictor *e, const struct kb_task *t, struct kb_task *const *v,
+                      size_t n)
+{
+        const char *reason = reason_for(e, t);
+        for (size_t i = 0; i < n; i++)
+                kb_statement_evict(e->st, v[i], e->action, reason);
+        t->job->evictions += (uint32_t)n;
+        t->job->evicted_by = e->action;
+}
+
+struct cost {
+        size_t victims;
+        int32_t top_priority; /* the highest job priority among them */
+        double oldest;        /* the earliest creation among them */
+};
+
+static bool cheaper(const struct cost *a, const struct cost *b)
+{
+        if (a->victims != b->victims)
+                return a->victims < b->victims;
+        if (a->top_priority != b->top_priority)
+                return a->top_priority < b->top_priority;
+        return a->oldest > b->oldest;
+}
+
+/*
+ * Chooses, among the permitted victims in e->out (cheapest first), the
+ * fewest that make t fit avail, into e->pick; returns how many (0: they do
+ * not).  A gang is never left cut below minMember: a victim whose job
+ * would fall below it is taken only with every other placed task of the job
+ * (all of them permitted, so all on this node), else skipped.
+ */
+static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t, struct kb_res avail,
+                           size_t nvotes)
+{
+        size_t k = 0;
+        for (size_t i = 0; i < nvotes && !fits(&t->resreq, &avail); i++) {
+                struct kb_task *v = e->out[i];
+                struct kb_job *j = v->job;
+                if (e->picked[v->index] || e->skip[j->index])
+                        continue;
+                if (kb_job_ready_count(j) - e->taken[j->index] > (uint32_t)j->min_available) {
+                        e->picked[v->index] = true;
+                        e->taken[j->index]++;
+                        e->pick[k++] = v;
+                        kb_res_add(&avail, &v->resreq);
+                        continue;
+                }
+                /* Whole or not at all; never the preemptor's own job. */
+                if (j == t->job) {
+                        e->skip[j->index] = true;
+                        continue;
+                }
+                uint32_t offered = 0;
+                for (size_t x = i; x < nvotes; x++)
+                        offered += e->out[x]->job == j && !e->picked[e->out[x]->index];
+                if (e->taken[j->index] + offered < kb_job_placed_count(j)) {
+                        e->skip[j->index] = true;
+                        continue;
+                }
+                for (size_t x = i; x < nvotes; x++) {
+                        struct kb_task *w = e->out[x];
+                        if (w->job != j || e->picked[w->index])
+                                continue;
+                        e->picked[w->index] = true;
+                        e->taken[j->index]++;
+                        e->pick[k++] = w;
+                        kb_res_add(&avail, &w->resreq);
+                }
+        }
+        /* Clear the scratch for the next node. */
+        for (size_t i = 0; i < nvotes; i++) {
+                e->picked[e->out[i]->index] = false;
+                e->taken[e->out[i]->job->index] = 0;
+                e->skip[e->out[i]->job->index] = false;
+        }
+        return fits(&t->resreq, &avail) ? k : 0;
+}
+
+/* Whether some candidate could go without cutting a gang: its job has
+ * ready tasks to spare above minMember, or every placed task of its job (not
+ * t's) is among the candidates.  Cheap, and exact: pick_victims never takes
+ * anything else, so a node where this fails is skipped without a vote. */
+static bool any_spare(struct kb__evictor *e, const struct kb_task *t, size_t k)
+{
+        bool spare = false;
+        for (size_t i = 0; i < k && !spare; i++) {
+                const struct kb_job *j = e->cand[i]->job;
+                spare = kb_job_ready_count(j) > (uint32_t)j->min_available;
+        }
+        for (size_t i = 0; i < k && !spare; i++) {
+                const struct kb_job *j = e->cand[i]->job;
+                spare = j != t->job && ++e->taken[j->index] >= kb_job_placed_count(j);
+        }
+        for (size_t i = 0; i < k; i++)
+                e->taken[e->cand[i]->job->index] = 0;
+        return spare;
+}
+
+/* What node n asks of e to take t: its permitted victims (cheapest first)
+ * into e->out, the ones it needs into e->pick, and their cost; returns how
+ * many it needs, 0 when it cannot take t at all. */
+static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_node_info *n,
+                         size_t *nvotes, struct cost *c)
+{
+        struct kb__memo *m = &e->memo[n->index];
+        uint32_t eclass = kb_task_class(e->s, t), queue = t->job->queue->index;
+        if (m->epoch != e->epoch)
+                memset(m, 0, sizeof(*m));
+        m->epoch = e->epoch;
+        if (m->set && m->version == n->version && m->job == t->job->index && m->eclass == eclass &&
+            m->nospare_rule == e->eligible)
+                return 0;
+        if (m->nospare_set && m->nospare_version == n->version && m->nospare_queue == queue &&
+            m->nospare_rule == e->eligible)
+                return 0;
+        if (kb_predicate(e->s, t, n))
+                return 0;
+        struct kb_res avail, idle;
+        kb_node_future_idle(n, &idle);
+        avail = idle;
+        size_t k = 0, need = 0;
+        reserve(e, n->ntasks + 1);
+        for (struct kb_task *v = n->tasks; v; v = v->node_next)
+                if (e->eligible(t, v)) {
+                        e->cand[k++] = v;
+                        kb_res_add(&avail, &v->resreq);
+                }
+        bool spare = k && any_spare(e, t, k);
+        if (!spare) {
+                m->nospare_version = n->version;
+                m->nospare_queue = queue;
+                m->nospare_rule = e->eligible;
+                m->nospare_set = true;
+        }
+        if (spare && fits(&t->resreq, &avail)) {
+                /* Whether the plugins give up enough victims at all does not
+                 * depend on their order (gang counts per job, and what a job
+                 * may lose is the same whichever of its tasks go first): ask
+                 * first, and sort only on nodes that can give enough. */
+                size_t unsorted = e->vote(e->s, t, e->cand, k, e->out);
+                if (unsorted && pick_victims(e, t, idle, unsorted)) {
+                        sort_victims(e->s, e->cand, k);
+                        *nvotes = e->vote(e->s, t, e->cand, k, e->out);
+                        need = pick_victims(e, t, idle, *nvotes);
+                }
+        }
+        if (!need) {
+                m->version = n->version;
+                m->job = t->job->index;
+                m->eclass = eclass;
+                m->nospare_rule = e->eligible;
+                m->set = true;
+                return 0;
+        }
+        c->victims = need;
+        c->top_priority = e->pick[0]->job->priority;
+        c->oldest = e->pick[0]->pod->meta.creation;
+        for (size_t i = 1; i < need; i++) {
+                if (e->pick[i]->job->priority > c->top_priority)
+                        c->top_priority = e->pick[i]->job->priority;
+                if (e->pick[i]->pod->meta.creation < c->oldest)
+                        c->oldest = e->pick[i]->pod->meta.creation;
+        }
+        return need;
+}
+
+/* Step 2: parts of gangs, on the cheapest node. */
+static bool place_parts(struct kb__evictor *e, struct kb_task *t)
+{
+        size_t nn, best_need = 0;
+        struct kb_node_info *nodes = kb_session_nodes(e->s, &nn), *best = NULL;
+        struct cost best_cost = {0};
+        for (size_t i = 0; i < nn; i++) {
+                struct cost c;
+                size_t votes = 0, need = node_offer(e, t, &nodes[i], &votes, &c);
+                if (!need || (best && !cheaper(&c, &best_cost)))
+                        continue;
+                best = &nodes[i];
+                best_cost = c;
+                best_need = need;
+                memcpy(e->best, e->pick, need * sizeof(*e->best));
+        }
+        if (!best)
+                return false;
+        size_t mark = kb_statement_mark(e->st);
+        evict_all(e, t, e->best, best_need);
+        /* The queue must take the task too (preempt): when its quota is
+         * short, the node is given up. */
+        if (!queue_takes(e, t)) {
+                kb_statement_rollback(e->st, mark);
+                kb__evictor_forget(e);
+                t->job->evictions -= (uint32_t)best_need;
+                return false;
+        }
+        kb_statement_pipeline(e->st, t, best);
+        return true;
+}
+
+/* Step 3: a whole victim gang.  Jobs cheapest first; each one the plugins
+ * give up entirely and that frees room t fits is tried. */
+struct whole {
+        struct kb_job *job;
+        uint32_t ntasks;
+};
+
+static int whole_cmp(const void *a, const void *b)
+{
+        const struct whole *x = a, *y = b;
+        if (x->job->priority != y->job->priority)
+                return x->job->priority < y->job->priority ? -1 : 1;
+        if (x->ntasks != y->ntasks)
+                return x->ntasks < y->ntasks ? -1 : 1;
+        if (x->job->creation != y->job->creation)
+                return x->job->creation > y->job->creation ? -1 : 1;
+        return strcmp(x->job->name, y->job->name);
+}
+
+/* V's victim tasks into e->cand; 0 when one of its tasks on a node may not
+ * be evicted for t by the action's rule, or none frees room t could use. */
+static size_t whole_tasks(struct kb__evictor *e, const struct kb_task *t, struct kb_job *v)
+{
+        size_t k = 0;
+        bool useful = false;
+        reserve(e, v->ntasks + 1);
+        for (uint32_t i = 0; i < v->ntasks; i++) {
+                struct kb_task *x = v->tasks[i];
+                if (x->node < 0 || x->status == KB_TASK_RELEASING || x->status == KB_TASK_PIPELINED)
+                        continue;
+                if (!e->eligible(t, x))
+                        return 0;
+                e->cand[k++] = x;
+        }
+        size_t nn;
+        struct kb_node_info *nodes = kb_session_nodes(e->s, &nn);
+        for (size_t i = 0; i < k && !useful; i++) {
+                struct kb_node_info *n = &nodes[e->cand[i]->node];
+                if (kb_predicate(e->s, t, n))
+                        continue;
+                struct kb_res avail;
+                kb_node_future_idle(n, &avail);
+                for (size_t j = 0; j < k; j++)
+                        if (e->cand[j]->node == (int32_t)n->index)
+                                kb_res_add(&avail, &e->cand[j]->resreq);
+                useful = fits(&t->resreq, &avail);
+        }
+        return useful ? k : 0;
+}
+
+static bool place_whole(struct kb__evictor *e, struct kb_task *t)
+{
+        size_t njobs, nw = 0;
+        struct kb_job **jobs = kb_session_jobs(e->s, &njobs);
+        struct whole *w = kb_xmalloc((njobs + 1) * sizeof(*w));
+        for (size_t i = 0; i < njobs; i++) {
+                struct kb_job *v = jobs[i];
+                uint32_t placed = kb_job_placed_count(v);
+                if (v != t->job && placed)
+                        w[nw++] = (struct whole){v, placed};
+        }
+        qsort(w, nw, sizeof(*w), whole_cmp);
+        bool placed = false;
+        for (size_t i = 0; i < nw && !placed; i++) {
+                size_t k = whole_tasks(e, t, w[i].job);
+                if (!k || e->vote(e->s, t, e->cand, k, e->out) != k)
+                        continue;
+                size_t mark = kb_statement_mark(e->st);
+                evict_all(e, t, e->out, k);
+                if (place_free(e, t)) {
+                        placed = true;
+                } else {
+                        kb_statement_rollback(e->st, mark);
+                        kb__evictor_forget(e);
+                        t->job->evictions -= (uint32_t)k;
+                }
+        }
+        free(w);
+        return placed;
+}
+
+bool kb__evict_place(struct kb__evictor *e, struct kb_task *t)
+{
+        return place_free(e, t) || place_parts(e, t) || place_whole(e, t);
+}

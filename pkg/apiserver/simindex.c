@@ -1,0 +1,389 @@
+/*
+ * What the simulated kubelet and Job controller need to know, kept up to
+ * date on every write of a pod or a job, so that a tick costs the work
+ * there is to do instead of a walk over every pod under the lock (at
+ * 140,000 pods, three walks every 0.2 s took the whole server).
+ *
+ *   to_start  pods bound to a node and still Pending: the kubelet starts them
+ *   finish    a min-heap of (when, pod) for Running pods with a
+ *             kbatch.io/sim-duration: the kubelet ends them when due
+ *   reap      a min-heap of (deletionTimestamp, pod) for pods being deleted
+ *             without finalizers: they go when due
+ *   owners    per owner uid: the counts a Job's status needs (active, ready,
+ *             succeeded, failed) and the set of its pods
+ *   dirty     the jobs to sync on the next tick: those written, and those
+ *             one of whose pods was
+ *
+ * Heap entries are hints: a popped entry is checked against the pod as it
+ * is now, so an entry made stale by a later write costs one lookup.
+ *   pod p bound            -> to_start {p}
+ *   tick: p starts         -> to_start {}, finish [(start+30s, p)]
+ *   p deleted with grace   -> reap [(deletionTimestamp, p)]
+ */
+#include "apiserver/apiserver-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct kb_keyset {
+        UT_hash_handle hh;
+        char key[];
+};
+
+struct kb_owner {
+        UT_hash_handle hh;
+        struct kb_owner_counts n;
+        struct kb_keyset *pods;
+        char uid[];
+};
+
+struct kb_uidmap {
+        UT_hash_handle hh;
+        char *key;
+        char uid[];
+};
+
+struct due {
+        double at;
+        char *key;
+};
+
+struct heap {
+        struct due *v;
+        size_t n, cap;
+};
+
+struct kb_simindex {
+        struct kb_keyset *to_start;
+        struct heap finish, reap;
+        struct kb_owner *owners;
+        struct kb_uidmap *jobs_by_uid;
+        struct kb_keyset *dirty;
+};
+
+/* ---- sets and heaps ------------------------------------------------------- */
+
+static void set_add(struct kb_keyset **set, const char *key)
+{
+        struct kb_keyset *e;
+        HASH_FIND_STR(*set, key, e);
+        if (e)
+                return;
+        size_t n = strlen(key);
+        e = kb_xmalloc(sizeof(*e) + n + 1);
+        memcpy(e->key, key, n + 1);
+        HASH_ADD_STR(*set, key, e);
+}
+
+static void set_del(struct kb_keyset **set, const char *key)
+{
+        struct kb_keyset *e;
+        HASH_FIND_STR(*set, key, e);
+        if (e) {
+                HASH_DEL(*set, e);
+                free(e);
+        }
+}
+
+static void set_free(struct kb_keyset **set)
+{
+        struct kb_keyset *e, *tmp;
+        HASH_ITER(hh, *set, e, tmp)
+        {
+                HASH_DEL(*set, e);
+                free(e);
+        }
+}
+
+static char **keyset_take(struct kb_keyset **set, size_t *n)
+{
+        *n = HASH_COUNT(*set);
+        char **keys = kb_xcalloc(*n + 1, sizeof(*keys));
+        size_t i = 0;
+        struct kb_keyset *e, *tmp;
+        HASH_ITER(hh, *set, e, tmp)
+        {
+                keys[i++] = kb_xstrdup(e->key);
+                HASH_DEL(*set, e);
+                free(e);
+        }
+        return keys;
+}
+
+static void heap_push(struct heap *h, double at, const char *key)
+{
+        if (h->n == h->cap)
+                kb_grow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
+        size_t i = h->n++;
+        while (i > 0 && h->v[(i - 1) / 2].at > at) {
+                h->v[i] = h->v[(i - 1) / 2];
+                i = (i - 1) / 2;
+        }
+        h->v[i].at = at;
+        h->v[i].key = kb_xstrdup(key);
+}
+
+/* Removes the earliest entry if it is due by now; its key is the caller's. */
+static char *heap_pop_due(struct heap *h, double now)
+{
+        if (!h->n || h->v[0].at > now)
+                return NULL;
+        char *key = h->v[0].key;
+        struct due last = h->v[--h->n];
+        size_t i = 0;
+        for (;;) {
+                size_t c = 2 * i + 1;
+                if (c >= h->n)
+                        break;
+                if (c + 1 < h->n && h->v[c + 1].at < h->v[c].at)
+                        c++;
+                if (h->v[c].at >= last.at)
+                        break;
+                h->v[i] = h->v[c];
+                i = c;
+        }
+        if (h->n)
+                h->v[i] = last;
+        return key;
+}
+
+static void heap_free(struct heap *h)
+{
+        for (size_t i = 0; i < h->n; i++)
+                free(h->v[i].key);
+        free(h->v);
+}
+
+/* ---- what a pod's state means to the controllers ------------------------- */
+
+static bool being_deleted(const struct kb_value *p)
+{
+        return kb_value_dig(p, "metadata", "deletionTimestamp") != NULL;
+}
+
+static const char *phase_of(const struct kb_value *p)
+{
+        return kb_value_str(kb_value_dig(p, "status", "phase"));
+}
+
+bool kb__pod_wants_start(const struct kb_value *p)
+{
+        const char *node = kb_value_str(kb_value_dig(p, "spec", "nodeName"));
+        const char *phase = phase_of(p);
+        return node && node[0] && !being_deleted(p) && (!phase || !strcmp(phase, "Pending"));
+}
+
+bool kb__pod_finish_at(const struct kb_value *p, double *at)
+{
+        const char *dur =
+            kb_value_str(kb_value_dig(p, "metadata", "annotations", "kbatch.io/sim-duration"));
+        const char *start = kb_value_str(kb_value_dig(p, "status", "startTime"));
+        double d, st;
+        if (!kb_streq(phase_of(p), "Running") || being_deleted(p) || !dur ||
+            !kb__parse_duration(dur, &d) || !start || kb_parse_time(start, &st))
+                return false;
+        *at = st + d;
+        return true;
+}
+
+bool kb__pod_reap_at(const struct kb_value *p, double *at)
+{
+        const char *ts = kb__meta_str(p, "deletionTimestamp");
+        const struct kb_value *fin = kb_value_dig(p, "metadata", "finalizers");
+        return ts && !(kb_value_is(fin, KB_VARRAY) && fin->arr.n) && !kb_parse_time(ts, at);
+}
+
+static void count(struct kb_owner_counts *n, const struct kb_value *p, int sign)
+{
+        const char *phase = phase_of(p);
+        if (kb_streq(phase, "Succeeded"))
+                n->succeeded += sign;
+        else if (kb_streq(phase, "Failed"))
+                n->failed += sign;
+        else if (!being_deleted(p)) {
+                n->active += sign;
+                n->ready += kb_streq(phase, "Running") ? sign : 0;
+        }
+}
+
+static void dirty_owner(struct kb_simindex *si, const char *uid)
+{
+        struct kb_uidmap *m;
+        HASH_FIND_STR(si->jobs_by_uid, uid, m);
+        if (m)
+                set_add(&si->dirty, m->key);
+}
+
+static void owners_update(struct kb_simindex *si, const struct kb_value *p, const char *key,
+                          int sign)
+{
+        const struct kb_value *refs = kb_value_dig(p, "metadata", "ownerReferences");
+        for (size_t i = 0; kb_value_is(refs, KB_VARRAY) && i < refs->arr.n; i++) {
+                const char *uid = kb_value_str(kb_value_get(refs->arr.v[i], "uid"));
+                if (!uid)
+                        continue;
+                struct kb_owner *o;
+                HASH_FIND_STR(si->owners, uid, o);
+                if (!o) {
+                        size_t n = strlen(uid);
+                        o = kb_xcalloc(1, sizeof(*o) + n + 1);
+                        memcpy(o->uid, uid, n + 1);
+                        HASH_ADD_STR(si->owners, uid, o);
+                }
+                count(&o->n, p, sign);
+                if (sign > 0)
+                        set_add(&o->pods, key);
+                else
+                        set_del(&o->pods, key);
+                if (!o->pods) {
+                        HASH_DEL(si->owners, o);
+                        free(o);
+                }
+                dirty_owner(si, uid);
+        }
+}
+
+static void observe_pod(struct kb_simindex *si, const char *key, const struct kb_value *old,
+                        const struct kb_value *now)
+{
+        if (old)
+                owners_update(si, old, key, -1);
+        if (now)
+                owners_update(si, now, key, +1);
+        if (now && kb__pod_wants_start(now))
+                set_add(&si->to_start, key);
+        else
+                set_del(&si->to_start, key);
+        double at, was;
+        if (now && kb__pod_finish_at(now, &at) &&
+            !(old && kb__pod_finish_at(old, &was) && was == at))
+                heap_push(&si->finish, at, key);
+        if (now && kb__pod_reap_at(now, &at) && !(old && kb__pod_reap_at(old, &was) && was == at))
+                heap_push(&si->reap, at, key);
+}
+
+static void observe_job(struct kb_simindex *si, const char *key, const struct kb_value *old,
+                        const struct kb_value *now)
+{
+        const char *uid = kb__meta_str(old ? old : now, "uid");
+        struct kb_uidmap *m = NULL;
+        if (uid)
+                HASH_FIND_STR(si->jobs_by_uid, uid, m);
+        if (!now) {
+                if (m) {
+                        HASH_DEL(si->jobs_by_uid, m);
+                        free(m->key);
+                        free(m);
+                }
+                set_del(&si->dirty, key);
+                return;
+        }
+        if (!m && uid) {
+                size_t n = strlen(uid);
+                m = kb_xcalloc(1, sizeof(*m) + n + 1);
+                memcpy(m->uid, uid, n + 1);
+                m->key = kb_xstrdup(key);
+                HASH_ADD_STR(si->jobs_by_uid, uid, m);
+        }
+        set_add(&si->dirty, key);
+}
+
+void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const char *key,
+                     const struct kb_value *old, const struct kb_value *now)
+{
+        if (!srv->simidx)
+                srv->simidx = kb_xcalloc(1, sizeof(*srv->simidx));
+        if (rt == srv->pods)
+                observe_pod(srv->simidx, key, old, now);
+        else if (rt == srv->jobs)
+                observe_job(srv->simidx, key, old, now);
+}
+
+/* ---- what the controllers ask ------------------------------------------- */
+
+char **kb__sim_take_to_start(struct kb_apiserver *srv, size_t *n)
+{
+        return keyset_take(&srv->simidx->to_start, n);
+}
+
+void kb__sim_requeue_start(struct kb_apiserver *srv, const char *key)
+{
+        set_add(&srv->simidx->to_start, key);
+}
+
+void kb__sim_requeue_job(struct kb_apiserver *srv, const char *key)
+{
+        set_add(&srv->simidx->dirty, key);
+}
+
+char *kb__sim_next_finish(struct kb_apiserver *srv, double now)
+{
+        return heap_pop_due(&srv->simidx->finish, now);
+}
+
+char *kb__sim_next_reap(struct kb_apiserver *srv, double now)
+{
+        return heap_pop_due(&srv->simidx->reap, now);
+}
+
+char **kb__sim_take_dirty_jobs(struct kb_apiserver *srv, size_t *n)
+{
+        return keyset_take(&srv->simidx->dirty, n);
+}
+
+const struct kb_owner_counts *kb__sim_owner_counts(struct kb_apiserver *srv, const char *uid)
+{
+        struct kb_owner *o = NULL;
+        if (uid)
+                HASH_FIND_STR(srv->simidx->owners, uid, o);
+        return o ? &o->n : NULL;
+}
+
+char **kb__sim_owned_pods(struct kb_apiserver *srv, const char *uid, size_t *n)
+{
+        struct kb_owner *o = NULL;
+        if (uid)
+                HASH_FIND_STR(srv->simidx->owners, uid, o);
+        *n = o ? HASH_COUNT(o->pods) : 0;
+        char **keys = kb_xcalloc(*n + 1, sizeof(*keys));
+        size_t i = 0;
+        struct kb_keyset *e, *tmp;
+        if (o)
+                HASH_ITER(hh, o->pods, e, tmp)
+        keys[i++] = kb_xstrdup(e->key);
+        return keys;
+}
+
+void kb__strv_free(char **v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
+void kb__sim_index_free(struct kb_apiserver *srv)
+{
+        struct kb_simindex *si = srv->simidx;
+        if (!si)
+                return;
+        set_free(&si->to_start);
+        set_free(&si->dirty);
+        heap_free(&si->finish);
+        heap_free(&si->reap);
+        struct kb_owner *o, *otmp;
+        HASH_ITER(hh, si->owners, o, otmp)
+        {
+                HASH_DEL(si->owners, o);
+                set_free(&o->pods);
+                free(o);
+        }
+        struct kb_uidmap *m, *mtmp;
+        HASH_ITER(hh, si->jobs_by_uid, m, mtmp)
+        {
+                HASH_DEL(si->jobs_by_uid, m);
+                free(m->key);
+                free(m);
+        }
+        free(si);
+        srv->simidx = NULL;
+}

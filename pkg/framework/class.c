@@ -1,0 +1,150 @@
+/*
+ * Placement classes: tasks whose placement specs are equal — requests,
+ * nodeSelector, required and preferred node affinity, tolerations, images:
+ * what a KB_PURE callback may read of a task — share a class, so that the node
+ * selection caches (select.c) compute a class's answers once.  A class is
+ * found by hashing a canonical byte string of those fields into an
+ * open-addressing table; ids start at 1 (0 means "not computed yet").
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/framework-int.h"
+
+struct class_entry {
+        uint64_t hash;
+        uint32_t id;
+        uint32_t len;
+        const unsigned char *key;
+};
+
+struct kb_classes {
+        struct class_entry *classes;
+        size_t nclasses, capclasses;
+        struct kb_buf key;
+};
+
+void kb__classes_init(struct kb_session *s)
+{
+        s->classes = kb_xcalloc(1, sizeof(*s->classes));
+        kb_buf_init(&s->classes->key);
+}
+
+void kb__classes_release(struct kb_session *s)
+{
+        if (!s->classes)
+                return;
+        free(s->classes->classes);
+        kb_buf_release(&s->classes->key);
+        free(s->classes);
+        s->classes = NULL;
+}
+
+static void key_str(struct kb_buf *b, const char *s)
+{
+        size_t n = s ? strlen(s) : 0;
+        uint32_t len = s ? (uint32_t)n : UINT32_MAX;
+        kb_buf_add(b, (const char *)&len, sizeof(len));
+        if (s)
+                kb_buf_add(b, s, n);
+}
+
+static void key_term(struct kb_buf *b, const struct kb_node_term *t)
+{
+        const struct kb_selector_req *lists[2] = {t->exprs, t->fields};
+        size_t counts[2] = {t->nexprs, t->nfields};
+        for (int l = 0; l < 2; l++) {
+                kb_buf_add(b, (const char *)&counts[l], sizeof(counts[l]));
+                for (size_t i = 0; i < counts[l]; i++) {
+                        const struct kb_selector_req *r = &lists[l][i];
+                        key_str(b, r->key);
+                        kb_buf_add(b, (const char *)&r->op, sizeof(r->op));
+                        kb_buf_add(b, (const char *)&r->nvalues, sizeof(r->nvalues));
+                        for (size_t v = 0; v < r->nvalues; v++)
+                                key_str(b, r->values[v]);
+                }
+        }
+}
+
+/* The canonical bytes of everything a pure callback may read of a task. */
+static void placement_key(struct kb_buf *b, const struct kb_task *t)
+{
+        const struct kb_pod *p = t->pod;
+        kb_buf_reset(b);
+        kb_buf_add(b, (const char *)&t->resreq, sizeof(t->resreq));
+        kb_buf_add(b, (const char *)&p->nnode_selector, sizeof(p->nnode_selector));
+        for (size_t i = 0; i < p->nnode_selector; i++) {
+                key_str(b, p->node_selector[i].key);
+                key_str(b, p->node_selector[i].value);
+        }
+        kb_buf_add(b, (const char *)&p->nrequired, sizeof(p->nrequired));
+        for (size_t i = 0; i < p->nrequired; i++)
+                key_term(b, &p->required[i]);
+        kb_buf_add(b, (const char *)&p->npreferred, sizeof(p->npreferred));
+        for (size_t i = 0; i < p->npreferred; i++) {
+                kb_buf_add(b, (const char *)&p->preferred[i].weight, sizeof(int32_t));
+                key_term(b, &p->preferred[i].term);
+        }
+        kb_buf_add(b, (const char *)&p->ntolerations, sizeof(p->ntolerations));
+        for (size_t i = 0; i < p->ntolerations; i++) {
+                const struct kb_toleration *tol = &p->tolerations[i];
+                key_str(b, tol->key);
+                key_str(b, tol->value);
+                key_str(b, tol->effect);
+                kb_buf_add(b, (const char *)&tol->op, sizeof(tol->op));
+        }
+        /* Last and only when there are any, so that the keys of pods
+         * without images (and their cost) stay as they were. */
+        if (p->nimages)
+                kb_buf_add(b, (const char *)&p->nimages, sizeof(p->nimages));
+        for (size_t i = 0; i < p->nimages; i++)
+                key_str(b, p->images[i]);
+}
+
+uint32_t kb__class_of(struct kb_session *s, struct kb_task *t)
+{
+        struct kb_classes *cl = s->classes;
+        if (t->eclass)
+                return t->eclass;
+        placement_key(&cl->key, t);
+        uint64_t h = kb_hash(cl->key.data, cl->key.len, KB_HASH_SEED);
+        if (cl->nclasses * 2 >= cl->capclasses) {
+                size_t cap = cl->capclasses ? cl->capclasses * 2 : 64;
+                struct class_entry *tab = kb_xcalloc(cap, sizeof(*tab));
+                for (size_t i = 0; i < cl->capclasses; i++) {
+                        struct class_entry *e = &cl->classes[i];
+                        if (!e->id)
+                                continue;
+                        size_t k = e->hash & (cap - 1);
+                        while (tab[k].id)
+                                k = (k + 1) & (cap - 1);
+                        tab[k] = *e;
+                }
+                free(cl->classes);
+                cl->classes = tab;
+                cl->capclasses = cap;
+        }
+        size_t k = h & (cl->capclasses - 1);
+        for (;; k = (k + 1) & (cl->capclasses - 1)) {
+                struct class_entry *e = &cl->classes[k];
+                if (!e->id) {
+                        unsigned char *key = kb_pool_alloc(&s->pool, cl->key.len);
+                        memcpy(key, cl->key.data, cl->key.len);
+                        e->hash = h;
+                        e->key = key;
+                        e->len = (uint32_t)cl->key.len;
+                        e->id = (uint32_t)++cl->nclasses;
+                        break;
+                }
+                if (e->hash == h && e->len == cl->key.len &&
+                    memcmp(e->key, cl->key.data, e->len) == 0)
+                        break;
+        }
+        t->eclass = cl->classes[k].id;
+        return t->eclass;
+}
+
+uint32_t kb_task_class(struct kb_session *s, struct kb_task *t)
+{
+        return kb__class_of(s, t);
+}

@@ -1,0 +1,281 @@
+/*
+ * The session model's bottom layer: names, job counters, node accounting
+ * with each node's task list, and lookups.  Everything that changes a task's
+ * status or place goes through kb__task_move, kb__node_attach and
+ * kb__node_detach, so that the job's counters, the node's sums, the node's
+ * task list and the change log (which the node-selection caches replay)
+ * never disagree.
+ *
+ * Node accounting is Volcano's NodeInfo.AddTask/RemoveTask: a Releasing
+ * task holds idle resources and also counts as releasing; a Pipelined one
+ * only reserves future idle; every other status takes idle resources.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/framework-int.h"
+
+/* ---- names ------------------------------------------------------------------ */
+
+const char *kb_task_status_name(enum kb_task_status st)
+{
+        static const char *const names[] = {
+#define XX(name, str) str,
+            KB_TASK_STATUSES(XX)
+#undef XX
+        };
+        return (size_t)st < KB_ARRAY_SIZE(names) ? names[st] : "?";
+}
+
+const char *kb_pg_phase_name(enum kb_pg_phase p)
+{
+        static const char *const names[] = {
+#define XX(name, str) str,
+            KB_PG_PHASES(XX)
+#undef XX
+        };
+        return (size_t)p < KB_ARRAY_SIZE(names) ? names[p] : "?";
+}
+
+bool kb_task_status_allocated(enum kb_task_status st)
+{
+        return st == KB_TASK_ALLOCATED || st == KB_TASK_BINDING || st == KB_TASK_BOUND ||
+               st == KB_TASK_RUNNING;
+}
+
+/* ---- job counters --------------------------------------------------------- */
+
+uint32_t kb_job_ready_count(const struct kb_job *j)
+{
+        return j->count[KB_TASK_ALLOCATED] + j->count[KB_TASK_BINDING] + j->count[KB_TASK_BOUND] +
+               j->count[KB_TASK_RUNNING] + j->count[KB_TASK_SUCCEEDED];
+}
+
+uint32_t kb_job_placed_count(const struct kb_job *j)
+{
+        return j->count[KB_TASK_BINDING] + j->count[KB_TASK_BOUND] + j->count[KB_TASK_RUNNING];
+}
+
+uint32_t kb_job_waiting_count(const struct kb_job *j)
+{
+        return j->count[KB_TASK_PIPELINED];
+}
+
+uint32_t kb_job_pending_count(const struct kb_job *j)
+{
+        return j->count[KB_TASK_PENDING];
+}
+
+void kb_task_fit_failed(struct kb_task *t, const char *why)
+{
+        struct kb_job *j = t->job;
+        t->fit_error = why;
+        if (j->fit_error)
+                return;
+        j->fit_error = why;
+        j->fit_task = t;
+        j->fit_placed = kb_job_ready_count(j) + kb_job_waiting_count(j);
+        j->fit_role_placed = 0;
+        if (!*t->role)
+                return;
+        for (uint32_t i = 0; i < j->ntasks; i++) {
+                const struct kb_task *o = j->tasks[i];
+                j->fit_role_placed +=
+                    !strcmp(o->role, t->role) &&
+                    (kb_task_status_allocated(o->status) || o->status == KB_TASK_PIPELINED);
+        }
+}
+
+void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gang,
+                 struct kb_res *own)
+{
+        memset(need, 0, sizeof(*need));
+        memset(gang, 0, sizeof(*gang));
+        memset(own, 0, sizeof(*own));
+        uint32_t min = j->min_available > 0 ? (uint32_t)j->min_available : 0;
+        uint32_t held = kb_job_placed_count(j) + j->count[KB_TASK_SUCCEEDED];
+        uint32_t lack = min > held ? min - held : 0, taken = 0, members = 0;
+        for (uint32_t i = 0; i < j->ntasks; i++) {
+                const struct kb_task *t = j->tasks[i];
+                bool mine = t->status == KB_TASK_ALLOCATED || t->status == KB_TASK_PIPELINED;
+                if (mine)
+                        kb_res_add(own, &t->resreq);
+                if ((mine || t->status == KB_TASK_PENDING) && (lack == 0 || taken < lack)) {
+                        kb_res_add(need, &t->resreq);
+                        taken++;
+                }
+                if (members < min && t->status != KB_TASK_FAILED) {
+                        if (t->status != KB_TASK_SUCCEEDED)
+                                kb_res_add(gang, &t->resreq);
+                        members++;
+                }
+        }
+}
+
+/* ---- node accounting ------------------------------------------------------ */
+
+void kb_node_future_idle(const struct kb_node_info *n, struct kb_res *out)
+{
+        for (int i = 0; i < KB_RES_MAX; i++)
+                out->q[i] = n->idle.q[i] + n->releasing.q[i] - n->pipelined.q[i];
+}
+
+/* How a status counts on a node. */
+enum holding { HOLD_USED, HOLD_RELEASING, HOLD_PIPELINED };
+
+static enum holding holding_of(enum kb_task_status st)
+{
+        if (st == KB_TASK_RELEASING)
+                return HOLD_RELEASING;
+        if (st == KB_TASK_PIPELINED)
+                return HOLD_PIPELINED;
+        return HOLD_USED;
+}
+
+/* Adds (sign 1) or removes (sign -1) t's request on n as status st holds it. */
+static void account(struct kb_node_info *n, const struct kb_task *t, enum holding h, int sign)
+{
+        for (int i = 0; i < KB_RES_MAX; i++) {
+                int64_t q = sign * t->resreq.q[i];
+                if (h == HOLD_PIPELINED) {
+                        n->pipelined.q[i] += q;
+                        continue;
+                }
+                /* A releasing task still holds its room until it is gone. */
+                if (h == HOLD_RELEASING)
+                        n->releasing.q[i] += q;
+                n->idle.q[i] -= q;
+                n->used.q[i] += q;
+        }
+}
+
+static void log_change(struct kb_session *s, struct kb_node_info *n)
+{
+        n->version++;
+        KB_PUSH(s->changes, s->nchanges, s->capchanges, n->index);
+}
+
+void kb__node_attach(struct kb_session *s, struct kb_node_info *n, struct kb_task *t)
+{
+        account(n, t, holding_of(t->status), 1);
+        t->node = (int32_t)n->index;
+        t->node_next = NULL;
+        t->node_prev = n->tasks_tail;
+        if (n->tasks_tail)
+                n->tasks_tail->node_next = t;
+        else
+                n->tasks = t;
+        n->tasks_tail = t;
+        n->ntasks++;
+        log_change(s, n);
+}
+
+void kb__node_detach(struct kb_session *s, struct kb_task *t)
+{
+        struct kb_node_info *n = &s->nodes[t->node];
+        account(n, t, holding_of(t->status), -1);
+        if (t->node_prev)
+                t->node_prev->node_next = t->node_next;
+        else
+                n->tasks = t->node_next;
+        if (t->node_next)
+                t->node_next->node_prev = t->node_prev;
+        else
+                n->tasks_tail = t->node_prev;
+        t->node_prev = t->node_next = NULL;
+        t->node = -1;
+        n->ntasks--;
+        log_change(s, n);
+}
+
+void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status st)
+{
+        struct kb_job *j = t->job;
+        if (j) {
+                if (t->best_effort)
+                        j->pending_best_effort +=
+                            (st == KB_TASK_PENDING) - (t->status == KB_TASK_PENDING);
+                j->count[t->status]--;
+                if (kb_task_status_allocated(t->status))
+                        kb_res_sub(&j->allocated, &t->resreq);
+                j->count[st]++;
+                if (kb_task_status_allocated(st))
+                        kb_res_add(&j->allocated, &t->resreq);
+        }
+        if (t->node >= 0 && holding_of(t->status) != holding_of(st)) {
+                struct kb_node_info *n = &s->nodes[t->node];
+                account(n, t, holding_of(t->status), -1);
+                account(n, t, holding_of(st), 1);
+                log_change(s, n);
+        }
+        t->status = st;
+}
+
+/* ---- lookups ------------------------------------------------------------------ */
+
+struct kb_node_info *kb_session_node(struct kb_session *s, const char *name)
+{
+        size_t lo = 0, hi = s->nnodes;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = strcmp(s->nodes[mid].name, name);
+                if (c == 0)
+                        return &s->nodes[mid];
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name)
+{
+        size_t lo = 0, hi = s->nqueues;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = strcmp(s->queues[mid].name, name);
+                if (c == 0)
+                        return &s->queues[mid];
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *value)
+{
+        const struct kb_snapshot *snap = s->snap;
+        for (size_t i = 0; i < snap->npriorityclasses; i++) {
+                const struct kb_priorityclass *pc = snap->priorityclasses[i];
+                if (name ? kb_streq(pc->meta.name, name) : pc->global_default) {
+                        *value = pc->value;
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* ---- interning ------------------------------------------------------------- */
+
+struct kb_intern {
+        struct kb_intern *next;
+        uint64_t hash;
+        const char *str;
+};
+
+const char *kb_session_intern(struct kb_session *s, const char *str)
+{
+        uint64_t h = kb_hash(str, strlen(str), KB_HASH_SEED);
+        for (struct kb_intern *e = s->interned; e; e = e->next)
+                if (e->hash == h && strcmp(e->str, str) == 0)
+                        return e->str;
+        struct kb_intern *e = kb_pool_alloc(&s->pool, sizeof(*e));
+        e->hash = h;
+        e->str = kb_pool_strdup(&s->pool, str);
+        e->next = s->interned;
+        s->interned = e;
+        return e->str;
+}

@@ -1,0 +1,322 @@
+/*
+ * Opening a session: the snapshot becomes the session's model, in four
+ * steps (nodes, queues, jobs, tasks), following Volcano's scheduler cache
+ * and snapshot:
+ *
+ *  - nodes sorted by name (stable lookups and tie-breaks);
+ *  - queues sorted by name;
+ *  - one job per PodGroup (sorted by namespace/name), with its priority
+ *    from priorityClassName and its phase from the status;
+ *  - a task per pod of ours, with Volcano's task status (api.getTaskStatus)
+ *    joining the job its annotation names; a pod without a group is a job
+ *    of its own with minMember 1 in the default queue (kube-batch's shadow
+ *    PodGroup), and one naming a missing group gets a job that cannot run
+ *    and says why;
+ *  - a task per pod of another scheduler that sits on a node, so that the
+ *    node's accounting and task list hold everything on it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/framework-int.h"
+
+/* ---- nodes and queues ---------------------------------------------------------- */
+
+static int cmp_node_info(const void *a, const void *b)
+{
+        return strcmp(((const struct kb_node_info *)a)->name,
+                      ((const struct kb_node_info *)b)->name);
+}
+
+static void build_nodes(struct kb_session *s)
+{
+        const struct kb_snapshot *snap = s->snap;
+        s->nnodes = snap->nnodes;
+        s->nodes = kb_pool_alloc(&s->pool, (snap->nnodes + 1) * sizeof(*s->nodes));
+        for (size_t i = 0; i < snap->nnodes; i++) {
+                struct kb_node_info *n = &s->nodes[i];
+                n->node = snap->nodes[i];
+                n->name = n->node->meta.name;
+                n->allocatable = n->node->allocatable;
+                n->idle = n->allocatable;
+        }
+        qsort(s->nodes, s->nnodes, sizeof(*s->nodes), cmp_node_info);
+        for (size_t i = 0; i < s->nnodes; i++) {
+                s->nodes[i].index = (uint32_t)i;
+                kb_res_add(&s->total, &s->nodes[i].allocatable);
+        }
+}
+
+static int cmp_queue_info(const void *a, const void *b)
+{
+        return strcmp(((const struct kb_queue_info *)a)->name,
+                      ((const struct kb_queue_info *)b)->name);
+}
+
+static void build_queues(struct kb_session *s)
+{
+        const struct kb_snapshot *snap = s->snap;
+        s->nqueues = snap->nqueues;
+        s->queues = kb_pool_alloc(&s->pool, (snap->nqueues + 1) * sizeof(*s->queues));
+        for (size_t i = 0; i < snap->nqueues; i++) {
+                struct kb_queue_info *q = &s->queues[i];
+                q->queue = snap->queues[i];
+                q->name = q->queue->meta.name;
+                q->weight = q->queue->weight;
+                q->state = q->queue->state;
+        }
+        qsort(s->queues, s->nqueues, sizeof(*s->queues), cmp_queue_info);
+        for (size_t i = 0; i < s->nqueues; i++)
+                s->queues[i].index = (uint32_t)i;
+}
+
+/* ---- jobs -------------------------------------------------------------------- */
+
+static enum kb_pg_phase pg_phase(const struct kb_podgroup *pg)
+{
+        if (!pg || !pg->phase)
+                return KB_PG_PENDING;
+        for (int p = KB_PG_PENDING; p <= KB_PG_COMPLETED; p++)
+                if (strcmp(pg->phase, kb_pg_phase_name((enum kb_pg_phase)p)) == 0)
+                        return (enum kb_pg_phase)p;
+        return KB_PG_PENDING;
+}
+
+static int32_t class_priority(struct kb_session *s, const char *name)
+{
+        int32_t v = 0;
+        if (name && *name && kb_session_priority_class(s, name, &v))
+                return v;
+        if (kb_session_priority_class(s, NULL, &v))
+                return v;
+        return 0;
+}
+
+static int cmp_job_name(const void *a, const void *b)
+{
+        return strcmp((*(struct kb_job *const *)a)->name, (*(struct kb_job *const *)b)->name);
+}
+
+/* The jobs being built: PodGroup jobs (sorted, searched by name) and the
+ * jobs made for pods (lone pods and missing groups), found through a hash
+ * table by name so that many pods of one missing group cost no scans. */
+struct jobs {
+        struct kb_job **v;
+        size_t n, cap, npg;
+        struct kb_job **table; /* open addressing over the pod jobs */
+        size_t tcap;
+};
+
+static struct kb_job *new_job(struct kb_session *s, struct jobs *js, const char *name,
+                              const char *ns)
+{
+        struct kb_job *j = kb_pool_alloc(&s->pool, sizeof(*j));
+        j->name = name;
+        j->namespace = ns;
+        KB_PUSH(js->v, js->n, js->cap, j);
+        return j;
+}
+
+static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
+{
+        const struct kb_snapshot *snap = s->snap;
+        const char *dflt_queue = snap->default_queue ? snap->default_queue : "default";
+        for (size_t i = 0; i < snap->npodgroups; i++) {
+                const struct kb_podgroup *pg = snap->podgroups[i];
+                const char *ns = pg->meta.namespace ? pg->meta.namespace : "default";
+                struct kb_job *j =
+                    new_job(s, js, kb_pool_printf(&s->pool, "%s/%s", ns, pg->meta.name), ns);
+                j->pg = pg;
+                j->min_available = pg->min_member;
+                j->queue_name = pg->queue ? pg->queue : dflt_queue;
+                j->priority = class_priority(s, pg->priority_class_name);
+                j->creation = pg->meta.creation;
+                j->phase = pg_phase(pg);
+        }
+        if (js->n)
+                qsort(js->v, js->n, sizeof(*js->v), cmp_job_name);
+        js->npg = js->n;
+        js->tcap = 64;
+        while (js->tcap < 2 * (snap->npods + 1))
+                js->tcap *= 2;
+        js->table = kb_xcalloc(js->tcap, sizeof(*js->table));
+}
+
+/* The pod job named name: found, or NULL with *slot where it goes. */
+static struct kb_job *pod_job(struct jobs *js, const char *name, struct kb_job ***slot)
+{
+        size_t k = kb_hash(name, strlen(name), KB_HASH_SEED) & (js->tcap - 1);
+        for (; js->table[k]; k = (k + 1) & (js->tcap - 1))
+                if (strcmp(js->table[k]->name, name) == 0)
+                        return js->table[k];
+        *slot = &js->table[k];
+        return NULL;
+}
+
+/* The job a pod of ours joins. */
+static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struct kb_task *t)
+{
+        const struct kb_pod *p = t->pod;
+        const char *ns = p->meta.namespace ? p->meta.namespace : "default";
+        const char *dflt_queue = s->snap->default_queue ? s->snap->default_queue : "default";
+        bool grouped = p->group_name && *p->group_name;
+        const char *name = grouped ? kb_pool_printf(&s->pool, "%s/%s", ns, p->group_name) : t->name;
+        if (grouped && js->npg) {
+                struct kb_job key_job = {.name = name}, *key = &key_job;
+                struct kb_job **found = bsearch(&key, js->v, js->npg, sizeof(*js->v), cmp_job_name);
+                if (found)
+                        return *found;
+        }
+        struct kb_job **slot = NULL, *j = pod_job(js, name, &slot);
+        if (j)
+                return j;
+        j = new_job(s, js, name, ns);
+        *slot = j;
+        j->queue_name = dflt_queue;
+        j->min_available = 1;
+        j->creation = p->meta.creation;
+        if (grouped) {
+                j->invalid = kb_pool_printf(&s->pool, "podgroup %s not found", name);
+                j->invalid_reason = KB_WHY_PODGROUP_MISSING;
+        } else
+                j->priority = t->priority;
+        return j;
+}
+
+/* ---- tasks ---------------------------------------------------------------------- */
+
+/* Volcano api.getTaskStatus. */
+static enum kb_task_status pod_task_status(const struct kb_pod *p)
+{
+        switch (p->phase) {
+        case KB_POD_RUNNING:
+                return p->meta.deletion ? KB_TASK_RELEASING : KB_TASK_RUNNING;
+        case KB_POD_PENDING:
+                if (p->meta.deletion)
+                        return KB_TASK_RELEASING;
+                return p->node_name && *p->node_name ? KB_TASK_BOUND : KB_TASK_PENDING;
+        case KB_POD_SUCCEEDED:
+                return KB_TASK_SUCCEEDED;
+        case KB_POD_FAILED:
+                return KB_TASK_FAILED;
+        default:
+                return KB_TASK_UNKNOWN;
+        }
+}
+
+static bool ours(const struct kb_snapshot *snap, const struct kb_pod *p)
+{
+        for (size_t i = 0; i < snap->nscheduler_names; i++)
+                if (kb_streq(p->scheduler_name, snap->scheduler_names[i]))
+                        return true;
+        return false;
+}
+
+static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
+                      enum kb_task_status st)
+{
+        const char *ns = p->meta.namespace ? p->meta.namespace : "default";
+        t->pod = p;
+        t->index = (uint32_t)s->ntasks;
+        t->name = kb_pool_printf(&s->pool, "%s/%s", ns, p->meta.name);
+        t->role = kb_meta_annotation(&p->meta, "volcano.sh/task-spec");
+        if (!t->role)
+                t->role = "";
+        t->status = st;
+        t->node = -1;
+        t->priority = p->has_priority ? p->priority : class_priority(s, p->priority_class_name);
+        t->best_effort = p->best_effort;
+        t->resreq = p->requests;
+        const char *pre = kb_meta_annotation(&p->meta, "volcano.sh/preemptable");
+        if (!pre)
+                pre = kb_meta_label(&p->meta, "volcano.sh/preemptable");
+        t->preemptable = !pre || strcmp(pre, "true") == 0;
+}
+
+/* Every task of ours joins its job (counted here, listed afterwards);
+ * every pod on a node, whoever placed it, is put on the node. */
+static void build_tasks(struct kb_session *s, struct jobs *js)
+{
+        const struct kb_snapshot *snap = s->snap;
+        s->tasks = kb_pool_alloc(&s->pool, (snap->npods + 1) * sizeof(*s->tasks));
+        for (size_t i = 0; i < snap->npods; i++) {
+                const struct kb_pod *p = snap->pods[i];
+                enum kb_task_status st = pod_task_status(p);
+                bool terminal = st == KB_TASK_SUCCEEDED || st == KB_TASK_FAILED;
+                struct kb_node_info *node = NULL;
+                if (p->node_name && *p->node_name && !terminal)
+                        node = kb_session_node(s, p->node_name);
+                bool mine = ours(snap, p);
+                if (!mine && !node)
+                        continue;
+
+                struct kb_task *t = &s->tasks[s->ntasks];
+                init_task(s, t, p, st);
+                s->ntasks++;
+                if (node)
+                        kb__node_attach(s, node, t);
+                if (!mine)
+                        continue;
+                struct kb_job *j = job_for(s, js, t);
+                t->job = j;
+                j->ntasks++;
+                j->count[st]++;
+                j->pending_best_effort += t->best_effort && st == KB_TASK_PENDING;
+                if (kb_task_status_allocated(st))
+                        kb_res_add(&j->allocated, &t->resreq);
+                if (!terminal)
+                        kb_res_add(&j->total_request, &t->resreq);
+        }
+}
+
+/* The session's job array: PodGroup jobs first, then the pod jobs, each by
+ * name; each job's task list; queues resolved. */
+static void finish_jobs(struct kb_session *s, struct jobs *js)
+{
+        if (js->n > js->npg)
+                qsort(js->v + js->npg, js->n - js->npg, sizeof(*js->v), cmp_job_name);
+        s->njobs = js->n;
+        s->jobs = kb_pool_alloc(&s->pool, (js->n + 1) * sizeof(*s->jobs));
+        if (js->n)
+                memcpy(s->jobs, js->v, js->n * sizeof(*js->v));
+        for (size_t i = 0; i < s->njobs; i++) {
+                struct kb_job *j = s->jobs[i];
+                j->index = (uint32_t)i;
+                j->tasks = kb_pool_alloc(&s->pool, (j->ntasks + 1) * sizeof(*j->tasks));
+                j->ntasks = 0;
+                if (!j->invalid) {
+                        j->queue = kb_session_queue(s, j->queue_name);
+                        if (!j->queue) {
+                                j->invalid =
+                                    kb_pool_printf(&s->pool, "queue %s not found", j->queue_name);
+                                j->invalid_reason = KB_WHY_QUEUE_MISSING;
+                        }
+                }
+        }
+        for (size_t i = 0; i < s->ntasks; i++) {
+                struct kb_task *t = &s->tasks[i];
+                if (!t->job)
+                        continue;
+                t->job->tasks[t->job->ntasks++] = t;
+                /* A pending pod whose placement fields are unusable cannot
+                 * be placed: its job says why, naming the pod and field
+                 * (its queue stays resolved, for the accounting). */
+                if (t->pod->invalid && t->status == KB_TASK_PENDING && !t->job->invalid)
+                        t->job->invalid = t->pod->invalid;
+        }
+}
+
+void kb__session_build(struct kb_session *s)
+{
+        struct jobs js = {0};
+        build_nodes(s);
+        build_queues(s);
+        build_podgroup_jobs(s, &js);
+        build_tasks(s, &js);
+        finish_jobs(s, &js);
+        free(js.v);
+        free(js.table);
+        s->conds = kb_pool_alloc(&s->pool, (s->njobs + 1) * sizeof(*s->conds));
+        /* What the snapshot holds is the starting point, not a change. */
+        s->nchanges = 0;
+}

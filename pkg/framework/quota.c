@@ -1,0 +1,84 @@
+/*
+ * What the quota plugins share (quota.h): a job's holdings and
+ * reservation, their refusals' words and numbers, publishing deserved.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/framework-int.h"
+#include "framework/quota.h"
+
+void kb_job_hold(const struct kb_job *j, struct kb_job_hold *h)
+{
+        memset(h, 0, sizeof(*h));
+        for (uint32_t i = 0; i < j->ntasks; i++) {
+                const struct kb_task *t = j->tasks[i];
+                if (!kb_task_status_allocated(t->status))
+                        continue;
+                h->nheld++;
+                for (int d = 0; d < KB_RES_MAX; d++)
+                        h->held[d] += (double)t->resreq.q[d];
+        }
+        bool has_min = j->pg && j->pg->has_min_resources;
+        if (has_min)
+                for (int d = 0; d < KB_RES_MAX; d++)
+                        h->min[d] = (double)j->pg->min_resources.q[d];
+        bool reserves =
+            has_min && (j->phase == KB_PG_INQUEUE ||
+                        (j->phase == KB_PG_RUNNING && h->nheld >= (uint32_t)j->min_available));
+        for (int d = 0; d < KB_RES_MAX; d++) {
+                h->elastic[d] = fmax(h->held[d] - h->min[d], 0);
+                if (reserves && d != KB_RES_PODS)
+                        h->reserved[d] = fmax(h->min[d] - h->held[d], 0);
+        }
+}
+
+void kb_quota_short(struct kb_buf *b, int i, double need, double allocated, double reserved,
+                    double elastic, double capability)
+{
+        char n[48], al[48], res[48], el[48], cap[48];
+        kb_buf_printf(
+            b,
+            "%sinsufficient %s: the group needs %s, the queue has %s allocated, %s "
+            "reserved for admitted groups, %s elastic, capability %s",
+            b->len > 0 ? "; " : "", kb_res_name(i), kb_res_qty(i, need, n, sizeof(n)),
+            kb_res_qty(i, allocated, al, sizeof(al)), kb_res_qty(i, reserved, res, sizeof(res)),
+            kb_res_qty(i, elastic, el, sizeof(el)), kb_res_qty(i, capability, cap, sizeof(cap)));
+}
+
+void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char *queue, int i,
+                      double deserved, double allocated, double capability, double most)
+{
+        const struct kb_job *j = t->job;
+        if (j->quota_error)
+                return;
+        struct kb_res need, gang, own;
+        kb_job_need(j, &need, &gang, &own);
+        char n[48], d[48], al[48], cap[48];
+        char *why;
+        if ((double)gang.q[i] > most) {
+                why = kb_xasprintf("%s can never hold the gang: its minMember %d task(s) need %s "
+                                   "%s, the most the queue may hold is %s",
+                                   queue, (int)j->min_available, kb_res_name(i),
+                                   kb_res_human(i, (double)gang.q[i], n, sizeof(n)),
+                                   kb_res_human(i, most, cap, sizeof(cap)));
+                kb_job_explain_quota(s, j, KB_WHY_NEVER, why);
+        } else {
+                double want = (double)(need.q[i] ? need.q[i] : t->resreq.q[i]);
+                why = kb_xasprintf("%s: gang needs %s %s, deserved %s, allocated %s, capability %s",
+                                   queue, kb_res_name(i), kb_res_human(i, want, n, sizeof(n)),
+                                   kb_res_human(i, deserved, d, sizeof(d)),
+                                   kb_res_human(i, allocated - (double)own.q[i], al, sizeof(al)),
+                                   kb_res_human(i, capability, cap, sizeof(cap)));
+                kb_job_explain_quota(s, j, KB_WHY_QUOTA, why);
+        }
+        free(why);
+}
+
+void kb_queue_publish(struct kb_queue_info *q, const double *deserved, double share)
+{
+        for (int i = 0; i < KB_RES_MAX; i++)
+                q->deserved.q[i] = isfinite(deserved[i]) ? (int64_t)deserved[i] : 0;
+        q->share = share;
+}

@@ -1,0 +1,39 @@
+/*
+ * The session's result: binds and evictions as committed statements produce
+ * them (the statuses are filled by close.c), and its release.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/framework-int.h"
+
+void kb__result_add_bind(struct kb_session *s, const struct kb_task *t)
+{
+        struct kb_result *r = s->result;
+        struct kb_bind b = {t->pod, s->nodes[t->node].name};
+        KB_PUSH(r->binds, r->nbinds, r->capbinds, b);
+}
+
+void kb__result_add_eviction(struct kb_session *s, const struct kb_task *t, const char *action,
+                             const char *reason)
+{
+        struct kb_result *r = s->result;
+        struct kb_eviction e = {t->pod, kb_pool_strdup(&r->pool, action),
+                                kb_pool_strdup(&r->pool, reason ? reason : "")};
+        KB_PUSH(r->evictions, r->nevictions, r->capevictions, e);
+}
+
+void kb__result_add_warning(struct kb_session *s, const struct kb_warning *w)
+{
+        struct kb_result *r = s->result;
+        KB_PUSH(r->warnings, r->nwarnings, r->capwarnings, *w);
+}
+
+void kb_result_release(struct kb_result *r)
+{
+        free(r->binds);
+        free(r->evictions);
+        free(r->warnings);
+        kb_pool_release(&r->pool);
+        memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,373 @@
+/*
+ * The network topology of a session: domains of nodes (racks, blocks,
+ * zones) in a forest, from HyperNode objects or from node labels.
+ *
+ * From labels.  The network-topology-aware plugin names a node label per
+ * tier, tier 1 first: with tiers rack and block, nodes labelled {block: b1,
+ * rack: r1} form domain r1 (tier 1) inside domain b1 (tier 2), as Volcano's
+ * label discovery and Kueue's Topology levels build them.  A domain is the
+ * label value under its parent, so rack r1 of block b1 and rack r1 of
+ * block b2 are two domains (named b1/r1 and b2/r1 when a value repeats).
+ * A node without a tier's label skips that tier.
+ *
+ * From HyperNodes: see hypernodes.c.
+ *
+ * Layout.  A depth-first walk from the roots, children by name, lays the
+ * nodes out so that every domain's nodes are one range [lo, hi) of
+ * positions: select.c builds its per-class trees over that order, so the
+ * best node of a domain is a range query, O(log N).  Example: block b1
+ * holds racks r1 {n3, n1} and r2 {n2}; the order is n1 n3 n2, r1 = [0, 2),
+ * r2 = [2, 3), b1 = [0, 3).
+ *
+ * Room.  Each domain's allocatable, idle, future idle and used sums are
+ * kept current by replaying the session's node change log (the same log
+ * the selection caches replay) into every ancestor of a changed node.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "framework/framework-int.h"
+
+/* ---- conf ------------------------------------------------------------------------ */
+
+static struct kb_topology *topo(struct kb_session *s)
+{
+        if (!s->topo) {
+                s->topo = kb_pool_alloc(&s->pool, sizeof(*s->topo));
+                struct kb_topology_conf *c = &s->topo->conf;
+                c->weighted[KB_RES_CPU] = c->weighted[KB_RES_MEMORY] = true;
+                c->weight[KB_RES_CPU] = c->weight[KB_RES_MEMORY] = 1;
+        }
+        return s->topo;
+}
+
+void kb_topology_configure(struct kb_session *s, const struct kb_topology_conf *conf)
+{
+        struct kb_topology_conf *c = &topo(s)->conf;
+        const char **labels = kb_pool_alloc(&s->pool, (conf->nlabels + 1) * sizeof(*labels));
+        for (size_t i = 0; i < conf->nlabels; i++)
+                labels[i] = kb_pool_strdup(&s->pool, conf->labels[i]);
+        *c = *conf;
+        c->labels = labels;
+}
+
+const struct kb_topology_conf *kb_topology_config(struct kb_session *s)
+{
+        return &topo(s)->conf;
+}
+
+struct label_key {
+        UT_hash_handle hh;
+        int32_t domain;
+        char key[]; /* "<parent>/<tier>/<value>" */
+};
+
+static void from_labels(struct kb_session *s)
+{
+        struct kb_topology *t = s->topo;
+        struct label_key *keys = NULL, *e, *tmp;
+        for (size_t i = 0; i < s->nnodes; i++) {
+                const struct kb_meta *m = &s->nodes[i].node->meta;
+                int32_t parent = -1;
+                for (size_t k = t->conf.nlabels; k-- > 0;) {
+                        const char *v = kb_meta_label(m, t->conf.labels[k]);
+                        if (!v)
+                                continue;
+                        char *key = kb_xasprintf("%d/%zu/%s", parent, k, v);
+                        HASH_FIND_STR(keys, key, e);
+                        if (!e) {
+                                size_t n = strlen(key);
+                                e = kb_xmalloc(sizeof(*e) + n + 1);
+                                memcpy(e->key, key, n + 1);
+                                e->domain = kb__topology_add_domain(s, kb_pool_strdup(&s->pool, v),
+                                                                    t->conf.labels[k],
+                                                                    (int32_t)k + 1, parent, NULL);
+                                HASH_ADD_STR(keys, key, e);
+                        }
+                        free(key);
+                        parent = e->domain;
+                }
+                t->node_domain[i] = parent;
+        }
+        HASH_ITER(hh, keys, e, tmp)
+        {
+                HASH_DEL(keys, e);
+                free(e);
+        }
+}
+
+/* Label values may repeat under different parents: name such a domain
+ * "<parent>/<value>" (parents are named first: they were created first). */
+static void qualify_names(struct kb_session *s)
+{
+        struct kb_topology *t = s->topo;
+        struct label_key *names = NULL, *e, *tmp;
+        for (size_t i = 0; i < t->ndomains; i++) {
+                HASH_FIND_STR(names, t->domains[i].name, e);
+                if (e) {
+                        e->domain++;
+                        continue;
+                }
+                size_t n = strlen(t->domains[i].name);
+                e = kb_xcalloc(1, sizeof(*e) + n + 1);
+                memcpy(e->key, t->domains[i].name, n + 1);
+                e->domain = 1;
+                HASH_ADD_STR(names, key, e);
+        }
+        for (size_t i = 0; i < t->ndomains; i++) {
+                struct kb_domain *d = &t->domains[i];
+                HASH_FIND_STR(names, d->name, e);
+                if (e->domain < 2)
+                        continue;
+                d->name =
+                    d->parent >= 0
+                        ? kb_pool_printf(&s->pool, "%s/%s", t->domains[d->parent].name, d->name)
+                        : kb_pool_printf(&s->pool, "%s (%s)", d->name, d->tier_name);
+        }
+        HASH_ITER(hh, names, e, tmp)
+        {
+                HASH_DEL(names, e);
+                free(e);
+        }
+}
+
+/* ---- layout and rooms --------------------------------------------------------------- */
+
+struct layout {
+        uint32_t *first_child, *next_sibling; /* domain + 1, 0 ends */
+        uint32_t *first_node, *next_node;     /* node + 1, 0 ends */
+        uint32_t cursor;
+};
+
+static void lay_out(struct kb_session *s, struct layout *l, uint32_t d)
+{
+        struct kb_domain *dom = &s->topo->domains[d];
+        dom->lo = l->cursor;
+        for (uint32_t n = l->first_node[d]; n; n = l->next_node[n - 1]) {
+                s->topo_pos[n - 1] = l->cursor;
+                s->topo_order[l->cursor++] = n - 1;
+        }
+        for (uint32_t c = l->first_child[d]; c; c = l->next_sibling[c - 1])
+                lay_out(s, l, c - 1);
+        dom->hi = l->cursor;
+}
+
+static int cmp_domain_name(const void *a, const void *b, void *ctx)
+{
+        const struct kb_domain *d = ctx;
+        return strcmp(d[*(const uint32_t *)a].name, d[*(const uint32_t *)b].name);
+}
+
+static void layout(struct kb_session *s)
+{
+        struct kb_topology *t = s->topo;
+        size_t nd = t->ndomains, nn = s->nnodes;
+        struct layout l = {0};
+        l.first_child = kb_xcalloc(nd + 1, sizeof(uint32_t));
+        l.next_sibling = kb_xcalloc(nd + 1, sizeof(uint32_t));
+        l.first_node = kb_xcalloc(nd + 1, sizeof(uint32_t));
+        l.next_node = kb_xcalloc(nn + 1, sizeof(uint32_t));
+        /* Children and roots by name: link them in reverse sorted order. */
+        uint32_t *byname = kb_xmalloc((nd + 1) * sizeof(*byname)), roots = 0;
+        for (uint32_t d = 0; d < nd; d++)
+                byname[d] = d;
+        qsort_r(byname, nd, sizeof(*byname), cmp_domain_name, t->domains);
+        for (size_t k = nd; k-- > 0;) {
+                uint32_t d = byname[k];
+                int32_t p = t->domains[d].parent;
+                uint32_t *head = p >= 0 ? &l.first_child[p] : &roots;
+                l.next_sibling[d] = *head;
+                *head = d + 1;
+        }
+        for (size_t n = nn; n-- > 0;) {
+                int32_t d = t->node_domain[n];
+                if (d >= 0) {
+                        l.next_node[n] = l.first_node[d];
+                        l.first_node[d] = (uint32_t)n + 1;
+                }
+        }
+        s->topo_pos = kb_pool_alloc(&s->pool, (nn + 1) * sizeof(*s->topo_pos));
+        s->topo_order = kb_pool_alloc(&s->pool, (nn + 1) * sizeof(*s->topo_order));
+        for (uint32_t r = roots; r; r = l.next_sibling[r - 1])
+                lay_out(s, &l, r - 1);
+        for (size_t n = 0; n < nn; n++)
+                if (t->node_domain[n] < 0) {
+                        s->topo_pos[n] = l.cursor;
+                        s->topo_order[l.cursor++] = (uint32_t)n;
+                }
+        free(byname);
+        free(l.first_child);
+        free(l.next_sibling);
+        free(l.first_node);
+        free(l.next_node);
+}
+
+static void node_seen(const struct kb_node_info *n, struct kb__topo_seen *out)
+{
+        out->idle = n->idle;
+        kb_node_future_idle(n, &out->future_idle);
+        out->used = n->used;
+        kb_res_add(&out->used, &n->pipelined);
+}
+
+static void rooms(struct kb_session *s)
+{
+        struct kb_topology *t = s->topo;
+        t->room = kb_pool_alloc(&s->pool, (t->ndomains + 1) * sizeof(*t->room));
+        t->seen = kb_pool_alloc(&s->pool, (s->nnodes + 1) * sizeof(*t->seen));
+        for (size_t n = 0; n < s->nnodes; n++) {
+                node_seen(&s->nodes[n], &t->seen[n]);
+                for (int32_t d = t->node_domain[n]; d >= 0; d = t->domains[d].parent) {
+                        struct kb_domain_room *r = &t->room[d];
+                        kb_res_add(&r->allocatable, &s->nodes[n].allocatable);
+                        kb_res_add(&r->idle, &t->seen[n].idle);
+                        kb_res_add(&r->future_idle, &t->seen[n].future_idle);
+                        kb_res_add(&r->used, &t->seen[n].used);
+                }
+        }
+        t->log_pos = s->nchanges;
+}
+
+void kb__topology_build(struct kb_session *s)
+{
+        const struct kb_snapshot *snap = s->snap;
+        bool labels = s->topo && s->topo->conf.nlabels;
+        if (!labels && !snap->nhypernodes)
+                return;
+        struct kb_topology *t = topo(s);
+        t->node_domain = kb_pool_alloc(&s->pool, (s->nnodes + 1) * sizeof(*t->node_domain));
+        for (size_t n = 0; n < s->nnodes; n++)
+                t->node_domain[n] = -1;
+        if (labels) {
+                for (size_t i = 0; i < snap->nhypernodes; i++)
+                        KB__TOPOLOGY_WARN(
+                            s, snap->hypernodes[i],
+                            "ignored: the scheduler conf derives the network topology from node "
+                            "labels (network-topology-aware's tier labels)");
+                from_labels(s);
+                qualify_names(s);
+        } else {
+                kb__topology_from_hypernodes(s);
+        }
+        layout(s);
+        rooms(s);
+}
+
+/* ---- queries ---------------------------------------------------------------------- */
+
+const struct kb_domain *kb_session_topology_domains(struct kb_session *s, size_t *n)
+{
+        *n = s->topo ? s->topo->ndomains : 0;
+        return s->topo ? s->topo->domains : NULL;
+}
+
+bool kb_domain_has(struct kb_session *s, const struct kb_domain *d, const struct kb_node_info *n)
+{
+        uint32_t pos = s->topo_pos ? s->topo_pos[n->index] : n->index;
+        return pos >= d->lo && pos < d->hi;
+}
+
+/* The lowest domain holding both d (NULL: none yet) and node n: the domain
+ * of n alone when d is NULL; NULL when no domain holds both. */
+static const struct kb_domain *domain_join(struct kb_session *s, const struct kb_domain *d,
+                                           const struct kb_node_info *n)
+{
+        struct kb_topology *t = s->topo;
+        if (!t || !t->node_domain)
+                return NULL;
+        int32_t k = d ? (int32_t)d->index : t->node_domain[n->index];
+        while (k >= 0 && !kb_domain_has(s, &t->domains[k], n))
+                k = t->domains[k].parent;
+        return k >= 0 ? &t->domains[k] : NULL;
+}
+
+const struct kb_domain_room *kb_domain_room(struct kb_session *s, const struct kb_domain *d)
+{
+        struct kb_topology *t = s->topo;
+        for (; t->log_pos < s->nchanges; t->log_pos++) {
+                uint32_t n = s->changes[t->log_pos];
+                struct kb__topo_seen now, *was = &t->seen[n];
+                node_seen(&s->nodes[n], &now);
+                for (int32_t k = t->node_domain[n]; k >= 0; k = t->domains[k].parent) {
+                        struct kb_domain_room *r = &t->room[k];
+                        kb_res_sub(&r->idle, &was->idle);
+                        kb_res_add(&r->idle, &now.idle);
+                        kb_res_sub(&r->future_idle, &was->future_idle);
+                        kb_res_add(&r->future_idle, &now.future_idle);
+                        kb_res_sub(&r->used, &was->used);
+                        kb_res_add(&r->used, &now.used);
+                }
+                *was = now;
+        }
+        return &t->room[d->index];
+}
+
+static bool on_node(enum kb_task_status st)
+{
+        return st == KB_TASK_ALLOCATED || st == KB_TASK_PIPELINED || st == KB_TASK_BINDING ||
+               st == KB_TASK_BOUND || st == KB_TASK_RUNNING;
+}
+
+const struct kb_domain *kb_job_domain(struct kb_session *s, const struct kb_job *j, bool *split)
+{
+        const struct kb_domain *d = NULL;
+        bool any = false;
+        if (split)
+                *split = false;
+        if (!s->topo || !s->topo->node_domain)
+                return NULL;
+        for (uint32_t i = 0; i < j->ntasks; i++) {
+                const struct kb_task *task = j->tasks[i];
+                if (task->node < 0 || !on_node(task->status))
+                        continue;
+                const struct kb_node_info *n = &s->nodes[task->node];
+                d = domain_join(s, any ? d : NULL, n);
+                any = true;
+                if (!d) {
+                        if (split)
+                                *split = true;
+                        return NULL;
+                }
+        }
+        return d;
+}
+
+/* ---- reporting ------------------------------------------------------------------- */
+
+void kb__topology_report(struct kb_session *s)
+{
+        struct kb_topology *t = s->topo;
+        struct kb_result *r = s->result;
+        if (!t)
+                return;
+        size_t nhn = 0;
+        for (size_t i = 0; i < t->ndomains; i++)
+                nhn += t->domains[i].hypernode != NULL;
+        r->hypernodes = kb_pool_alloc(&r->pool, (nhn + 1) * sizeof(*r->hypernodes));
+        for (size_t i = 0; i < t->ndomains; i++) {
+                const struct kb_domain *d = &t->domains[i];
+                if (d->hypernode)
+                        r->hypernodes[r->nhypernodes++] =
+                            (struct kb_hn_status){d->hypernode, d->hi - d->lo};
+        }
+        for (size_t i = 0; i < t->nwarnings; i++) {
+                const struct kb__topo_warning *w = &t->warnings[i];
+                kb__result_add_warning(
+                    s, &(struct kb_warning){
+                           .hn = w->hn,
+                           .object = kb_pool_printf(&r->pool, "hypernode %s", w->hn->meta.name),
+                           .message = kb_pool_strdup(&r->pool, w->message)});
+        }
+}
+
+void kb__topology_release(struct kb_session *s)
+{
+        if (!s->topo)
+                return;
+        free(s->topo->warnings);
+        free(s->topo->domains);
+        s->topo = NULL;
+}

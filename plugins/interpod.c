@@ -1,0 +1,831 @@
+/*
+ * The inter-pod index: counts of pods per topology domain, for pod
+ * affinity, anti-affinity and topology spread, kept current as the session
+ * assumes, pipelines, evicts and rolls back tasks.  predicates (the
+ * filters) and nodeorder (the scores) each keep one.
+ *
+ * A counter counts, per domain of a node label key (or per node), either
+ *   - the pods that match a matcher: every one of a list of pod affinity
+ *     terms (namespace and label selector), optionally only pods not being
+ *     deleted and only on eligible nodes (topology spread's inclusion
+ *     policies) — "how many pods of app=web are in zone a"; or
+ *   - the pods that carry a term of their own (an existing pod's required
+ *     anti-affinity, its preferred terms with their weights) — "is a pod
+ *     whose anti-affinity could match me in zone a".
+ * Counters are made while the plugin opens, from every task's spec, equal
+ * ones shared; then kb__ipod_start counts what is on the nodes, and the
+ * plugin's event handlers add and take back each task as statements move
+ * it: O(counters it touches) per operation, never a walk over pods.
+ *
+ * Which counters a pod moves is found through an inverted index: a
+ * matcher is filed under the values of one `key In (values)` requirement
+ * of its selectors (matchLabels are such requirements), so a pod labelled
+ * {app: web, tier: db} looks at the matchers filed under app=web and
+ * tier=db, plus the few without such a requirement, and checks those
+ * fully.  Carried terms are found for an incoming pod the same way.
+ *
+ * Which tasks count: everything on a node's list — bound, running,
+ * releasing, assumed, pipelined, another scheduler's — except a task this
+ * session evicted, as Volcano's predicates plugin keeps its node snapshot
+ * (it adds a pod on the allocate event and removes it on deallocate).
+ *
+ * Example: three gangs of two pods, each with hostname anti-affinity
+ * against its own label (gang=g1, g2, g3): three matching counters and
+ * three carrying ones, all on the key kubernetes.io/hostname.  Assuming
+ * g1-0 on node a adds 1 to g1's two counters at domain "a"; g1-1 then
+ * sees count 1 at a (its own anti-affinity fails there) and the carrier
+ * count 1 at a (g1-0's anti-affinity matches g1-1: symmetry).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/framework.h"
+#include "plugins/plugins-int.h"
+
+/* Dense counts for keys with at most this many domains, else a hash. */
+#define DENSE_DOMAINS 256
+
+struct slot {
+        uint32_t d; /* domain + 1; 0: empty */
+        int32_t v;
+};
+
+struct kb__ctr {
+        uint32_t id;
+        bool carrying;
+        bool live;                    /* skip pods being deleted */
+        const struct kb_domains *dom; /* NULL: per node */
+        const uint8_t *eligible;      /* per node; NULL: every node */
+        const struct kb_pod_term *const *terms;
+        size_t nterms;
+        /* Counts: dense[d], or the hash slots. */
+        int32_t *dense;
+        struct slot *tab;
+        uint32_t tcap, tn;
+        int64_t total;
+        /* Domains holding an eligible node, and the histogram of their
+         * counts (hist[c]: how many such domains count c): the minimum is
+         * kept in O(1) per change. */
+        uint8_t *present;
+        uint32_t npresent;
+        uint32_t *hist;
+        size_t nhist;
+        int32_t min;
+};
+
+/* A matcher or carried term filed under a label (key=value). */
+struct anchor {
+        uint64_t hash;
+        const char *key, *value;
+        uint32_t *ids;
+        size_t n, cap;
+};
+
+struct postings {
+        struct anchor *tab;
+        size_t cap, n;
+        uint32_t *loose; /* filed under nothing: checked for every pod */
+        size_t nloose, caploose;
+};
+
+struct carried {
+        struct kb__ctr *c;
+        int32_t weight;
+};
+
+struct ptask {
+        struct kb__ctr **match; /* matching counters, once computed */
+        uint32_t nmatch;
+        bool matched, counted;
+        struct carried *carry;
+        uint32_t ncarry;
+        size_t capcarry;
+        /* The carrying counters whose terms match this pod, per class. */
+        struct kb__ctr **carriers[KB__CARRY_CLASSES];
+        uint32_t ncarriers[KB__CARRY_CLASSES];
+        bool carriers_done[KB__CARRY_CLASSES];
+};
+
+struct elig {
+        uint64_t hash;
+        char *sig;
+        size_t len;
+        uint8_t *v;
+};
+
+struct nslabels {
+        const char *name;
+        const struct kb_meta *meta; /* NULL: the namespace is not in the snapshot */
+};
+
+struct named {
+        uint64_t hash;
+        char *key; /* the canonical key (binary) */
+        size_t len;
+        uint32_t id;
+};
+
+struct kb__ipod {
+        struct kb_session *s;
+        size_t nnodes, ntasks;
+        struct kb_task *tasks;
+        struct kb__ctr **ctrs;
+        size_t nctrs, capctrs;
+        /* counters by canonical key */
+        struct named *byname;
+        size_t capbyname;
+        struct postings match_post, carry_post[KB__CARRY_CLASSES];
+        struct ptask *pt;
+        struct elig *eligs;
+        size_t neligs, capeligs;
+        struct nslabels *ns;
+        size_t nns;
+        bool started;
+        struct kb_buf key; /* scratch for canonical keys */
+};
+
+/* Per-task state, allocated once something needs it (a session without
+ * any inter-pod term never does). */
+static struct ptask *ptask(struct kb__ipod *ix, const struct kb_task *t)
+{
+        if (!ix->pt)
+                ix->pt = kb_xcalloc(ix->ntasks + 1, sizeof(*ix->pt));
+        return &ix->pt[t->index];
+}
+
+/* ---- label selectors ---------------------------------------------------------------- */
+
+/* The namespace label kubernetes.io/metadata.name is set on every
+ * namespace by the API server; a namespace missing from the snapshot has
+ * that label alone. */
+static const char *ns_label(const struct nslabels *ns, const char *key)
+{
+        const char *v = ns->meta ? kb_meta_label(ns->meta, key) : NULL;
+        if (!v && strcmp(key, "kubernetes.io/metadata.name") == 0)
+                return ns->name;
+        return v;
+}
+
+static const struct nslabels *ns_find(const struct kb__ipod *ix, const char *name)
+{
+        size_t lo = 0, hi = ix->nns;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = strcmp(ix->ns[mid].name, name);
+                if (c == 0)
+                        return &ix->ns[mid];
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+static const char *pod_ns(const struct kb_pod *p)
+{
+        return p->meta.namespace ? p->meta.namespace : "default";
+}
+
+bool kb__term_matches(const struct kb__ipod *ix, const struct kb_pod_term *t,
+                      const struct kb_pod *pod)
+{
+        const char *ns = pod_ns(pod);
+        bool in = false;
+        for (size_t i = 0; i < t->nnamespaces && !in; i++)
+                in = strcmp(t->namespaces[i], ns) == 0;
+        if (!in && t->ns_selector.set) {
+                const struct nslabels *nl = ns_find(ix, ns);
+                struct nslabels missing = {ns, NULL};
+                if (!nl)
+                        nl = &missing;
+                in = true;
+                for (size_t i = 0; i < t->ns_selector.nreqs && in; i++)
+                        in = kb_selector_req_matches(&t->ns_selector.reqs[i],
+                                                     ns_label(nl, t->ns_selector.reqs[i].key));
+        }
+        return in && kb_label_selector_matches(&t->selector, &pod->meta);
+}
+
+static bool all_match(const struct kb__ipod *ix, const struct kb__ctr *c, const struct kb_pod *p)
+{
+        for (size_t i = 0; i < c->nterms; i++)
+                if (!kb__term_matches(ix, c->terms[i], p))
+                        return false;
+        return true;
+}
+
+/* ---- counts ------------------------------------------------------------------------ */
+
+static int32_t *slot_of(struct kb__ctr *c, uint32_t d, bool create)
+{
+        if (c->dense)
+                return &c->dense[d];
+        if (create && 2 * (c->tn + 1) > c->tcap) {
+                uint32_t cap = c->tcap ? 2 * c->tcap : 16;
+                struct slot *tab = kb_xcalloc(cap, sizeof(*tab));
+                for (uint32_t i = 0; i < c->tcap; i++) {
+                        if (!c->tab[i].d)
+                                continue;
+                        uint32_t k = (c->tab[i].d * 2654435761u) & (cap - 1);
+                        while (tab[k].d)
+                                k = (k + 1) & (cap - 1);
+                        tab[k] = c->tab[i];
+                }
+                free(c->tab);
+                c->tab = tab;
+                c->tcap = cap;
+        }
+        if (!c->tcap)
+                return NULL;
+        uint32_t k = ((d + 1) * 2654435761u) & (c->tcap - 1);
+        for (; c->tab[k].d; k = (k + 1) & (c->tcap - 1))
+                if (c->tab[k].d == d + 1)
+                        return &c->tab[k].v;
+        if (!create)
+                return NULL;
+        c->tab[k].d = d + 1;
+        c->tn++;
+        return &c->tab[k].v;
+}
+
+int32_t kb__ctr_get(const struct kb__ctr *c, uint32_t d)
+{
+        if (d == KB_NO_DOMAIN)
+                return 0;
+        int32_t *v = slot_of((struct kb__ctr *)c, d, false);
+        return v ? *v : 0;
+}
+
+int64_t kb__ctr_total(const struct kb__ctr *c)
+{
+        return c->total;
+}
+
+uint32_t kb__ctr_domain(const struct kb__ctr *c, uint32_t node)
+{
+        return c->dom ? c->dom->of[node] : node;
+}
+
+const struct kb_domains *kb__ctr_domains(const struct kb__ctr *c)
+{
+        return c->dom;
+}
+
+bool kb__ctr_min(const struct kb__ctr *c, int32_t *min, uint32_t *ndomains)
+{
+        *ndomains = c->npresent;
+        *min = c->min;
+        return c->npresent > 0;
+}
+
+bool kb__ctr_present(const struct kb__ctr *c, uint32_t d)
+{
+        return c->present && d != KB_NO_DOMAIN && c->present[d];
+}
+
+size_t kb__ctr_nonzero(const struct kb__ctr *c, uint32_t *out, size_t cap)
+{
+        size_t n = 0;
+        if (c->dense) {
+                for (uint32_t d = 0; d < c->dom->ndomains; d++)
+                        if (c->dense[d]) {
+                                if (n < cap)
+                                        out[n] = d;
+                                n++;
+                        }
+                return n;
+        }
+        for (uint32_t i = 0; i < c->tcap; i++)
+                if (c->tab[i].d && c->tab[i].v) {
+                        if (n < cap)
+                                out[n] = c->tab[i].d - 1;
+                        n++;
+                }
+        return n;
+}
+
+static void hist_move(struct kb__ctr *c, int32_t from, int32_t to)
+{
+        if ((size_t)to >= c->nhist) {
+                size_t n = KB_MAX((size_t)to + 1, 2 * c->nhist);
+                c->hist = kb_xrealloc(c->hist, n * sizeof(*c->hist));
+                memset(c->hist + c->nhist, 0, (n - c->nhist) * sizeof(*c->hist));
+                c->nhist = n;
+        }
+        c->hist[from]--;
+        c->hist[to]++;
+        if (to > from && from == c->min && !c->hist[from])
+                c->min = to;
+        else if (to < c->min)
+                c->min = to;
+}
+
+static void bump(struct kb__ctr *c, uint32_t d, int32_t delta)
+{
+        int32_t *v = slot_of(c, d, true);
+        int32_t old = *v;
+        *v += delta;
+        c->total += delta;
+        if (c->present && c->present[d] && delta)
+                hist_move(c, old, *v);
+}
+
+/* ---- counters ---------------------------------------------------------------------- */
+
+/* Canonical keys are binary: numbers as they are, strings with their
+ * length first, so that no two different keys read alike. */
+static void key_num(struct kb_buf *b, uint64_t v)
+{
+        kb_buf_add(b, (const char *)&v, sizeof(v));
+}
+
+static void key_str(struct kb_buf *b, const char *s)
+{
+        uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+        kb_buf_add(b, (const char *)&n, sizeof(n));
+        if (s)
+                kb_buf_add(b, s, n);
+}
+
+static void key_selector(struct kb_buf *b, const struct kb_label_selector *sel)
+{
+        key_num(b, (uint64_t)sel->set << 32 | sel->nreqs);
+        for (size_t i = 0; i < sel->nreqs; i++) {
+                const struct kb_selector_req *r = &sel->reqs[i];
+                key_str(b, r->key);
+                key_num(b, (uint64_t)r->op << 32 | r->nvalues);
+                for (size_t v = 0; v < r->nvalues; v++)
+                        key_str(b, r->values[v]);
+        }
+}
+
+static void key_term(struct kb_buf *b, const struct kb_pod_term *t)
+{
+        key_selector(b, &t->selector);
+        key_selector(b, &t->ns_selector);
+        key_num(b, t->nnamespaces);
+        for (size_t i = 0; i < t->nnamespaces; i++)
+                key_str(b, t->namespaces[i]);
+}
+
+static uint64_t hash_key(const struct kb_buf *b)
+{
+        return kb_hash(b->data, b->len, KB_HASH_SEED);
+}
+
+/* The counter with this canonical key, or NULL with *slot where it goes. */
+static struct kb__ctr *by_name(struct kb__ipod *ix, const struct kb_buf *key, size_t *slot)
+{
+        if (2 * (ix->nctrs + 1) > ix->capbyname) {
+                size_t cap = ix->capbyname ? 2 * ix->capbyname : 64;
+                struct named *tab = kb_xcalloc(cap, sizeof(*tab));
+                for (size_t i = 0; i < ix->capbyname; i++) {
+                        if (!ix->byname[i].key)
+                                continue;
+                        size_t k = ix->byname[i].hash & (cap - 1);
+                        while (tab[k].key)
+                                k = (k + 1) & (cap - 1);
+                        tab[k] = ix->byname[i];
+                }
+                free(ix->byname);
+                ix->byname = tab;
+                ix->capbyname = cap;
+        }
+        uint64_t h = hash_key(key);
+        size_t k = h & (ix->capbyname - 1);
+        for (; ix->byname[k].key; k = (k + 1) & (ix->capbyname - 1))
+                if (ix->byname[k].hash == h && ix->byname[k].len == key->len &&
+                    memcmp(ix->byname[k].key, key->data, key->len) == 0)
+                        return ix->ctrs[ix->byname[k].id];
+        *slot = k;
+        return NULL;
+}
+
+static struct kb__ctr *new_ctr(struct kb__ipod *ix, const struct kb_buf *key, size_t slot,
+                               const char *topology_key)
+{
+        struct kb__ctr *c = kb_xcalloc(1, sizeof(*c));
+        c->id = (uint32_t)ix->nctrs;
+        c->dom = topology_key ? kb_session_domains(ix->s, topology_key) : NULL;
+        if (c->dom && c->dom->ndomains <= DENSE_DOMAINS)
+                c->dense = kb_xcalloc(c->dom->ndomains + 1, sizeof(*c->dense));
+        KB_PUSH(ix->ctrs, ix->nctrs, ix->capctrs, c);
+        char *name = kb_xmalloc(key->len + 1);
+        memcpy(name, key->data, key->len);
+        ix->byname[slot] = (struct named){hash_key(key), name, key->len, c->id};
+        return c;
+}
+
+/* Files counter id under one In requirement of its terms, or as loose. */
+static void post(struct postings *p, const struct kb_pod_term *const *terms, size_t nterms,
+                 uint32_t id)
+{
+        const struct kb_selector_req *anchor = NULL;
+        for (size_t t = 0; t < nterms && !anchor; t++)
+                for (size_t i = 0; i < terms[t]->selector.nreqs && !anchor; i++)
+                        if (terms[t]->selector.reqs[i].op == KB_SEL_IN)
+                                anchor = &terms[t]->selector.reqs[i];
+        if (!anchor) {
+                KB_PUSH(p->loose, p->nloose, p->caploose, id);
+                return;
+        }
+        for (size_t v = 0; v < anchor->nvalues; v++) {
+                if (2 * (p->n + 1) > p->cap) {
+                        size_t cap = p->cap ? 2 * p->cap : 64;
+                        struct anchor *tab = kb_xcalloc(cap, sizeof(*tab));
+                        for (size_t i = 0; i < p->cap; i++) {
+                                if (!p->tab[i].key)
+                                        continue;
+                                size_t k = p->tab[i].hash & (cap - 1);
+                                while (tab[k].key)
+                                        k = (k + 1) & (cap - 1);
+                                tab[k] = p->tab[i];
+                        }
+                        free(p->tab);
+                        p->tab = tab;
+                        p->cap = cap;
+                }
+                const char *key = anchor->key, *val = anchor->values[v];
+                uint64_t h = kb_hash(key, strlen(key), kb_hash(val, strlen(val), KB_HASH_SEED));
+                size_t k = h & (p->cap - 1);
+                for (; p->tab[k].key; k = (k + 1) & (p->cap - 1))
+                        if (p->tab[k].hash == h && strcmp(p->tab[k].key, key) == 0 &&
+                            strcmp(p->tab[k].value, val) == 0)
+                                break;
+                if (!p->tab[k].key) {
+                        p->tab[k] = (struct anchor){.hash = h, .key = key, .value = val};
+                        p->n++;
+                }
+                struct anchor *a = &p->tab[k];
+                if (!a->n || a->ids[a->n - 1] != id)
+                        KB_PUSH(a->ids, a->n, a->cap, id);
+        }
+}
+
+/* Calls fn for every id filed under one of pod's labels, and the loose
+ * ones; an id may come once per label it is filed under (once in all,
+ * since a matcher is filed under one key). */
+static size_t probe(const struct postings *p, const struct kb_pod *pod, uint32_t *out, size_t cap)
+{
+        size_t n = 0;
+        for (size_t i = 0; p->cap && i < pod->meta.nlabels; i++) {
+                const char *key = pod->meta.labels[i].key, *val = pod->meta.labels[i].value;
+                uint64_t h = kb_hash(key, strlen(key), kb_hash(val, strlen(val), KB_HASH_SEED));
+                for (size_t k = h & (p->cap - 1); p->tab[k].key; k = (k + 1) & (p->cap - 1)) {
+                        const struct anchor *a = &p->tab[k];
+                        if (a->hash != h || strcmp(a->key, key) != 0 || strcmp(a->value, val) != 0)
+                                continue;
+                        for (size_t j = 0; j < a->n; j++, n++)
+                                if (n < cap)
+                                        out[n] = a->ids[j];
+                        break;
+                }
+        }
+        for (size_t j = 0; j < p->nloose; j++, n++)
+                if (n < cap)
+                        out[n] = p->loose[j];
+        return n;
+}
+
+struct kb__ctr *kb__ipod_matching(struct kb__ipod *ix, const struct kb_pod_term *const *terms,
+                                  size_t nterms, const char *topology_key, bool live,
+                                  const uint8_t *eligible)
+{
+        struct kb_buf *key = &ix->key;
+        kb_buf_reset(key);
+        key_num(key, 'm' << 8 | live);
+        key_num(key, (uint64_t)(uintptr_t)eligible);
+        key_str(key, topology_key);
+        for (size_t i = 0; i < nterms; i++)
+                key_term(key, terms[i]);
+        size_t slot = 0;
+        struct kb__ctr *c = by_name(ix, key, &slot);
+        if (!c) {
+                c = new_ctr(ix, key, slot, topology_key);
+                c->live = live;
+                c->eligible = eligible;
+                const struct kb_pod_term **copy =
+                    kb_pool_alloc(kb_session_pool(ix->s), (nterms + 1) * sizeof(*copy));
+                memcpy(copy, terms, nterms * sizeof(*copy));
+                c->terms = copy;
+                c->nterms = nterms;
+                bool never = false;
+                for (size_t i = 0; i < nterms; i++)
+                        never |= !terms[i]->selector.set;
+                if (!never)
+                        post(&ix->match_post, terms, nterms, c->id);
+                if (eligible && c->dom) {
+                        c->present = kb_xcalloc(c->dom->ndomains + 1, 1);
+                        for (size_t n = 0; n < ix->nnodes; n++) {
+                                uint32_t d = c->dom->of[n];
+                                if (eligible[n] && d != KB_NO_DOMAIN && !c->present[d]) {
+                                        c->present[d] = 1;
+                                        c->npresent++;
+                                }
+                        }
+                        c->nhist = 4;
+                        c->hist = kb_xcalloc(c->nhist, sizeof(*c->hist));
+                        c->hist[0] = c->npresent;
+                }
+        }
+        return c;
+}
+
+const struct kb_pod_term *kb__ipod_spread_term(struct kb__ipod *ix, const struct kb_pod *pod,
+                                               const struct kb_spread *c)
+{
+        struct kb_pool *pool = kb_session_pool(ix->s);
+        struct kb_pod_term *term = kb_pool_alloc(pool, sizeof(*term));
+        char **names = kb_pool_alloc(pool, sizeof(*names));
+        names[0] = (char *)pod_ns(pod);
+        term->selector = c->selector;
+        term->namespaces = names;
+        term->nnamespaces = 1;
+        term->topology_key = c->topology_key;
+        /* countPodsMatchSelector counts nothing for an empty selector
+         * (labels.Everything); an unset one matches nothing anyway. */
+        if (!c->selector.nreqs)
+                term->selector.set = false;
+        return term;
+}
+
+struct kb__ctr *kb__ipod_carrying(struct kb__ipod *ix, enum kb__carry_class cls,
+                                  const struct kb_pod_term *term)
+{
+        struct kb_buf *key = &ix->key;
+        kb_buf_reset(key);
+        key_num(key, 'c' << 8 | cls);
+        key_str(key, term->topology_key);
+        key_term(key, term);
+        size_t slot = 0;
+        struct kb__ctr *c = by_name(ix, key, &slot);
+        if (!c) {
+                c = new_ctr(ix, key, slot, term->topology_key);
+                c->carrying = true;
+                const struct kb_pod_term **copy =
+                    kb_pool_alloc(kb_session_pool(ix->s), sizeof(*copy));
+                copy[0] = term;
+                c->terms = copy;
+                c->nterms = 1;
+                if (term->selector.set)
+                        post(&ix->carry_post[cls], copy, 1, c->id);
+        }
+        return c;
+}
+
+void kb__ipod_carries(struct kb__ipod *ix, const struct kb_task *t, struct kb__ctr *c,
+                      int32_t weight)
+{
+        struct ptask *p = ptask(ix, t);
+        if (p->ncarry == p->capcarry)
+                kb_grow((void **)&p->carry, &p->capcarry, p->ncarry + 1, sizeof(*p->carry));
+        p->carry[p->ncarry++] = (struct carried){c, weight};
+}
+
+/* ---- eligibility (topology spread's inclusion policies) --------------------------------- */
+
+static void sig_node_terms(struct kb_buf *b, const struct kb_pod *p)
+{
+        key_num(b, p->nnode_selector);
+        for (size_t i = 0; i < p->nnode_selector; i++) {
+                key_str(b, p->node_selector[i].key);
+                key_str(b, p->node_selector[i].value);
+        }
+        key_num(b, p->nrequired);
+        for (size_t i = 0; i < p->nrequired; i++) {
+                const struct kb_node_term *t = &p->required[i];
+                const struct kb_selector_req *lists[2] = {t->exprs, t->fields};
+                size_t counts[2] = {t->nexprs, t->nfields};
+                for (int l = 0; l < 2; l++) {
+                        key_num(b, counts[l]);
+                        for (size_t k = 0; k < counts[l]; k++) {
+                                key_str(b, lists[l][k].key);
+                                key_num(b, (uint64_t)lists[l][k].op << 32 | lists[l][k].nvalues);
+                                for (size_t v = 0; v < lists[l][k].nvalues; v++)
+                                        key_str(b, lists[l][k].values[v]);
+                        }
+                }
+        }
+}
+
+const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
+                                 const struct kb_spread *c, bool schedule_anyway)
+{
+        const struct kb_pod_rules *pr = kb_pod_rules(pod);
+        struct kb_buf *sig = &ix->key;
+        kb_buf_reset(sig);
+        for (size_t i = 0; i < pr->nspread; i++)
+                if (pr->spread[i].schedule_anyway == schedule_anyway)
+                        key_str(sig, pr->spread[i].topology_key);
+        key_num(sig, (uint64_t)c->honor_affinity << 1 | c->honor_taints);
+        if (c->honor_affinity)
+                sig_node_terms(sig, pod);
+        if (c->honor_taints) {
+                key_num(sig, pod->ntolerations);
+                for (size_t i = 0; i < pod->ntolerations; i++) {
+                        const struct kb_toleration *t = &pod->tolerations[i];
+                        key_str(sig, t->key);
+                        key_str(sig, t->value);
+                        key_str(sig, t->effect);
+                        key_num(sig, t->op);
+                }
+        }
+        uint64_t h = hash_key(sig);
+        for (size_t i = 0; i < ix->neligs; i++)
+                if (ix->eligs[i].hash == h && ix->eligs[i].len == sig->len &&
+                    memcmp(ix->eligs[i].sig, sig->data, sig->len) == 0)
+                        return ix->eligs[i].v;
+        size_t nn;
+        struct kb_node_info *nodes = kb_session_nodes(ix->s, &nn);
+        uint8_t *v = kb_xcalloc(nn + 1, 1);
+        for (size_t n = 0; n < nn; n++) {
+                const struct kb_node *node = nodes[n].node;
+                bool ok = true;
+                for (size_t i = 0; i < pr->nspread && ok; i++)
+                        ok = pr->spread[i].schedule_anyway != schedule_anyway ||
+                             kb_meta_label(&node->meta, pr->spread[i].topology_key);
+                ok = ok && (!c->honor_affinity || kb__plugins_node_affinity(pod, node));
+                ok = ok && (!c->honor_taints || !kb__plugins_untolerated(pod, node));
+                v[n] = ok;
+        }
+        char *copy = kb_xmalloc(sig->len + 1);
+        memcpy(copy, sig->data, sig->len);
+        struct elig e = {h, copy, sig->len, v};
+        KB_PUSH(ix->eligs, ix->neligs, ix->capeligs, e);
+        return v;
+}
+
+/* ---- tasks ------------------------------------------------------------------------- */
+
+/* The counters filed in p under the pod's labels whose terms all match
+ * it, appended to *out (*n of them). */
+static void collect(struct kb__ipod *ix, const struct postings *p, const struct kb_pod *pod,
+                    bool carrying, struct kb__ctr ***out, uint32_t *n)
+{
+        uint32_t buf[64];
+        size_t k = probe(p, pod, buf, KB_ARRAY_SIZE(buf));
+        uint32_t *ids = buf;
+        if (k > KB_ARRAY_SIZE(buf)) {
+                ids = kb_xmalloc(k * sizeof(*ids));
+                probe(p, pod, ids, k);
+        }
+        for (size_t i = 0; i < k; i++) {
+                struct kb__ctr *c = ix->ctrs[ids[i]];
+                if (carrying ? !kb__term_matches(ix, c->terms[0], pod) : !all_match(ix, c, pod))
+                        continue;
+                *out = kb_xrealloc(*out, (*n + 1) * sizeof(**out));
+                (*out)[(*n)++] = c;
+        }
+        if (ids != buf)
+                free(ids);
+}
+
+/* The matching counters a pod moves, found once. */
+static void compute_matches(struct kb__ipod *ix, const struct kb_task *t)
+{
+        struct ptask *p = ptask(ix, t);
+        if (p->matched)
+                return;
+        p->matched = true;
+        collect(ix, &ix->match_post, t->pod, false, &p->match, &p->nmatch);
+}
+
+static void count(struct kb__ipod *ix, const struct kb_task *t, int32_t sign)
+{
+        struct ptask *p = ptask(ix, t);
+        if (t->node < 0 || p->counted == (sign > 0))
+                return;
+        p->counted = sign > 0;
+        uint32_t node = (uint32_t)t->node;
+        compute_matches(ix, t);
+        for (uint32_t i = 0; i < p->nmatch; i++) {
+                struct kb__ctr *c = p->match[i];
+                if ((c->live && t->pod->meta.deletion) || (c->eligible && !c->eligible[node]))
+                        continue;
+                uint32_t d = kb__ctr_domain(c, node);
+                if (d != KB_NO_DOMAIN)
+                        bump(c, d, sign);
+        }
+        for (uint32_t i = 0; i < p->ncarry; i++) {
+                uint32_t d = kb__ctr_domain(p->carry[i].c, node);
+                if (d != KB_NO_DOMAIN)
+                        bump(p->carry[i].c, d, sign * p->carry[i].weight);
+        }
+}
+
+bool kb__ipod_counted(const struct kb__ipod *ix, const struct kb_task *t)
+{
+        return ix->pt && ix->pt[t->index].counted;
+}
+
+size_t kb__ipod_carriers(struct kb__ipod *ix, const struct kb_task *t, enum kb__carry_class cls,
+                         struct kb__ctr *const **out)
+{
+        if (!ix->carry_post[cls].cap && !ix->carry_post[cls].nloose) {
+                *out = NULL;
+                return 0;
+        }
+        struct ptask *p = ptask(ix, t);
+        if (!p->carriers_done[cls]) {
+                p->carriers_done[cls] = true;
+                collect(ix, &ix->carry_post[cls], t->pod, true, &p->carriers[cls],
+                        &p->ncarriers[cls]);
+        }
+        *out = p->carriers[cls];
+        return p->ncarriers[cls];
+}
+
+/* ---- life --------------------------------------------------------------------------- */
+
+static void on_allocate(void *arg, const struct kb_task *t)
+{
+        count(arg, t, 1);
+}
+
+static void on_deallocate(void *arg, const struct kb_task *t)
+{
+        count(arg, t, -1);
+}
+
+static int cmp_ns(const void *a, const void *b)
+{
+        return strcmp(((const struct nslabels *)a)->name, ((const struct nslabels *)b)->name);
+}
+
+struct kb__ipod *kb__ipod_new(struct kb_session *s)
+{
+        struct kb__ipod *ix = kb_xcalloc(1, sizeof(*ix));
+        ix->s = s;
+        kb_buf_init(&ix->key);
+        kb_session_nodes(s, &ix->nnodes);
+        ix->tasks = kb_session_tasks(s, &ix->ntasks);
+        const struct kb_snapshot *snap = kb_session_snapshot(s);
+        ix->ns = kb_xcalloc(snap->nnamespaces + 1, sizeof(*ix->ns));
+        for (size_t i = 0; i < snap->nnamespaces; i++)
+                if (snap->namespaces[i]->meta.name)
+                        ix->ns[ix->nns++] = (struct nslabels){snap->namespaces[i]->meta.name,
+                                                              &snap->namespaces[i]->meta};
+        qsort(ix->ns, ix->nns, sizeof(*ix->ns), cmp_ns);
+        return ix;
+}
+
+void kb__ipod_start(struct kb__ipod *ix)
+{
+        ix->started = true;
+        if (!ix->nctrs)
+                return;
+        for (size_t i = 0; i < ix->ntasks; i++)
+                if (ix->tasks[i].node >= 0)
+                        count(ix, &ix->tasks[i], 1);
+        kb_on_event(ix->s, (struct kb_event_handler){on_allocate, on_deallocate}, ix);
+}
+
+bool kb__ipod_empty(const struct kb__ipod *ix)
+{
+        return ix->nctrs == 0;
+}
+
+static void postings_free(struct postings *p)
+{
+        for (size_t i = 0; i < p->cap; i++)
+                free(p->tab[i].ids);
+        free(p->tab);
+        free(p->loose);
+}
+
+void kb__ipod_free(struct kb__ipod *ix)
+{
+        if (!ix)
+                return;
+        for (size_t i = 0; i < ix->nctrs; i++) {
+                struct kb__ctr *c = ix->ctrs[i];
+                free(c->dense);
+                free(c->tab);
+                free(c->present);
+                free(c->hist);
+                free(c);
+        }
+        free(ix->ctrs);
+        for (size_t i = 0; i < ix->capbyname; i++)
+                free(ix->byname[i].key);
+        free(ix->byname);
+        postings_free(&ix->match_post);
+        for (int k = 0; k < KB__CARRY_CLASSES; k++)
+                postings_free(&ix->carry_post[k]);
+        for (size_t i = 0; ix->pt && i < ix->ntasks; i++) {
+                free(ix->pt[i].match);
+                free(ix->pt[i].carry);
+                for (int k = 0; k < KB__CARRY_CLASSES; k++)
+                        free(ix->pt[i].carriers[k]);
+        }
+        free(ix->pt);
+        for (size_t i = 0; i < ix->neligs; i++) {
+                free(ix->eligs[i].sig);
+                free(ix->eligs[i].v);
+        }
+        free(ix->eligs);
+        free(ix->ns);
+        kb_buf_release(&ix->key);
+        free(ix);
+}

@@ -1,0 +1,437 @@
+/*
+ * preempt and reclaim: scenarios with every expected bind and eviction
+ * worked out by hand in the comment above it, from the rules in the banners
+ * of actions/preempt.c, actions/reclaim.c and actions/evict.c.  Like every
+ * scenario table, each runs through the node-selection caches and as a full
+ * scan.
+ *
+ * Victims are taken cheapest first, in Volcano's victim order: the task the
+ * session would place last goes first, so of one job's pods x-x-0 .. x-x-3
+ * (pod-name index order) x-x-3 goes first.
+ */
+#include "testutil.h"
+
+#include "manifests.h"
+
+/* clang-format off */
+
+#define PREEMPT_CONF \
+        "actions: \"enqueue, allocate, preempt, backfill\"\n" \
+        "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: conformance\n" \
+        "- plugins:\n  - name: drf\n  - name: predicates\n  - name: proportion\n" \
+        "  - name: nodeorder\n"
+#define RECLAIM_CONF \
+        "actions: \"enqueue, allocate, reclaim, backfill\"\n" \
+        "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: conformance\n" \
+        "- plugins:\n  - name: drf\n  - name: predicates\n  - name: proportion\n" \
+        "  - name: nodeorder\n"
+
+/* A running pod of group g on node, asking cpu and 1Gi; more metadata
+ * (", namespace: x") and spec lines. */
+#define RUN_POD(name, g, node, cpu, meta, spec) \
+        POD(name, IN_GROUP(g) meta, "  schedulerName: kbatch\n  nodeName: " node "\n" spec POD_REQ(cpu), \
+            "phase: Running")
+/* A pending pod of group g. */
+#define WAIT_POD(name, g, cpu, meta, spec) \
+        POD(name, IN_GROUP(g) meta, "  schedulerName: kbatch\n" spec POD_REQ(cpu), "")
+#define LO "  priorityClassName: lo\n"
+#define HI "  priorityClassName: hi\n"
+#define CLASSES PRIORITY_CLASS("lo", "10") PRIORITY_CLASS("hi", "1000")
+#define LO_PG(name, min) PG(name, min, "2024-01-01", ", priorityClassName: lo")
+#define HI_PG(name, min) PG(name, min, "2024-01-02", ", priorityClassName: hi")
+
+static const struct kb_scenario preempt[] = {
+    {
+        /* n1 (4 cpu) runs gang lo (priority 10, minMember 2: lo-x-0 and
+         * lo-x-1, 2 cpu each).  hi (1000, minMember 1) has one 2-cpu pod.
+         * Allocate finds no room.  Preempt: hi starves; no free room; on n1
+         * the candidates are lo's two pods (lo-x-1 first); the gang plugin
+         * gives lo up only whole (cutting it to 1 < 2 is refused), priority
+         * (10 < 1000) and conformance agree: both are evicted, hi-x-0 is
+         * pipelined to n1 and the statement commits (hi is pipelined).
+         * Session 2: the victims are gone and hi-x-0 binds to n1.  (Volcano
+         * refuses to cut lo at all, and hi would wait.) */
+        .name = "preempt: a high-priority gang evicts a low one whole",
+        .conf = PREEMPT_CONF,
+        .sessions = 2,
+        .manifests = NODE("n1") CLASSES LO_PG("lo", "2")
+            RUN_POD("lo-x-0", "lo", "n1", "2", "", LO) RUN_POD("lo-x-1", "lo", "n1", "2", "", LO)
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI),
+        .binds = "hi-x-0=n1",
+        .evicted = "lo-x-0 lo-x-1",
+        .phases = "hi=Running",
+    },
+    {
+        /* lo has minMember 1 and four 1-cpu pods on n1; hi needs 2 cpu.
+         * Cheapest first: lo-x-3, then lo-x-2 (lo keeps 2 >= 1); two are
+         * enough.  Session 2: hi-x-0 binds. */
+        .name = "preempt: only as many victims as the task needs",
+        .conf = PREEMPT_CONF,
+        .sessions = 2,
+        .manifests = NODE("n1") CLASSES LO_PG("lo", "1")
+            RUN_POD("lo-x-0", "lo", "n1", "1", "", LO) RUN_POD("lo-x-1", "lo", "n1", "1", "", LO)
+            RUN_POD("lo-x-2", "lo", "n1", "1", "", LO) RUN_POD("lo-x-3", "lo", "n1", "1", "", LO)
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI),
+        .binds = "hi-x-0=n1",
+        .evicted = "lo-x-2 lo-x-3",
+    },
+    {
+        /* n1 is full of lo (four 1-cpu pods, minMember 1); n2 has 2 of its
+         * 4 cpu taken by another scheduler's pod.  hi (minMember 2) has two
+         * 2-cpu pods: allocate places hi-x-0 on n2 but not hi-x-1, and
+         * undoes it.  Preempt: hi-x-0 goes to n2's free room without
+         * evicting anything; hi-x-1 finds none and evicts lo-x-3 and lo-x-2
+         * on n1 (n2's pods are not candidates: another scheduler's, and
+         * hi's own pipelined one).  Both are pipelined. */
+        .name = "preempt: free room first, evictions only for the rest",
+        .conf = PREEMPT_CONF,
+        .manifests = NODE("n1") NODE("n2") CLASSES LO_PG("lo", "1")
+            RUN_POD("lo-x-0", "lo", "n1", "1", "", LO) RUN_POD("lo-x-1", "lo", "n1", "1", "", LO)
+            RUN_POD("lo-x-2", "lo", "n1", "1", "", LO) RUN_POD("lo-x-3", "lo", "n1", "1", "", LO)
+            POD("web", "", "  schedulerName: default-scheduler\n  nodeName: n2\n" POD_REQ("2"),
+                "phase: Running")
+            HI_PG("hi", "2") WAIT_POD("hi-x-0", "hi", "2", "", HI) WAIT_POD("hi-x-1", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "lo-x-2 lo-x-3",
+        .nominated = "hi-x-0=n2 hi-x-1=n1",
+        .message = "hi: 2 task(s) of other jobs are being evicted (preempt) to make room; 2 "
+                   "pipelined task(s) wait for them; 1st of 1 waiting in queue default",
+        .reasons = "hi=WaitingForEvictions",
+    },
+    {
+        /* hi (minMember 3) wants three 2-cpu pods on a 4-cpu node that lo
+         * (minMember 1, two 2-cpu pods) fills.  hi-x-0 evicts lo-x-1,
+         * hi-x-1 evicts lo-x-0 (the last of lo, so lo goes whole), hi-x-2
+         * finds nothing left: hi is not pipelined (2 < 3) and the
+         * statement is discarded: nothing is evicted for a gang that does
+         * not fit. */
+        .name = "preempt: nothing is evicted unless the whole gang fits",
+        .conf = PREEMPT_CONF,
+        .manifests = NODE("n1") CLASSES LO_PG("lo", "1")
+            RUN_POD("lo-x-0", "lo", "n1", "2", "", LO) RUN_POD("lo-x-1", "lo", "n1", "2", "", LO)
+            HI_PG("hi", "3") WAIT_POD("hi-x-0", "hi", "2", "", HI)
+            WAIT_POD("hi-x-1", "hi", "2", "", HI) WAIT_POD("hi-x-2", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "",
+        .nominated = "",
+    },
+    {
+        /* n1 and n2 (2 cpu each) each run one 2-cpu pod of gang lo
+         * (minMember 2).  hi needs 2 cpu.  Per node the gang plugin refuses
+         * lo's pod (lo would drop to 1 < 2, and it is not offered whole);
+         * offered whole, lo is given up: both pods are evicted, and hi-x-0
+         * goes to n1 (the freed nodes tie, n1 by name). */
+        .name = "preempt: a gang spread over nodes is evicted whole",
+        .conf = PREEMPT_CONF,
+        .manifests = NODE_RES("n1", "2", "8Gi", "110") NODE_RES("n2", "2", "8Gi", "110") CLASSES
+            LO_PG("lo", "2") RUN_POD("lo-x-0", "lo", "n1", "2", "", LO)
+            RUN_POD("lo-x-1", "lo", "n2", "2", "", LO)
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "lo-x-0 lo-x-1",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* A session after a preemption: lo's pods are still terminating
+         * (Releasing) on n1 and hi-x-0 carries status.nominatedNodeName n1;
+         * lo2 runs on n2 and could be preempted too.  Allocate tries the
+         * nominated node first: its future idle room fits, so hi-x-0 is
+         * pipelined there again; hi is pipelined, not starving, and nothing
+         * more is evicted. */
+        .name = "preempt: a preemptor waiting for its victims evicts no more",
+        .conf = PREEMPT_CONF,
+        .manifests = NODE("n1") NODE("n2") CLASSES LO_PG("lo", "2")
+            RUN_POD("lo-x-0", "lo", "n1", "2", ", deletionTimestamp: '2024-01-03T00:00:00Z'", LO)
+            RUN_POD("lo-x-1", "lo", "n1", "2", ", deletionTimestamp: '2024-01-03T00:00:00Z'", LO)
+            LO_PG("lo2", "1") RUN_POD("lo2-x-0", "lo2", "n2", "2", "", LO)
+            RUN_POD("lo2-x-1", "lo2", "n2", "2", "", LO)
+            HI_PG("hi", "1")
+            POD("hi-x-0", IN_GROUP("hi"), "  schedulerName: kbatch\n" HI POD_REQ("2"),
+                "nominatedNodeName: n1"),
+        .binds = "",
+        .evicted = "",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* The first scenario with lo in another queue: preempt evicts only
+         * within the preemptor's queue (taking from other queues is
+         * reclaim's business). */
+        .name = "preempt: never across queues",
+        .conf = PREEMPT_CONF,
+        .manifests = NODE("n1") CLASSES QUEUE("other", "weight: 1", "")
+            PG("lo", "2", "2024-01-01", ", priorityClassName: lo, queue: other")
+            RUN_POD("lo-x-0", "lo", "n1", "2", "", LO) RUN_POD("lo-x-1", "lo", "n1", "2", "", LO)
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* The first scenario with preemptionPolicy: Never on hi's pod: it
+         * evicts nobody. */
+        .name = "preempt: preemptionPolicy Never evicts nobody",
+        .conf = PREEMPT_CONF,
+        .manifests = NODE("n1") CLASSES LO_PG("lo", "2")
+            RUN_POD("lo-x-0", "lo", "n1", "2", "", LO) RUN_POD("lo-x-1", "lo", "n1", "2", "", LO)
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI "  preemptionPolicy: Never\n"),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* The first scenario with lo in kube-system: conformance never
+         * gives up its pods. */
+        .name = "preempt: kube-system pods are never victims",
+        .conf = PREEMPT_CONF,
+        .manifests = NODE("n1") CLASSES
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: lo, namespace: kube-system}\n"
+            "spec: {minMember: 1, priorityClassName: lo}\n"
+            RUN_POD("lo-x-0", "lo", "n1", "2", ", namespace: kube-system", LO)
+            RUN_POD("lo-x-1", "lo", "n1", "2", ", namespace: kube-system", LO)
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* No preemption back and forth, three sessions, one 4-cpu node,
+         * equal priorities.  y (minMember 1) runs y-x-0..3 and waits for
+         * y-x-4, y-x-5; x (minMember 2) waits for two 1-cpu pods.
+         * Session 1: allocate places nothing.  Preempt: x starves (0 < 2),
+         * y does not (gang: 4 >= 1).  For x-x-0 the priority plugin gives up
+         * nobody (equal), which passes the question to tier 2: drf keeps a
+         * victim while x's share with the task (1/4) stays below y's share
+         * without it: y-x-3 (3/4) and y-x-2 (2/4), not y-x-1 (1/4 is not
+         * below 1/4).  One is enough: y-x-3.  For x-x-1, y holds 3: y-x-2
+         * (2/4).  x is pipelined: y-x-2 and y-x-3 are evicted.
+         * Session 2: they are gone; x (not ready) goes before y (ready):
+         * x-x-0 and x-x-1 bind.  y's pending pods find no room; y is not
+         * starving, so it evicts nothing.  Session 3: the same, nothing. */
+        .name = "preempt: no eviction back and forth over three sessions",
+        .conf = PREEMPT_CONF,
+        .sessions = 3,
+        .manifests = NODE("n1") PG("y", "1", "2024-01-01", "")
+            RUN_POD("y-x-0", "y", "n1", "1", "", "") RUN_POD("y-x-1", "y", "n1", "1", "", "")
+            RUN_POD("y-x-2", "y", "n1", "1", "", "") RUN_POD("y-x-3", "y", "n1", "1", "", "")
+            WAIT_POD("y-x-4", "y", "1", "", "") WAIT_POD("y-x-5", "y", "1", "", "")
+            PG("x", "2", "2024-01-02", "") WAIT_POD("x-x-0", "x", "1", "", "")
+            WAIT_POD("x-x-1", "x", "1", "", ""),
+        .binds = "x-x-0=n1 x-x-1=n1",
+        .evicted = "y-x-2 y-x-3",
+        .phases = "x=Running y=Running",
+    },
+};
+
+/* Queues qa and qb (weight 1) on two 4-cpu, 8Gi nodes.  qa runs job a
+ * (minMember 1): a-x-0..3 on n1, a-x-4..7 on n2, 1 cpu and 1Gi each; qb's
+ * job b (minMember 2) waits for two such pods.  Deserved (proportion): qb
+ * requests 2 cpu, 2Gi, 2 pods and gets them in round 1; qa gets 4 cpu, then
+ * the 2 left: qa 6 cpu, 8Gi, 8 pods; qb 2 cpu, 2Gi, 2 pods.  qa holds 8 cpu:
+ * 2 above its share. */
+#define QUEUES(qa_spec) \
+        NODE("n1") NODE("n2") QUEUE("qa", qa_spec, "") QUEUE("qb", "weight: 1", "")
+#define A_ON_N1 \
+        RUN_POD("a-x-0", "a", "n1", "1", "", "") RUN_POD("a-x-1", "a", "n1", "1", "", "") \
+        RUN_POD("a-x-2", "a", "n1", "1", "", "") RUN_POD("a-x-3", "a", "n1", "1", "", "")
+#define A_ON_N2 \
+        RUN_POD("a-x-4", "a", "n2", "1", "", "") RUN_POD("a-x-5", "a", "n2", "1", "", "") \
+        RUN_POD("a-x-6", "a", "n2", "1", "", "") RUN_POD("a-x-7", "a", "n2", "1", "", "")
+#define B_WAITS(extra) \
+        PG("b", "2", "2024-01-02", ", queue: qb" extra) WAIT_POD("b-x-0", "b", "1", "", "") \
+        WAIT_POD("b-x-1", "b", "1", "", "")
+
+static const struct kb_scenario reclaim[] = {
+    {
+        /* Session 1: allocate finds no room for b.  Reclaim: qb is below
+         * its share (0 + 1 <= 2).  b-x-0: on n1 the candidates are a-x-3 ..
+         * a-x-0; gang and conformance give up all four, proportion only
+         * while qa stays above its 6 cpu: a-x-3 (8 > 6) and a-x-2 (7 > 6);
+         * every plugin must agree, so {a-x-3, a-x-2}; one is enough.  n2
+         * costs the same (a-x-7): n1 by order.  b-x-1: qa holds 7: a-x-2.
+         * b is pipelined and the evictions commit.  Session 2: b-x-0 and
+         * b-x-1 bind to n1. */
+        .name = "reclaim: a queue below its share takes room back",
+        .conf = RECLAIM_CONF,
+        .sessions = 2,
+        .manifests = QUEUES("weight: 1") PG("a", "1", "2024-01-01", ", queue: qa") A_ON_N1 A_ON_N2
+            B_WAITS(""),
+        .binds = "b-x-0=n1 b-x-1=n1",
+        .evicted = "a-x-2 a-x-3",
+        .phases = "b=Running",
+    },
+    {
+        /* The same with qa's spec.reclaimable false: none of its pods is a
+         * candidate; b waits. */
+        .name = "reclaim: reclaimable false protects a queue",
+        .conf = RECLAIM_CONF,
+        .manifests = QUEUES("weight: 1, reclaimable: false") PG("a", "1", "2024-01-01", ", queue: qa")
+            A_ON_N1 A_ON_N2 B_WAITS(""),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* qa runs 4 pods on n1 (its whole request), qb runs b-x-0..3 on n2
+         * and c (qb, minMember 2) waits for two.  qb requests 6 cpu and
+         * deserves 4 (half the cluster), which it holds: 4 + 1 > 4, so qb
+         * may not reclaim, and nothing is evicted. */
+        .name = "reclaim: a queue at its share takes nothing",
+        .conf = RECLAIM_CONF,
+        .manifests = QUEUES("weight: 1") PG("a", "1", "2024-01-01", ", queue: qa") A_ON_N1
+            PG("b", "1", "2024-01-01", ", queue: qb")
+            RUN_POD("b-x-0", "b", "n2", "1", "", "") RUN_POD("b-x-1", "b", "n2", "1", "", "")
+            RUN_POD("b-x-2", "b", "n2", "1", "", "") RUN_POD("b-x-3", "b", "n2", "1", "", "")
+            PG("c", "2", "2024-01-02", ", queue: qb") WAIT_POD("c-x-0", "c", "1", "", "")
+            WAIT_POD("c-x-1", "c", "1", "", ""),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* The first scenario with overcommit (factor 1.0) and b asking
+         * minResources cpu 2: the cluster is full (8 - 8 used = 0 idle), so
+         * overcommit keeps b Pending at enqueue.  Volcano's reclaim skips
+         * Pending jobs and b would wait forever (its issue #4756); kbatch's
+         * reclaims for it exactly as before (qb is within its share: 0 + 1
+         * <= 2), and b, pipelined, is admitted: Inqueue. */
+        .name = "reclaim: a job kept Pending by enqueue reclaims too",
+        .conf = "actions: \"enqueue, allocate, reclaim, backfill\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: conformance\n"
+                "- plugins:\n  - name: overcommit\n    arguments: {overcommit-factor: 1.0}\n"
+                "  - name: drf\n  - name: predicates\n  - name: proportion\n  - name: nodeorder\n",
+        .manifests = QUEUES("weight: 1") PG("a", "1", "2024-01-01", ", queue: qa") A_ON_N1 A_ON_N2
+            B_WAITS(", minResources: {cpu: '2'}"),
+        .binds = "",
+        .evicted = "a-x-2 a-x-3",
+        .nominated = "b-x-0=n1 b-x-1=n1",
+        .phases = "b=Inqueue",
+    },
+    {
+        /* qa runs 7 pods (a-x-0..2 on n1, a-x-4..7 on n2): n1 has 1 cpu
+         * free.  Deserved: qa 4 then 2: 6; qb 2.  b-x-0 takes n1's free cpu
+         * without evicting anyone; b-x-1 evicts one pod (a-x-2: qa holds 7 >
+         * 6).  Volcano counts only the evicted pods' room and would evict
+         * one per task. */
+        .name = "reclaim: a node's free room counts before evicting",
+        .conf = RECLAIM_CONF,
+        .manifests = QUEUES("weight: 1") PG("a", "1", "2024-01-01", ", queue: qa")
+            RUN_POD("a-x-0", "a", "n1", "1", "", "") RUN_POD("a-x-1", "a", "n1", "1", "", "")
+            RUN_POD("a-x-2", "a", "n1", "1", "", "") A_ON_N2 B_WAITS(""),
+        .binds = "",
+        .evicted = "a-x-2",
+        .nominated = "b-x-0=n1 b-x-1=n1",
+    },
+    {
+        /* qa runs gang g (minMember 4) on n1 and job h (minMember 1) on n2,
+         * four 1-cpu pods each; qb's b (minMember 4) waits for four.
+         * Deserved: qa 4, qb 4.  b-x-0: on n1 only g whole would do (4
+         * victims), on n2 one pod of h (h-x-3): n2.  b-x-1, b-x-2: h-x-2,
+         * h-x-1 on n2 (on n1, proportion gives up only 3 of g's 4 pods now,
+         * and g may not be cut).  b-x-3: h-x-0 (the last of h, so h goes
+         * whole) rather than g.  g keeps its gang; qa is down to its 4. */
+        .name = "reclaim: a gang is never cut below its minMember",
+        .conf = RECLAIM_CONF,
+        .manifests = QUEUES("weight: 1") PG("g", "4", "2024-01-01", ", queue: qa")
+            RUN_POD("g-x-0", "g", "n1", "1", "", "") RUN_POD("g-x-1", "g", "n1", "1", "", "")
+            RUN_POD("g-x-2", "g", "n1", "1", "", "") RUN_POD("g-x-3", "g", "n1", "1", "", "")
+            PG("h", "1", "2024-01-01", ", queue: qa")
+            RUN_POD("h-x-0", "h", "n2", "1", "", "") RUN_POD("h-x-1", "h", "n2", "1", "", "")
+            RUN_POD("h-x-2", "h", "n2", "1", "", "") RUN_POD("h-x-3", "h", "n2", "1", "", "")
+            PG("b", "4", "2024-01-02", ", queue: qb") WAIT_POD("b-x-0", "b", "1", "", "")
+            WAIT_POD("b-x-1", "b", "1", "", "") WAIT_POD("b-x-2", "b", "1", "", "")
+            WAIT_POD("b-x-3", "b", "1", "", ""),
+        .binds = "",
+        .evicted = "h-x-0 h-x-1 h-x-2 h-x-3",
+        .nominated = "b-x-0=n2 b-x-1=n2 b-x-2=n2 b-x-3=n2",
+    },
+    {
+        /* Three queues on three 2-cpu nodes: qc runs c-x-0 and c-x-1 on n1,
+         * qa runs a-x-0 and a-x-1 on n2 and a-x-2 on n3 (1 cpu free there);
+         * b (qb, minMember 2) waits for two.  Deserved: a third each, 2 cpu
+         * (qb and qc request just that); qa holds 3.  b-x-0 takes n3's free
+         * cpu.  b-x-1 needs a victim: on n1 every plugin but proportion
+         * gives qc's pods up, and qc holds only its share, so none; on n2
+         * and n3 one of qa's (3 > 2): n2 by order, a-x-1.  (With Volcano's
+         * rule the first tier, gang and conformance, would decide alone,
+         * and n1's c-x-1 would go.) */
+        .name = "reclaim: a queue within its share loses nothing",
+        .conf = RECLAIM_CONF,
+        .manifests = NODE_RES("n1", "2", "8Gi", "110") NODE_RES("n2", "2", "8Gi", "110")
+            NODE_RES("n3", "2", "8Gi", "110") QUEUE("qa", "weight: 1", "")
+            QUEUE("qb", "weight: 1", "") QUEUE("qc", "weight: 1", "")
+            PG("c", "1", "2024-01-01", ", queue: qc")
+            RUN_POD("c-x-0", "c", "n1", "1", "", "") RUN_POD("c-x-1", "c", "n1", "1", "", "")
+            PG("a", "1", "2024-01-01", ", queue: qa")
+            RUN_POD("a-x-0", "a", "n2", "1", "", "") RUN_POD("a-x-1", "a", "n2", "1", "", "")
+            RUN_POD("a-x-2", "a", "n3", "1", "", "") B_WAITS(""),
+        .binds = "",
+        .evicted = "a-x-1",
+        .nominated = "b-x-0=n3 b-x-1=n2",
+    },
+    {
+        /* The first scenario with capacity in place of proportion: qa and
+         * qb each deserve 4 cpu and 4Gi; qa borrowed the whole cluster (8
+         * cpu, 8Gi).  b-x-0: qb may take it (0 + 1 <= 4 in cpu and memory:
+         * preemptive); on n1 capacity gives up qa's pods while qa stays
+         * above what it deserves (8, 7, 6, 5 > 4: all four), gang and
+         * conformance agree; one is enough, the cheapest: a-x-3 (n2's a-x-7
+         * costs the same: n1 by order).  b-x-1: a-x-2 likewise.  Session 2:
+         * both bind to n1. */
+        .name = "reclaim: capacity, a queue takes back what it deserves",
+        .conf = "actions: \"enqueue, allocate, reclaim, backfill\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: conformance\n"
+                "- plugins:\n  - name: drf\n  - name: predicates\n  - name: capacity\n"
+                "  - name: nodeorder\n",
+        .sessions = 2,
+        .manifests = NODE("n1") NODE("n2") QUEUE("qa", "deserved: {cpu: '4', memory: 4Gi}", "")
+            QUEUE("qb", "deserved: {cpu: '4', memory: 4Gi}", "")
+            PG("a", "1", "2024-01-01", ", queue: qa") A_ON_N1 A_ON_N2 B_WAITS(""),
+        .binds = "b-x-0=n1 b-x-1=n1",
+        .evicted = "a-x-2 a-x-3",
+        .phases = "b=Running",
+    },
+    {
+        /* The same, but qa deserves all 8 cpu and 8Gi, and b (minMember 1)
+         * asks for one pod: qa holds exactly what it deserves (8 > 8 is
+         * false), capacity gives none of its pods up, and b waits. */
+        .name = "reclaim: capacity, a queue within what it deserves loses nothing",
+        .conf = "actions: \"enqueue, allocate, reclaim, backfill\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: conformance\n"
+                "- plugins:\n  - name: drf\n  - name: predicates\n  - name: capacity\n"
+                "  - name: nodeorder\n",
+        .manifests = NODE("n1") NODE("n2") QUEUE("qa", "deserved: {cpu: '8', memory: 8Gi}", "")
+            QUEUE("qb", "deserved: {cpu: '4', memory: 4Gi}", "")
+            PG("a", "1", "2024-01-01", ", queue: qa") A_ON_N1 A_ON_N2
+            PG("b", "1", "2024-01-02", ", queue: qb") WAIT_POD("b-x-0", "b", "1", "", ""),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* The first scenario's qa, with b (qb, minMember 5) waiting for five
+         * 1-cpu pods.  Deserved: round 1 gives each queue 4 cpu, and qb
+         * (asking 5) keeps 4; nothing is left for round 2.  b-x-0 .. b-x-3
+         * could each evict one of qa's pods (qa holds 8 > 4), but b-x-4
+         * would take qb to 5 > 4: not preemptive.  b, 4 of 5, is not
+         * pipelined, so its turn is discarded: nothing is evicted for a gang
+         * that does not fit. */
+        .name = "reclaim: nothing is evicted for a gang that cannot fit",
+        .conf = RECLAIM_CONF,
+        .manifests = QUEUES("weight: 1") PG("a", "1", "2024-01-01", ", queue: qa") A_ON_N1 A_ON_N2
+            PG("b", "5", "2024-01-02", ", queue: qb") WAIT_POD("b-x-0", "b", "1", "", "")
+            WAIT_POD("b-x-1", "b", "1", "", "") WAIT_POD("b-x-2", "b", "1", "", "")
+            WAIT_POD("b-x-3", "b", "1", "", "") WAIT_POD("b-x-4", "b", "1", "", ""),
+        .binds = "",
+        .evicted = "",
+        .nominated = "",
+    },
+};
+
+/* clang-format on */
+
+TABLE_TEST(preempt)
+TABLE_TEST(reclaim)
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_preempt),
+            cmocka_unit_test(test_reclaim),
+        };
+        return cmocka_run_group_tests_name("evict", tests, NULL, NULL);
+}

@@ -1,0 +1,167 @@
+/*
+ * Why is my job pending: every waiting PodGroup's condition names what
+ * blocks it, with the numbers, its reason matching (README, "Why is my job
+ * pending"), and its place among the waiting gangs of its queue.  Each
+ * expected message is worked out by hand in the comment above it, from the
+ * rules in plugins/gang.c (why_waiting), plugins/proportion.c
+ * (explain_refusal) and pkg/framework/close.c (positions).
+ */
+#include "testutil.h"
+
+#include "manifests.h"
+
+/* clang-format off */
+
+/* A running 1-cpu pod of group g on node. */
+#define RUN_POD(name, g, node) \
+        POD(name, IN_GROUP(g), "  schedulerName: kbatch\n  nodeName: " node "\n" POD_REQ("1"), \
+            "phase: Running")
+/* A pending 1-cpu pod of group g. */
+#define WAIT_POD(name, g) POD(name, IN_GROUP(g), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+
+static const struct kb_scenario why[] = {
+    {
+        /* Two 4-cpu nodes (8 cpu, 16Gi).  Queue qb (capability cpu 3) runs
+         * r (two 1-cpu pods on n1); its gang b (minMember 2) waits for two
+         * more.  Deserved: default asks nothing; qb asks 4 cpu, 4Gi, 4
+         * pods and gets half the cluster, 4 cpu, capped by its capability:
+         * 3.  b-0: 2 + 1 <= 3, placed; b-1: 3 + 1 > 3, refused, though n2
+         * has room.  b is not ready and is undone.  The numbers are those
+         * before b's turn: b needs 2 cpu, qb deserves 3 and holds 2, its
+         * capability is 3. */
+        .name = "quota: the numbers of the queue that refuses the gang",
+        .manifests = NODE("n1") NODE("n2") QUEUE("qb", "weight: 1, capability: {cpu: '3'}", "")
+            PG("r", "1", "2024-01-01", ", queue: qb") RUN_POD("r-0", "r", "n1") RUN_POD("r-1", "r", "n1")
+            PG("b", "2", "2024-01-02", ", queue: qb") WAIT_POD("b-0", "b") WAIT_POD("b-1", "b"),
+        .binds = "",
+        .message = "b: queue qb: gang needs cpu 2, deserved 3, allocated 2, capability 3; 1st of "
+                   "1 waiting in queue qb",
+        .reasons = "b=QueueQuotaExceeded",
+    },
+    {
+        /* The first scenario with capacity: qb deserves 2 cpu and may
+         * borrow up to its capability, 3 (the cluster, 8, bounds nothing
+         * more).  b-0: 2 + 1 <= 3; b-1: 3 + 1 > 3, refused.  Numbers
+         * before b's turn: it needs 2, qb deserves 2, holds 2, may hold 3
+         * (capacity's capability is the real one). */
+        .name = "quota: capacity gives its numbers too",
+        .conf = "actions: \"enqueue, allocate, backfill\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+                "- plugins:\n  - name: drf\n  - name: predicates\n  - name: capacity\n"
+                "  - name: nodeorder\n",
+        .manifests = NODE("n1") NODE("n2")
+            QUEUE("qb", "deserved: {cpu: '2'}, capability: {cpu: '3'}", "")
+            PG("r", "1", "2024-01-01", ", queue: qb") RUN_POD("r-0", "r", "n1") RUN_POD("r-1", "r", "n1")
+            PG("b", "2", "2024-01-02", ", queue: qb") WAIT_POD("b-0", "b") WAIT_POD("b-1", "b"),
+        .binds = "",
+        .message = "b: queue qb: gang needs cpu 2, deserved 2, allocated 2, capability 3; 1st of "
+                   "1 waiting in queue qb",
+        .reasons = "b=QueueQuotaExceeded",
+    },
+    {
+        /* Queue qb capped at 2 cpu; gang b asks three 1-cpu pods (minMember
+         * 3).  The cluster (8 cpu) could hold it, the queue never can: qb
+         * deserves min(request 3, capability 2) = 2, so b-2 is refused (2 +
+         * 1 > 2), and b's minMember pods ask 3 > the 2 the queue may ever
+         * hold. */
+        .name = "quota: a gang its queue can never hold says so",
+        .manifests = NODE("n1") NODE("n2") QUEUE("qb", "weight: 1, capability: {cpu: '2'}", "")
+            PG("b", "3", "2024-01-02", ", queue: qb") WAIT_POD("b-0", "b") WAIT_POD("b-1", "b")
+            WAIT_POD("b-2", "b"),
+        .binds = "",
+        .message = "b: queue qb can never hold the gang: its minMember 3 task(s) need cpu 3, the "
+                   "most the queue may hold is 2",
+        .reasons = "b=NeverFits",
+    },
+    {
+        /* One 4-cpu node; three gangs in queue default, oldest first: g1
+         * (three 1-cpu pods) takes 3 cpu; g2-0 takes the last, g2-1 fits
+         * nowhere: g2 is undone; g3 likewise.  g2 and g3 wait, both
+         * Inqueue, equal in priority, readiness and share (nothing
+         * allocated): by creation, g2 is 1st and g3 2nd of 2. */
+        .name = "position: waiting gangs are numbered in the order they are considered",
+        .manifests = NODE("n1") PG("g1", "3", "2024-01-01", "") WAIT_POD("g1-0", "g1")
+            WAIT_POD("g1-1", "g1") WAIT_POD("g1-2", "g1")
+            PG("g3", "2", "2024-01-03", "") WAIT_POD("g3-0", "g3") WAIT_POD("g3-1", "g3")
+            PG("g2", "2", "2024-01-02", "") WAIT_POD("g2-0", "g2") WAIT_POD("g2-1", "g2"),
+        .binds = "g1-0=n1 g1-1=n1 g1-2=n1",
+        .message = "g3: 1/2 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; 2nd of "
+                   "2 waiting in queue default",
+        .reasons = "g2=NotEnoughResources g3=NotEnoughResources",
+    },
+    {
+        /* The same, with g2 at priority 1000: g2 goes before g1 and takes
+         * 2 cpu, g1 (3) finds 2 and waits, g3 takes the last 2.  Only g1
+         * waits: 1st of 1. */
+        .name = "position: priority first, as allocate considers them",
+        .manifests = NODE("n1") PRIORITY_CLASS("hi", "1000")
+            PG("g1", "3", "2024-01-01", "") WAIT_POD("g1-0", "g1") WAIT_POD("g1-1", "g1")
+            WAIT_POD("g1-2", "g1")
+            PG("g3", "2", "2024-01-03", "") WAIT_POD("g3-0", "g3") WAIT_POD("g3-1", "g3")
+            PG("g2", "2", "2024-01-02", ", priorityClassName: hi") WAIT_POD("g2-0", "g2")
+            WAIT_POD("g2-1", "g2"),
+        .binds = "g2-0=n1 g2-1=n1 g3-0=n1 g3-1=n1",
+        .message = "g1: 2/3 placed; the 3rd: 0/1 nodes are available: 1 Insufficient cpu.; 1st of "
+                   "1 waiting in queue default",
+        .reasons = "g1=NotEnoughResources",
+    },
+    {
+        /* A PodGroup naming a queue that does not exist cannot be
+         * considered: no position. */
+        .name = "a missing queue is named, with its reason",
+        .manifests = NODE("n1") PG("q", "1", "2024-01-01", ", queue: nope") WAIT_POD("q-0", "q"),
+        .binds = "",
+        .message = "q: queue nope not found\n",
+        .reasons = "q=QueueNotFound",
+    },
+    {
+        /* Pods naming a PodGroup that does not exist: reported under the
+         * group's name. */
+        .name = "a missing PodGroup is named, with its reason",
+        .manifests = NODE("n1") WAIT_POD("ghost-0", "ghost"),
+        .binds = "",
+        .message = "ghost: podgroup default/ghost not found",
+        .reasons = "ghost=PodGroupNotFound",
+    },
+    {
+        /* minMember 3 with two pods: Volcano's words and numbers. */
+        .name = "a gang with too few pods: NotEnoughTasks",
+        .manifests = NODE("n1") PG("few", "3", "2024-01-01", "") WAIT_POD("few-0", "few")
+            WAIT_POD("few-1", "few"),
+        .binds = "",
+        .message = "few: Not enough valid tasks for gang-scheduling, valid: 2, min: 3\n",
+        .reasons = "few=NotEnoughTasks",
+    },
+    {
+        /* A pod asking 8 cpu where the largest of two nodes has 4: no
+         * other pod's leaving would help. */
+        .name = "a pod larger than any node can never fit",
+        .manifests = NODE("n1") NODE("n2") PG("big", "1", "2024-01-01", "")
+            POD("big-0", IN_GROUP("big"), "  schedulerName: kbatch\n" POD_REQ("8"), ""),
+        .binds = "",
+        .message = "big: can never fit: pod big-0 asks cpu 8, more than any node has (the largest "
+                   "of 2: 4); 1st of 1 waiting in queue default",
+        .reasons = "big=NeverFits",
+    },
+    {
+        /* A pod of kbatch's with no group asks 6 cpu: n1 has 4.  It is a
+         * job of its own; it fits nowhere and is reported as a pod, in
+         * kube-scheduler's words, with no PodGroup to carry a condition. */
+        .name = "a pod without a group that fits nowhere is reported",
+        .manifests = NODE("n1") POD("solo", "", "  schedulerName: kbatch\n" POD_REQ("6"), ""),
+        .binds = "",
+        .message = "pod default/solo: 0/1 nodes are available: 1 Insufficient cpu.\n",
+    },
+};
+
+/* clang-format on */
+
+TABLE_TEST(why)
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_why),
+        };
+        return cmocka_run_group_tests_name("why", tests, NULL, NULL);
+}
