@@ -38,20 +38,82 @@ static void usage(FILE *out)
                 "  --scheduler-name NAME   schedule pods with this schedulerName (repeatable;\n"
                 "                          default kbatch)\n"
                 "  --default-queue NAME    queue of groups and pods that name none (default)\n"
-                "  --sessions N            sessions to run; decisions apply between them (1)\n"
+                "  --sessions N            sessions to run; decisions apply between them (1);\n"
+                "                          with --until-done, the most sessions to run\n"
                 "  --output json|table     output format (table on a terminal, else json)\n"
-                "  --synthetic SPEC        build a cluster (repeatable; see docs/PERFORMANCE.md):\n"
-                "                          nodes=N,node-cpu=C,node-memory=M,\n"
-                "                          node-pods=P,groups=G,group-size=S,pod-cpu=C,\n"
-                "                          pod-memory=M,queues=Q[,besteffort-groups=B,running=1,\n"
-                "                          priority=P,prefix=NAME,queue=NAME]\n"
+                "  --synthetic SPEC        build a cluster (repeatable), SPEC a list of\n"
+                "                          key=value; the defaults add no node and no pod:\n"
+                "                            nodes=0 node-cpu=32 node-memory=128Gi node-pods=110\n"
+                "                            groups=0 group-size=10 pod-cpu=1 pod-memory=1Gi\n"
+                "                            queues=1 (q0..; groups round-robin) queue=NAME\n"
+                "                            besteffort-groups=0 running=0 priority=0\n"
+                "                            prefix=pg interval=1s (between group arrivals)\n"
+                "                            runtime=NONE (kbatch.io/runtime of the pods)\n"
+                "                            group-size-max=0 (sizes up to it) blocks=0 racks=0\n"
+                "                            (a topology) hypernodes=0 hard-tier=NONE\n"
                 "  --full-scan             choose nodes by scanning every node (for checking\n"
                 "                          the caches; same placements, slower)\n"
                 "  --stats                 print timing, bind counts and peak memory to stderr\n"
+                "\n"
+                "Simulated time:\n"
+                "  --until-done            run sessions on a simulated clock until every gang\n"
+                "                          has finished: pods run for their kbatch.io/runtime\n"
+                "                          (a Go duration: 30m, 1h30m), and pods and PodGroups\n"
+                "                          arrive at their creationTimestamp\n"
+                "  --schedule-period D     simulated time between sessions (1s)\n"
+                "  --default-runtime D     runtime of pods that declare none (1h)\n"
+                "  --time-limit D          stop after this much simulated time (720h)\n"
+                "  --csv PREFIX            write PREFIX-gangs.csv, PREFIX-queues.csv and\n"
+                "                          PREFIX-timeline.csv\n"
+                "  --plot FILE.svg         draw utilisation and queue shares over time\n"
+                "\n"
                 "  -v, --v N               log verbosity\n"
                 "  --version, --help\n"
                 "\n"
                 "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n");
+}
+
+/* A duration flag: a Go duration within [min, max]. */
+static bool duration_flag(const char *flag, const char *arg, int64_t min, int64_t *out)
+{
+        char why[256];
+        if (kb_duration_parse(arg, out, why, sizeof(why))) {
+                fprintf(stderr, "kbatch-sim: %s: %s\n", flag, why);
+                return false;
+        }
+        if (*out < min) {
+                char m[32];
+                kb_duration_format(min, m, sizeof(m));
+                fprintf(stderr, "kbatch-sim: %s: want at least %s, got \"%s\"\n", flag, m, arg);
+                return false;
+        }
+        return true;
+}
+
+struct timed_out {
+        bool json;
+        struct kb_value *sessions;
+        const struct kb_cluster *c;
+        bool stats;
+};
+
+/* Each session of a timed run that changed something (or the first). */
+static void on_step(void *arg, const struct kb_sim_step *step)
+{
+        struct timed_out *o = arg;
+        struct kb_session_view v = {step->index, (double)step->time / 1e9, step->pg_changed, true};
+        if (o->stats)
+                fprintf(stderr, "session %ld at %.3fs: %.6fs, %zu binds\n", step->index,
+                        (double)step->time / 1e9, step->r->duration, step->r->nbinds);
+        bool shown = step->changed || step->index == 1;
+        for (size_t i = 0; !shown && i < step->r->npodgroups; i++)
+                shown = step->pg_changed[i];
+        if (!shown)
+                return;
+        if (o->json)
+                kb_result_to_json(step->r, &v, o->c, o->sessions);
+        else if (kb_verbosity >= 1)
+                kb_result_print_table(step->r, &v, o->c, stdout);
 }
 
 static long peak_rss_kib(void)
@@ -101,7 +163,13 @@ int main(int argc, char **argv)
                 OPT_STATS,
                 OPT_VERSION,
                 OPT_DQUEUE,
-                OPT_STRICT
+                OPT_STRICT,
+                OPT_UNTIL,
+                OPT_PERIOD,
+                OPT_RUNTIME,
+                OPT_LIMIT,
+                OPT_CSV,
+                OPT_PLOT
         };
         static const struct option opts[] = {
             {"scheduler-conf", required_argument, NULL, OPT_CONF},
@@ -113,12 +181,20 @@ int main(int argc, char **argv)
             {"stats", no_argument, NULL, OPT_STATS},
             {"default-queue", required_argument, NULL, OPT_DQUEUE},
             {"strict-conf", no_argument, NULL, OPT_STRICT},
+            {"until-done", no_argument, NULL, OPT_UNTIL},
+            {"schedule-period", required_argument, NULL, OPT_PERIOD},
+            {"default-runtime", required_argument, NULL, OPT_RUNTIME},
+            {"time-limit", required_argument, NULL, OPT_LIMIT},
+            {"csv", required_argument, NULL, OPT_CSV},
+            {"plot", required_argument, NULL, OPT_PLOT},
             {"v", required_argument, NULL, 'v'},
             {"version", no_argument, NULL, OPT_VERSION},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
-        const char *conf_path = NULL, *output = NULL;
+        const char *conf_path = NULL, *output = NULL, *csv = NULL, *plot = NULL;
+        struct kb_sim_opts sim_opts;
+        bool until_done = false, sessions_set = false;
         const char *synthetic[16];
         size_t nsynthetic = 0;
         long sessions = 1;
@@ -129,6 +205,7 @@ int main(int argc, char **argv)
         int rc = 2, opt;
 
         kb_cluster_init(&cluster);
+        kb_sim_opts_init(&sim_opts);
         while ((opt = getopt_long(argc, argv, "v:h", opts, NULL)) != -1) {
                 char *end;
                 switch (opt) {
@@ -153,6 +230,29 @@ int main(int argc, char **argv)
                                         optarg);
                                 goto out;
                         }
+                        sessions_set = true;
+                        break;
+                case OPT_UNTIL:
+                        until_done = true;
+                        break;
+                case OPT_PERIOD:
+                        if (!duration_flag("--schedule-period", optarg, 1000000, &sim_opts.period))
+                                goto out;
+                        break;
+                case OPT_RUNTIME:
+                        if (!duration_flag("--default-runtime", optarg, 0,
+                                           &sim_opts.default_runtime))
+                                goto out;
+                        break;
+                case OPT_LIMIT:
+                        if (!duration_flag("--time-limit", optarg, 0, &sim_opts.time_limit))
+                                goto out;
+                        break;
+                case OPT_CSV:
+                        csv = optarg;
+                        break;
+                case OPT_PLOT:
+                        plot = optarg;
                         break;
                 case OPT_OUTPUT:
                         if (strcmp(optarg, "json") && strcmp(optarg, "table")) {
@@ -200,6 +300,13 @@ int main(int argc, char **argv)
         }
         if (!output)
                 output = isatty(STDOUT_FILENO) ? "table" : "json";
+        if ((csv || plot) && !until_done) {
+                fprintf(stderr, "kbatch-sim: %s: figures over time need --until-done\n",
+                        csv ? "--csv" : "--plot");
+                goto out;
+        }
+        if (until_done && sessions_set)
+                sim_opts.max_sessions = sessions;
 
         if (conf_path) {
                 if (kb_conf_load_file(conf_path, &conf, err, sizeof(err))) {
@@ -256,9 +363,48 @@ int main(int argc, char **argv)
         struct kb_value *list = kb_value_new(KB_VARRAY);
         kb_value_set(doc, "sessions", list);
         rc = 0;
-        for (long i = 1; i <= sessions; i++) {
+        if (until_done) {
+                struct kb_sim_report rep;
+                struct timed_out to = {strcmp(output, "json") == 0, list, &cluster, stats};
+                int src =
+                    kb_sim_run(&cluster, &conf, &sim_opts, on_step, &to, &rep, err, sizeof(err));
+                if (src) {
+                        fprintf(stderr, "kbatch-sim: %s\n", err);
+                        rc = src == KB_EBADINPUT ? 2 : 1;
+                        kb_value_free(doc);
+                        goto out_conf;
+                }
+                if (to.json)
+                        kb_value_set(doc, "simulation", kb_sim_report_to_json(&rep));
+                else
+                        kb_sim_report_print_table(&rep, stdout);
+                if (rep.stop != KB_SIM_DONE) {
+                        size_t left = 0;
+                        for (size_t g = 0; g < rep.ngangs; g++)
+                                left += !rep.gangs[g].prior && rep.gangs[g].end < 0;
+                        fprintf(stderr, "kbatch-sim: %s with %zu gang(s) unfinished%s\n",
+                                rep.stop == KB_SIM_STUCK        ? "nothing left can change"
+                                : rep.stop == KB_SIM_TIME_LIMIT ? "stopped at --time-limit"
+                                                                : "stopped at --sessions",
+                                left,
+                                rep.stop == KB_SIM_STUCK ? "; they can never run as things stand "
+                                                           "(see why in the output)"
+                                                         : "");
+                }
+                if (csv && kb_sim_report_write_csv(&rep, csv, err, sizeof(err))) {
+                        fprintf(stderr, "kbatch-sim: --csv %s\n", err);
+                        rc = 1;
+                }
+                if (plot && kb_sim_report_write_svg(&rep, plot, err, sizeof(err))) {
+                        fprintf(stderr, "kbatch-sim: --plot %s\n", err);
+                        rc = 1;
+                }
+                kb_sim_report_release(&rep);
+        }
+        for (long i = 1; !until_done && i <= sessions; i++) {
                 struct kb_snapshot snap;
                 struct kb_result result;
+                struct kb_session_view view = {i, -1, NULL, false};
                 kb_cluster_snapshot(&cluster, &snap);
                 if (kb_session_run(&snap, &conf, &result) != 0) {
                         fprintf(stderr,
@@ -268,9 +414,9 @@ int main(int argc, char **argv)
                         rc = 1;
                 }
                 if (strcmp(output, "json") == 0)
-                        kb_result_to_json(&result, (int)i, list);
+                        kb_result_to_json(&result, &view, &cluster, list);
                 else
-                        kb_result_print_table(&result, (int)i, &cluster, stdout);
+                        kb_result_print_table(&result, &view, &cluster, stdout);
                 if (stats) {
                         fprintf(stderr, "session %ld: %.6fs, %zu binds\n", i, result.duration,
                                 result.nbinds);

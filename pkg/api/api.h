@@ -43,6 +43,20 @@ void kb_quantity_format(int64_t v, bool milli, bool binary, char *buf, size_t n)
  * manifests. */
 void kb_quantity_human(double v, bool milli, bool binary, char *buf, size_t n);
 
+/* ---- durations -------------------------------------------------------- */
+
+/*
+ * Parses a Go duration ("30m", "1h30m", "1.5h", "90s", "250ms", "-2s"; a
+ * bare number only as "0") into whole nanoseconds, as time.ParseDuration.
+ * Returns 0, or KB_EBADINPUT with why saying what is wrong ("unknown unit
+ * \"x\" in duration \"30x\" ...") for the caller to prefix with the object
+ * and field.  Any thread.
+ */
+int kb_duration_parse(const char *s, int64_t *ns, char *why, size_t whylen);
+/* Formats ns compactly, units that are zero left out: "1h30m", "45s",
+ * "1.5s", "250ms", "0s". */
+void kb_duration_format(int64_t ns, char *buf, size_t n);
+
 /* ---- resource vectors ------------------------------------------------- */
 
 #define KB_RES_MAX       16

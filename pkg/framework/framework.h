@@ -285,23 +285,7 @@ struct kb_node_info {
 /* Volcano's FutureIdle: idle + releasing - pipelined. */
 void kb_node_future_idle(const struct kb_node_info *n, struct kb_res *out);
 
-/* The topology domains of a node label key: nodes with equal values form a
- * domain, numbered 0.. by the first node (by name) with each value; a node
- * without the label is in none (KB_NO_DOMAIN). */
-#define KB_NO_DOMAIN UINT32_MAX
-struct kb_session;
-struct kb_domains {
-        const char *key;
-        uint32_t ndomains;
-        const char *const *values; /* per domain: the label value */
-        const uint32_t *of;        /* per node index: its domain, or KB_NO_DOMAIN */
-        /* The nodes of domain d, by index: nodes[start[d] .. start[d + 1]). */
-        const uint32_t *start;
-        const uint32_t *nodes;
-        uint32_t nkeyless; /* nodes without the label */
-};
-/* key's domains, built on first use and owned by the session. */
-const struct kb_domains *kb_session_domains(struct kb_session *s, const char *key);
+#include "framework/domains.h"
 
 struct kb_queue_info {
         const struct kb_queue *queue;
@@ -376,50 +360,10 @@ bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *
  * Volcano's allocate does.
  */
 bool kb_job_admit(struct kb_session *s, struct kb_job *j);
-/* Sets the PodGroup condition this session reports for j (Volcano's
- * UpdatePodGroupCondition): type "Unschedulable" or "Scheduled", status
- * "True"/"False".  Strings are copied into the session pool. */
-void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *type,
-                          const char *status, const char *reason, const char *message);
-/*
- * PodGroup condition reasons (README, "Why is my job pending"): Volcano's
- * where it has one, kbatch's where it does not.
- */
-#define KB_WHY_RESOURCES        "NotEnoughResources"  /* Volcano: placement, cluster */
-#define KB_WHY_TASKS            "NotEnoughTasks"      /* Volcano: gang size */
-#define KB_WHY_ROLE_TASKS       "NotEnoughPodsOfTask" /* Volcano: a role's size */
-#define KB_WHY_PODGROUP_MISSING "PodGroupNotFound"
-#define KB_WHY_QUEUE_MISSING    "QueueNotFound"
-#define KB_WHY_QUEUE_CLOSED     "QueueClosed"
-#define KB_WHY_QUEUE_INVALID    "QueueInvalid" /* a broken queue hierarchy */
-#define KB_WHY_QUOTA            "QueueQuotaExceeded"
-#define KB_WHY_NEVER            "NeverFits"             /* not even with the cluster empty */
-#define KB_WHY_EVICTING         "WaitingForEvictions"   /* evicting for it now */
-#define KB_WHY_PIPELINED        "WaitingForTermination" /* pipelined onto terminating pods */
-
-/* Records why j stays Pending (a plugin rejecting it at enqueue, say) and
- * the condition reason (KB_WHY_*); the first of a session is kept.  Shown in
- * its PodGroup condition. */
-void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *reason,
-                    const char *why);
-/* Records why j's queue refuses it a task (a quota plugin, with the
- * numbers); the first of a session is kept. */
-void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const char *reason,
-                          const char *why);
-/* Records that t fit no node, why (kube-scheduler's summary): on t, and
- * on its job when it is the job's first ("13/16 placed; the 14th: ..."). */
-void kb_task_fit_failed(struct kb_task *t, const char *why);
-/* What j needs beyond what it held when the session opened: the requests
- * of its tasks not yet on nodes (Pending, or placed in this session:
- * Allocated, Pipelined), as many as minMember lacks (all of them when it
- * lacks none), in *need; the total of what minMember tasks ask (finished
- * ones ask nothing) in *gang; and what this session placed of j so far in
- * *own. */
-void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gang,
-                 struct kb_res *own);
 /* Interns a message string in the session pool (for fit reasons that are
  * counted by identity). */
 const char *kb_session_intern(struct kb_session *s, const char *str);
+#include "framework/explain.h"
 
 /* ---- extension points ----------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <uthash.h>
 
-#include "sim/sim.h"
+#include "sim/sim-int.h"
 
 void kb_cluster_init(struct kb_cluster *c)
 {
@@ -319,9 +319,13 @@ static int load_doc(struct loader *l, const struct kb_value *doc)
         }
         /* A pod whose placement fields are wrong still decodes (the daemon
          * must keep counting what it holds on its node); kbatch-sim's input
-         * is hand-written, so it is refused like any other bad field. */
-        if (o.kind == KB_KIND_POD && o.pod->invalid) {
-                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, o.pod->invalid);
+         * is hand-written, so it is refused like any other bad field; so is
+         * a runtime that --until-done would choke on. */
+        int64_t runtime;
+        if (o.kind == KB_KIND_POD &&
+            (o.pod->invalid || kb_pod_runtime(o.pod, &runtime, msg, sizeof(msg)) < 0)) {
+                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line,
+                         o.pod->invalid ? o.pod->invalid : msg);
                 kb_object_release(&o);
                 return KB_EBADINPUT;
         }
@@ -443,14 +447,29 @@ static int cmp_pod_ptr(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
+void kb__cluster_bind(struct kb_pod *p, const char *node)
+{
+        free(p->node_name);
+        p->node_name = kb_xstrdup(node);
+        free(p->nominated_node_name);
+        p->nominated_node_name = NULL;
+        p->phase = KB_POD_RUNNING;
+}
+
+bool kb__cluster_ours(const struct kb_cluster *c, const struct kb_pod *p)
+{
+        if (!c->nscheduler_names)
+                return kb_streq(p->scheduler_name, "kbatch");
+        for (size_t i = 0; i < c->nscheduler_names; i++)
+                if (kb_streq(p->scheduler_name, c->scheduler_names[i]))
+                        return true;
+        return false;
+}
+
 void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
 {
-        for (size_t i = 0; i < r->nbinds; i++) {
-                struct kb_pod *p = (struct kb_pod *)r->binds[i].pod;
-                free(p->node_name);
-                p->node_name = kb_xstrdup(r->binds[i].node);
-                p->phase = KB_POD_RUNNING;
-        }
+        for (size_t i = 0; i < r->nbinds; i++)
+                kb__cluster_bind((struct kb_pod *)r->binds[i].pod, r->binds[i].node);
         if (r->nevictions) {
                 /* Evicted pods are gone: drop them from the pod list. */
                 struct kb_pod **gone = kb_xmalloc(r->nevictions * sizeof(*gone));
@@ -467,6 +486,11 @@ void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
                 c->npods = w;
                 free(gone);
         }
+        kb__cluster_apply_statuses(c, r);
+}
+
+void kb__cluster_apply_statuses(struct kb_cluster *c, const struct kb_result *r)
+{
         /* A Closing queue the session found idle is Closed from now on. */
         for (size_t i = 0; i < r->nqueues; i++)
                 for (size_t k = 0; r->queues[i].state_changed && k < c->nqueues; k++)

@@ -1,9 +1,10 @@
 /* kbatch-sim's output: the JSON contract (DESIGN.md "Contracts") and a
  * table for people. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim.h"
+#include "sim/sim-int.h"
 
 static struct kb_value *pod_ref(const struct kb_pod *p)
 {
@@ -29,14 +30,96 @@ static struct kb_value *res_map(const struct kb_res *r)
         return m;
 }
 
-void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *sessions)
+static int cmp_bind_pod(const void *a, const void *b)
+{
+        const struct kb_pod *x = (*(const struct kb_bind *const *)a)->pod;
+        const struct kb_pod *y = (*(const struct kb_bind *const *)b)->pod;
+        return x < y ? -1 : x > y;
+}
+
+static int cmp_status_pod(const void *a, const void *b)
+{
+        const struct kb_pod *x = (*(const struct kb_pod_status *const *)a)->pod;
+        const struct kb_pod *y = (*(const struct kb_pod_status *const *)b)->pod;
+        return x < y ? -1 : x > y;
+}
+
+/* The session's binds ordered by pod, to find a pod's bind in log time. */
+static const struct kb_bind **sorted_binds(const struct kb_result *r)
+{
+        const struct kb_bind **v = kb_xmalloc((r->nbinds + 1) * sizeof(*v));
+        for (size_t i = 0; i < r->nbinds; i++)
+                v[i] = &r->binds[i];
+        if (r->nbinds)
+                qsort(v, r->nbinds, sizeof(*v), cmp_bind_pod);
+        return v;
+}
+
+static const struct kb_bind *find_bind(const struct kb_bind **sorted, size_t n,
+                                       const struct kb_pod *p)
+{
+        struct kb_bind key = {.pod = p};
+        const struct kb_bind *k = &key;
+        const struct kb_bind **found = bsearch(&k, sorted, n, sizeof(*sorted), cmp_bind_pod);
+        return found ? *found : NULL;
+}
+
+/* Pods of ours without a PodGroup: every one not finished, or (timed runs)
+ * those bound in this session, with the node the session gave them. */
+static struct kb_value *lone_pods(const struct kb_result *r, const struct kb_session_view *v,
+                                  const struct kb_cluster *c)
+{
+        struct kb_value *arr = kb_value_new(KB_VARRAY);
+        if (!c)
+                return arr;
+        const struct kb_bind **sorted = sorted_binds(r);
+        const struct kb_pod_status **unsched =
+            kb_xmalloc((r->nunschedulable + 1) * sizeof(*unsched));
+        for (size_t i = 0; i < r->nunschedulable; i++)
+                unsched[i] = &r->unschedulable[i];
+        if (r->nunschedulable)
+                qsort(unsched, r->nunschedulable, sizeof(*unsched), cmp_status_pod);
+        for (size_t i = 0; i < c->npods; i++) {
+                const struct kb_pod *p = c->pods[i];
+                if ((p->group_name && *p->group_name) || kb_pod_terminal(p) ||
+                    !kb__cluster_ours(c, p))
+                        continue;
+                const char *node = p->node_name;
+                const struct kb_bind *b = find_bind(sorted, r->nbinds, p);
+                if (b)
+                        node = b->node;
+                else if (v->changes_only)
+                        continue;
+                struct kb_value *o = kb_value_new(KB_VOBJECT);
+                kb_value_set(o, "pod", pod_ref(p));
+                kb_value_set(o, "phase", kb_value_new_string(node ? "Running" : "Pending"));
+                if (node)
+                        kb_value_set(o, "node", kb_value_new_string(node));
+                /* Why the session left it Pending, in kube-scheduler's words. */
+                const struct kb_pod_status key = {.pod = p}, *kp = &key,
+                                           **why = node ? NULL
+                                                        : bsearch(&kp, unsched, r->nunschedulable,
+                                                                  sizeof(*unsched), cmp_status_pod);
+                if (why)
+                        kb_value_set(o, "message", kb_value_new_string((*why)->message));
+                kb_value_append(arr, o);
+        }
+        free(sorted);
+        free(unsched);
+        return arr;
+}
+
+void kb_result_to_json(const struct kb_result *r, const struct kb_session_view *v,
+                       const struct kb_cluster *c, struct kb_value *sessions)
 {
         struct kb_value *s = kb_value_new(KB_VOBJECT);
         struct kb_value *binds = kb_value_new(KB_VARRAY);
         struct kb_value *evictions = kb_value_new(KB_VARRAY);
         struct kb_value *pgs = kb_value_new(KB_VARRAY);
 
-        kb_value_set(s, "index", kb_value_new_int(index));
+        kb_value_set(s, "index", kb_value_new_int(v->index));
+        if (v->time >= 0)
+                kb_value_set(s, "time", kb_value_new_double(v->time));
         /* Microseconds are all a session time means. */
         kb_value_set(s, "durationSeconds",
                      kb_value_new_double((double)(int64_t)(r->duration * 1e6 + 0.5) / 1e6));
@@ -54,6 +137,8 @@ void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *se
         }
         for (size_t i = 0; i < r->npodgroups; i++) {
                 const struct kb_pg_status *st = &r->podgroups[i];
+                if (v->pg_changed && !v->pg_changed[i])
+                        continue;
                 struct kb_value *g = kb_value_new(KB_VOBJECT);
                 struct kb_value *conds = kb_value_new(KB_VARRAY);
                 kb_value_set(g, "podGroup", kb_value_new_string(st->name));
@@ -110,6 +195,7 @@ void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *se
         kb_value_set(s, "pipelined", pipelined);
         kb_value_set(s, "queues", queues);
         kb_value_set(s, "warnings", warnings);
+        kb_value_set(s, "pods", lone_pods(r, v, c));
         kb_value_append(sessions, s);
 }
 
@@ -122,92 +208,157 @@ static int cmp_bind(const void *a, const void *b)
         return c ? c : strcmp(x->pod->meta.name, y->pod->meta.name);
 }
 
-static void fmt_res(const struct kb_res *r, char *buf, size_t n)
+static char *res_text(const struct kb_res *r, const char *none)
 {
-        kb_res_format(r, false, buf, n);
-        if (!buf[0])
-                snprintf(buf, n, "-");
+        char buf[512];
+        kb_res_format(r, false, buf, sizeof(buf));
+        return kb_xstrdup(buf[0] ? buf : none);
 }
 
-void kb_result_print_table(const struct kb_result *r, int index, const struct kb_cluster *c,
-                           FILE *out)
+static char *pod_text(const struct kb_pod *p)
 {
-        fprintf(out, "Session %d: %zu bind(s), %zu eviction(s) in %.3fs\n", index, r->nbinds,
-                r->nevictions, r->duration);
+        return kb_xasprintf("%s/%s", p->meta.namespace ? p->meta.namespace : "default",
+                            p->meta.name);
+}
 
-        if (r->nbinds) {
-                struct kb_bind *sorted = kb_xmalloc(r->nbinds * sizeof(*sorted));
-                memcpy(sorted, r->binds, r->nbinds * sizeof(*sorted));
-                qsort(sorted, r->nbinds, sizeof(*sorted), cmp_bind);
-                fprintf(out, "\nBinds\n  %-24s %s\n", "NODE", "PODS");
-                for (size_t i = 0; i < r->nbinds;) {
-                        size_t j = i;
-                        fprintf(out, "  %-24s", sorted[i].node);
-                        while (j < r->nbinds && strcmp(sorted[j].node, sorted[i].node) == 0) {
-                                const struct kb_pod *p = sorted[j].pod;
-                                fprintf(out, " %s/%s", p->meta.namespace ? p->meta.namespace : "",
-                                        p->meta.name);
-                                j++;
-                        }
-                        fputc('\n', out);
-                        i = j;
+static void print_binds(const struct kb_result *r, FILE *out)
+{
+        struct kb_bind *sorted = kb_xmalloc(r->nbinds * sizeof(*sorted));
+        struct kb_table t;
+        memcpy(sorted, r->binds, r->nbinds * sizeof(*sorted));
+        qsort(sorted, r->nbinds, sizeof(*sorted), cmp_bind);
+        fprintf(out, "\nBinds\n");
+        kb__table_init(&t, 2, "NODE", "PODS");
+        for (size_t i = 0; i < r->nbinds;) {
+                struct kb_buf pods;
+                size_t j = i;
+                kb_buf_init(&pods);
+                for (; j < r->nbinds && strcmp(sorted[j].node, sorted[i].node) == 0; j++) {
+                        char *p = pod_text(sorted[j].pod);
+                        kb_buf_printf(&pods, "%s%s", j > i ? " " : "", p);
+                        free(p);
                 }
-                free(sorted);
+                char *c[2] = {kb_xstrdup(sorted[i].node), kb_buf_detach(&pods)};
+                kb__table_row_take(&t, c);
+                i = j;
         }
+        kb__table_print(&t, out, "  ");
+        free(sorted);
+}
+
+static void print_podgroups(const struct kb_result *r, const struct kb_session_view *v, FILE *out)
+{
+        struct kb_table t;
+        size_t shown = 0;
+        /* The DOMAIN column only when the session had a network topology
+         * to place gangs in. */
+        bool domains = r->nhypernodes > 0;
+        for (size_t i = 0; i < r->npodgroups; i++)
+                domains |= r->podgroups[i].domain != NULL;
+        if (domains)
+                kb__table_init(&t, 6, "PODGROUP", "PHASE", "RUNNING", "PENDING", "DOMAIN", "WHY");
+        else
+                kb__table_init(&t, 5, "PODGROUP", "PHASE", "RUNNING", "PENDING", "WHY");
+        for (size_t i = 0; i < r->npodgroups; i++) {
+                const struct kb_pg_status *st = &r->podgroups[i];
+                if (v->pg_changed && !v->pg_changed[i])
+                        continue;
+                const char *why = "";
+                if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0)
+                        why = st->cond_message;
+                char *c[6] = {kb_xstrdup(st->name),
+                              kb_xstrdup(kb_pg_phase_name(st->phase)),
+                              kb_xasprintf("%d", st->running),
+                              kb_xasprintf("%d", st->pending),
+                              NULL,
+                              NULL};
+                c[domains ? 5 : 4] = kb_xstrdup(why);
+                if (domains)
+                        c[4] = kb_xstrdup(st->domain ? st->domain : "-");
+                kb__table_row_take(&t, c);
+                shown++;
+        }
+        if (!shown) {
+                kb_table_release(&t);
+                return;
+        }
+        fprintf(out, "\nPodGroups%s\n", v->pg_changed ? " (those that changed)" : "");
+        kb__table_print(&t, out, "  ");
+}
+
+static void print_lone_pods(const struct kb_result *r, const struct kb_session_view *v,
+                            const struct kb_cluster *c, FILE *out)
+{
+        struct kb_value *pods = lone_pods(r, v, c);
+        if (pods->arr.n) {
+                struct kb_table t;
+                fprintf(out, "\nPods without a PodGroup\n");
+                kb__table_init(&t, 4, "POD", "PHASE", "NODE", "WHY");
+                for (size_t i = 0; i < pods->arr.n; i++) {
+                        const struct kb_value *p = pods->arr.v[i];
+                        kb__table_row(&t, kb_value_str(kb_value_get(p, "pod")),
+                                      kb_value_str(kb_value_get(p, "phase")),
+                                      kb_value_str(kb_value_get(p, "node")),
+                                      kb_value_str(kb_value_get(p, "message")));
+                }
+                kb__table_print(&t, out, "  ");
+        }
+        kb_value_free(pods);
+}
+
+static void print_queues(const struct kb_result *r, FILE *out)
+{
+        struct kb_table t;
+        fprintf(out, "\nQueues\n");
+        kb__table_init(&t, 5, "QUEUE", "STATE", "ALLOCATED", "DESERVED", "CAPABILITY");
+        for (size_t i = 0; i < r->nqueues; i++) {
+                const struct kb_queue_status *q = &r->queues[i];
+                char *c[5] = {kb_xstrdup(q->name), kb_xstrdup(kb_queue_state_name(q->state)),
+                              res_text(&q->allocated, "-"), res_text(&q->deserved, "-"),
+                              res_text(&q->capability, "unlimited")};
+                kb__table_row_take(&t, c);
+        }
+        kb__table_print(&t, out, "  ");
+}
+
+void kb_result_print_table(const struct kb_result *r, const struct kb_session_view *v,
+                           const struct kb_cluster *c, FILE *out)
+{
+        if (v->time >= 0) {
+                char ck[32];
+                kb__sim_clock_format((int64_t)llround(v->time * 1e9), ck, sizeof(ck));
+                fprintf(out, "Session %ld at %s: %zu bind(s), %zu eviction(s) in %.3fs\n", v->index,
+                        ck, r->nbinds, r->nevictions, r->duration);
+        } else {
+                fprintf(out, "Session %ld: %zu bind(s), %zu eviction(s) in %.3fs\n", v->index,
+                        r->nbinds, r->nevictions, r->duration);
+        }
+        if (r->nbinds)
+                print_binds(r, out);
         if (r->nevictions) {
                 fprintf(out, "\nEvictions\n");
-                for (size_t i = 0; i < r->nevictions; i++)
-                        fprintf(out, "  %s/%s (%s)\n", r->evictions[i].pod->meta.namespace,
-                                r->evictions[i].pod->meta.name, r->evictions[i].action);
-        }
-        if (r->npodgroups) {
-                /* The DOMAIN column only when the session had a network
-                 * topology to place gangs in. */
-                bool domains = r->nhypernodes > 0;
-                for (size_t i = 0; i < r->npodgroups; i++)
-                        domains |= r->podgroups[i].domain != NULL;
-                fprintf(out, "\nPodGroups\n  %-32s %-10s %-8s %-8s ", "PODGROUP", "PHASE",
-                        "RUNNING", "PENDING");
-                if (domains)
-                        fprintf(out, "%-16s ", "DOMAIN");
-                fprintf(out, "WHY\n");
-                for (size_t i = 0; i < r->npodgroups; i++) {
-                        const struct kb_pg_status *st = &r->podgroups[i];
-                        const char *why = "";
-                        if (st->cond_type && strcmp(st->cond_type, "Unschedulable") == 0)
-                                why = st->cond_message;
-                        fprintf(out, "  %-32s %-10s %-8d %-8d ", st->name,
-                                kb_pg_phase_name(st->phase), st->running, st->pending);
-                        if (domains)
-                                fprintf(out, "%-16s ", st->domain ? st->domain : "-");
-                        fprintf(out, "%s\n", why);
+                for (size_t i = 0; i < r->nevictions; i++) {
+                        char *p = pod_text(r->evictions[i].pod);
+                        fprintf(out, "  %s (%s)\n", p, r->evictions[i].action);
+                        free(p);
                 }
         }
+        print_podgroups(r, v, out);
+        print_lone_pods(r, v, c, out);
         if (r->nnominations) {
                 fprintf(out, "\nPipelined (waiting for room being freed)\n");
-                for (size_t i = 0; i < r->nnominations; i++)
-                        fprintf(out, "  %s/%s -> %s\n", r->nominations[i].pod->meta.namespace,
-                                r->nominations[i].pod->meta.name, r->nominations[i].node);
+                for (size_t i = 0; i < r->nnominations; i++) {
+                        char *p = pod_text(r->nominations[i].pod);
+                        fprintf(out, "  %s -> %s\n", p, r->nominations[i].node);
+                        free(p);
+                }
         }
         if (r->nwarnings) {
                 fprintf(out, "\nWarnings\n");
                 for (size_t i = 0; i < r->nwarnings; i++)
                         fprintf(out, "  %s: %s\n", r->warnings[i].object, r->warnings[i].message);
         }
-        if (r->nqueues) {
-                fprintf(out, "\nQueues\n  %-16s %-8s %-40s %-40s %s\n", "QUEUE", "STATE",
-                        "ALLOCATED", "DESERVED", "CAPABILITY");
-                for (size_t i = 0; i < r->nqueues; i++) {
-                        const struct kb_queue_status *q = &r->queues[i];
-                        char a[256], d[256], cap[256];
-                        fmt_res(&q->allocated, a, sizeof(a));
-                        fmt_res(&q->deserved, d, sizeof(d));
-                        fmt_res(&q->capability, cap, sizeof(cap));
-                        fprintf(out, "  %-16s %-8s %-40s %-40s %s\n", q->name,
-                                kb_queue_state_name(q->state), a, d,
-                                strcmp(cap, "-") ? cap : "unlimited");
-                }
-        }
-        (void)c;
+        if (r->nqueues)
+                print_queues(r, out);
         fputc('\n', out);
 }

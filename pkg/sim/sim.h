@@ -37,6 +37,7 @@ struct kb_cluster {
         /* What earlier --synthetic specs built, so that later ones carry on
          * (creation times, the spread of running pods). */
         int64_t synthetic_groups, synthetic_placed;
+        double synthetic_time; /* creation time of the next synthetic group */
 };
 
 void kb_cluster_init(struct kb_cluster *c);
@@ -59,7 +60,8 @@ int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, s
 /*
  * Builds a synthetic cluster from a spec like
  * "nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,
- *  group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4,besteffort-groups=0".
+ *  group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4,besteffort-groups=0"
+ * (synthetic.c lists the keys and defaults; nodes and groups default to 0).
  * Every group's minMember is its size.  Returns 0 or KB_EBADINPUT with err.
  */
 int kb_cluster_synthetic(struct kb_cluster *c, const char *spec, char *err, size_t errlen);
@@ -75,12 +77,160 @@ void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap);
  * evicted pods are deleted, PodGroups get the session's status. */
 void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r);
 
+/* ---- simulated time (kbatch-sim --until-done) --------------------------------- */
+
+/* How long a pod runs once started: kbatch.io/runtime, else kbatch-apiserver's
+ * kbatch.io/sim-duration, each a Go duration. */
+#define KB_RUNTIME_ANNOTATION      "kbatch.io/runtime"
+#define KB_SIM_DURATION_ANNOTATION "kbatch.io/sim-duration"
+
+/*
+ * p's runtime from its annotations: 1 with *ns set when it declares one, 0
+ * when it declares none, KB_EBADINPUT with err = "pod team/a-0: annotation
+ * kbatch.io/runtime: unknown unit ..." when the value is no Go duration or
+ * is negative.
+ */
+int kb_pod_runtime(const struct kb_pod *p, int64_t *ns, char *err, size_t errlen);
+
+struct kb_sim_opts {
+        int64_t period;          /* ns of simulated time between sessions (1 s) */
+        int64_t default_runtime; /* ns, for pods of ours that declare none (1 h) */
+        int64_t time_limit;      /* ns of simulated time at most (30 days) */
+        long max_sessions;       /* sessions at most; 0 for no limit */
+};
+void kb_sim_opts_init(struct kb_sim_opts *o);
+
+/* A step function of time: v holds from t until the next point's t. */
+struct kb_sim_point {
+        int64_t t; /* ns since the start */
+        struct kb_res v;
+};
+struct kb_sim_series {
+        struct kb_sim_point *v;
+        size_t n, cap;
+};
+
+/* One gang: a PodGroup, or a pod of ours without one (lone). */
+struct kb_sim_gang {
+        char *name;  /* "ns/pg", or "ns/pod" when lone */
+        char *queue; /* the queue it asks for */
+        bool lone;
+        bool has_pg; /* its PodGroup exists in the input */
+        int32_t pods, min_member, finished, evictions;
+        /* ns since the start; start and end -1 until they happen.  A gang
+         * arrives with its PodGroup (a lone pod with itself), starts at
+         * its first bind and ends when its last pod finishes. */
+        int64_t arrival, start, end;
+        char *why;  /* the latest Unschedulable message, or NULL */
+        bool prior; /* every pod had finished before time 0: no part of the run */
+};
+
+struct kb_sim_queue {
+        char *name;
+        struct kb_sim_series allocated; /* what its pods hold on nodes */
+        struct kb_sim_series deserved;  /* as each session's quota plugin said */
+};
+
+enum kb_sim_stop {
+        KB_SIM_DONE,          /* every gang finished */
+        KB_SIM_STUCK,         /* nothing can change any more, gangs left */
+        KB_SIM_TIME_LIMIT,    /* opts.time_limit reached */
+        KB_SIM_SESSION_LIMIT, /* opts.max_sessions run */
+};
+
+/* What a timed run found; times are ns since the start (time 0, the
+ * earliest creationTimestamp among the input's pods and PodGroups). */
+struct kb_sim_report {
+        double origin; /* wall-clock seconds at time 0 */
+        int64_t period;
+        int64_t clock;    /* time of the last session */
+        int64_t makespan; /* the last gang's end (0 when none ended) */
+        long sessions;
+        enum kb_sim_stop stop;
+        struct kb_res total;       /* the nodes' allocatable */
+        struct kb_sim_series used; /* requests of pods holding room on nodes */
+        struct kb_sim_gang *gangs; /* PodGroups by name, then lone pods by name */
+        size_t ngangs;
+        struct kb_sim_queue *queues; /* by name */
+        size_t nqueues;
+        size_t default_runtime_pods; /* pods of ours that ran opts.default_runtime */
+        int64_t default_runtime;
+        double wall; /* seconds the run took */
+};
+void kb_sim_report_release(struct kb_sim_report *rep);
+
+/* Handed to the caller after each session, before its decisions apply. */
+struct kb_sim_step {
+        long index;   /* from 1 */
+        int64_t time; /* ns since the start */
+        const struct kb_result *r;
+        /* Per r->podgroups entry: its phase or condition differs from the
+         * one the cluster has. */
+        const bool *pg_changed;
+        /* The session changes the cluster: binds, evictions, nominations,
+         * phases, queue states.  Otherwise a session run again on the same
+         * cluster would decide the same, so the clock jumps. */
+        bool changed;
+};
+typedef void (*kb_sim_step_fn)(void *arg, const struct kb_sim_step *step);
+
+/*
+ * Runs sessions on a simulated clock until every gang has finished, nothing
+ * can change any more, or a limit is reached (the stop field says which):
+ * a session every opts.period while sessions change something, otherwise
+ * straight to the period in which the next pod ends, an evicted pod's
+ * grace period ends or the next object arrives.  Pods and PodGroups appear
+ * at their creationTimestamp's offset; a bound pod runs its runtime and
+ * then Succeeded; an evicted pod is deleted after its grace period (and,
+ * in a PodGroup or a Job, comes back Pending, as its controller recreates
+ * it); a finished PodGroup becomes Completed and leaves the cluster.
+ * Every object is back in c when it returns (pods finished, still pending
+ * or not yet arrived).  Returns 0 with rep filled (release it), KB_EBADINPUT
+ * (a bad runtime annotation) or KB_EBADCONF (a session's conf names a
+ * missing action or plugin) with err.  c->now is the wall-clock time that
+ * counts when the input carries no creationTimestamp.
+ */
+int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb_sim_opts *opts,
+               kb_sim_step_fn fn, void *arg, struct kb_sim_report *rep, char *err, size_t errlen);
+
+/* The nearest-rank percentile p (0 < p <= 100) of n sorted values: the
+ * value at rank ceil(p/100 * n); 0 when n is 0. */
+double kb_sim_percentile(const double *sorted, size_t n, double p);
+
 /* ---- output ---------------------------------------------------------------- */
 
-/* Appends session `index`'s result to a JSON "sessions" array (kb_value). */
-void kb_result_to_json(const struct kb_result *r, int index, struct kb_value *sessions);
+/* How one session is shown. */
+struct kb_session_view {
+        long index;
+        /* Seconds since the start for a timed run (a "time" field and
+         * header), or < 0. */
+        double time;
+        /* NULL: every PodGroup; else only the entries flagged (timed runs
+         * list what changed). */
+        const bool *pg_changed;
+        /* Timed runs list only the pods without a PodGroup bound in the
+         * session; otherwise every such pod not finished. */
+        bool changes_only;
+};
+
+/* Appends a session's result to a JSON "sessions" array (kb_value); c gives
+ * the pods without a PodGroup. */
+void kb_result_to_json(const struct kb_result *r, const struct kb_session_view *v,
+                       const struct kb_cluster *c, struct kb_value *sessions);
 /* Writes a human-readable report of one session. */
-void kb_result_print_table(const struct kb_result *r, int index, const struct kb_cluster *c,
-                           FILE *out);
+void kb_result_print_table(const struct kb_result *r, const struct kb_session_view *v,
+                           const struct kb_cluster *c, FILE *out);
+
+/* A timed run's report: "simulation" member of the JSON document. */
+struct kb_value *kb_sim_report_to_json(const struct kb_sim_report *rep);
+void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out);
+/* PREFIX-gangs.csv, PREFIX-queues.csv and PREFIX-timeline.csv (a ".csv"
+ * ending of prefix is dropped first).  Returns 0 or a negative errno with
+ * err naming the file. */
+int kb_sim_report_write_csv(const struct kb_sim_report *rep, const char *prefix, char *err,
+                            size_t errlen);
+/* A self-contained SVG of utilisation and queue shares over time. */
+int kb_sim_report_write_svg(const struct kb_sim_report *rep, const char *path, char *err,
+                            size_t errlen);
 
 #endif /* KB_PKG_SIM_H */

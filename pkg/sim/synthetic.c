@@ -21,6 +21,12 @@
  *   prefix=NAME                                   groups NAME-000001.. (pg)
  *   queue=NAME                                    every group in queue NAME
  *                                                 instead of round-robin
+ *   interval=D                                    group i is created i*D
+ *                                                 after the first (1s), so
+ *                                                 job order is FIFO and
+ *                                                 --until-done sees them
+ *                                                 arrive D apart
+ *   runtime=D                                     the pods' kbatch.io/runtime
  *   group-size-max=M                              group sizes spread over
  *                                                 group-size..M (group i:
  *                                                 group-size + i*7919 mod
@@ -56,11 +62,14 @@
  *                                                 topology spread (maxSkew 1,
  *                                                 DoNotSchedule) of their pods
  *
- * queues=0 (with nodes=0) adds groups to what an earlier spec built:
- * kbatch-sim takes several --synthetic specs, e.g. a cluster full of
- * running low-priority gangs, then pending high-priority ones.  Group i is
- * created i seconds after the first, so job order is FIFO.  Names:
- * node-000001, pg-000001 with pods pg-000001-0..S-1, be-000001.
+ * Nothing is added unless asked for: nodes and groups default to 0 (the
+ * other defaults are the sizes: 32 cpu, 128Gi and 110 pods per node, 10
+ * pods of 1 cpu and 1Gi per group, one queue).  A queue that exists already
+ * is not made again, so a later spec adds groups to what an earlier one
+ * built: kbatch-sim takes several --synthetic specs, e.g. a cluster full of
+ * running low-priority gangs, then pending high-priority ones; the later
+ * groups are created after the earlier ones.  Names: node-000001, pg-000001
+ * with pods pg-000001-0..S-1, be-000001.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,10 +81,11 @@ struct spec {
         int64_t nodes, node_cpu, node_memory, node_pods;
         int64_t groups, group_size, pod_cpu, pod_memory, queues, besteffort;
         int64_t running, priority;
+        int64_t interval; /* ns */
         int64_t group_size_max, blocks, racks, hypernodes;
         int32_t hard_tier[2]; /* -1: none */
         int64_t zones, anti_affinity, spread_groups;
-        char prefix[32], queue[64];
+        char prefix[32], queue[64], runtime[32];
 };
 
 static int parse_spec(const char *text, struct spec *sp, char *err, size_t errlen)
@@ -107,11 +117,12 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
         };
         char *copy = kb_xstrdup(text), *save = NULL;
         int rc = 0;
-        *sp = (struct spec){.nodes = 10,
+        *sp = (struct spec){.nodes = 0,
                             .node_cpu = 32000,
                             .node_memory = 128LL << 30,
                             .node_pods = 110,
-                            .groups = 10,
+                            .groups = 0,
+                            .interval = 1000000000LL,
                             .group_size = 10,
                             .pod_cpu = 1000,
                             .pod_memory = 1LL << 30,
@@ -127,6 +138,24 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                         break;
                 }
                 *eq = '\0';
+                if (strcmp(tok, "interval") == 0 || strcmp(tok, "runtime") == 0) {
+                        char why[256];
+                        int64_t ns;
+                        if (kb_duration_parse(eq + 1, &ns, why, sizeof(why)) || ns < 0 ||
+                            strlen(eq + 1) >= sizeof(sp->runtime)) {
+                                snprintf(err, errlen,
+                                         "--synthetic: %s: bad value \"%s\" (want a "
+                                         "Go duration such as 30m)",
+                                         tok, eq + 1);
+                                rc = KB_EBADINPUT;
+                                break;
+                        }
+                        if (tok[0] == 'i')
+                                sp->interval = ns;
+                        else
+                                snprintf(sp->runtime, sizeof(sp->runtime), "%s", eq + 1);
+                        continue;
+                }
                 if (strcmp(tok, "hard-tier") == 0) {
                         int a = -1, b = -1, end = 0;
                         int got = sscanf(eq + 1, "%d%n:%d%n", &a, &end, &b, &end);
@@ -178,7 +207,7 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                 snprintf(err, errlen, "--synthetic: group-size-max: must be at least group-size");
                 rc = KB_EBADINPUT;
         }
-        if (!rc && sp->queues < 1 && !sp->queue[0]) {
+        if (!rc && sp->queues < 1 && !sp->queue[0] && sp->groups + sp->besteffort > 0) {
                 snprintf(err, errlen,
                          "--synthetic: queues: must be at least 1, unless queue= names one");
                 rc = KB_EBADINPUT;
@@ -240,7 +269,7 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
         pg->meta.name = kb_xstrdup(name);
         pg->meta.namespace = kb_xstrdup("default");
         pg->meta.uid = kb_xasprintf("podgroup:default/%s", name);
-        pg->meta.creation = 1.7e9 + (double)(c->synthetic_groups + i);
+        pg->meta.creation = c->synthetic_time + (double)i * (double)sp->interval / 1e9;
         int64_t size = sp->group_size;
         if (sp->group_size_max > sp->group_size)
                 size += (i * 7919) % (sp->group_size_max - sp->group_size + 1);
@@ -278,6 +307,12 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
                             c->nodes[(size_t)(c->synthetic_placed++ % (int64_t)c->nnodes)]
                                 ->meta.name);
                         p->phase = KB_POD_RUNNING;
+                }
+                if (sp->runtime[0]) {
+                        p->meta.annotations = kb_xcalloc(1, sizeof(*p->meta.annotations));
+                        p->meta.annotations[0].key = kb_xstrdup(KB_RUNTIME_ANNOTATION);
+                        p->meta.annotations[0].value = kb_xstrdup(sp->runtime);
+                        p->meta.nannotations = 1;
                 }
                 p->requests.q[KB_RES_PODS] = 1;
                 if (best_effort) {
@@ -399,8 +434,15 @@ int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size
         if (sp.blocks && sp.hypernodes)
                 add_hypernodes(c, c->nnodes - (size_t)sp.nodes, &sp);
         for (int64_t q = 0; q < sp.queues; q++) {
+                char name[32];
+                bool have = false;
+                snprintf(name, sizeof(name), "q%lld", (long long)q);
+                for (size_t k = 0; k < c->nqueues && !have; k++)
+                        have = strcmp(c->queues[k]->meta.name, name) == 0;
+                if (have)
+                        continue;
                 struct kb_queue *queue = kb_xcalloc(1, sizeof(*queue));
-                queue->meta.name = kb_xasprintf("q%lld", (long long)q);
+                queue->meta.name = kb_xstrdup(name);
                 queue->meta.uid = kb_xasprintf("queue:%s", queue->meta.name);
                 queue->weight = 1;
                 queue->reclaimable = true;
@@ -419,10 +461,13 @@ int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size
                 pc->value = (int32_t)sp.priority;
                 KB_PUSH(c->priorityclasses, c->npriorityclasses, c->cappriorityclasses, pc);
         }
+        if (c->synthetic_time == 0)
+                c->synthetic_time = 1.7e9;
         for (int64_t i = 0; i < sp.groups; i++)
                 add_group(c, sp.prefix, i, &sp, false);
         for (int64_t i = 0; i < sp.besteffort; i++)
                 add_group(c, "be", sp.groups + i, &sp, true);
         c->synthetic_groups += sp.groups + sp.besteffort;
+        c->synthetic_time += (double)(sp.groups + sp.besteffort) * (double)sp.interval / 1e9;
         return 0;
 }

@@ -111,3 +111,11 @@ if [ "${DAEMON:-1}" != 0 ]; then
   echo "daemon, restart (every pod pending before the scheduler starts):"
   MODE=restart bash test/bench/daemon.sh 1000 1000 10 3
 fi
+
+# A day of a 1,000-node trace through kbatch-sim --until-done (TRACE=0
+# skips it).
+if [ "${TRACE:-1}" != 0 ]; then
+  echo
+  echo "a day of a 1,000-node trace, run forward (kbatch-sim --until-done):"
+  SIM=$SIM bash test/bench/trace.sh
+fi

@@ -2,32 +2,7 @@
 # kbatch-sim's command line: exit codes, messages, the JSON contract
 # (DESIGN.md "Contracts"), the table, sessions, --synthetic and stdin.
 # Run by `make test` with BIN set to the directory holding kbatch-sim.
-set -euo pipefail
-
-SIM="${BIN:?set BIN to the directory holding kbatch-sim}/kbatch-sim"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/sim_cli.XXXXXX")"
-trap 'rm -rf "$TMP"' EXIT
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-
-# run NAME WANT_STATUS ARGS... : runs kbatch-sim, keeping stdout and stderr
-# in $TMP/out and $TMP/err, and checks the exit status.
-run() {
-        local name="$1" want="$2" got=0
-        shift 2
-        "$SIM" "$@" >"$TMP/out" 2>"$TMP/err" || got=$?
-        if [ "$got" = "$want" ]; then ok "$name (exit $got)"; else
-                bad "$name: exit $got, want $want"; sed 's/^/    /' "$TMP/err"; fi
-}
-
-# check NAME FILE PATTERN : FILE has a line matching the fixed string.
-check() {
-        if grep -qF -- "$3" "$2"; then ok "$1"; else
-                bad "$1: no \"$3\" in $(basename "$2")"; sed 's/^/    /' "$2"; fi
-}
+. "$(dirname "$0")/lib/sim.sh"
 
 cat >"$TMP/gang.yaml" <<'YAML'
 apiVersion: v1
@@ -136,6 +111,44 @@ for section in "Session 1:" "Binds" "PodGroups" "Queues"; do
 done
 check "table lists the binds of n1" "$TMP/out" "team/a-0 team/a-2"
 
+# Columns are as wide as their longest cell: a long PodGroup name pushes
+# the PHASE column right, in the header and in every row alike.
+long=a-podgroup-whose-name-is-far-longer-than-thirty-two-characters
+sed "s/name: a, namespace: team/name: $long, namespace: team/; s/group-name: a}/group-name: $long}/" \
+        "$TMP/gang.yaml" >"$TMP/long.yaml"
+run "table with a long name" 0 --output table "$TMP/long.yaml"
+header="$(grep -m1 '  PODGROUP ' "$TMP/out" || true)"
+row="$(grep -m1 "  team/$long " "$TMP/out" || true)"
+hcol="${header%%PHASE*}"
+rcol="${row%%Running*}"
+if [ -n "$header" ] && [ -n "$row" ] && [ "${#hcol}" = "${#rcol}" ]; then
+        ok "PHASE lines up under a long name (column ${#hcol})"
+else
+        bad "PHASE does not line up: header \"$header\", row \"$row\""
+fi
+
+# Pods without a PodGroup are in the JSON too, with their node.
+cat >"$TMP/lone.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: small, namespace: team}
+spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: wide, namespace: team}
+spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: '4'}}}]}
+YAML
+run "pods without a group" 0 --output json "$TMP/lone.yaml"
+check "a bound pod without a group" "$TMP/out" '"pod":"team/small","phase":"Running","node":"n1"'
+check "a waiting pod without a group" "$TMP/out" '"pod":"team/wide","phase":"Pending"'
+check "queues are in the JSON" "$TMP/out" '"queues":[{"name":"default","state":"Open"'
+
 # ---- sessions -------------------------------------------------------------------
 
 # Session 2 binds nothing more: the pods run, the group is Running.
@@ -192,6 +205,15 @@ dup="$(grep -o '"pod":"default/pg-[0-9]*-[0-9]*","node":"[^"]*"' "$TMP/out" |
         sed 's|"pod":"default/\(pg-[0-9]*\)-[0-9]*","node":"\([^"]*\)"|\1 \2|' | sort | uniq -d | wc -l | tr -d ' ')"
 if [ "$dup" = 0 ]; then ok "--synthetic: no gang twice on a node"; else bad "--synthetic: $dup gang(s) twice on a node"; fi
 
+# The defaults add nothing but what is asked for: four nodes, no pods.
+run "--synthetic nodes=4" 0 --output json --synthetic nodes=4
+check "--synthetic nodes=4 adds no pod" "$TMP/out" '"binds":[],'
+check "--synthetic nodes=4 adds no group" "$TMP/out" '"podGroups":[],'
+run "--help" 0 --help
+check "--help shows the synthetic defaults" "$TMP/out" \
+        "nodes=0 node-cpu=32 node-memory=128Gi node-pods=110"
+check "--help shows the group defaults" "$TMP/out" "groups=0 group-size=10 pod-cpu=1 pod-memory=1Gi"
+
 run "--synthetic bad spec" 2 --synthetic nodes=2,bogus=1
 check "--synthetic names the bad key" "$TMP/err" 'unknown key "bogus"'
 
@@ -226,7 +248,7 @@ check "no action is an error" "$TMP/err" "actions: no action given; the schedule
 
 EX="$(dirname "$0")/../../examples/sim/topology.yaml"
 run "the topology example" 0 --output table "$EX"
-check "its hard gang lands in rack r2" "$TMP/out" "default/train                    Running    0        0        r2"
+check "its hard gang lands in rack r2" "$TMP/out" "default/train   Running   0         0         r2"
 check "and the wide gang waits whole" "$TMP/out" "no network topology domain of tier <= 1 can hold the whole gang"
 run "the topology example as JSON" 0 --output json "$EX"
 check "the domain is in the JSON" "$TMP/out" '"podGroup":"default/train","phase":"Running","running":0,"pending":0,"domain":"r2"'

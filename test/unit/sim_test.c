@@ -241,6 +241,398 @@ static void test_statuses_line_up(void **state)
         kb_cluster_release(&c);
 }
 
+static int parse(const char *text, struct kb_conf *conf, char *err, size_t n);
+
+/* ---- durations and runtimes -------------------------------------------------- */
+
+static void test_duration_parse(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *text;
+                int64_t ns;
+        } good[] = {
+            {"30m", 1800000000000LL},
+            {"1h30m", 5400000000000LL},
+            /* 1 h + 0.5 h */
+            {"1.5h", 5400000000000LL},
+            {"90s", 90000000000LL},
+            {".5s", 500000000LL},
+            {"5.s", 5000000000LL},
+            {"250ms", 250000000LL},
+            {"1us", 1000LL},
+            {"1\xc2\xb5s", 1000LL},
+            {"7ns", 7LL},
+            /* 2 h 45 m 30.5 s = 7200 + 2700 + 30.5 = 9930.5 s */
+            {"2h45m30.5s", 9930500000000LL},
+            {"0", 0},
+            {"-2s", -2000000000LL},
+            {"+3s", 3000000000LL},
+            /* A fraction finer than a nanosecond is cut: 1.0000000009 s. */
+            {"1.0000000009s", 1000000000LL},
+            /* The largest: 2^63 - 1 ns. */
+            {"9223372036854775807ns", INT64_MAX},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(good); i++) {
+                int64_t ns = -42;
+                char why[256] = "";
+                if (kb_duration_parse(good[i].text, &ns, why, sizeof(why)) != 0 || ns != good[i].ns)
+                        print_error("%s: got %lld (%s), want %lld\n", good[i].text, (long long)ns,
+                                    why, (long long)good[i].ns);
+                assert_int_equal(ns, good[i].ns);
+        }
+        static const struct {
+                const char *text, *why;
+        } bad[] = {
+            {"", "empty duration (want a Go duration such as 30m, 1h30m or 90s)"},
+            {"30", "missing unit in duration \"30\" (units: ns, us, ms, s, m, h)"},
+            {"30x", "unknown unit \"x\" in duration \"30x\" (units: ns, us, ms, s, m, h)"},
+            {"1.5.5s", "missing unit in duration \"1.5.5s\" (units: ns, us, ms, s, m, h)"},
+            {"1d", "unknown unit \"d\" in duration \"1d\" (units: ns, us, ms, s, m, h)"},
+            {"s", "invalid duration \"s\""},
+            {".s", "invalid duration \".s\""},
+            {"-", "invalid duration \"-\""},
+            /* As Go: a unit runs to the next digit or dot. */
+            {"1h-5m", "unknown unit \"h-\" in duration \"1h-5m\" (units: ns, us, ms, s, m, h)"},
+            {"1 h", "unknown unit \" h\" in duration \"1 h\" (units: ns, us, ms, s, m, h)"},
+            /* 3,000,000 h is 1.08e19 ns, past 2^63 - 1. */
+            {"3000000h", "duration \"3000000h\" is too long (at most about 292 years)"},
+            {"9223372036854775808ns",
+             "duration \"9223372036854775808ns\" is too long (at most about 292 years)"},
+            {"2562047h47m16.854775808s",
+             "duration \"2562047h47m16.854775808s\" is too long (at most about 292 years)"},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
+                int64_t ns = -42;
+                char why[256] = "";
+                int rc = kb_duration_parse(bad[i].text, &ns, why, sizeof(why));
+                if (rc != KB_EBADINPUT || strcmp(why, bad[i].why) != 0)
+                        print_error("%s: rc %d, why \"%s\"\n", bad[i].text, rc, why);
+                assert_int_equal(rc, KB_EBADINPUT);
+                assert_string_equal(why, bad[i].why);
+                assert_int_equal(ns, -42);
+        }
+}
+
+static void test_duration_format(void **state)
+{
+        (void)state;
+        static const struct {
+                int64_t ns;
+                const char *text;
+        } cases[] = {
+            {0, "0s"},
+            {5400000000000LL, "1h30m"},
+            {7200000000000LL, "2h"},
+            {90000000000LL, "1m30s"},
+            {1500000000LL, "1.5s"},
+            {250000000LL, "250ms"},
+            {-45000000000LL, "-45s"},
+            {3601000000000LL, "1h1s"},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
+                char buf[32];
+                kb_duration_format(cases[i].ns, buf, sizeof(buf));
+                assert_string_equal(buf, cases[i].text);
+        }
+}
+
+/* A runtime annotation that is no Go duration is bad input at load, named
+ * by pod and annotation; so is a negative one. */
+static void test_runtime_annotation_refused(void **state)
+{
+        (void)state;
+        expect_refused("apiVersion: v1\nkind: Pod\n"
+                       "metadata: {name: q, namespace: team-a, annotations: "
+                       "{kbatch.io/runtime: 30x}}\n"
+                       "spec: {containers: [{name: c}]}\n",
+                       "bad.yaml:1: pod team-a/q: annotation kbatch.io/runtime: unknown unit "
+                       "\"x\" in duration \"30x\" (units: ns, us, ms, s, m, h)");
+        expect_refused("apiVersion: v1\nkind: Pod\n"
+                       "metadata: {name: q, namespace: team-a, annotations: "
+                       "{kbatch.io/runtime: -5m}}\n"
+                       "spec: {containers: [{name: c}]}\n",
+                       "bad.yaml:1: pod team-a/q: annotation kbatch.io/runtime: \"-5m\": a "
+                       "runtime must not be negative");
+        /* kbatch-apiserver's annotation counts when kbatch.io/runtime is
+         * absent, and is checked the same way. */
+        expect_refused("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: team-a}\n"
+                       "spec:\n  template:\n"
+                       "    metadata: {annotations: {kbatch.io/sim-duration: \"60\"}}\n"
+                       "    spec: {containers: [{name: c}]}\n",
+                       "bad.yaml:1: pod team-a/j-0: annotation kbatch.io/sim-duration: missing "
+                       "unit in duration \"60\" (units: ns, us, ms, s, m, h)");
+}
+
+/* Nearest rank: the value at rank ceil(p/100 * n). */
+static void test_percentile(void **state)
+{
+        (void)state;
+        const double three[] = {0, 300, 1200}, two[] = {300, 1500}, one[] = {42};
+        double twenty[20];
+        for (int i = 0; i < 20; i++)
+                twenty[i] = i + 1;
+        /* n = 3: p50 rank ceil(1.5) = 2, p95 rank ceil(2.85) = 3. */
+        assert_true(kb_sim_percentile(three, 3, 50) == 300);
+        assert_true(kb_sim_percentile(three, 3, 95) == 1200);
+        /* n = 2: p50 rank ceil(1) = 1, p95 rank ceil(1.9) = 2. */
+        assert_true(kb_sim_percentile(two, 2, 50) == 300);
+        assert_true(kb_sim_percentile(two, 2, 95) == 1500);
+        /* n = 20: p95 is exactly rank 19, p50 rank 10, p100 the max. */
+        assert_true(kb_sim_percentile(twenty, 20, 95) == 19);
+        assert_true(kb_sim_percentile(twenty, 20, 50) == 10);
+        assert_true(kb_sim_percentile(twenty, 20, 100) == 20);
+        assert_true(kb_sim_percentile(twenty, 20, 1) == 1);
+        assert_true(kb_sim_percentile(one, 1, 50) == 42);
+        assert_true(kb_sim_percentile(one, 0, 50) == 0);
+}
+
+/* ---- the clock ---------------------------------------------------------------------- */
+
+struct steps {
+        int64_t times[64];
+        size_t binds[64];
+        size_t evictions[64];
+        long n;
+};
+
+static void record_step(void *arg, const struct kb_sim_step *step)
+{
+        struct steps *st = arg;
+        if (st->n < 64) {
+                st->times[st->n] = step->time / 1000000000LL;
+                st->binds[st->n] = step->r->nbinds;
+                st->evictions[st->n] = step->r->nevictions;
+        }
+        st->n++;
+}
+
+static void run_timed(const char *text, const char *conf_text, struct kb_cluster *c,
+                      struct kb_sim_report *rep, struct steps *st)
+{
+        struct kb_conf conf;
+        struct kb_sim_opts o;
+        char err[512] = "";
+        kb_cluster_init(c);
+        c->now = 1.8e9;
+        if (kb_cluster_load(c, "t.yaml", text, strlen(text), err, sizeof(err)))
+                print_error("load: %s\n", err);
+        kb_cluster_ensure_default_queue(c);
+        assert_int_equal(parse(conf_text, &conf, err, sizeof(err)), 0);
+        kb_sim_opts_init(&o);
+        memset(st, 0, sizeof(*st));
+        int rc = kb_sim_run(c, &conf, &o, record_step, st, rep, err, sizeof(err));
+        if (rc)
+                print_error("run: %s\n", err);
+        assert_int_equal(rc, 0);
+        kb_conf_release(&conf);
+}
+
+static const struct kb_sim_gang *gang(const struct kb_sim_report *rep, const char *name)
+{
+        for (size_t i = 0; i < rep->ngangs; i++)
+                if (strcmp(rep->gangs[i].name, name) == 0)
+                        return &rep->gangs[i];
+        fail_msg("no gang %s", name);
+        return NULL;
+}
+
+/*
+ * One 4-cpu node.  Gang a (2 x 1 cpu, 90s) arrives at 0, gang b (4 x 1 cpu,
+ * 30s) at 10s.  Sessions, a period of 1 s:
+ *   0    a binds; nothing else waits  next event: b arrives at 10
+ *   10   b is admitted (Inqueue), 2 cpu free for 4: waits     again at 11
+ *   11   nothing                      next event: a ends at 90
+ *   90   a Completed, b binds; nothing waits    next event: b ends at 120
+ *   120  b Completed: every gang finished
+ * Five sessions for two minutes; makespan 120 s, b waited 80 s.
+ */
+static const char clock_manifests[] =
+    "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+    "status: {allocatable: {cpu: '4', memory: 8Gi}}\n"
+    "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+    "metadata: {name: a, creationTimestamp: '2025-01-01T00:00:00Z'}\nspec: {minMember: 2}\n"
+    "---\napiVersion: batch/v1\nkind: Job\n"
+    "metadata: {name: a, creationTimestamp: '2025-01-01T00:00:00Z'}\n"
+    "spec:\n  parallelism: 2\n  template:\n"
+    "    metadata: {annotations: {scheduling.k8s.io/group-name: a, kbatch.io/runtime: 90s}}\n"
+    "    spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+    "'1'}}}]}\n"
+    "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+    "metadata: {name: b, creationTimestamp: '2025-01-01T00:00:10Z'}\nspec: {minMember: 4}\n"
+    "---\napiVersion: batch/v1\nkind: Job\n"
+    "metadata: {name: b, creationTimestamp: '2025-01-01T00:00:10Z'}\n"
+    "spec:\n  parallelism: 4\n  template:\n"
+    "    metadata: {annotations: {scheduling.k8s.io/group-name: b, kbatch.io/runtime: 30s}}\n"
+    "    spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+    "'1'}}}]}\n";
+
+static void test_clock_jumps(void **state)
+{
+        (void)state;
+        struct kb_cluster c;
+        struct kb_sim_report rep;
+        struct steps st;
+        run_timed(clock_manifests, kb_default_conf_yaml, &c, &rep, &st);
+        const int64_t want[] = {0, 10, 11, 90, 120};
+        assert_int_equal(st.n, 5);
+        assert_int_equal(rep.sessions, 5);
+        for (size_t i = 0; i < KB_ARRAY_SIZE(want); i++)
+                assert_int_equal(st.times[i], want[i]);
+        assert_int_equal(st.binds[0], 2);
+        assert_int_equal(st.binds[3], 4);
+        assert_int_equal(rep.stop, KB_SIM_DONE);
+        assert_int_equal(rep.makespan, 120 * 1000000000LL);
+        const struct kb_sim_gang *b = gang(&rep, "default/b");
+        assert_int_equal(b->arrival, 10 * 1000000000LL);
+        assert_int_equal(b->start, 90 * 1000000000LL);
+        assert_int_equal(b->end, 120 * 1000000000LL);
+        /* Time 0 is 2025-01-01T00:00:00Z. */
+        assert_true(rep.origin == 1735689600.0);
+        kb_sim_report_release(&rep);
+        kb_cluster_release(&c);
+}
+
+/* Every pod Succeeded, every PodGroup Completed, and every object back in
+ * the cluster (finished ones leave it during the run). */
+static void test_clock_completion(void **state)
+{
+        (void)state;
+        struct kb_cluster c;
+        struct kb_sim_report rep;
+        struct steps st;
+        run_timed(clock_manifests, kb_default_conf_yaml, &c, &rep, &st);
+        assert_int_equal(c.npods, 6);
+        assert_int_equal(c.npodgroups, 2);
+        for (size_t i = 0; i < c.npods; i++)
+                assert_int_equal(c.pods[i]->phase, KB_POD_SUCCEEDED);
+        for (size_t i = 0; i < c.npodgroups; i++)
+                assert_string_equal(c.podgroups[i]->phase, "Completed");
+        /* cpu in use: 2 of 4 until 90, 4 of 4 until 120, then none. */
+        assert_int_equal(rep.used.n, 3);
+        assert_int_equal(rep.used.v[0].v.q[KB_RES_CPU], 2000);
+        assert_int_equal(rep.used.v[1].t, 90 * 1000000000LL);
+        assert_int_equal(rep.used.v[1].v.q[KB_RES_CPU], 4000);
+        assert_int_equal(rep.used.v[2].v.q[KB_RES_CPU], 0);
+        kb_sim_report_release(&rep);
+        kb_cluster_release(&c);
+}
+
+/*
+ * Preemption on the clock.  One 2-cpu node; gang low (2 x 1 cpu, 1h,
+ * priority 1, grace 10 s) runs from 0; gang high (2 x 1 cpu, 60 s, priority
+ * 1000) arrives at 30 s.  At 30 preempt evicts both low pods and high waits
+ * pipelined; they are gone at 40 (the grace period), when high binds and
+ * low's pods come back Pending (their Job recreates them).  high ends at
+ * 100, low binds again then and runs its whole hour: it ends at 3700.
+ */
+static void test_clock_eviction_grace(void **state)
+{
+        (void)state;
+        const char *text =
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {allocatable: {cpu: '2', memory: 8Gi}}\n"
+            "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: lo}\n"
+            "value: 1\n"
+            "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: hi}\n"
+            "value: 1000\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: low, creationTimestamp: '2025-01-01T00:00:00Z'}\n"
+            "spec: {minMember: 2, priorityClassName: lo}\n"
+            "---\napiVersion: batch/v1\nkind: Job\n"
+            "metadata: {name: low, creationTimestamp: '2025-01-01T00:00:00Z'}\n"
+            "spec:\n  parallelism: 2\n  template:\n"
+            "    metadata: {annotations: {scheduling.k8s.io/group-name: low, kbatch.io/runtime: "
+            "1h}}\n"
+            "    spec: {schedulerName: kbatch, priorityClassName: lo, "
+            "terminationGracePeriodSeconds: 10,\n"
+            "      containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: high, creationTimestamp: '2025-01-01T00:00:30Z'}\n"
+            "spec: {minMember: 2, priorityClassName: hi}\n"
+            "---\napiVersion: batch/v1\nkind: Job\n"
+            "metadata: {name: high, creationTimestamp: '2025-01-01T00:00:30Z'}\n"
+            "spec:\n  parallelism: 2\n  template:\n"
+            "    metadata: {annotations: {scheduling.k8s.io/group-name: high, kbatch.io/runtime: "
+            "60s}}\n"
+            "    spec: {schedulerName: kbatch, priorityClassName: hi,\n"
+            "      containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n";
+        const char *conf = "actions: \"enqueue, allocate, preempt, backfill\"\n"
+                           "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+                           "  - name: conformance\n"
+                           "- plugins:\n  - name: drf\n  - name: predicates\n"
+                           "  - name: proportion\n  - name: nodeorder\n";
+        struct kb_cluster c;
+        struct kb_sim_report rep;
+        struct steps st;
+        run_timed(text, conf, &c, &rep, &st);
+        size_t evicted_at = SIZE_MAX;
+        for (long i = 0; i < st.n && i < 64; i++)
+                if (st.evictions[i] && evicted_at == SIZE_MAX)
+                        evicted_at = (size_t)i;
+        assert_true(evicted_at != SIZE_MAX);
+        assert_int_equal(st.times[evicted_at], 30);
+        assert_int_equal(st.evictions[evicted_at], 2);
+        const struct kb_sim_gang *low = gang(&rep, "default/low"),
+                                 *high = gang(&rep, "default/high");
+        assert_int_equal(low->evictions, 2);
+        assert_int_equal(low->start, 0);
+        assert_int_equal(high->arrival, 30 * 1000000000LL);
+        assert_int_equal(high->start, 40 * 1000000000LL);
+        assert_int_equal(high->end, 100 * 1000000000LL);
+        assert_int_equal(low->end, 3700 * 1000000000LL);
+        assert_int_equal(rep.makespan, 3700 * 1000000000LL);
+        assert_int_equal(rep.stop, KB_SIM_DONE);
+        kb_sim_report_release(&rep);
+        kb_cluster_release(&c);
+}
+
+/* A gang that can never fit stops the run once nothing else can change,
+ * with its reason; the others finish. */
+static void test_clock_stuck(void **state)
+{
+        (void)state;
+        const char *text =
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {allocatable: {cpu: '2', memory: 8Gi}}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: ok, annotations: "
+            "{kbatch.io/runtime: 5m}}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'1'}}}]}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: big}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'4'}}}]}\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: huge}\nspec: {minMember: 1}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: huge-0, annotations: "
+            "{scheduling.k8s.io/group-name: huge}}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'3'}}}]}\n";
+        struct kb_cluster c;
+        struct kb_sim_report rep;
+        struct steps st;
+        run_timed(text, kb_default_conf_yaml, &c, &rep, &st);
+        assert_int_equal(rep.stop, KB_SIM_STUCK);
+        /* The lone pod ran the 5 minutes it declared; huge never started. */
+        const struct kb_sim_gang *ok = gang(&rep, "default/ok"), *huge = gang(&rep, "default/huge");
+        assert_true(ok->lone);
+        assert_int_equal(ok->end, 300 * 1000000000LL);
+        assert_int_equal(huge->start, -1);
+        /* Its reason is the PodGroup's condition message (the gang
+         * plugin's words; they name the 3 cpu the pod asks for). */
+        assert_non_null(huge->why);
+        assert_non_null(strstr(huge->why, "cpu 3"));
+        assert_int_equal(rep.makespan, 300 * 1000000000LL);
+        /* A lone pod that never fits says why as well. */
+        const struct kb_sim_gang *big = gang(&rep, "default/big");
+        assert_true(big->lone);
+        assert_int_equal(big->start, -1);
+        assert_non_null(big->why);
+        assert_non_null(strstr(big->why, "Insufficient cpu"));
+        kb_sim_report_release(&rep);
+        kb_cluster_release(&c);
+}
+
 /* ---- the conf ---------------------------------------------------------------- */
 
 /* Volcano's default volcano-scheduler.conf, as its chart ships it. */
@@ -549,6 +941,14 @@ int main(void)
             cmocka_unit_test(test_conf_skipped_listed),
             cmocka_unit_test(test_unevaluated_fields_reported),
             cmocka_unit_test(test_conf_no_action),
+            cmocka_unit_test(test_duration_parse),
+            cmocka_unit_test(test_duration_format),
+            cmocka_unit_test(test_runtime_annotation_refused),
+            cmocka_unit_test(test_percentile),
+            cmocka_unit_test(test_clock_jumps),
+            cmocka_unit_test(test_clock_completion),
+            cmocka_unit_test(test_clock_eviction_grace),
+            cmocka_unit_test(test_clock_stuck),
         };
         return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

@@ -1,0 +1,563 @@
+/*
+ * A timed run's figures, for people (a table), for tools (the
+ * "simulation" member of kbatch-sim's JSON) and for spreadsheets (CSV).
+ *
+ * What is measured, from struct kb_sim_report:
+ *   utilisation   per resource, the requests of the pods holding room on
+ *                 nodes over the nodes' allocatable, a step function of
+ *                 time; its average is weighted by time over [0, end],
+ *                 end being the makespan when every gang finished, else
+ *                 the last session's time;
+ *   share         per queue and resource, what the queue's pods hold over
+ *                 the cluster's allocatable; deserved likewise for what
+ *                 the quota plugin (proportion, capacity) said it deserves;
+ *   wait          per gang, start - arrival; per queue its nearest-rank
+ *                 p50 and p95, max and mean over the gangs that started.
+ * Example: waits 0, 0, 60, 600 s: p50 is the value at rank ceil(0.5*4) = 2,
+ * 0 s; p95 at rank ceil(0.95*4) = 4, 600 s; max 600 s; mean 165 s.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim-int.h"
+
+#define NS_PER_S 1e9
+
+/* The resources a report shows: every one the nodes have, pods aside. */
+static int report_resources(const struct kb_sim_report *rep, int *idx)
+{
+        int n = 0;
+        for (int i = 0; i < kb_res_count(); i++)
+                if (i != KB_RES_PODS && rep->total.q[i] > 0)
+                        idx[n++] = i;
+        return n;
+}
+
+static int64_t report_end(const struct kb_sim_report *rep)
+{
+        return rep->stop == KB_SIM_DONE ? rep->makespan : rep->clock;
+}
+
+double kb__sim_fraction(const struct kb_sim_report *rep, const struct kb_res *v, int i)
+{
+        return rep->total.q[i] > 0 ? (double)v->q[i] / (double)rep->total.q[i] : 0;
+}
+
+double kb__sim_average(const struct kb_sim_report *rep, const struct kb_sim_series *s, int i,
+                       int64_t end)
+{
+        if (!s->n)
+                return 0;
+        if (end <= 0)
+                return kb__sim_fraction(rep, &s->v[0].v, i);
+        double sum = 0;
+        for (size_t k = 0; k < s->n && s->v[k].t < end; k++) {
+                int64_t until = k + 1 < s->n ? KB_MIN(s->v[k + 1].t, end) : end;
+                sum += kb__sim_fraction(rep, &s->v[k].v, i) * (double)(until - s->v[k].t);
+        }
+        return sum / (double)end;
+}
+
+static double series_peak(const struct kb_sim_report *rep, const struct kb_sim_series *s, int i,
+                          int64_t end)
+{
+        double peak = 0;
+        for (size_t k = 0; k < s->n && (k == 0 || s->v[k].t <= end); k++)
+                peak = KB_MAX(peak, kb__sim_fraction(rep, &s->v[k].v, i));
+        return peak;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+struct waits {
+        size_t gangs, started, finished;
+        double p50, p95, max, mean;
+};
+
+static struct waits queue_waits(const struct kb_sim_report *rep, const char *queue)
+{
+        struct waits w = {0};
+        double *v = kb_xmalloc((rep->ngangs + 1) * sizeof(*v));
+        for (size_t i = 0; i < rep->ngangs; i++) {
+                const struct kb_sim_gang *g = &rep->gangs[i];
+                if (g->prior || strcmp(g->queue, queue))
+                        continue;
+                w.gangs++;
+                w.finished += g->end >= 0;
+                if (g->start >= 0)
+                        v[w.started++] = (double)(g->start - g->arrival) / NS_PER_S;
+        }
+        if (w.started) {
+                qsort(v, w.started, sizeof(*v), cmp_double);
+                w.p50 = kb_sim_percentile(v, w.started, 50);
+                w.p95 = kb_sim_percentile(v, w.started, 95);
+                w.max = v[w.started - 1];
+                for (size_t i = 0; i < w.started; i++)
+                        w.mean += v[i];
+                w.mean /= (double)w.started;
+        }
+        free(v);
+        return w;
+}
+
+static const char *stop_name(enum kb_sim_stop s)
+{
+        switch (s) {
+        case KB_SIM_DONE:
+                return "Done";
+        case KB_SIM_STUCK:
+                return "Stuck";
+        case KB_SIM_TIME_LIMIT:
+                return "TimeLimit";
+        default:
+                return "SessionLimit";
+        }
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+/* A number with at most `decimals` decimals, trailing zeros dropped. */
+static struct kb_value *num(double v, int decimals)
+{
+        char buf[64];
+        snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+        if (strchr(buf, '.')) {
+                size_t n = strlen(buf);
+                while (buf[n - 1] == '0')
+                        buf[--n] = '\0';
+                if (buf[n - 1] == '.')
+                        buf[--n] = '\0';
+        }
+        if (strcmp(buf, "-0") == 0)
+                snprintf(buf, sizeof(buf), "0");
+        return kb_value_new_number(buf);
+}
+
+static struct kb_value *seconds(int64_t ns)
+{
+        return ns < 0 ? kb_value_new(KB_VNULL) : num((double)ns / NS_PER_S, 3);
+}
+
+/* [{"time": 0, "cpu": 0.5, "memory": 0.25}, ...] */
+static struct kb_value *series_json(const struct kb_sim_report *rep, const struct kb_sim_series *s,
+                                    const int *idx, int nidx)
+{
+        struct kb_value *arr = kb_value_new(KB_VARRAY);
+        for (size_t k = 0; k < s->n; k++) {
+                struct kb_value *p = kb_value_new(KB_VOBJECT);
+                kb_value_set(p, "time", seconds(s->v[k].t));
+                for (int i = 0; i < nidx; i++)
+                        kb_value_set(p, kb_res_name(idx[i]),
+                                     num(kb__sim_fraction(rep, &s->v[k].v, idx[i]), 4));
+                kb_value_append(arr, p);
+        }
+        return arr;
+}
+
+static struct kb_value *averages_json(const struct kb_sim_report *rep,
+                                      const struct kb_sim_series *s, const int *idx, int nidx,
+                                      bool peak)
+{
+        struct kb_value *m = kb_value_new(KB_VOBJECT);
+        int64_t end = report_end(rep);
+        for (int i = 0; i < nidx; i++)
+                kb_value_set(m, kb_res_name(idx[i]),
+                             num(peak ? series_peak(rep, s, idx[i], end)
+                                      : kb__sim_average(rep, s, idx[i], end),
+                                 4));
+        return m;
+}
+
+static struct kb_value *gang_json(const struct kb_sim_gang *g)
+{
+        struct kb_value *o = kb_value_new(KB_VOBJECT);
+        kb_value_set(o, g->lone ? "pod" : "podGroup", kb_value_new_string(g->name));
+        kb_value_set(o, "queue", kb_value_new_string(g->queue));
+        if (!g->lone) {
+                kb_value_set(o, "pods", kb_value_new_int(g->pods));
+                kb_value_set(o, "minMember", kb_value_new_int(g->min_member));
+        }
+        kb_value_set(o, "arrivalTime", seconds(g->arrival));
+        kb_value_set(o, "startTime", seconds(g->start));
+        kb_value_set(o, "endTime", seconds(g->end));
+        kb_value_set(o, "waitSeconds", seconds(g->start >= 0 ? g->start - g->arrival : -1));
+        kb_value_set(o, "evictions", kb_value_new_int(g->evictions));
+        if (g->start < 0)
+                kb_value_set(o, "why", kb_value_new_string(g->why ? g->why : "never placed"));
+        return o;
+}
+
+static struct kb_value *res_quantities(const struct kb_res *r, const int *idx, int nidx)
+{
+        struct kb_value *m = kb_value_new(KB_VOBJECT);
+        for (int i = 0; i < nidx; i++) {
+                char q[48];
+                kb_quantity_format(r->q[idx[i]], kb_res_is_milli(idx[i]), kb_res_is_bytes(idx[i]),
+                                   q, sizeof(q));
+                kb_value_set(m, kb_res_name(idx[i]), kb_value_new_string(q));
+        }
+        return m;
+}
+
+struct kb_value *kb_sim_report_to_json(const struct kb_sim_report *rep)
+{
+        int idx[KB_RES_MAX];
+        int nidx = report_resources(rep, idx);
+        char ts[64];
+        struct kb_value *o = kb_value_new(KB_VOBJECT);
+        kb_format_time(rep->origin, ts, sizeof(ts));
+        kb_value_set(o, "start", kb_value_new_string(ts));
+        kb_value_set(o, "periodSeconds", seconds(rep->period));
+        kb_value_set(o, "sessions", kb_value_new_int(rep->sessions));
+        kb_value_set(o, "stop", kb_value_new_string(stop_name(rep->stop)));
+        kb_value_set(o, "timeSeconds", seconds(rep->clock));
+        kb_value_set(o, "makespanSeconds", seconds(rep->makespan));
+        kb_value_set(o, "wallSeconds", num(rep->wall, 3));
+        kb_value_set(o, "capacity", res_quantities(&rep->total, idx, nidx));
+        kb_value_set(o, "defaultRuntimeSeconds", seconds(rep->default_runtime));
+        kb_value_set(o, "defaultRuntimePods", kb_value_new_int((int64_t)rep->default_runtime_pods));
+        kb_value_set(o, "utilization", series_json(rep, &rep->used, idx, nidx));
+        kb_value_set(o, "averageUtilization", averages_json(rep, &rep->used, idx, nidx, false));
+        kb_value_set(o, "peakUtilization", averages_json(rep, &rep->used, idx, nidx, true));
+
+        struct kb_value *queues = kb_value_new(KB_VARRAY);
+        for (size_t i = 0; i < rep->nqueues; i++) {
+                const struct kb_sim_queue *q = &rep->queues[i];
+                struct waits w = queue_waits(rep, q->name);
+                struct kb_value *qo = kb_value_new(KB_VOBJECT);
+                struct kb_value *wo = kb_value_new(KB_VOBJECT);
+                kb_value_set(qo, "name", kb_value_new_string(q->name));
+                kb_value_set(qo, "gangs", kb_value_new_int((int64_t)w.gangs));
+                kb_value_set(qo, "started", kb_value_new_int((int64_t)w.started));
+                kb_value_set(qo, "finished", kb_value_new_int((int64_t)w.finished));
+                kb_value_set(wo, "p50", w.started ? num(w.p50, 3) : kb_value_new(KB_VNULL));
+                kb_value_set(wo, "p95", w.started ? num(w.p95, 3) : kb_value_new(KB_VNULL));
+                kb_value_set(wo, "max", w.started ? num(w.max, 3) : kb_value_new(KB_VNULL));
+                kb_value_set(wo, "mean", w.started ? num(w.mean, 3) : kb_value_new(KB_VNULL));
+                kb_value_set(qo, "waitSeconds", wo);
+                kb_value_set(qo, "share", series_json(rep, &q->allocated, idx, nidx));
+                kb_value_set(qo, "deserved", series_json(rep, &q->deserved, idx, nidx));
+                kb_value_set(qo, "averageShare",
+                             averages_json(rep, &q->allocated, idx, nidx, false));
+                kb_value_set(qo, "averageDeserved",
+                             averages_json(rep, &q->deserved, idx, nidx, false));
+                kb_value_append(queues, qo);
+        }
+        kb_value_set(o, "queues", queues);
+        struct kb_value *pgs = kb_value_new(KB_VARRAY), *pods = kb_value_new(KB_VARRAY);
+        for (size_t i = 0; i < rep->ngangs; i++)
+                if (!rep->gangs[i].prior)
+                        kb_value_append(rep->gangs[i].lone ? pods : pgs, gang_json(&rep->gangs[i]));
+        kb_value_set(o, "podGroups", pgs);
+        kb_value_set(o, "pods", pods);
+        return o;
+}
+
+/* ---- the table ----------------------------------------------------------------- */
+
+static char *pct(double f)
+{
+        return kb_xasprintf("%.0f%%", f * 100);
+}
+
+static char *clock_text(int64_t ns)
+{
+        char buf[32];
+        kb__sim_clock_format(ns, buf, sizeof(buf));
+        return kb_xstrdup(buf);
+}
+
+static char *wait_text(double s)
+{
+        char buf[32];
+        kb_duration_format((int64_t)llround(s * NS_PER_S), buf, sizeof(buf));
+        return kb_xstrdup(buf);
+}
+
+/* Gangs by arrival, then as the report lists them (PodGroups, then pods,
+ * each by name). */
+static int cmp_arrival(const void *a, const void *b)
+{
+        const struct kb_sim_gang *x = *(const struct kb_sim_gang *const *)a;
+        const struct kb_sim_gang *y = *(const struct kb_sim_gang *const *)b;
+        if (x->arrival != y->arrival)
+                return x->arrival < y->arrival ? -1 : 1;
+        return x < y ? -1 : x > y;
+}
+
+void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
+{
+        int idx[KB_RES_MAX];
+        int nidx = report_resources(rep, idx);
+        int64_t end = report_end(rep);
+        char ms[32], ck[32];
+        size_t unfinished = 0;
+        for (size_t i = 0; i < rep->ngangs; i++)
+                unfinished += !rep->gangs[i].prior && rep->gangs[i].end < 0;
+        kb__sim_clock_format(rep->makespan, ms, sizeof(ms));
+        kb__sim_clock_format(rep->clock, ck, sizeof(ck));
+        fprintf(out, "Simulated %s in %ld session(s) (%.3fs): ", ck, rep->sessions, rep->wall);
+        switch (rep->stop) {
+        case KB_SIM_DONE:
+                fprintf(out, "every gang finished; makespan %s\n", ms);
+                break;
+        case KB_SIM_STUCK:
+                fprintf(out,
+                        "%zu gang(s) can never run (nothing left would change); the others "
+                        "finished by %s\n",
+                        unfinished, ms);
+                break;
+        case KB_SIM_TIME_LIMIT:
+                fprintf(out, "stopped at the time limit with %zu gang(s) unfinished\n", unfinished);
+                break;
+        default:
+                fprintf(out, "stopped at the session limit with %zu gang(s) unfinished\n",
+                        unfinished);
+        }
+        if (rep->default_runtime_pods) {
+                char d[32];
+                kb_duration_format(rep->default_runtime, d, sizeof(d));
+                fprintf(out, "%zu pod(s) without kbatch.io/runtime ran the default %s.\n",
+                        rep->default_runtime_pods, d);
+        }
+
+        struct kb_table t;
+        fprintf(out, "\nUtilization (%s)\n",
+                rep->stop == KB_SIM_DONE ? "over the makespan" : "until the last session");
+        kb__table_init(&t, 3, "RESOURCE", "AVERAGE", "PEAK");
+        for (int i = 0; i < nidx; i++) {
+                char *c[3] = {kb_xstrdup(kb_res_name(idx[i])),
+                              pct(kb__sim_average(rep, &rep->used, idx[i], end)),
+                              pct(series_peak(rep, &rep->used, idx[i], end))};
+                kb__table_row_take(&t, c);
+        }
+        kb__table_print(&t, out, "  ");
+
+        fprintf(out, "\nQueues (wait = start - arrival; share = average of the cluster held)\n");
+        kb__table_init(&t, 9, "QUEUE", "GANGS", "FINISHED", "WAIT P50", "WAIT P95", "WAIT MAX",
+                       "SHARE", "DESERVED", "");
+        for (size_t i = 0; i < rep->nqueues; i++) {
+                const struct kb_sim_queue *q = &rep->queues[i];
+                struct waits w = queue_waits(rep, q->name);
+                struct kb_buf share, des;
+                kb_buf_init(&share);
+                kb_buf_init(&des);
+                for (int k = 0; k < nidx; k++) {
+                        kb_buf_printf(&share, "%s%s %.0f%%", k ? ", " : "", kb_res_name(idx[k]),
+                                      100 * kb__sim_average(rep, &q->allocated, idx[k], end));
+                        kb_buf_printf(&des, "%s%s %.0f%%", k ? ", " : "", kb_res_name(idx[k]),
+                                      100 * kb__sim_average(rep, &q->deserved, idx[k], end));
+                }
+                char *c[9] = {kb_xstrdup(q->name),
+                              kb_xasprintf("%zu", w.gangs),
+                              kb_xasprintf("%zu", w.finished),
+                              w.started ? wait_text(w.p50) : kb_xstrdup("-"),
+                              w.started ? wait_text(w.p95) : kb_xstrdup("-"),
+                              w.started ? wait_text(w.max) : kb_xstrdup("-"),
+                              kb_buf_detach(&share),
+                              kb_buf_detach(&des),
+                              NULL};
+                kb__table_row_take(&t, c);
+        }
+        kb__table_print(&t, out, "  ");
+
+        fprintf(out, "\nGangs by arrival (times since the start, H:MM:SS)\n");
+        kb__table_init(&t, 8, "GANG", "QUEUE", "PODS", "ARRIVAL", "START", "END", "WAIT", "WHY");
+        const struct kb_sim_gang **order = kb_xmalloc((rep->ngangs + 1) * sizeof(*order));
+        for (size_t i = 0; i < rep->ngangs; i++)
+                order[i] = &rep->gangs[i];
+        if (rep->ngangs)
+                qsort(order, rep->ngangs, sizeof(*order), cmp_arrival);
+        for (size_t i = 0; i < rep->ngangs; i++) {
+                const struct kb_sim_gang *g = order[i];
+                if (g->prior)
+                        continue;
+                char *c[8] = {kb_xasprintf("%s%s", g->lone ? "pod " : "", g->name),
+                              kb_xstrdup(g->queue),
+                              kb_xasprintf("%d", g->pods),
+                              clock_text(g->arrival),
+                              clock_text(g->start),
+                              clock_text(g->end),
+                              g->start >= 0 ? wait_text((double)(g->start - g->arrival) / NS_PER_S)
+                                            : kb_xstrdup("-"),
+                              g->start < 0 ? kb_xstrdup(g->why ? g->why : "never placed") : NULL};
+                kb__table_row_take(&t, c);
+        }
+        kb__table_print(&t, out, "  ");
+        free(order);
+        fputc('\n', out);
+}
+
+/* ---- CSV ----------------------------------------------------------------------- */
+
+static FILE *open_csv(const char *prefix, const char *what, char **path)
+{
+        size_t n = strlen(prefix);
+        if (n >= 4 && strcmp(prefix + n - 4, ".csv") == 0)
+                n -= 4;
+        *path = kb_xasprintf("%.*s-%s.csv", (int)n, prefix, what);
+        return fopen(*path, "w");
+}
+
+static int close_csv(FILE *f, char *path, char *err, size_t errlen)
+{
+        int rc = 0;
+        if (ferror(f) | fclose(f)) {
+                rc = -errno;
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        }
+        free(path);
+        return rc;
+}
+
+/* Value of series s at time t (its last point at or before t). */
+static const struct kb_res *value_at(const struct kb_sim_series *s, size_t *cursor, int64_t t)
+{
+        static const struct kb_res zero;
+        while (*cursor + 1 < s->n && s->v[*cursor + 1].t <= t)
+                (*cursor)++;
+        return s->n && s->v[*cursor].t <= t ? &s->v[*cursor].v : &zero;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+        int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* One row per moment anything changed: utilisation, then each queue's
+ * share and deserved share, per resource. */
+static void write_timeline(const struct kb_sim_report *rep, FILE *f, const int *idx, int nidx)
+{
+        size_t n = rep->used.n, k = 0;
+        for (size_t q = 0; q < rep->nqueues; q++)
+                n += rep->queues[q].allocated.n + rep->queues[q].deserved.n;
+        int64_t *times = kb_xmalloc((n + 1) * sizeof(*times));
+        for (size_t i = 0; i < rep->used.n; i++)
+                times[k++] = rep->used.v[i].t;
+        for (size_t q = 0; q < rep->nqueues; q++) {
+                for (size_t i = 0; i < rep->queues[q].allocated.n; i++)
+                        times[k++] = rep->queues[q].allocated.v[i].t;
+                for (size_t i = 0; i < rep->queues[q].deserved.n; i++)
+                        times[k++] = rep->queues[q].deserved.v[i].t;
+        }
+        qsort(times, k, sizeof(*times), cmp_i64);
+        fputs("time_seconds", f);
+        for (int i = 0; i < nidx; i++)
+                fprintf(f, ",utilization %s", kb_res_name(idx[i]));
+        for (size_t q = 0; q < rep->nqueues; q++)
+                for (int w = 0; w < 2; w++)
+                        for (int i = 0; i < nidx; i++) {
+                                char *h =
+                                    kb_xasprintf("%s %s %s", rep->queues[q].name,
+                                                 w ? "deserved" : "share", kb_res_name(idx[i]));
+                                fputc(',', f);
+                                kb__csv_field(f, h);
+                                free(h);
+                        }
+        fputc('\n', f);
+        size_t ucur = 0;
+        size_t *cur = kb_xcalloc(2 * rep->nqueues + 1, sizeof(*cur));
+        for (size_t i = 0; i < k; i++) {
+                if (i && times[i] == times[i - 1])
+                        continue;
+                fprintf(f, "%.3f", (double)times[i] / NS_PER_S);
+                const struct kb_res *u = value_at(&rep->used, &ucur, times[i]);
+                for (int x = 0; x < nidx; x++)
+                        fprintf(f, ",%.4f", kb__sim_fraction(rep, u, idx[x]));
+                for (size_t q = 0; q < rep->nqueues; q++)
+                        for (int w = 0; w < 2; w++) {
+                                const struct kb_sim_series *s =
+                                    w ? &rep->queues[q].deserved : &rep->queues[q].allocated;
+                                const struct kb_res *v = value_at(s, &cur[2 * q + w], times[i]);
+                                for (int x = 0; x < nidx; x++)
+                                        fprintf(f, ",%.4f", kb__sim_fraction(rep, v, idx[x]));
+                        }
+                fputc('\n', f);
+        }
+        free(cur);
+        free(times);
+}
+
+static void csv_seconds(FILE *f, int64_t ns)
+{
+        if (ns >= 0)
+                fprintf(f, ",%.3f", (double)ns / NS_PER_S);
+        else
+                fputc(',', f);
+}
+
+int kb_sim_report_write_csv(const struct kb_sim_report *rep, const char *prefix, char *err,
+                            size_t errlen)
+{
+        int idx[KB_RES_MAX];
+        int nidx = report_resources(rep, idx);
+        char *path;
+        FILE *f = open_csv(prefix, "gangs", &path);
+        if (!f)
+                goto fail;
+        fputs("gang,kind,queue,pods,min_member,arrival_seconds,start_seconds,end_seconds,"
+              "wait_seconds,evictions,why\n",
+              f);
+        for (size_t i = 0; i < rep->ngangs; i++) {
+                const struct kb_sim_gang *g = &rep->gangs[i];
+                if (g->prior)
+                        continue;
+                kb__csv_field(f, g->name);
+                fprintf(f, ",%s,", g->lone ? "pod" : "podgroup");
+                kb__csv_field(f, g->queue);
+                fprintf(f, ",%d,%d", g->pods, g->min_member);
+                csv_seconds(f, g->arrival);
+                csv_seconds(f, g->start);
+                csv_seconds(f, g->end);
+                csv_seconds(f, g->start >= 0 ? g->start - g->arrival : -1);
+                fprintf(f, ",%d,", g->evictions);
+                kb__csv_field(f, g->start < 0 ? (g->why ? g->why : "never placed") : "");
+                fputc('\n', f);
+        }
+        if (close_csv(f, path, err, errlen))
+                return -EIO;
+
+        if (!(f = open_csv(prefix, "queues", &path)))
+                goto fail;
+        fputs("queue,gangs,started,finished,wait_p50_seconds,wait_p95_seconds,wait_max_seconds,"
+              "wait_mean_seconds",
+              f);
+        for (int i = 0; i < nidx; i++)
+                fprintf(f, ",average share %s,average deserved %s", kb_res_name(idx[i]),
+                        kb_res_name(idx[i]));
+        fputc('\n', f);
+        for (size_t q = 0; q < rep->nqueues; q++) {
+                struct waits w = queue_waits(rep, rep->queues[q].name);
+                kb__csv_field(f, rep->queues[q].name);
+                fprintf(f, ",%zu,%zu,%zu", w.gangs, w.started, w.finished);
+                if (w.started)
+                        fprintf(f, ",%.3f,%.3f,%.3f,%.3f", w.p50, w.p95, w.max, w.mean);
+                else
+                        fputs(",,,,", f);
+                for (int i = 0; i < nidx; i++)
+                        fprintf(f, ",%.4f,%.4f",
+                                kb__sim_average(rep, &rep->queues[q].allocated, idx[i],
+                                                report_end(rep)),
+                                kb__sim_average(rep, &rep->queues[q].deserved, idx[i],
+                                                report_end(rep)));
+                fputc('\n', f);
+        }
+        if (close_csv(f, path, err, errlen))
+                return -EIO;
+
+        if (!(f = open_csv(prefix, "timeline", &path)))
+                goto fail;
+        write_timeline(rep, f, idx, nidx);
+        return close_csv(f, path, err, errlen) ? -EIO : 0;
+fail:
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        free(path);
+        return -EIO;
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# kbatch-sim --until-done on examples/sim/trace-teams.yaml, whose makespan,
+# waits and utilisation are worked out by hand in the file's comment: the
+# JSON ("simulation"), the table, the CSV files and the SVG; then runs that
+# cannot finish (a gang that never fits, the time limit) and bad input.
+# Run by `make test` with BIN set to the directory holding kbatch-sim.
+. "$(dirname "$0")/lib/sim.sh"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+TRACE="$ROOT/examples/sim/trace-teams.yaml"
+
+# ---- the trace, as JSON ------------------------------------------------------------
+
+run "trace json" 0 --until-done --output json "$TRACE"
+if command -v python3 >/dev/null 2>&1; then
+        if python3 - "$TMP/out" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+sim = doc["simulation"]
+# The hand derivation in the trace's comment.
+assert sim["stop"] == "Done", sim["stop"]
+assert sim["makespanSeconds"] == 3600, sim["makespanSeconds"]
+assert sim["start"] == "2025-01-06T08:00:00Z", sim["start"]
+assert sim["averageUtilization"]["cpu"] == 0.6875, sim["averageUtilization"]
+assert sim["peakUtilization"]["cpu"] == 1, sim["peakUtilization"]
+q = {x["name"]: x for x in sim["queues"]}
+assert q["team-a"]["waitSeconds"] == {"p50": 300, "p95": 1200, "max": 1200, "mean": 500}, q["team-a"]["waitSeconds"]
+assert q["team-b"]["waitSeconds"] == {"p50": 300, "p95": 1500, "max": 1500, "mean": 900}, q["team-b"]["waitSeconds"]
+assert q["team-a"]["gangs"] == 3 and q["team-a"]["finished"] == 3
+# team-a holds 8 of 16 cpu until 0:30, 4 until 0:40, none until 0:55,
+# 16 until 1:00: (0.5*1800 + 0.25*600 + 1*300)/3600 = 0.375.
+assert q["team-a"]["averageShare"]["cpu"] == 0.375, q["team-a"]["averageShare"]
+g = {x["podGroup"]: x for x in sim["podGroups"]}
+want = {  # arrival, start, end, wait (seconds)
+    "default/a-train": (0, 0, 1800, 0),
+    "default/b-sweep": (300, 1800, 3000, 1500),
+    "default/a-eval": (600, 1800, 2400, 1200),
+    "default/b-tune": (2100, 2400, 3300, 300),
+    "default/a-big": (3000, 3300, 3600, 300),
+}
+for name, (arr, start, end, wait) in want.items():
+    x = g[name]
+    got = (x["arrivalTime"], x["startTime"], x["endTime"], x["waitSeconds"])
+    assert got == (arr, start, end, wait), (name, got)
+# Utilisation: 8 of 16 cpu from 0, 16 from 0:30, 4 from 0:50, 16 from
+# 0:55, none from 1:00.
+u = [(p["time"], p["cpu"]) for p in sim["utilization"]]
+assert u == [(0, 0.5), (1800, 1), (3000, 0.25), (3300, 1), (3600, 0)], u
+# The session stream: those that changed something, with their time.
+s = doc["sessions"]
+assert all("time" in x for x in s)
+assert s[0]["index"] == 1 and s[0]["time"] == 0
+assert sorted(b["pod"] for b in s[0]["binds"]) == ["default/a-train-%d" % i for i in range(4)]
+# Sessions: at 0 (a-train binds, nothing waits), 0:05 and 0:05:01 (b-sweep
+# admitted, then nothing), 0:10 and 0:10:01 (a-eval likewise), 0:30 (two
+# binds, nothing waits), 0:35 and 0:35:01, 0:40 (b-tune binds), 0:50 and
+# 0:50:01 (a-big admitted), 0:55 (a-big binds) and 1:00 (a-big Completed).
+assert sim["sessions"] == 13, sim["sessions"]
+times = [x["time"] for x in s]
+assert times == [0, 300, 600, 1800, 2100, 2400, 3000, 3300, 3600], times
+PY
+        then ok "trace json: makespan, waits, utilisation, gangs as derived by hand"; else
+                bad "trace json"; head -c 3000 "$TMP/out"; echo; fi
+else
+        for key in '"makespanSeconds":3600' '"stop":"Done"' '"utilization":[' '"waitSeconds":{"p50":300,"p95":1200,"max":1200,"mean":500}' \
+                '"startTime":1800' '"endTime":3600'; do
+                check "trace json has $key" "$TMP/out" "$key"
+        done
+fi
+
+# ---- the table, the CSV, the picture ---------------------------------------------
+
+run "trace table" 0 --until-done --output table --csv "$TMP/run.csv" --plot "$TMP/run.svg" "$TRACE"
+check "table: the summary line" "$TMP/out" "every gang finished; makespan 1:00:00"
+check "table: cpu utilisation" "$TMP/out" "cpu        69%       100%"
+check "table: team-a waits" "$TMP/out" "team-a    3       3          5m         20m        20m"
+check "table: b-sweep's times" "$TMP/out" "default/b-sweep   team-b   6      0:05:00   0:30:00   0:50:00   25m"
+check "csv: b-sweep" "$TMP/run-gangs.csv" "default/b-sweep,podgroup,team-b,6,6,300.000,1800.000,3000.000,1500.000,0,"
+check "csv: team-b's waits" "$TMP/run-queues.csv" "team-b,2,2,2,300.000,1500.000,1500.000,900.000"
+check "csv: the timeline header" "$TMP/run-timeline.csv" "time_seconds,utilization cpu,utilization memory"
+check "csv: the timeline at 0:50" "$TMP/run-timeline.csv" "3000.000,0.2500,"
+check "svg: an SVG document" "$TMP/run.svg" '<svg xmlns="http://www.w3.org/2000/svg"'
+check "svg: a legend naming a queue" "$TMP/run.svg" "team-a held (average 38%)"
+check "svg: utilisation per resource" "$TMP/run.svg" "cpu (average 69%)"
+if grep -q 'href\|<script\|<image' "$TMP/run.svg"; then
+        bad "svg: refers to something outside itself"
+else
+        ok "svg: self-contained"
+fi
+if command -v rsvg-convert >/dev/null 2>&1; then
+        if rsvg-convert "$TMP/run.svg" -o "$TMP/run.png" 2>"$TMP/rsvg.err"; then
+                ok "svg: rsvg-convert renders it"
+        else
+                bad "svg: rsvg-convert: $(cat "$TMP/rsvg.err")"
+        fi
+fi
+
+# ---- runs that cannot finish -----------------------------------------------------
+
+# cluster.yaml's too-big (6 pods of 6 cpu) never fits: the run stops once
+# nothing else can change, names it, and exits 0.
+run "a gang that never fits" 0 --until-done --output json "$ROOT/examples/sim/cluster.yaml"
+check "stderr says gangs cannot run" "$TMP/err" "nothing left can change with 1 gang(s) unfinished"
+check "its reason is in the JSON" "$TMP/out" '"podGroup":"default/too-big","queue":"team-b","pods":6,"minMember":6,"arrivalTime":0,"startTime":null,"endTime":null,"waitSeconds":null'
+check "pods without a PodGroup are gangs of their own" "$TMP/out" '"pod":"default/sweep-0","queue":"default"'
+
+# At 0:45 b-sweep and b-tune run and a-big has not arrived: three gangs
+# unfinished; the next session would be at 0:50.
+run "--time-limit" 0 --until-done --time-limit 45m --output json "$TRACE"
+check "the time limit says so" "$TMP/err" "stopped at --time-limit with 3 gang(s) unfinished"
+check "stop is TimeLimit" "$TMP/out" '"stop":"TimeLimit"'
+
+# ---- bad input ------------------------------------------------------------------------
+
+run "--plot without --until-done" 2 --plot "$TMP/x.svg" "$TRACE"
+check "--plot needs --until-done" "$TMP/err" "--plot: figures over time need --until-done"
+run "--default-runtime 5x" 2 --until-done --default-runtime 5x "$TRACE"
+check "--default-runtime names the unit" "$TMP/err" \
+        'kbatch-sim: --default-runtime: unknown unit "x" in duration "5x"'
+run "--schedule-period 0s" 2 --until-done --schedule-period 0s "$TRACE"
+check "--schedule-period wants a positive period" "$TMP/err" "--schedule-period: want at least 1ms"
+sed 's/kbatch.io\/runtime: 15m/kbatch.io\/runtime: 15 min/' "$TRACE" >"$TMP/badrt.yaml"
+run "a bad runtime annotation" 2 --until-done "$TMP/badrt.yaml"
+check "it names the pod and the annotation" "$TMP/err" \
+        'pod default/b-tune-0: annotation kbatch.io/runtime: unknown unit " min" in duration "15 min"'
+
+echo "sim_time: $pass passed, $fail failed"
+[ "$fail" = 0 ]
