@@ -11,12 +11,27 @@
 /* How long an acknowledged bind may wait for the watch to show it. */
 #define KB__MARK_TTL 60.0
 
+/* One set of pod labels, shared by every cached pod that carries exactly
+ * these (the pods of a Job carry the same four): key is the labels
+ * written out, kv and its strings live in text[]. */
+struct kb__labelset {
+        UT_hash_handle hh;
+        struct kb_cache *c;
+        int refs;
+        const char *key;
+        struct kb_kv *kv;
+        size_t n;
+        char text[];
+};
+
 /* A decoded object and the references to it (the cache's, and one per
- * snapshot holding it); freed at the last. */
+ * snapshot holding it); freed at the last.  A pod's labels may be a shared
+ * set, given back before the pod is freed. */
 struct kb__cobj {
         int refs;
         enum kb_kind kind;
         void *ptr;
+        struct kb__labelset *labels;
 };
 
 struct kb__entry {
@@ -54,6 +69,7 @@ struct kb__feed {
 struct kb_cache {
         struct kb__entry *tab[KB__NKINDS];
         struct kb__mark *marks;
+        struct kb__labelset *labelsets;
         struct kb__invalid *invalid;
         unsigned invalid_gen;
         struct kb__feed feeds[KB__NKINDS][KB_CACHE_MAX_SOURCES];

@@ -124,8 +124,8 @@ struct kb_cache_snap {
         struct kb_cache *cache;
         void **refs; /* the objects held */
         size_t nrefs;
-        struct kb_pod **assumed; /* shallow copies with nodeName set */
-        size_t nassumed;
+        const char **assumed_node; /* snap.assumed_node (owned) */
+        size_t nassumed;           /* pods assumed on a node */
 };
 
 /* A snapshot of the current state for a session on another thread.  The

@@ -63,11 +63,15 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         FILL(namespaces, nnamespaces, KB_KIND_NAMESPACE, struct kb_namespace);
         FILL(hypernodes, nhypernodes, KB_KIND_HYPERNODE, struct kb_hypernode);
 
-        /* Assumed pods: a shallow copy whose nodeName is the bind's target.
-         * The copy shares the original's strings and arrays, which the
-         * snapshot's reference keeps alive. */
+        /* Assumed pods: the snapshot says which node each pod being bound
+         * is on (snap.assumed_node, a pointer per pod: 8 bytes where a
+         * copy of the pod with its nodeName set took 370, and a bind storm
+         * assumes every pod at once).  The name is the node object's own,
+         * which the snapshot holds, as the mark may go while the session
+         * runs; a pod whose node is not in the cache is not assumed (the
+         * dispatcher never binds a pod that is marked). */
         if (c->marks) {
-                s->assumed = kb_xmalloc(HASH_COUNT(c->marks) * sizeof(*s->assumed));
+                const char **on = kb_xcalloc(s->snap.npods + 1, sizeof(*on));
                 for (size_t i = 0; i < s->snap.npods; i++) {
                         struct kb_pod *p = s->snap.pods[i];
                         if (p->node_name && *p->node_name)
@@ -77,14 +81,14 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
                         free(key);
                         if (!m)
                                 continue;
-                        struct kb_pod *a = kb_xmalloc(sizeof(*a));
-                        *a = *p;
-                        /* The node string belongs to the mark, which may go
-                         * while the session runs: the copy has its own. */
-                        a->node_name = kb_xstrdup(m->node);
-                        s->assumed[s->nassumed++] = a;
-                        s->snap.pods[i] = a;
+                        const struct kb_node *n = kb_cache_get(c, KB_KIND_NODE, NULL, m->node);
+                        if (!n)
+                                continue;
+                        on[i] = n->meta.name;
+                        s->nassumed++;
                 }
+                s->assumed_node = on;
+                s->snap.assumed_node = on;
         }
         s->snap.scheduler_names = names;
         s->snap.nscheduler_names = nnames;
@@ -99,11 +103,7 @@ void kb_cache_snapshot_free(struct kb_cache_snap *s)
 {
         if (!s)
                 return;
-        for (size_t i = 0; i < s->nassumed; i++) {
-                free(s->assumed[i]->node_name);
-                free(s->assumed[i]);
-        }
-        free(s->assumed);
+        free(s->assumed_node);
         for (size_t i = 0; i < s->nrefs; i++)
                 kb__cache_cobj_unref(s->refs[i]);
         free(s->refs);

@@ -48,8 +48,9 @@ struct kb_snapshot {
         size_t nhypernodes;
         const char *const *scheduler_names;
         size_t nscheduler_names;
-        const char *default_queue; /* "default" when NULL */
-        double now;                /* wall-clock seconds, for conditions */
+        const char *default_queue;       /* "default" when NULL */
+        const char *const *assumed_node; /* per pod, or NULL: a bind in flight's node (bound) */
+        double now;                      /* wall-clock seconds, for conditions */
 };
 
 #include "framework/points.h"
@@ -441,8 +442,7 @@ typedef void (*kb_task_event_fn)(void *arg, const struct kb_task *t);
 /* Called after a task is allocated or pipelined (allocate) or given back
  * (deallocate: evicted, or an allocation undone), inside statements and
  * their undo, so shares and counts stay current.  In both, t->node is the
- * node concerned (the one it is leaving, for an undone allocation).
- * Either may be NULL. */
+ * node concerned (the one it is leaving, for an undone allocation).  Either may be NULL. */
 struct kb_event_handler {
         kb_task_event_fn allocate;
         kb_task_event_fn deallocate;

@@ -136,16 +136,22 @@ static void test_binding_marks(void **state)
 {
         static const char *const names[] = {"kbatch"};
         struct kb_cache *c = kb_cache_new();
+        put(c, KB_KIND_NODE,
+            "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\"}}}");
         put(c, KB_KIND_POD, POD("p1", "u1", ""));
         const struct kb_pod *p = kb_cache_get(c, KB_KIND_POD, "default", "p1");
         kb_cache_assume(c, p, "n1");
         assert_true(kb_cache_binding(c, "default", "p1"));
 
-        /* The snapshot shows the pod on its node; it keeps the original
-         * alive across an update. */
+        /* The snapshot shows the pod on its node (the node object's own
+         * name, which the snapshot holds); it keeps the original alive
+         * across an update. */
         struct kb_cache_snap *s = kb_cache_snapshot(c, names, 1, NULL);
         assert_int_equal(s->snap.npods, 1);
-        assert_string_equal(s->snap.pods[0]->node_name, "n1");
+        assert_int_equal(s->nassumed, 1);
+        assert_null(s->snap.pods[0]->node_name);
+        assert_non_null(s->snap.assumed_node);
+        assert_string_equal(s->snap.assumed_node[0], "n1");
         assert_string_equal(s->snap.pods[0]->meta.name, "p1");
         put(c, KB_KIND_POD, POD("p1", "u1", ""));
         assert_true(kb_cache_binding(c, "default", "p1"));
@@ -163,6 +169,13 @@ static void test_binding_marks(void **state)
         kb_cache_assume(c, kb_cache_get(c, KB_KIND_POD, "default", "p2"), "n2");
         kb_cache_bind_done(c, "default", "p2", false);
         assert_false(kb_cache_binding(c, "default", "p2"));
+        s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_int_equal(s->nassumed, 0);
+        kb_cache_snapshot_free(s);
+
+        /* A pod marked for a node the cache does not have is not assumed
+         * anywhere (the dispatcher never binds a marked pod twice). */
+        kb_cache_assume(c, kb_cache_get(c, KB_KIND_POD, "default", "p2"), "gone");
         s = kb_cache_snapshot(c, names, 1, NULL);
         assert_int_equal(s->nassumed, 0);
         kb_cache_snapshot_free(s);
@@ -197,6 +210,25 @@ static void test_trim(void **state)
         assert_int_equal(p->meta.nannotations, 1);
         assert_string_equal(kb_meta_annotation(&p->meta, "volcano.sh/task-spec"), "worker");
         assert_string_equal(p->group_name, "g");
+
+        /* Pods with the same labels share one copy of them, which outlives
+         * any one of the pods. */
+        put(c, KB_KIND_POD,
+            "{\"metadata\":{\"name\":\"q\",\"namespace\":\"default\",\"uid\":\"v\","
+            "\"labels\":{\"job-name\":\"j\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}");
+        put(c, KB_KIND_POD,
+            "{\"metadata\":{\"name\":\"r\",\"namespace\":\"default\",\"uid\":\"w\","
+            "\"labels\":{\"job-name\":\"k\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}");
+        p = kb_cache_get(c, KB_KIND_POD, "default", "p");
+        const struct kb_pod *q = kb_cache_get(c, KB_KIND_POD, "default", "q");
+        const struct kb_pod *r = kb_cache_get(c, KB_KIND_POD, "default", "r");
+        assert_ptr_equal(p->meta.labels, q->meta.labels);
+        assert_ptr_not_equal(p->meta.labels, r->meta.labels);
+        struct kb_value *v = json("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"}}");
+        kb_cache_remove(c, KB_KIND_POD, v);
+        kb_value_free(v);
+        assert_string_equal(kb_meta_label(&q->meta, "job-name"), "j");
+        assert_string_equal(kb_meta_label(&r->meta, "job-name"), "k");
         kb_cache_free(c);
 }
 
