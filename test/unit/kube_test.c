@@ -511,6 +511,84 @@ static void test_window(void **state)
         kb_apiserver_free(srv);
 }
 
+/* A paged list: 1,200 pods in pages of 500, the next page asked for while
+ * the last one is read; every pod arrives, in one list. */
+struct count {
+        size_t upserts;
+        bool ended;
+};
+
+static void c_begin(void *arg)
+{
+        ((struct count *)arg)->upserts = 0;
+}
+
+static void c_upsert(void *arg, const struct kb_value *obj)
+{
+        (void)obj;
+        ((struct count *)arg)->upserts++;
+}
+
+static void c_remove(void *arg, const struct kb_value *obj)
+{
+        (void)arg;
+        (void)obj;
+}
+
+static void c_end(void *arg)
+{
+        ((struct count *)arg)->ended = true;
+}
+
+static void test_paged_list(void **state)
+{
+        struct kb_apiserver_opts ao;
+        kb_apiserver_opts_init(&ao);
+        ao.kubelet = false;
+        ao.job_controller = false;
+        struct kb_apiserver *srv = kb_apiserver_new(&ao);
+        for (int i = 0; i < 1200; i++) {
+                char *body = kb_xasprintf(
+                    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p%d\"},"
+                    "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                    i);
+                struct kb_api_req req = {.method = "POST",
+                                         .path = "/api/v1/namespaces/default/pods",
+                                         .content_type = "application/json",
+                                         .body = body,
+                                         .body_len = strlen(body)};
+                struct kb_api_resp resp;
+                kb_apiserver_handle(srv, &req, &resp);
+                assert_int_equal(resp.status, 201);
+                kb_api_resp_release(&resp);
+                free(body);
+        }
+        assert_int_equal(kb_apiserver_start(srv, "127.0.0.1", 0), 0);
+        uv_loop_t loop;
+        assert_int_equal(uv_loop_init(&loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(srv));
+        struct kb_kube_config cfg = {.server = server};
+        struct kb_kube *k = kb_kube_new(&loop, &cfg, NULL);
+        free(server);
+        static const struct kb_reflector_ops ops = {c_begin, c_upsert, c_remove, c_end};
+        struct count n = {0};
+        struct kb_reflector *r = kb_reflector_new(k, "pods", "/api/v1/pods", NULL, &ops, &n);
+        double end = kb_now_mono() + 20;
+        while (!kb_reflector_synced(r) && kb_now_mono() < end)
+                uv_run(&loop, UV_RUN_ONCE);
+        assert_true(kb_reflector_synced(r));
+        assert_true(n.ended);
+        assert_int_equal(n.upserts, 1200);
+        unsigned lists, watches;
+        kb_reflector_counts(r, &lists, &watches);
+        assert_int_equal(lists, 1);
+        kb_reflector_free(r);
+        kb_kube_free(k);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        kb_apiserver_free(srv);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -523,6 +601,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_lanes, lanes_setup, lanes_teardown),
             cmocka_unit_test_setup_teardown(test_fence_drop_supersede, lanes_setup, lanes_teardown),
             cmocka_unit_test(test_window),
+            cmocka_unit_test(test_paged_list),
         };
         return cmocka_run_group_tests_name("kube", tests, NULL, NULL);
 }
