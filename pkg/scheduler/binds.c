@@ -71,6 +71,7 @@ size_t kb__binds_drop(struct kb_sched *s)
                 n++;
         }
         s->backlog = s->backlog_tail = NULL;
+        s->nbacklog = 0;
         s->binds_inflight -= n;
         return n;
 }
@@ -195,6 +196,7 @@ void kb__binds_pump(struct kb_sched *s)
                kb_kube_waiting(s->kube, KB_KUBE_LANE_BIND) < BIND_FEED) {
                 struct kb__bind *b = s->backlog;
                 s->backlog = b->next;
+                s->nbacklog--;
                 if (!s->backlog)
                         s->backlog_tail = NULL;
                 send_bind(s, b);
@@ -221,6 +223,7 @@ void kb__dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
         else
                 s->backlog = b;
         s->backlog_tail = b;
+        s->nbacklog++;
         s->binds_inflight++;
 }
 

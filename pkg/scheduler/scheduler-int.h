@@ -76,6 +76,8 @@ struct kb_sched {
          * wire. */
         size_t binds_inflight;
         struct kb__bind *backlog, *backlog_tail; /* decided, not handed to the client */
+        size_t nbacklog;
+        double session_started; /* monotonic: when the last session started */
         bool default_queue_requested;
         bool have_default_queue;     /* our watch has shown it */
         double default_queue_failed; /* monotonic: the last failed create, 0 if none */
