@@ -12,9 +12,8 @@
 #                starts; the clock starts with the scheduler: time to its
 #                first bind, to every bind
 #   SCHED_FLAGS  extra kbatch-scheduler flags
-#   API_FLAGS    extra kbatch-apiserver flags (default --history 1000000:
-#                with kbatch-apiserver's default of 1,000 events, a burst
-#                of binds outruns every watch, and every client relists)
+#   SCHED_BIN    another kbatch-scheduler (to compare builds)
+#   API_FLAGS    extra kbatch-apiserver flags
 #
 # Per run: seconds to the first bind and to the last, the sustained bind
 # rate (10% to 90% of the pods, from the scheduler's bind counter sampled
@@ -28,7 +27,7 @@ NGROUPS=${2:-1000}
 SIZE=${3:-10}
 RUNS=${4:-3}
 MODE=${MODE:-apply}
-API_FLAGS=${API_FLAGS---history 1000000}
+API_FLAGS=${API_FLAGS-}
 BIN=${BIN:-bin}
 if ! command -v kubectl >/dev/null 2>&1; then
         echo "daemon bench: SKIPPED (no kubectl)"
@@ -60,7 +59,7 @@ created() {
 start_sched() {
         mport=$((20000 + RANDOM % 20000))
         # shellcheck disable=SC2086
-        "$BIN/kbatch-scheduler" --kubeconfig "$KUBECONFIG" --listen-address "127.0.0.1:$mport" \
+        "${SCHED_BIN:-$BIN/kbatch-scheduler}" --kubeconfig "$KUBECONFIG" --listen-address "127.0.0.1:$mport" \
                 ${SCHED_FLAGS:-} >"$tmp/scheduler-$r.log" 2>&1 &
         spid=$!
         pids+=($spid)
