@@ -112,8 +112,8 @@ static void reclaim_execute(struct kb_session *s)
                 struct kb_job *j = jobs[i];
                 /* As preempt, reclaim leaves gangs with a network
                  * topology alone: it would place them anywhere. */
-                if ((j->phase == KB_PG_PENDING && !waits_for_enqueue) || kb_job_valid(s, j, NULL) ||
-                    !kb_job_starving(s, j) || kb_job_has_topology(j))
+                if ((j->phase == KB_PG_PENDING && (!waits_for_enqueue || j->inqueue_backoff)) ||
+                    kb_job_valid(s, j, NULL) || !kb_job_starving(s, j) || kb_job_has_topology(j))
                         continue;
                 size_t q = j->queue->index;
                 if (!queued[q]) {

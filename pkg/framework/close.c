@@ -192,6 +192,35 @@ static bool reported(const struct kb_job *j)
         return g && *g;
 }
 
+/* The Inqueue condition this session sets for j, if any (inqueue.c): a
+ * group that reserves and closes Inqueue without one gets True; one its
+ * timeout sent back, False. */
+static void inqueue_condition(struct kb_session *s, const struct kb_job *j, struct kb_pg_status *st)
+{
+        struct kb_result *r = s->result;
+        const struct kb_podgroup *pg = j->pg;
+        if (!pg || !pg->has_min_resources || !s->has_enqueue)
+                return;
+        const struct kb_condition *c = kb_pg_condition(pg, KB_INQUEUE_CONDITION);
+        if (j->inqueue_expired) {
+                char t[48];
+                kb_duration_format((int64_t)(j->inqueue_expired * 1e9), t, sizeof(t));
+                st->inq_status = "False";
+                st->inq_reason = KB_INQUEUE_TIMEOUT_REASON;
+                st->inq_message = kb_pool_printf(&r->pool,
+                                                 "not ready within %s of its admission to queue "
+                                                 "%s: sent back to Pending, its reservation freed",
+                                                 t, j->queue_name);
+        } else if (st->phase == KB_PG_INQUEUE && !(c && kb_streq(c->status, "True"))) {
+                st->inq_status = "True";
+                st->inq_reason = "Admitted";
+                st->inq_message = kb_pool_printf(&r->pool, "admitted to queue %s", j->queue_name);
+        } else {
+                return;
+        }
+        st->inq_since = s->snap->now;
+}
+
 /* A pod of kbatch's without a PodGroup that is still Pending: why, in
  * kube-scheduler's words where it has them. */
 static const char *lone_why(const struct kb_job *j, const struct kb_task *t)
@@ -257,6 +286,7 @@ void kb__session_statuses(struct kb_session *s)
                 st->succeeded = (int32_t)j->count[KB_TASK_SUCCEEDED];
                 st->failed = (int32_t)j->count[KB_TASK_FAILED];
                 st->pending = (int32_t)j->count[KB_TASK_PENDING];
+                inqueue_condition(s, j, st);
                 st->position = j->position;
                 st->waiting = j->position ? j->queue->waiting : 0;
                 const struct kb_domain *d = kb_job_domain(s, j, NULL);

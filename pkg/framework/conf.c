@@ -370,12 +370,21 @@ static int parse_configurations(const struct kb_value *v, struct kb_conf *conf, 
                         skip(conf, "configuration", "%s", name);
                         continue;
                 }
-                /* kbatch's actions take no arguments yet. */
+                const struct kb_action *action = kb_action_find(name);
                 for (size_t k = 0; args && args->type == KB_VOBJECT && k < args->obj.n; k++) {
+                        if (action && arg_listed(action->arguments, args->obj.m[k].key))
+                                continue;
                         KB_WARN("conf: configurations[%zu].arguments.%s: not supported by "
                                 "kbatch's %s; ignored",
                                 i, args->obj.m[k].key, name);
                         skip(conf, "argument", "%s %s", name, args->obj.m[k].key);
+                }
+                char msg[300];
+                if (action && action->check && args && args->type == KB_VOBJECT &&
+                    action->check(args, msg, sizeof(msg))) {
+                        snprintf(err, errlen, "configurations[%zu] (%s).arguments.%s", i, name,
+                                 msg);
+                        return KB_EBADCONF;
                 }
         }
         return 0;

@@ -25,7 +25,29 @@ void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *ty
 #define KB_WHY_QUOTA            "QueueQuotaExceeded"
 #define KB_WHY_NEVER            "NeverFits"             /* not even with the cluster empty */
 #define KB_WHY_EVICTING         "WaitingForEvictions"   /* evicting for it now */
+#define KB_WHY_BACKOFF          "InqueueTimeout"        /* sent back to Pending, waiting to retry */
 #define KB_WHY_PIPELINED        "WaitingForTermination" /* pipelined onto terminating pods */
+
+/*
+ * The Inqueue timeout (inqueue.c): the condition that times it, the reason
+ * of its False status, the PodGroup annotation that overrides the enqueue
+ * action's inqueueTimeout ("0": no timeout).
+ */
+#define KB_INQUEUE_CONDITION          "Inqueue"
+#define KB_INQUEUE_TIMEOUT_REASON     "InqueueTimeout"
+#define KB_INQUEUE_TIMEOUT_ANNOTATION "kbatch.io/inqueue-timeout"
+/* The enqueue action's inqueueTimeout and inqueueBackoff in seconds
+ * (defaults 10m and 1m), the timeout as pg's annotation sets it. */
+void kb_inqueue_limits(const struct kb_conf *conf, const struct kb_podgroup *pg, double *timeout,
+                       double *backoff);
+/* When pg's Inqueue state next changes by the clock alone (its timeout or
+ * its backoff ends), wall-clock seconds; 0 when nothing is timed.  For
+ * kbatch-sim's clock. */
+double kb_inqueue_deadline(const struct kb_conf *conf, const struct kb_podgroup *pg);
+/* The enqueue action's check of inqueueTimeout and inqueueBackoff. */
+int kb_inqueue_check(const struct kb_value *args, char *err, size_t errlen);
+/* pg's condition of type, or NULL. */
+const struct kb_condition *kb_pg_condition(const struct kb_podgroup *pg, const char *type);
 
 /* Records why j stays Pending (a plugin rejecting it at enqueue, say) and
  * the condition reason (KB_WHY_*); the first of a session is kept.  Shown in

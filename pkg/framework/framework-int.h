@@ -295,6 +295,9 @@ void kb__topology_report(struct kb_session *s);
 void kb__session_build(struct kb_session *s);
 /* PodGroup and queue statuses and nominations into the result. */
 void kb__session_statuses(struct kb_session *s);
+/* inqueue.c: sends back to Pending the groups whose Inqueue timeout ran
+ * out (after the model is built, before the plugins open). */
+void kb__inqueue_timeouts(struct kb_session *s);
 /* Before the plugins close: each waiting job's place in its queue. */
 void kb__session_positions(struct kb_session *s);
 

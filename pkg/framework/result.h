@@ -46,6 +46,13 @@ struct kb_pg_status {
          * topology, the group has nothing on nodes, or it spans domains. */
         const char *domain;
         int32_t domain_tier;
+        /* The Inqueue timeout's condition (type Inqueue) when this session
+         * changed it: status "True" (reason Admitted) when the group was
+         * admitted and holds a reservation, "False" (reason InqueueTimeout)
+         * when its timeout sent it back to Pending; since is when (the
+         * session's now).  inq_status NULL: unchanged. */
+        const char *inq_status, *inq_reason, *inq_message;
+        double inq_since;
 };
 
 /* A pod without a PodGroup (a job of its own) left Pending by this

@@ -58,6 +58,7 @@ struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct 
         s->result = result;
         s->has_enqueue = kb_conf_has_action(conf, "enqueue");
         kb__session_build(s);
+        kb__inqueue_timeouts(s);
         kb__classes_init(s);
         kb__select_init(s);
         open_plugins(s);
@@ -180,6 +181,11 @@ struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n)
 {
         *n = s->nqueues;
         return s->queues;
+}
+
+double kb_session_now(struct kb_session *s)
+{
+        return s->snap->now;
 }
 
 const struct kb_res *kb_session_total(struct kb_session *s)

@@ -153,6 +153,7 @@ struct arrival {
 
 struct run {
         struct kb_cluster *c;
+        const struct kb_conf *conf;
         const struct kb_sim_opts *o;
         struct kb_sim_report *rep;
         struct spod *pods;
@@ -339,13 +340,22 @@ static void arrive(struct run *r, const struct arrival *a)
 }
 
 /* Time of the next event or arrival, or -1 when there is none. */
-static int64_t next_event(const struct run *r)
+/* The next event after now: an arrival, a pod's end or reaping, or a
+ * PodGroup's Inqueue timeout or backoff running out (sessions depend on
+ * the clock there); -1 when none. */
+static int64_t next_event(const struct run *r, int64_t now)
 {
         int64_t t = -1;
         if (r->nextfuture < r->nfuture)
                 t = r->future[r->nextfuture].t;
         if (r->nheap && (t < 0 || r->heap[0].t < t))
                 t = r->heap[0].t;
+        for (size_t i = 0; i < r->c->npodgroups; i++) {
+                double d = kb_inqueue_deadline(r->conf, r->c->podgroups[i]);
+                int64_t off = d > 0 ? offset_of(r->rep->origin, d) : -1;
+                if (off > now && (t < 0 || off < t))
+                        t = off;
+        }
         return t;
 }
 
@@ -896,7 +906,7 @@ static void restore(struct run *r)
 int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb_sim_opts *opts,
                kb_sim_step_fn fn, void *arg, struct kb_sim_report *rep, char *err, size_t errlen)
 {
-        struct run r = {.c = c, .o = opts, .rep = rep};
+        struct run r = {.c = c, .conf = conf, .o = opts, .rep = rep};
         double t0 = kb_now_mono();
         bool *changed_pg = NULL;
         size_t capchanged = 0;
@@ -943,7 +953,7 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
                 }
                 int64_t next = t + opts->period;
                 if (!step.changed || quiet(&r)) {
-                        int64_t e = next_event(&r);
+                        int64_t e = next_event(&r, t);
                         if (e < 0) {
                                 rep->stop = KB_SIM_STUCK;
                                 break;

@@ -466,6 +466,31 @@ bool kb__cluster_ours(const struct kb_cluster *c, const struct kb_pod *p)
         return false;
 }
 
+/* One condition per type, replaced in place (Volcano keeps the latest
+ * per type). */
+static void set_condition(struct kb_podgroup *pg, const char *type, const char *status,
+                          const char *reason, const char *message, double when)
+{
+        struct kb_condition *cond = NULL;
+        for (size_t k = 0; k < pg->nconditions; k++)
+                if (kb_streq(pg->conditions[k].type, type))
+                        cond = &pg->conditions[k];
+        if (!cond) {
+                pg->conditions =
+                    kb_xrealloc(pg->conditions, (pg->nconditions + 1) * sizeof(*pg->conditions));
+                cond = &pg->conditions[pg->nconditions++];
+                memset(cond, 0, sizeof(*cond));
+                cond->type = kb_xstrdup(type);
+        }
+        free(cond->status);
+        free(cond->reason);
+        free(cond->message);
+        cond->status = kb_xstrdup(status);
+        cond->reason = kb_xstrdup(reason);
+        cond->message = kb_xstrdup(message);
+        cond->last_transition = when;
+}
+
 void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
 {
         for (size_t i = 0; i < r->nbinds; i++)
@@ -506,27 +531,11 @@ void kb__cluster_apply_statuses(struct kb_cluster *c, const struct kb_result *r)
                 pg->running = st->running;
                 pg->succeeded = st->succeeded;
                 pg->failed = st->failed;
-                if (!st->cond_type)
-                        continue;
-                /* One condition per type, replaced in place (Volcano keeps
-                 * the latest per type). */
-                struct kb_condition *cond = NULL;
-                for (size_t k = 0; k < pg->nconditions; k++)
-                        if (kb_streq(pg->conditions[k].type, st->cond_type))
-                                cond = &pg->conditions[k];
-                if (!cond) {
-                        pg->conditions = kb_xrealloc(pg->conditions, (pg->nconditions + 1) *
-                                                                         sizeof(*pg->conditions));
-                        cond = &pg->conditions[pg->nconditions++];
-                        memset(cond, 0, sizeof(*cond));
-                        cond->type = kb_xstrdup(st->cond_type);
-                }
-                free(cond->status);
-                free(cond->reason);
-                free(cond->message);
-                cond->status = kb_xstrdup(st->cond_status);
-                cond->reason = kb_xstrdup(st->cond_reason);
-                cond->message = kb_xstrdup(st->cond_message);
-                cond->last_transition = c->now;
+                if (st->inq_status)
+                        set_condition(pg, KB_INQUEUE_CONDITION, st->inq_status, st->inq_reason,
+                                      st->inq_message, st->inq_since);
+                if (st->cond_type)
+                        set_condition(pg, st->cond_type, st->cond_status, st->cond_reason,
+                                      st->cond_message, c->now);
         }
 }

@@ -493,6 +493,68 @@ static void test_clock_jumps(void **state)
         kb_cluster_release(&c);
 }
 
+/*
+ * The Inqueue timeout on the clock.  One 4-cpu node; big (minResources cpu
+ * 4, two pods of 3 cpu: never placed) arrives at 0, small (minResources cpu
+ * 2, one 2-cpu pod of 10m) at 1s.  At 0 big is admitted and reserves the
+ * node's 4 cpu; at 1 small is refused (overcommit: 4 + 2 > 4 x 1.2).
+ * Nothing changes until big's timeout (10m): the clock jumps to 600, where
+ * big goes back to Pending and small is admitted and binds.  small ends at
+ * 1200.  big never starts; the run stops at its 2h limit.
+ */
+static void test_clock_inqueue_timeout(void **state)
+{
+        (void)state;
+        static const char text[] =
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {allocatable: {cpu: '4', memory: 8Gi}}\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: big, creationTimestamp: '2025-01-01T00:00:00Z'}\n"
+            "spec: {minMember: 2, minResources: {cpu: '4'}}\n"
+            "---\napiVersion: batch/v1\nkind: Job\n"
+            "metadata: {name: big, creationTimestamp: '2025-01-01T00:00:00Z'}\n"
+            "spec:\n  parallelism: 2\n  template:\n"
+            "    metadata: {annotations: {scheduling.k8s.io/group-name: big}}\n"
+            "    spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'3'}}}]}\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: small, creationTimestamp: '2025-01-01T00:00:01Z'}\n"
+            "spec: {minMember: 1, minResources: {cpu: '2'}}\n"
+            "---\napiVersion: v1\nkind: Pod\n"
+            "metadata: {name: small-0, creationTimestamp: '2025-01-01T00:00:01Z',\n"
+            "  annotations: {scheduling.k8s.io/group-name: small, kbatch.io/runtime: 10m}}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'2'}}}]}\n";
+        struct kb_cluster c;
+        struct kb_conf conf;
+        struct kb_sim_opts o;
+        struct kb_sim_report rep;
+        struct steps st;
+        char err[512] = "";
+        kb_cluster_init(&c);
+        c.now = 1.8e9;
+        assert_int_equal(kb_cluster_load(&c, "t.yaml", text, strlen(text), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&c);
+        assert_int_equal(parse(kb_default_conf_yaml, &conf, err, sizeof(err)), 0);
+        kb_sim_opts_init(&o);
+        o.time_limit = 7200 * 1000000000LL;
+        memset(&st, 0, sizeof(st));
+        assert_int_equal(kb_sim_run(&c, &conf, &o, record_step, &st, &rep, err, sizeof(err)), 0);
+        const struct kb_sim_gang *small = gang(&rep, "default/small");
+        assert_int_equal(small->arrival, 1 * 1000000000LL);
+        assert_int_equal(small->start, 600 * 1000000000LL);
+        assert_int_equal(small->end, 1200 * 1000000000LL);
+        assert_int_equal(gang(&rep, "default/big")->start, -1);
+        assert_int_equal(rep.stop, KB_SIM_TIME_LIMIT);
+        /* No session between the one at 1 s (or the quiet one after it) and
+         * the timeout at 600 s: the clock jumped. */
+        for (long i = 0; i < st.n && i < 64; i++)
+                assert_true(st.times[i] <= 2 || st.times[i] >= 600);
+        kb_sim_report_release(&rep);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
+
 /* Every pod Succeeded, every PodGroup Completed, and every object back in
  * the cluster (finished ones leave it during the run). */
 static void test_clock_completion(void **state)
@@ -745,6 +807,19 @@ static void test_conf_errors(void **state)
                           "sequence");
         expect_conf_error("- actions\n", "the conf must be one YAML map");
         expect_conf_error("tiers: []\n", "actions: required");
+        /* The enqueue action's durations (pkg/framework/inqueue.c). */
+        expect_conf_error("actions: \"enqueue, allocate\"\nconfigurations:\n"
+                          "- name: enqueue\n  arguments: {inqueueTimeout: 10x}\n",
+                          "configurations[0] (enqueue).arguments.inqueueTimeout: unknown unit "
+                          "\"x\" in duration \"10x\" (units: ns, us, ms, s, m, h)");
+        expect_conf_error("actions: \"enqueue, allocate\"\nconfigurations:\n"
+                          "- name: enqueue\n  arguments: {inqueueBackoff: -1m}\n",
+                          "configurations[0] (enqueue).arguments.inqueueBackoff: must not be "
+                          "negative, got \"-1m\"");
+        expect_conf_error("actions: \"enqueue, allocate\"\nconfigurations:\n"
+                          "- name: enqueue\n  arguments: {inqueueTimeout: 600}\n",
+                          "configurations[0] (enqueue).arguments.inqueueTimeout: must be a "
+                          "duration such as \"10m\"");
 }
 
 static void test_conf_unimplemented_skipped(void **state)
@@ -946,6 +1021,7 @@ int main(void)
             cmocka_unit_test(test_runtime_annotation_refused),
             cmocka_unit_test(test_percentile),
             cmocka_unit_test(test_clock_jumps),
+            cmocka_unit_test(test_clock_inqueue_timeout),
             cmocka_unit_test(test_clock_completion),
             cmocka_unit_test(test_clock_eviction_grace),
             cmocka_unit_test(test_clock_stuck),

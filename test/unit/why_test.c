@@ -154,14 +154,122 @@ static const struct kb_scenario why[] = {
     },
 };
 
+
+/* A PodGroup as a session left it: phase, and its Inqueue condition (the
+ * clock of the Inqueue timeout) since when; now is 2027-01-15T08:00:00Z. */
+#define PG_AT(name, min, created, spec, meta, phase, istatus, ireason, since) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
+        "metadata: {name: " name ", creationTimestamp: '" created "T00:00:00Z'" meta "}\n" \
+        "spec: {minMember: " min spec "}\n" \
+        "status: {phase: " phase ", conditions: [{type: Inqueue, status: '" istatus "', " \
+        "reason: " ireason ", lastTransitionTime: '2027-01-15T" since "Z'}]}\n"
+/* A pod of big asking 3 cpu (two of them never fit the 4-cpu node). */
+#define BIG_POD(name) POD(name, IN_GROUP("big"), "  schedulerName: kbatch\n" POD_REQ("3"), "")
+/* small: one 2-cpu pod, minResources cpu 2, created after big. */
+#define SMALL \
+        PG("small", "1", "2024-01-02", ", minResources: {cpu: '2'}") \
+        POD("small-0", IN_GROUP("small"), "  schedulerName: kbatch\n" POD_REQ("2"), "")
+
+static const struct kb_scenario inqueue[] = {
+    {
+        /* n1 has 4 cpu.  big was admitted 15 minutes ago and still has
+         * nothing placed (its pods ask 6 cpu together); it reserves its
+         * minResources, cpu 4, the whole node.  The default timeout is
+         * 10m: as the session opens big goes back to Pending and its
+         * reservation is freed.  Enqueue: big is in its backoff (1m);
+         * small asks cpu 2: proportion 2 + 0 + 0 <= 4, overcommit (4 x 1.2
+         * idle) 0 + 2 <= 4.8: admitted, and small-0 binds to n1. */
+        .name = "inqueue timeout: a group that cannot become ready gives its reservation back",
+        .manifests = NODE("n1")
+            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
+                  "Admitted", "07:45:00")
+            BIG_POD("big-0") BIG_POD("big-1") SMALL,
+        .binds = "small-0=n1",
+        .phases = "big=Pending small=Running",
+        .message = "big: not ready within 10m of its admission to queue default: sent back to "
+                   "Pending, its reservation freed; admitted again in 1m at the soonest",
+        .reasons = "big=InqueueTimeout",
+    },
+    {
+        /* The same, admitted 5 minutes ago: within its timeout, big keeps
+         * its 4 cpu reserved; small is refused by overcommit, which votes
+         * first (4 reserved + 2 > 4 x 1.2), and nothing binds.  big, whose
+         * pods ask 6 cpu of a 4-cpu cluster, says it can never fit. */
+        .name = "inqueue timeout: within its timeout a group keeps its reservation",
+        .manifests = NODE("n1")
+            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
+                  "Admitted", "07:55:00")
+            BIG_POD("big-0") BIG_POD("big-1") SMALL,
+        .binds = "",
+        .phases = "big=Inqueue small=Pending",
+        .reasons = "small=NotEnoughResources big=NeverFits",
+    },
+    {
+        /* Admitted 5 minutes ago, but its annotation sets 2m: sent back. */
+        .name = "inqueue timeout: a PodGroup's annotation sets its own",
+        .manifests = NODE("n1")
+            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}",
+                  ", annotations: {kbatch.io/inqueue-timeout: 2m}", "Inqueue", "True", "Admitted",
+                  "07:55:00")
+            BIG_POD("big-0") BIG_POD("big-1") SMALL,
+        .binds = "small-0=n1",
+        .phases = "big=Pending small=Running",
+        .message = "big: not ready within 2m of its admission",
+    },
+    {
+        /* inqueueTimeout: 0 in the conf turns the timeout off: 15 minutes
+         * on, big still holds its reservation and small waits. */
+        .name = "inqueue timeout: the conf can turn it off",
+        .conf = "actions: \"enqueue, allocate, backfill\"\n"
+                "configurations:\n- name: enqueue\n  arguments: {inqueueTimeout: '0'}\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+                "- plugins:\n  - name: overcommit\n  - name: drf\n  - name: predicates\n"
+                "  - name: proportion\n  - name: nodeorder\n",
+        .manifests = NODE("n1")
+            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
+                  "Admitted", "07:45:00")
+            BIG_POD("big-0") BIG_POD("big-1") SMALL,
+        .binds = "",
+        .phases = "big=Inqueue small=Pending",
+    },
+    {
+        /* big was sent back 30 seconds ago: its backoff (1m) has 30s to
+         * run, and enqueue leaves it Pending though the node is free. */
+        .name = "inqueue timeout: a group sent back waits out its backoff",
+        .manifests = NODE("n1")
+            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Pending", "False",
+                  "InqueueTimeout", "07:59:30")
+            BIG_POD("big-0") BIG_POD("big-1"),
+        .binds = "",
+        .phases = "big=Pending",
+        .message = "big: sent back to Pending by its Inqueue timeout; admitted again in 30s at the "
+                   "soonest",
+        .reasons = "big=InqueueTimeout",
+    },
+    {
+        /* Sent back 2 minutes ago: the backoff is over and big is admitted
+         * again (proportion 4 + 0 + 0 <= 4, overcommit 4 <= 4.8); its pods
+         * still fit nowhere, so it waits Inqueue. */
+        .name = "inqueue timeout: after its backoff a group is admitted again",
+        .manifests = NODE("n1")
+            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Pending", "False",
+                  "InqueueTimeout", "07:58:00")
+            BIG_POD("big-0") BIG_POD("big-1"),
+        .binds = "",
+        .phases = "big=Inqueue",
+    },
+};
+
 /* clang-format on */
 
 TABLE_TEST(why)
+TABLE_TEST(inqueue)
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_why),
+            cmocka_unit_test(test_inqueue),
         };
         return cmocka_run_group_tests_name("why", tests, NULL, NULL);
 }
