@@ -48,8 +48,9 @@ struct kb_snapshot {
         size_t nhypernodes;
         const char *const *scheduler_names;
         size_t nscheduler_names;
-        const char *default_queue; /* "default" when NULL */
-        double now;                /* wall-clock seconds, for conditions */
+        const char *default_queue;       /* "default" when NULL */
+        const char *const *assumed_node; /* per pod, or NULL: a bind in flight's node (bound) */
+        double now;                      /* wall-clock seconds, for conditions */
 };
 
 #include "framework/points.h"
