@@ -49,8 +49,10 @@ static void usage(FILE *f)
                "  --leader-elect-identity ID          identity in the Lease (default "
                "hostname_pid)\n"
                "  --listen-address HOST:PORT          serve /metrics, /healthz, /readyz\n"
-               "  --kube-api-qps N                    client rate limit (default 2000)\n"
-               "  --kube-api-burst N                  client burst (default 2000)\n"
+               "  --kube-api-qps N                    client rate limit (default 20000)\n"
+               "  --kube-api-burst N                  client burst (default 20000)\n"
+               "  --kube-api-max-inflight N           requests on the wire at once, halved\n"
+               "                                      while the server answers 429 (default 32)\n"
                "  --dump-dir DIR                      where SIGUSR1 writes cache dumps "
                "(default\n"
                "                                      $TMPDIR or /tmp)\n"
@@ -113,6 +115,7 @@ enum {
         OPT_LISTEN,
         OPT_QPS,
         OPT_BURST,
+        OPT_INFLIGHT,
         OPT_DUMP,
         OPT_STRICT,
         OPT_VERSION,
@@ -140,6 +143,7 @@ int main(int argc, char **argv)
             {"listen-address", required_argument, NULL, OPT_LISTEN},
             {"kube-api-qps", required_argument, NULL, OPT_QPS},
             {"kube-api-burst", required_argument, NULL, OPT_BURST},
+            {"kube-api-max-inflight", required_argument, NULL, OPT_INFLIGHT},
             {"dump-dir", required_argument, NULL, OPT_DUMP},
             {"strict-conf", no_argument, NULL, OPT_STRICT},
             {"version", no_argument, NULL, OPT_VERSION},
@@ -216,6 +220,11 @@ int main(int argc, char **argv)
                         if (!parse_duration(optarg, &d) || d < 1)
                                 goto bad;
                         o.burst = (int)d;
+                        break;
+                case OPT_INFLIGHT:
+                        if (!parse_duration(optarg, &d) || d < 1 || d > 1024)
+                                goto bad;
+                        o.max_inflight = (int)d;
                         break;
                 case OPT_DUMP:
                         o.dump_dir = optarg;

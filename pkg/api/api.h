@@ -575,6 +575,18 @@ void kb_hypernode_free(struct kb_hypernode *hn);
 void kb_meta_release(struct kb_meta *m);
 
 /*
+ * For a cache that keeps many pods for long (the daemon's): frees the
+ * annotations no scheduling code reads, all but those in
+ * KB_POD_ANNOTATIONS_READ (the group annotation is already in group_name;
+ * kubectl's last-applied-configuration alone can be kilobytes).  Labels
+ * stay: inter-pod affinity and topology spread match them.  A plugin that
+ * starts reading another annotation must be added here.  Any thread, on a
+ * pod it owns.
+ */
+#define KB_POD_ANNOTATIONS_READ {"volcano.sh/task-spec", "volcano.sh/preemptable"}
+void kb_pod_trim(struct kb_pod *p);
+
+/*
  * Decodes a resource list ({cpu: "2", memory: 4Gi, ...}) adding into out.
  * what names the field for messages ("spec.minResources").  Negative values
  * are errors.  Returns 0 or KB_EBADINPUT with err set to

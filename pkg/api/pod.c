@@ -642,6 +642,29 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
         return decode_phase(d, status, pod);
 }
 
+void kb_pod_trim(struct kb_pod *p)
+{
+        static const char *const keep[] = KB_POD_ANNOTATIONS_READ;
+        size_t n = 0;
+        for (size_t i = 0; i < p->meta.nannotations; i++) {
+                struct kb_kv *kv = &p->meta.annotations[i];
+                bool kept = false;
+                for (size_t k = 0; k < KB_ARRAY_SIZE(keep) && !kept; k++)
+                        kept = !strcmp(kv->key, keep[k]);
+                if (kept) {
+                        p->meta.annotations[n++] = *kv;
+                } else {
+                        free(kv->key);
+                        free(kv->value);
+                }
+        }
+        p->meta.nannotations = n;
+        if (!n) {
+                free(p->meta.annotations);
+                p->meta.annotations = NULL;
+        }
+}
+
 int kb_pod_decode(const struct kb_value *doc, struct kb_pod **out, char *err, size_t errlen)
 {
         struct kb__api_dec d;

@@ -92,6 +92,7 @@ bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj, const s
                 kb__warn(c->resp, w);
                 free(w);
         }
+        kb__schema_defaults(c->rt, obj);
         char err[256];
         if (kb__normalize(c->rt, obj, err, sizeof(err))) {
                 kb__fail(c->resp, 400, "BadRequest", NULL, "%s", err);

@@ -226,6 +226,8 @@ void kb__cause_add(struct kb_causes *c, const char *reason, const char *field, c
 void kb__causes_release(struct kb_causes *c);
 bool kb__is_dns_label(const char *s);
 bool kb__is_dns_subdomain(const char *s);
+/* Fills in a custom resource's structural-schema defaults (validate.c). */
+void kb__schema_defaults(const struct kb_rtype *rt, struct kb_value *obj);
 void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj,
                          struct kb_causes *c);
 void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v, const char *path,

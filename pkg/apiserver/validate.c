@@ -472,6 +472,41 @@ void kb__validate_schema(const struct kb_value *schema, const struct kb_value *v
         }
 }
 
+/* The structural schema's defaults, as the real server applies them when
+ * it decodes a custom resource (after pruning, before validation): a
+ * property the object lacks takes its schema's `default`; objects present
+ * and the items of arrays are defaulted in turn.  metadata is the
+ * server's. */
+static void schema_defaults(const struct kb_value *schema, struct kb_value *v, bool root)
+{
+        if (kb_value_is(v, KB_VARRAY)) {
+                const struct kb_value *items = kb_value_get(schema, "items");
+                for (size_t i = 0; items && i < v->arr.n; i++)
+                        schema_defaults(items, v->arr.v[i], false);
+                return;
+        }
+        const struct kb_value *props = kb_value_get(schema, "properties");
+        if (!kb_value_is(v, KB_VOBJECT) || !kb_value_is(props, KB_VOBJECT))
+                return;
+        for (size_t i = 0; i < props->obj.n; i++) {
+                const struct kb_member *p = &props->obj.m[i];
+                if (root && !strcmp(p->key, "metadata"))
+                        continue;
+                struct kb_value *have = kb_value_get(v, p->key);
+                const struct kb_value *d = kb_value_get(p->val, "default");
+                if (!have && d)
+                        kb_value_set(v, p->key, kb_value_clone(d));
+                else if (have)
+                        schema_defaults(p->val, have, false);
+        }
+}
+
+void kb__schema_defaults(const struct kb_rtype *rt, struct kb_value *obj)
+{
+        if (rt->custom && rt->schema)
+                schema_defaults(rt->schema, obj, true);
+}
+
 void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj, struct kb_causes *c)
 {
         bool label = !rt->custom && !rt->group[0] && !strcmp(rt->resource, "namespaces");

@@ -23,54 +23,14 @@
 
 #include <uthash.h>
 
-#include "cache/cache.h"
+#include "cache/cache-int.h"
 
-#define NKINDS (KB_KIND_HYPERNODE + 1)
-/* How long an acknowledged bind may wait for the watch to show it. */
-#define MARK_TTL 60.0
-
-struct cobj {
-        int refs;
-        enum kb_kind kind;
-        void *ptr;
-};
-
-struct entry {
-        UT_hash_handle hh;
-        char *key;
-        struct cobj *o;
-        unsigned sources; /* a bit per source holding the object */
-        unsigned seen;    /* a bit per source: upserted since its list began */
-};
-
-struct mark {
-        UT_hash_handle hh;
-        char *key;
-        char *uid;
-        char *node;
-        double acked; /* monotonic time of a successful answer, 0 while in flight */
-};
-
-struct feed {
-        struct kb_cache *c;
-        enum kb_kind kind;
-        unsigned source;
-};
-
-struct kb_cache {
-        struct entry *tab[NKINDS];
-        struct mark *marks;
-        struct feed feeds[NKINDS][KB_CACHE_MAX_SOURCES];
-        kb_cache_change_fn on_change;
-        void *on_change_arg;
-};
-
-static const char *kind_name(enum kb_kind k)
+const char *kb__cache_kind_name(enum kb_kind k)
 {
-        static const char *const names[NKINDS] = {"object",    "node",     "pod",
-                                                  "podgroup",  "queue",    "priorityclass",
-                                                  "namespace", "hypernode"};
-        return (unsigned)k < NKINDS ? names[k] : "object";
+        static const char *const names[KB__NKINDS] = {"object",    "node",     "pod",
+                                                      "podgroup",  "queue",    "priorityclass",
+                                                      "namespace", "hypernode"};
+        return (unsigned)k < KB__NKINDS ? names[k] : "object";
 }
 
 static const struct kb_meta *meta_of(const void *ptr)
@@ -78,39 +38,103 @@ static const struct kb_meta *meta_of(const void *ptr)
         return ptr;
 }
 
-static void cobj_unref(struct cobj *o)
+/* ---- shared label sets ------------------------------------------------------------ */
+
+static void labelset_unref(struct kb__labelset *ls)
+{
+        if (--ls->refs > 0)
+                return;
+        HASH_DEL(ls->c->labelsets, ls);
+        free(ls);
+}
+
+/*
+ * Replaces a pod's own labels by the shared set with the same contents
+ * (made if need be) and returns it.  The pods of one Job carry the same
+ * labels (job-name and controller-uid, twice each: about 300 bytes), so a
+ * cache of 140,000 pods in 7,000 Jobs keeps 7,000 sets, not 140,000.
+ */
+static struct kb__labelset *labels_share(struct kb_cache *c, struct kb_pod *p)
+{
+        if (!p->meta.nlabels)
+                return NULL;
+        struct kb_buf key;
+        kb_buf_init(&key);
+        size_t bytes = 0;
+        for (size_t i = 0; i < p->meta.nlabels; i++) {
+                kb_buf_printf(&key, "%s=%s\x1f", p->meta.labels[i].key, p->meta.labels[i].value);
+                bytes += strlen(p->meta.labels[i].key) + strlen(p->meta.labels[i].value) + 2;
+        }
+        struct kb__labelset *ls;
+        HASH_FIND(hh, c->labelsets, key.data, key.len, ls);
+        if (!ls) {
+                size_t n = p->meta.nlabels;
+                ls = kb_xcalloc(1, sizeof(*ls) + n * sizeof(struct kb_kv) + key.len + 1 + bytes);
+                ls->c = c;
+                ls->n = n;
+                ls->kv = (struct kb_kv *)ls->text;
+                char *t = ls->text + n * sizeof(struct kb_kv);
+                ls->key = memcpy(t, key.data, key.len + 1);
+                t += key.len + 1;
+                for (size_t i = 0; i < n; i++) {
+                        size_t lk = strlen(p->meta.labels[i].key) + 1;
+                        size_t lv = strlen(p->meta.labels[i].value) + 1;
+                        ls->kv[i].key = memcpy(t, p->meta.labels[i].key, lk);
+                        ls->kv[i].value = memcpy(t + lk, p->meta.labels[i].value, lv);
+                        t += lk + lv;
+                }
+                HASH_ADD_KEYPTR(hh, c->labelsets, ls->key, key.len, ls);
+        }
+        kb_buf_release(&key);
+        ls->refs++;
+        for (size_t i = 0; i < p->meta.nlabels; i++) {
+                free(p->meta.labels[i].key);
+                free(p->meta.labels[i].value);
+        }
+        free(p->meta.labels);
+        p->meta.labels = ls->kv;
+        return ls;
+}
+
+void kb__cache_cobj_unref(struct kb__cobj *o)
 {
         if (!o || --o->refs > 0)
                 return;
+        if (o->labels) {
+                /* The labels are the set's: the pod must not free them. */
+                struct kb_pod *p = o->ptr;
+                p->meta.labels = NULL;
+                p->meta.nlabels = 0;
+                labelset_unref(o->labels);
+        }
         struct kb_object obj = {.kind = o->kind, .ptr = o->ptr};
         kb_object_release(&obj);
         free(o);
 }
 
-static char *make_key(const char *ns, const char *name)
+char *kb__cache_key(const char *ns, const char *name)
 {
         return ns && *ns ? kb_xasprintf("%s/%s", ns, name) : kb_xstrdup(name);
 }
 
-static void mark_del(struct kb_cache *c, struct mark *m)
+void kb__cache_mark_del(struct kb_cache *c, struct kb__mark *m)
 {
         HASH_DEL(c->marks, m);
-        free(m->key);
-        free(m->uid);
-        free(m->node);
         free(m);
 }
 
-static void entry_del(struct kb_cache *c, enum kb_kind kind, struct entry *e)
+static void invalid_free(struct kb_cache *c, struct kb__invalid *iv);
+
+static void entry_del(struct kb_cache *c, enum kb_kind kind, struct kb__entry *e)
 {
         HASH_DEL(c->tab[kind], e);
         if (kind == KB_KIND_POD) {
-                struct mark *m;
+                struct kb__mark *m;
                 HASH_FIND_STR(c->marks, e->key, m);
                 if (m)
-                        mark_del(c, m);
+                        kb__cache_mark_del(c, m);
         }
-        cobj_unref(e->o);
+        kb__cache_cobj_unref(e->o);
         free(e->key);
         free(e);
 }
@@ -118,7 +142,7 @@ static void entry_del(struct kb_cache *c, enum kb_kind kind, struct entry *e)
 struct kb_cache *kb_cache_new(void)
 {
         struct kb_cache *c = kb_xcalloc(1, sizeof(*c));
-        for (int k = 0; k < NKINDS; k++) {
+        for (int k = 0; k < KB__NKINDS; k++) {
                 for (unsigned src = 0; src < KB_CACHE_MAX_SOURCES; src++) {
                         c->feeds[k][src].c = c;
                         c->feeds[k][src].kind = (enum kb_kind)k;
@@ -132,14 +156,17 @@ void kb_cache_free(struct kb_cache *c)
 {
         if (!c)
                 return;
-        for (int k = 0; k < NKINDS; k++) {
-                struct entry *e, *tmp;
+        for (int k = 0; k < KB__NKINDS; k++) {
+                struct kb__entry *e, *tmp;
                 HASH_ITER(hh, c->tab[k], e, tmp)
                 entry_del(c, (enum kb_kind)k, e);
         }
-        struct mark *m, *mt;
+        struct kb__mark *m, *mt;
         HASH_ITER(hh, c->marks, m, mt)
-        mark_del(c, m);
+        kb__cache_mark_del(c, m);
+        struct kb__invalid *iv, *it;
+        HASH_ITER(hh, c->invalid, iv, it)
+        invalid_free(c, iv);
         free(c);
 }
 
@@ -199,6 +226,116 @@ static bool older(const struct kb_meta *a, const struct kb_meta *b)
 
 /* Stores obj for source src; refresh_only: update an entry that exists and
  * change no membership (refresh_only and src are exclusive). */
+/* ---- invalid objects ------------------------------------------------------------ */
+
+static char *invalid_key(enum kb_kind kind, const char *ns, const char *name)
+{
+        return kb_xasprintf("%d/%s/%s", (int)kind, ns ? ns : "", name);
+}
+
+static void invalid_free(struct kb_cache *c, struct kb__invalid *iv)
+{
+        HASH_DEL(c->invalid, iv);
+        free(iv->key);
+        free((char *)iv->pub.ns);
+        free((char *)iv->pub.name);
+        free((char *)iv->pub.uid);
+        free((char *)iv->pub.resource_version);
+        free((char *)iv->pub.message);
+        free(iv);
+        c->invalid_gen++;
+}
+
+static void invalid_forget(struct kb_cache *c, enum kb_kind kind, const char *ns, const char *name)
+{
+        if (!c->invalid || !name)
+                return;
+        char *key = invalid_key(kind, ns, name);
+        struct kb__invalid *iv;
+        HASH_FIND_STR(c->invalid, key, iv);
+        free(key);
+        if (iv)
+                invalid_free(c, iv);
+}
+
+static char *dup_or_null(const char *s)
+{
+        return s ? kb_xstrdup(s) : NULL;
+}
+
+/* Remembers an object that did not decode; a PodGroup or Queue that was in
+ * the cache leaves it (see cache.h). */
+static void invalid_note(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj,
+                         const char *err)
+{
+        const char *ns = kb_value_str(kb_value_dig(obj, "metadata", "namespace", NULL));
+        const char *name = kb_value_str(kb_value_dig(obj, "metadata", "name", NULL));
+        const char *uid = kb_value_str(kb_value_dig(obj, "metadata", "uid", NULL));
+        const char *rv = kb_value_str(kb_value_dig(obj, "metadata", "resourceVersion", NULL));
+        if (!name || !*name)
+                return;
+        if (ns && !*ns)
+                ns = NULL;
+        char *key = invalid_key(kind, ns, name);
+        struct kb__invalid *iv;
+        HASH_FIND_STR(c->invalid, key, iv);
+        if (iv && kb_streq(iv->pub.uid, uid) && kb_streq(iv->pub.resource_version, rv) &&
+            kb_streq(iv->pub.message, err)) {
+                free(key);
+                iv->seen = true;
+                return;
+        }
+        if (iv)
+                invalid_free(c, iv);
+        iv = kb_xcalloc(1, sizeof(*iv));
+        iv->key = key;
+        iv->seen = true;
+        iv->pub.kind = kind;
+        iv->pub.ns = dup_or_null(ns);
+        iv->pub.name = kb_xstrdup(name);
+        iv->pub.uid = dup_or_null(uid);
+        iv->pub.resource_version = dup_or_null(rv);
+        iv->pub.message = kb_xstrdup(err);
+        HASH_ADD_KEYPTR(hh, c->invalid, iv->key, strlen(iv->key), iv);
+        c->invalid_gen++;
+        if (kind != KB_KIND_PODGROUP && kind != KB_KIND_QUEUE)
+                return;
+        char *ekey = kb__cache_key(ns, name);
+        struct kb__entry *e;
+        HASH_FIND_STR(c->tab[kind], ekey, e);
+        free(ekey);
+        if (e) {
+                entry_del(c, kind, e);
+                changed(c, kind);
+        }
+}
+
+void kb_cache_invalid_each(const struct kb_cache *c, kb_cache_invalid_fn fn, void *arg)
+{
+        struct kb__invalid *iv, *t;
+        HASH_ITER(hh, c->invalid, iv, t)
+        fn(arg, &iv->pub);
+}
+
+unsigned kb_cache_invalid_gen(const struct kb_cache *c)
+{
+        return c->invalid_gen;
+}
+
+const struct kb_cache_invalid *kb_cache_invalid_get(const struct kb_cache *c, enum kb_kind kind,
+                                                    const char *ns, const char *name)
+{
+        if (!c->invalid)
+                return NULL;
+        char *key = invalid_key(kind, ns, name);
+        struct kb__invalid *iv;
+        HASH_FIND_STR(c->invalid, key, iv);
+        free(key);
+        return iv ? &iv->pub : NULL;
+}
+
+/* ---- upsert and remove -------------------------------------------------------------- */
+
 static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj, unsigned src,
                   bool refresh_only)
 {
@@ -206,12 +343,17 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
         void *ptr = NULL;
         int rc = decode(kind, obj, &ptr, err, sizeof(err));
         if (rc) {
-                KB_WARN("ignoring %s: %s", kind_name(kind), err);
+                KB_WARN("ignoring %s: %s", kb__cache_kind_name(kind), err);
+                if (!refresh_only)
+                        invalid_note(c, kind, obj, err);
                 return rc;
         }
+        if (kind == KB_KIND_POD)
+                kb_pod_trim(ptr); /* annotations no session reads are not kept */
         const struct kb_meta *m = meta_of(ptr);
-        char *key = make_key(m->namespace, m->name);
-        struct entry *e;
+        invalid_forget(c, kind, m->namespace, m->name);
+        char *key = kb__cache_key(m->namespace, m->name);
+        struct kb__entry *e;
         HASH_FIND_STR(c->tab[kind], key, e);
         if (!e && refresh_only) {
                 free(key);
@@ -235,12 +377,14 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                         kb_object_release(&o);
                         return 0;
                 }
-                cobj_unref(e->o);
+                kb__cache_cobj_unref(e->o);
         }
         e->o = kb_xcalloc(1, sizeof(*e->o));
         e->o->refs = 1;
         e->o->kind = kind;
         e->o->ptr = ptr;
+        if (kind == KB_KIND_POD)
+                e->o->labels = labels_share(c, ptr);
         if (!refresh_only) {
                 e->sources |= 1u << src;
                 e->seen |= 1u << src;
@@ -249,11 +393,11 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                 /* The watch shows the pod bound (or replaced): the mark has
                  * done its work. */
                 const struct kb_pod *p = ptr;
-                struct mark *mk;
+                struct kb__mark *mk;
                 HASH_FIND_STR(c->marks, e->key, mk);
                 if (mk && ((p->node_name && *p->node_name) || !kb_streq(mk->uid, p->meta.uid) ||
                            p->meta.deletion || kb_pod_terminal(p)))
-                        mark_del(c, mk);
+                        kb__cache_mark_del(c, mk);
         }
         changed(c, kind);
         return 0;
@@ -276,8 +420,9 @@ static void remove_src(struct kb_cache *c, enum kb_kind kind, const struct kb_va
         const char *name = kb_value_str(kb_value_dig(obj, "metadata", "name", NULL));
         if (!name)
                 return;
-        char *key = make_key(ns, name);
-        struct entry *e;
+        invalid_forget(c, kind, ns && *ns ? ns : NULL, name);
+        char *key = kb__cache_key(ns, name);
+        struct kb__entry *e;
         HASH_FIND_STR(c->tab[kind], key, e);
         free(key);
         if (!e)
@@ -296,27 +441,33 @@ void kb_cache_remove(struct kb_cache *c, enum kb_kind kind, const struct kb_valu
 
 static void list_begin(struct kb_cache *c, enum kb_kind kind, unsigned src)
 {
-        struct entry *e, *tmp;
+        struct kb__entry *e, *tmp;
         HASH_ITER(hh, c->tab[kind], e, tmp)
         e->seen &= ~(1u << src);
+        struct kb__invalid *iv, *it;
+        HASH_ITER(hh, c->invalid, iv, it)
+        if (iv->pub.kind == kind)
+                iv->seen = false;
 }
 
 static void list_end(struct kb_cache *c, enum kb_kind kind, unsigned src)
 {
-        struct entry *e, *tmp;
-        bool any = false;
+        struct kb__entry *e, *tmp;
+        struct kb__invalid *iv, *it;
+        HASH_ITER(hh, c->invalid, iv, it)
+        if (iv->pub.kind == kind && !iv->seen)
+                invalid_free(c, iv);
         HASH_ITER(hh, c->tab[kind], e, tmp)
         {
                 if (e->seen & (1u << src))
                         continue;
                 e->sources &= ~(1u << src);
-                if (!e->sources) {
+                if (!e->sources)
                         entry_del(c, kind, e);
-                        any = true;
-                }
         }
-        if (any)
-                changed(c, kind);
+        /* A list that ends is news even when it removed nothing: the
+         * consumer may be waiting for the kind to be complete. */
+        changed(c, kind);
 }
 
 void kb_cache_list_begin(struct kb_cache *c, enum kb_kind kind)
@@ -331,25 +482,25 @@ void kb_cache_list_end(struct kb_cache *c, enum kb_kind kind)
 
 static void feed_begin(void *arg)
 {
-        struct feed *f = arg;
+        struct kb__feed *f = arg;
         list_begin(f->c, f->kind, f->source);
 }
 
 static void feed_upsert(void *arg, const struct kb_value *obj)
 {
-        struct feed *f = arg;
+        struct kb__feed *f = arg;
         upsert(f->c, f->kind, obj, f->source, false);
 }
 
 static void feed_remove(void *arg, const struct kb_value *obj)
 {
-        struct feed *f = arg;
+        struct kb__feed *f = arg;
         remove_src(f->c, f->kind, obj, f->source);
 }
 
 static void feed_end(void *arg)
 {
-        struct feed *f = arg;
+        struct kb__feed *f = arg;
         list_end(f->c, f->kind, f->source);
 }
 
@@ -377,8 +528,8 @@ void *kb_cache_feed_source(struct kb_cache *c, enum kb_kind kind, unsigned sourc
 const void *kb_cache_get(const struct kb_cache *c, enum kb_kind kind, const char *ns,
                          const char *name)
 {
-        char *key = make_key(ns, name);
-        struct entry *e;
+        char *key = kb__cache_key(ns, name);
+        struct kb__entry *e;
         HASH_FIND_STR(c->tab[kind], key, e);
         free(key);
         return e ? e->o->ptr : NULL;
@@ -393,22 +544,26 @@ size_t kb_cache_count(const struct kb_cache *c, enum kb_kind kind)
 
 void kb_cache_assume(struct kb_cache *c, const struct kb_pod *pod, const char *node)
 {
-        char *key = make_key(pod->meta.namespace, pod->meta.name);
-        struct mark *m;
+        char *key = kb__cache_key(pod->meta.namespace, pod->meta.name);
+        struct kb__mark *m;
         HASH_FIND_STR(c->marks, key, m);
         if (m)
-                mark_del(c, m);
-        m = kb_xcalloc(1, sizeof(*m));
-        m->key = key;
-        m->uid = kb_xstrdup(pod->meta.uid ? pod->meta.uid : "");
-        m->node = kb_xstrdup(node);
-        HASH_ADD_KEYPTR(hh, c->marks, m->key, strlen(m->key), m);
+                kb__cache_mark_del(c, m);
+        /* One allocation per mark: a bind storm marks every pod at once. */
+        const char *uid = pod->meta.uid ? pod->meta.uid : "";
+        size_t lk = strlen(key) + 1, lu = strlen(uid) + 1, ln = strlen(node) + 1;
+        m = kb_xcalloc(1, sizeof(*m) + lk + lu + ln);
+        m->key = memcpy(m->text, key, lk);
+        m->uid = memcpy(m->text + lk, uid, lu);
+        m->node = memcpy(m->text + lk + lu, node, ln);
+        free(key);
+        HASH_ADD_KEYPTR(hh, c->marks, m->key, lk - 1, m);
 }
 
 void kb_cache_bind_done(struct kb_cache *c, const char *ns, const char *name, bool ok)
 {
-        char *key = make_key(ns, name);
-        struct mark *m;
+        char *key = kb__cache_key(ns, name);
+        struct kb__mark *m;
         HASH_FIND_STR(c->marks, key, m);
         free(key);
         if (!m)
@@ -416,14 +571,14 @@ void kb_cache_bind_done(struct kb_cache *c, const char *ns, const char *name, bo
         if (ok)
                 m->acked = kb_now_mono();
         else
-                mark_del(c, m);
+                kb__cache_mark_del(c, m);
         changed(c, KB_KIND_POD);
 }
 
 bool kb_cache_binding(const struct kb_cache *c, const char *ns, const char *name)
 {
-        char *key = make_key(ns, name);
-        struct mark *m;
+        char *key = kb__cache_key(ns, name);
+        struct kb__mark *m;
         HASH_FIND_STR(c->marks, key, m);
         free(key);
         return m != NULL;
@@ -435,159 +590,3 @@ size_t kb_cache_nbinding(const struct kb_cache *c)
 }
 
 /* ---- snapshots ------------------------------------------------------------------ */
-
-#define FILL(field, nfield, kind, type)                                                            \
-        do {                                                                                       \
-                size_t n_ = HASH_COUNT(c->tab[kind]), i_ = 0;                                      \
-                s->snap.field = kb_xmalloc((n_ + 1) * sizeof(*s->snap.field));                     \
-                struct entry *e_, *t_;                                                             \
-                HASH_ITER(hh, c->tab[kind], e_, t_)                                                \
-                {                                                                                  \
-                        e_->o->refs++;                                                             \
-                        s->refs[s->nrefs++] = e_->o;                                               \
-                        s->snap.field[i_++] = (type *)e_->o->ptr;                                  \
-                }                                                                                  \
-                s->snap.nfield = i_;                                                               \
-        } while (0)
-
-struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *names, size_t nnames,
-                                        const char *default_queue)
-{
-        struct kb_cache_snap *s = kb_xcalloc(1, sizeof(*s));
-        size_t total = 0;
-        for (int k = 0; k < NKINDS; k++)
-                total += HASH_COUNT(c->tab[k]);
-        s->cache = c;
-        s->refs = kb_xmalloc((total + 1) * sizeof(*s->refs));
-
-        /* Acknowledged marks the watch never confirmed are dropped after a
-         * while, so a lost event cannot hold a pod forever. */
-        double now = kb_now_mono();
-        struct mark *m, *mt;
-        HASH_ITER(hh, c->marks, m, mt)
-        {
-                if (m->acked && now - m->acked > MARK_TTL) {
-                        KB_WARN("pod %s: bind acknowledged %.0fs ago but not seen; forgetting it",
-                                m->key, now - m->acked);
-                        mark_del(c, m);
-                }
-        }
-
-        FILL(nodes, nnodes, KB_KIND_NODE, struct kb_node);
-        FILL(pods, npods, KB_KIND_POD, struct kb_pod);
-        FILL(podgroups, npodgroups, KB_KIND_PODGROUP, struct kb_podgroup);
-        FILL(queues, nqueues, KB_KIND_QUEUE, struct kb_queue);
-        FILL(priorityclasses, npriorityclasses, KB_KIND_PRIORITYCLASS, struct kb_priorityclass);
-        FILL(namespaces, nnamespaces, KB_KIND_NAMESPACE, struct kb_namespace);
-        FILL(hypernodes, nhypernodes, KB_KIND_HYPERNODE, struct kb_hypernode);
-
-        /* Assumed pods: a shallow copy whose nodeName is the bind's target.
-         * The copy shares the original's strings and arrays, which the
-         * snapshot's reference keeps alive. */
-        if (c->marks) {
-                s->assumed = kb_xmalloc(HASH_COUNT(c->marks) * sizeof(*s->assumed));
-                for (size_t i = 0; i < s->snap.npods; i++) {
-                        struct kb_pod *p = s->snap.pods[i];
-                        if (p->node_name && *p->node_name)
-                                continue;
-                        char *key = make_key(p->meta.namespace, p->meta.name);
-                        HASH_FIND_STR(c->marks, key, m);
-                        free(key);
-                        if (!m)
-                                continue;
-                        struct kb_pod *a = kb_xmalloc(sizeof(*a));
-                        *a = *p;
-                        a->node_name = m->node;
-                        s->assumed[s->nassumed++] = a;
-                        s->snap.pods[i] = a;
-                }
-                /* The node strings belong to marks, which may go while the
-                 * session runs: give the copies their own. */
-                for (size_t i = 0; i < s->nassumed; i++)
-                        s->assumed[i]->node_name = kb_xstrdup(s->assumed[i]->node_name);
-        }
-        s->snap.scheduler_names = names;
-        s->snap.nscheduler_names = nnames;
-        s->snap.default_queue = default_queue;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        s->snap.now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-        return s;
-}
-
-void kb_cache_snapshot_free(struct kb_cache_snap *s)
-{
-        if (!s)
-                return;
-        for (size_t i = 0; i < s->nassumed; i++) {
-                free(s->assumed[i]->node_name);
-                free(s->assumed[i]);
-        }
-        free(s->assumed);
-        for (size_t i = 0; i < s->nrefs; i++)
-                cobj_unref(s->refs[i]);
-        free(s->refs);
-        free(s->snap.nodes);
-        free(s->snap.pods);
-        free(s->snap.podgroups);
-        free(s->snap.queues);
-        free(s->snap.priorityclasses);
-        free(s->snap.namespaces);
-        free(s->snap.hypernodes);
-        free(s);
-}
-
-/* ---- dump ------------------------------------------------------------------------ */
-
-char *kb_cache_dump_json(const struct kb_cache *c)
-{
-        struct kb_value *root = kb_value_new(KB_VOBJECT);
-        static const char *const lists[NKINDS] = {NULL,         "nodes",     "pods",
-                                                  "podGroups",  "queues",    "priorityClasses",
-                                                  "namespaces", "hyperNodes"};
-        for (int k = 1; k < NKINDS; k++) {
-                struct kb_value *arr = kb_value_new(KB_VARRAY);
-                struct entry *e, *t;
-                HASH_ITER(hh, c->tab[k], e, t)
-                {
-                        const struct kb_meta *m = meta_of(e->o->ptr);
-                        struct kb_value *o = kb_value_new(KB_VOBJECT);
-                        kb_value_set(o, "name", kb_value_new_string(e->key));
-                        kb_value_set(
-                            o, "resourceVersion",
-                            kb_value_new_string(m->resource_version ? m->resource_version : ""));
-                        char buf[256];
-                        if (k == KB_KIND_POD) {
-                                const struct kb_pod *p = e->o->ptr;
-                                kb_value_set(o, "phase",
-                                             kb_value_new_string(kb_pod_phase_name(p->phase)));
-                                if (p->node_name)
-                                        kb_value_set(o, "nodeName",
-                                                     kb_value_new_string(p->node_name));
-                                if (p->group_name)
-                                        kb_value_set(o, "group",
-                                                     kb_value_new_string(p->group_name));
-                                struct mark *mk;
-                                HASH_FIND_STR(c->marks, e->key, mk);
-                                if (mk)
-                                        kb_value_set(o, "binding", kb_value_new_string(mk->node));
-                                kb_res_format(&p->requests, false, buf, sizeof(buf));
-                                kb_value_set(o, "requests", kb_value_new_string(buf));
-                        } else if (k == KB_KIND_NODE) {
-                                const struct kb_node *n = e->o->ptr;
-                                kb_res_format(&n->allocatable, true, buf, sizeof(buf));
-                                kb_value_set(o, "allocatable", kb_value_new_string(buf));
-                        } else if (k == KB_KIND_PODGROUP) {
-                                const struct kb_podgroup *pg = e->o->ptr;
-                                kb_value_set(o, "minMember", kb_value_new_int(pg->min_member));
-                                if (pg->phase)
-                                        kb_value_set(o, "phase", kb_value_new_string(pg->phase));
-                        }
-                        kb_value_append(arr, o);
-                }
-                kb_value_set(root, lists[k], arr);
-        }
-        char *s = kb_json_emit(root, true);
-        kb_value_free(root);
-        return s;
-}

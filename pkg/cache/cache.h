@@ -44,7 +44,8 @@ void kb_cache_free(struct kb_cache *c);
 #define KB_CACHE_MAX_SOURCES 16
 
 /* Decodes obj as kind and stores it (replacing any older one).  Returns 0
- * or KB_EBADINPUT (logged, with the object and field). */
+ * or KB_EBADINPUT (logged, with the object and field, and remembered: see
+ * kb_cache_invalid_each). */
 int kb_cache_upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj);
 /* As kb_cache_upsert, but only for an object the cache holds, and without
  * changing which sources hold it: for a fresh read (GET) of an object the
@@ -62,9 +63,39 @@ extern const struct kb_reflector_ops kb_cache_reflector_ops;
 void *kb_cache_feed(struct kb_cache *c, enum kb_kind kind);
 void *kb_cache_feed_source(struct kb_cache *c, enum kb_kind kind, unsigned source);
 
-/* Called on every change with the kind (for tests and triggers); NULL. */
+/* Called on every change with the kind, and at the end of every list (for
+ * tests and triggers); NULL for none. */
 typedef void (*kb_cache_change_fn)(void *arg, enum kb_kind kind);
 void kb_cache_on_change(struct kb_cache *c, kb_cache_change_fn fn, void *arg);
+
+/* ---- objects kbatch cannot decode ---------------------------------------------------- */
+
+/*
+ * An object the server accepted but kbatch could not decode (a value its
+ * CRD allows and kbatch rejects, say a negative quantity).  It is not in
+ * the cache as an object — a PodGroup or Queue that was valid before and
+ * is updated to something undecodable leaves the cache, since its old
+ * spec no longer applies; a pod or node keeps its last good version, as it
+ * may hold node resources — but it is remembered here, with the message
+ * naming the field, until it is fixed, deleted, or missing from a relist.
+ */
+struct kb_cache_invalid {
+        enum kb_kind kind;
+        const char *ns; /* NULL for cluster-scoped kinds */
+        const char *name;
+        const char *uid;
+        const char *resource_version;
+        const char *message; /* "podgroup ns/x: spec.minResources.cpu: must not be ..." */
+};
+typedef void (*kb_cache_invalid_fn)(void *arg, const struct kb_cache_invalid *inv);
+/* Calls fn for each remembered object, in no particular order. */
+void kb_cache_invalid_each(const struct kb_cache *c, kb_cache_invalid_fn fn, void *arg);
+/* Moves on whenever the set of invalid objects (or one's message or
+ * version) changes. */
+unsigned kb_cache_invalid_gen(const struct kb_cache *c);
+/* The remembered object of kind, ns, name, or NULL. */
+const struct kb_cache_invalid *kb_cache_invalid_get(const struct kb_cache *c, enum kb_kind kind,
+                                                    const char *ns, const char *name);
 
 /* ---- reading -------------------------------------------------------------------- */
 
@@ -93,8 +124,8 @@ struct kb_cache_snap {
         struct kb_cache *cache;
         void **refs; /* the objects held */
         size_t nrefs;
-        struct kb_pod **assumed; /* shallow copies with nodeName set */
-        size_t nassumed;
+        const char **assumed_node; /* snap.assumed_node (owned) */
+        size_t nassumed;           /* pods assumed on a node */
 };
 
 /* A snapshot of the current state for a session on another thread.  The

@@ -218,8 +218,17 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
 
 /* ---- tasks ---------------------------------------------------------------------- */
 
-/* Volcano api.getTaskStatus. */
-static enum kb_task_status pod_task_status(const struct kb_pod *p)
+/* The pod's node: its nodeName, or the node it is assumed on. */
+static const char *pod_node(const struct kb_snapshot *snap, size_t i)
+{
+        const struct kb_pod *p = snap->pods[i];
+        if (p->node_name && *p->node_name)
+                return p->node_name;
+        return snap->assumed_node ? snap->assumed_node[i] : NULL;
+}
+
+/* Volcano api.getTaskStatus (node: pod_node). */
+static enum kb_task_status pod_task_status(const struct kb_pod *p, const char *node)
 {
         switch (p->phase) {
         case KB_POD_RUNNING:
@@ -227,7 +236,7 @@ static enum kb_task_status pod_task_status(const struct kb_pod *p)
         case KB_POD_PENDING:
                 if (p->meta.deletion)
                         return KB_TASK_RELEASING;
-                return p->node_name && *p->node_name ? KB_TASK_BOUND : KB_TASK_PENDING;
+                return node ? KB_TASK_BOUND : KB_TASK_PENDING;
         case KB_POD_SUCCEEDED:
                 return KB_TASK_SUCCEEDED;
         case KB_POD_FAILED:
@@ -274,11 +283,12 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
         s->tasks = kb_pool_alloc(&s->pool, (snap->npods + 1) * sizeof(*s->tasks));
         for (size_t i = 0; i < snap->npods; i++) {
                 const struct kb_pod *p = snap->pods[i];
-                enum kb_task_status st = pod_task_status(p);
+                const char *on = pod_node(snap, i);
+                enum kb_task_status st = pod_task_status(p, on);
                 bool terminal = st == KB_TASK_SUCCEEDED || st == KB_TASK_FAILED;
                 struct kb_node_info *node = NULL;
-                if (p->node_name && *p->node_name && !terminal)
-                        node = kb_session_node(s, p->node_name);
+                if (on && !terminal)
+                        node = kb_session_node(s, on);
                 bool mine = ours(snap, p);
                 if (!mine && !node)
                         continue;

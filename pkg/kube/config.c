@@ -268,6 +268,32 @@ static char *dir_of(const char *file)
         return slash ? kb_xstrndup(file, (size_t)(slash - file)) : NULL;
 }
 
+int kb_kube_config_parse(const char *text, size_t len, const char *file, const char *context,
+                         struct kb_kube_config *c, char *err, size_t errlen)
+{
+        size_t ndocs = 0;
+        struct kb_value **docs = NULL;
+        char perr[256];
+        int rc = KB_EBADINPUT;
+        memset(c, 0, sizeof(*c));
+        if (kb_yaml_parse(text, len, &docs, &ndocs, perr, sizeof(perr))) {
+                snprintf(err, errlen, "%s: %s", file, perr);
+                goto out;
+        }
+        if (ndocs != 1 || !kb_value_is(docs[0], KB_VOBJECT)) {
+                snprintf(err, errlen, "%s: not a kubeconfig", file);
+                goto out;
+        }
+        char *dir = dir_of(file);
+        rc = load_doc(docs[0], file, dir, context, c, err, errlen);
+        free(dir);
+out:
+        kb_value_free_docs(docs, ndocs);
+        if (rc)
+                kb_kube_config_release(c);
+        return rc;
+}
+
 static int load_file(const char *file, const char *context, struct kb_kube_config *c, char *err,
                      size_t errlen)
 {

@@ -10,9 +10,22 @@
  *
  * Retries.  A request (not a watch) that fails to connect, times out, or is
  * answered 429 or 5xx is retried with exponential backoff and jitter, up to
- * its attempt limit; a 429's Retry-After sets the delay.  Every request
- * (retries too) takes a token from the client-side rate limiter (qps, burst);
- * watches do not, as they are long-lived.
+ * its attempt limit; a 429's Retry-After sets the delay.
+ *
+ * Lanes.  Every request travels in a lane (kb_kube_lane).  Lanes are served
+ * in strict priority: whenever a place opens, the first waiting request of
+ * the highest lane goes.  The lease lane is outside every limit (no token,
+ * no window); the others take a token from the client-side rate limiter
+ * (qps, burst; retries too) and a place in a window of at most max_active
+ * transfers on the wire, so a burst of binds never waits inside curl for a
+ * connection and a lease request never waits behind one.  The window
+ * halves when the server answers 429 and grows back one place per window
+ * of answers.  Watches take neither, as they are long-lived.
+ *
+ * Fence.  Requests in fenced lanes (the writes a leader makes) leave only
+ * while the fence function says so; it is asked before each one starts and
+ * whenever curl is about to touch a socket, and a closed fence aborts the
+ * fenced transfers still on the wire.
  *
  * Tokens never appear in logs: requests are logged by method and path only.
  */
@@ -81,6 +94,13 @@ struct kb_kube_config {
 int kb_kube_config_load(const char *kubeconfig, const char *context, const char *master,
                         struct kb_kube_config *cfg, char *err, size_t errlen);
 void kb_kube_config_release(struct kb_kube_config *cfg);
+/* Parses a kubeconfig held in memory (text, len); file names it in
+ * messages and anchors relative paths (its directory).  context as for
+ * kb_kube_config_load; the server is taken as written.  Returns 0, or
+ * KB_EBADINPUT with a message naming the file and field (cfg is then
+ * empty).  Any thread. */
+int kb_kube_config_parse(const char *text, size_t len, const char *file, const char *context,
+                         struct kb_kube_config *cfg, char *err, size_t errlen);
 
 /*
  * Runs an exec credential plugin once and parses its ExecCredential
@@ -122,14 +142,45 @@ typedef void (*kb_kube_done_fn)(void *arg, const struct kb_kube_resp *resp);
 typedef void (*kb_kube_line_fn)(void *arg, const char *line, size_t len);
 
 struct kb_kube_opts {
-        double qps;       /* default 50 */
-        int burst;        /* default 100 */
-        double timeout;   /* per attempt, seconds; default 30 */
-        int max_attempts; /* default 6 */
+        double qps;        /* default 50 */
+        int burst;         /* default 100 */
+        double timeout;    /* per attempt, seconds; default 30 */
+        int max_attempts;  /* default 6 */
+        int max_active;    /* transfers on the wire, watches and leases aside; default 32 */
+        int event_backlog; /* events waiting in their lane; default 1000 */
         /* The User-Agent header (copied, at most 63 bytes); default
          * "kbatch-scheduler". */
         const char *user_agent;
 };
+
+/*
+ * The lanes, highest priority first in the third column (0 is served
+ * first), with whether the fence holds them and their name for logs and
+ * metrics.  READ is the default (zero) lane.
+ *
+ *   LEASE   leader election: never waits for a token or a window place
+ *   BIND    binds and evictions, and the reads that settle them
+ *   READ    lists and other reads (changes nothing, so never fenced)
+ *   STATUS  status patches (at most half the window)
+ *   EVENT   events (a few places; the backlog is bounded and the
+ *           recorder drops and aggregates when it is full)
+ */
+#define KB_KUBE_LANES(X)                                                                           \
+        X(READ, "read", 2, false)                                                                  \
+        X(LEASE, "lease", 0, false)                                                                \
+        X(BIND, "bind", 1, true)                                                                   \
+        X(STATUS, "status", 3, true)                                                               \
+        X(EVENT, "event", 4, true)
+
+enum kb_kube_lane {
+#define KB_KUBE_LANE_ENUM(id, name, prio, fenced) KB_KUBE_LANE_##id,
+        KB_KUBE_LANES(KB_KUBE_LANE_ENUM)
+#undef KB_KUBE_LANE_ENUM
+            KB_KUBE_NLANES,
+};
+
+/* The lane's name ("bind").  Any thread. */
+const char *kb_kube_lane_name(enum kb_kube_lane lane);
 
 /* A new client on loop with a copy of cfg.  Loop thread. */
 struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
@@ -146,6 +197,8 @@ struct kb_kube_req {
         const char *body;         /* NULL for none */
         const char *content_type; /* default application/json */
         int max_attempts;         /* 0: the client's default; 1: no retries */
+        enum kb_kube_lane lane;   /* default READ */
+        double timeout;           /* per attempt, seconds; 0: the client's default */
 };
 
 /*
@@ -155,6 +208,37 @@ struct kb_kube_req {
  */
 struct kb_kube_call *kb_kube_request(struct kb_kube *k, const struct kb_kube_req *req,
                                      kb_kube_done_fn done, void *arg);
+
+/* Whether fenced lanes may send now.  Called on the loop thread, often:
+ * it must be cheap and must not call the client. */
+typedef bool (*kb_kube_fence_fn)(void *arg);
+/* Sets the fence (NULL: none, everything may go).  Loop thread. */
+void kb_kube_set_fence(struct kb_kube *k, kb_kube_fence_fn fn, void *arg);
+
+/*
+ * Ends the unfinished calls in the lanes of the mask (1u << lane) that wait
+ * for a token, a place or a retry, and with wire also those on the wire
+ * (the transfer is aborted).  Each done callback runs now, with cancelled
+ * set, so it must only release what it holds.  Returns how many were
+ * ended.  O(calls).  Loop thread (from a done callback too).
+ */
+size_t kb_kube_drop(struct kb_kube *k, unsigned lanes, bool wire);
+/* The mask of the fenced lanes (the writes a leader makes). */
+unsigned kb_kube_fenced_lanes(void);
+
+/* Withdraws a call that has not gone out (waiting for a token, a place or
+ * a retry): returns true, and its callback will not run.  Returns false
+ * and does nothing when it is on the wire (its answer will come).  Loop
+ * thread. */
+bool kb_kube_supersede(struct kb_kube_call *c);
+
+/* The window now: max_active, halved by 429s and grown back by answers. */
+double kb_kube_window(const struct kb_kube *k);
+
+/* Requests waiting in a lane, and whether its bounded backlog is full (a
+ * request submitted to a full lane still goes in; the caller decides). */
+size_t kb_kube_waiting(const struct kb_kube *k, enum kb_kube_lane lane);
+bool kb_kube_lane_full(const struct kb_kube *k, enum kb_kube_lane lane);
 /* Starts a watch: line runs per line of a 200 answer; done runs when the
  * stream ends (status 200, any error, or another status with its body). */
 struct kb_kube_call *kb_kube_watch(struct kb_kube *k, const char *path, double timeout,
@@ -178,6 +262,31 @@ bool kb_kube_retryable(long status);
 double kb_kube_backoff(int n, double base, double cap, double rnd);
 
 /* ---- reflectors ------------------------------------------------------------- */
+
+enum kb_watch_type {
+        KB_WATCH_ADDED,
+        KB_WATCH_MODIFIED,
+        KB_WATCH_DELETED,
+        KB_WATCH_BOOKMARK,
+        KB_WATCH_ERROR,
+};
+
+/* One line of a watch stream ({"type":...,"object":{...}}), decoded. */
+struct kb_watch_event {
+        enum kb_watch_type type;
+        const struct kb_value *object;
+        const char *resource_version; /* the object's, or NULL */
+        int64_t code;                 /* ERROR: the Status's code (410: expired) */
+        const char *message;          /* ERROR: the Status's message, or NULL */
+        struct kb_pool pool;          /* holds the above (a read-only tree) */
+};
+
+/* Parses one watch line.  Returns 0 (release ev with kb_watch_event_release)
+ * or KB_EBADINPUT with a message (bad JSON, no type or object, an unknown
+ * type).  Any thread. */
+int kb_watch_event_parse(const char *line, size_t len, struct kb_watch_event *ev, char *err,
+                         size_t errlen);
+void kb_watch_event_release(struct kb_watch_event *ev);
 
 /*
  * What a reflector feeds its consumer, on the loop thread.  A list calls

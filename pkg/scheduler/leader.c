@@ -1,6 +1,6 @@
 /*
  * Leader election on a coordination.k8s.io/v1 Lease, as client-go's
- * leaderelection does it:
+ * leaderelection does it, with a fence:
  *
  *  - every retry period, read the lease;
  *  - another holder's lease counts as expired when its record (holder and
@@ -8,8 +8,25 @@
  *    clocks need not agree;
  *  - acquire or renew with an update that carries the resourceVersion read,
  *    so of two candidates only one wins (the other gets 409);
- *  - a leader that cannot renew for the renew deadline stops: it exits with
- *    status 1 (as Volcano does) and the deployment restarts it;
+ *  - the fence: this process acts as the leader only while its last
+ *    successful renew *left* less than the renew deadline ago.  A standby
+ *    takes over no sooner than a lease duration after it saw that renew,
+ *    which is later than when it left, so with renew deadline < lease
+ *    duration the old leader's fence closes first, by at least their
+ *    difference (5 s with the defaults).  A timer fires at the deadline
+ *    even while a lease request is in flight, the client asks the fence
+ *    before every fenced request and before touching a socket, so a
+ *    process resumed after a long pause (SIGSTOP, a stalled VM) sends
+ *    nothing more;
+ *  - lease requests travel in the client's lease lane, ahead of every
+ *    other request and outside the rate limit and the window;
+ *  - a leader that loses the lease (the deadline passes, or the lease
+ *    shows another holder) drops every queued write and exits 1 at once,
+ *    as Volcano and kube-scheduler do, and the deployment restarts it.  A
+ *    restart, rather than stepping back to standby, because the process
+ *    holds state that assumed leadership (binds marked in the cache, the
+ *    status it believes it wrote, event series), and a fresh list is the
+ *    simple way to be sure none of it outlives the lease;
  *  - on a clean stop the leader releases the lease (empty holder) so the
  *    next one takes over at its next retry rather than after expiry.
  */
@@ -30,6 +47,13 @@ static char *lease_path(struct kb_sched *s, bool item)
                             s->o->lock_namespace);
 }
 
+bool kb__leading(struct kb_sched *s)
+{
+        if (!s->leader || (s->stopping && s->exit_code != 0))
+                return false;
+        return !s->o->leader_elect || kb_now_mono() - s->lease_renewed < s->o->renew_deadline;
+}
+
 static void set_leader(struct kb_sched *s, bool leader)
 {
         if (leader == s->leader)
@@ -43,14 +67,37 @@ static void set_leader(struct kb_sched *s, bool leader)
                 KB_INFO("no longer the leader");
 }
 
-static void check_deadline(struct kb_sched *s)
+void kb__leader_lost(struct kb_sched *s, const char *why)
 {
-        if (s->leader && kb_now_mono() - s->lease_renewed > s->o->renew_deadline) {
-                KB_ERROR("leader election lost: could not renew the lease for %.0fs",
-                         s->o->renew_deadline);
-                set_leader(s, false);
-                kb__sched_stop(s, 1);
-        }
+        if (!s->leader)
+                return;
+        KB_ERROR("leader election lost: %s; dropping queued writes and exiting", why);
+        set_leader(s, false);
+        kb__sched_stop(s, 1);
+}
+
+/* Whether the renew deadline passed; if so, leadership is lost. */
+static bool check_deadline(struct kb_sched *s)
+{
+        if (!s->leader || kb_now_mono() - s->lease_renewed < s->o->renew_deadline)
+                return false;
+        char why[96];
+        snprintf(why, sizeof(why), "could not renew the lease for %.3gs", s->o->renew_deadline);
+        kb__leader_lost(s, why);
+        return true;
+}
+
+static void fence_fired(uv_timer_t *t)
+{
+        check_deadline(t->data);
+}
+
+/* Arms the fence timer for the deadline of the renew that just
+ * succeeded. */
+static void arm_fence(struct kb_sched *s)
+{
+        double left = s->lease_renewed + s->o->renew_deadline - kb_now_mono();
+        uv_timer_start(&s->fence_timer, fence_fired, left > 0 ? (uint64_t)(left * 1000) + 1 : 0, 0);
 }
 
 static char *lease_body(struct kb_sched *s, const char *rv, const char *holder, const char *acquire,
@@ -77,6 +124,34 @@ static char *lease_body(struct kb_sched *s, const char *rv, const char *holder, 
         return text;
 }
 
+static void lease_request(struct kb_sched *s, const char *method, bool item, const char *body,
+                          kb_kube_done_fn done, void *arg)
+{
+        char *path = lease_path(s, item);
+        /* A renew that takes longer than the deadline is no use. */
+        struct kb_kube_req req = {.method = method,
+                                  .path = path,
+                                  .body = body,
+                                  .max_attempts = 1,
+                                  .lane = KB_KUBE_LANE_LEASE,
+                                  .timeout = s->o->renew_deadline};
+        s->lease_inflight = true;
+        s->lease_sent = kb_now_mono();
+        kb_kube_request(s->kube, &req, done, arg);
+        free(path);
+}
+
+/* RBAC that does not fit is worth saying plainly (once a minute). */
+static void forbidden_hint(struct kb_sched *s, long status)
+{
+        if (status != 403 || kb_now_mono() - s->lease_forbidden_warned < 60)
+                return;
+        s->lease_forbidden_warned = kb_now_mono();
+        KB_WARN("lease %s/%s: forbidden: the scheduler needs get and update on this Lease, and "
+                "create unless it exists (deploy/ creates it and grants the first two)",
+                s->o->lock_namespace, s->o->lock_name);
+}
+
 static void lease_written(void *arg, const struct kb_kube_resp *r)
 {
         struct kb_sched *s = arg;
@@ -84,13 +159,16 @@ static void lease_written(void *arg, const struct kb_kube_resp *r)
         if (r->cancelled)
                 return;
         if (r->status == 200 || r->status == 201) {
-                s->lease_renewed = kb_now_mono();
+                s->lease_renewed = s->lease_sent;
                 set_leader(s, true);
+                arm_fence(s);
         } else {
                 KB_V(1, "lease update: %ld", r->status);
+                forbidden_hint(s, r->status);
                 if (r->status == 409)
-                        set_leader(s, false);
-                check_deadline(s);
+                        kb__leader_lost(s, "another candidate updated the lease first");
+                else
+                        check_deadline(s);
         }
         kb__sched_shutdown_check(s);
 }
@@ -105,22 +183,19 @@ static void lease_read(void *arg, const struct kb_kube_resp *r)
                 kb__sched_shutdown_check(s);
                 return;
         }
+        if (check_deadline(s))
+                return;
         int duration = (int)(s->o->lease_duration + 0.5);
         if (r->status == 404) {
                 char *body = lease_body(s, NULL, s->identity, NULL, 0, duration);
-                char *path = lease_path(s, false);
-                struct kb_kube_req req = {
-                    .method = "POST", .path = path, .body = body, .max_attempts = 1};
-                s->lease_inflight = true;
-                kb_kube_request(s->kube, &req, lease_written, s);
-                free(path);
+                lease_request(s, "POST", false, body, lease_written, s);
                 free(body);
                 return;
         }
         struct kb_value *doc = NULL;
         if (r->status != 200 || kb_json_parse(r->body, r->len, &doc, NULL, 0)) {
                 KB_V(1, "lease read: %ld", r->status);
-                check_deadline(s);
+                forbidden_hint(s, r->status);
                 return;
         }
         const struct kb_value *sp = kb_value_get(doc, "spec");
@@ -141,19 +216,19 @@ static void lease_read(void *arg, const struct kb_kube_resp *r)
         }
         bool mine = kb_streq(holder, s->identity);
         bool free_lease = !holder || !*holder;
+        if (s->leader && !mine) {
+                kb_value_free(doc);
+                kb__leader_lost(s, "the lease names another holder");
+                return;
+        }
         double dur = ldur > 0 ? (double)ldur : s->o->lease_duration;
         if (!mine && !free_lease && now - s->lease_observed < dur) {
-                set_leader(s, false);
                 kb_value_free(doc);
                 return;
         }
         char *body = lease_body(s, rv, s->identity, mine ? acquire : NULL,
                                 (int)trans + (mine ? 0 : 1), duration);
-        char *path = lease_path(s, true);
-        struct kb_kube_req req = {.method = "PUT", .path = path, .body = body, .max_attempts = 1};
-        s->lease_inflight = true;
-        kb_kube_request(s->kube, &req, lease_written, s);
-        free(path);
+        lease_request(s, "PUT", true, body, lease_written, s);
         free(body);
         kb_value_free(doc);
 }
@@ -161,16 +236,10 @@ static void lease_read(void *arg, const struct kb_kube_resp *r)
 static void lease_tick(uv_timer_t *t)
 {
         struct kb_sched *s = t->data;
-        if (s->lease_inflight || s->stopping)
+        /* The deadline first, whether or not a lease request is in flight. */
+        if (s->stopping || check_deadline(s) || s->lease_inflight)
                 return;
-        check_deadline(s);
-        if (s->stopping)
-                return;
-        char *path = lease_path(s, true);
-        struct kb_kube_req req = {.method = "GET", .path = path, .max_attempts = 1};
-        s->lease_inflight = true;
-        kb_kube_request(s->kube, &req, lease_read, s);
-        free(path);
+        lease_request(s, "GET", true, NULL, lease_read, s);
 }
 
 void kb__leader_start(struct kb_sched *s)
@@ -179,6 +248,11 @@ void kb__leader_start(struct kb_sched *s)
         uint64_t ms = (uint64_t)(s->o->retry_period * 1000);
         uv_timer_start(&s->lease_timer, lease_tick, 0, ms ? ms : 1000);
 }
+
+/* ---- release ------------------------------------------------------------------------ */
+
+/* Each release request gets this long: a stop must end within 2 s. */
+#define RELEASE_TIMEOUT 0.4
 
 struct release_ctx {
         struct kb_sched *s;
@@ -224,7 +298,12 @@ static void release_read(void *arg, const struct kb_kube_resp *r)
         kb_value_int(kb_value_dig(doc, "spec", "leaseTransitions", NULL), &trans);
         char *body = lease_body(s, rv, "", NULL, (int)trans, 1);
         char *path = lease_path(s, true);
-        struct kb_kube_req req = {.method = "PUT", .path = path, .body = body, .max_attempts = 2};
+        struct kb_kube_req req = {.method = "PUT",
+                                  .path = path,
+                                  .body = body,
+                                  .max_attempts = 1,
+                                  .lane = KB_KUBE_LANE_LEASE,
+                                  .timeout = RELEASE_TIMEOUT};
         kb_kube_request(s->kube, &req, released, c);
         free(path);
         free(body);
@@ -234,7 +313,9 @@ static void release_read(void *arg, const struct kb_kube_resp *r)
 void kb__leader_release(struct kb_sched *s, void (*done)(struct kb_sched *s))
 {
         s->lease_released = true;
-        if (!s->o->leader_elect) {
+        /* Past the renew deadline too: the write carries the version read
+         * and only clears a lease that still names us. */
+        if (!s->o->leader_elect || !s->leader) {
                 done(s);
                 return;
         }
@@ -242,7 +323,11 @@ void kb__leader_release(struct kb_sched *s, void (*done)(struct kb_sched *s))
         c->s = s;
         c->done = done;
         char *path = lease_path(s, true);
-        struct kb_kube_req req = {.method = "GET", .path = path, .max_attempts = 2};
+        struct kb_kube_req req = {.method = "GET",
+                                  .path = path,
+                                  .max_attempts = 1,
+                                  .lane = KB_KUBE_LANE_LEASE,
+                                  .timeout = RELEASE_TIMEOUT};
         s->lease_inflight = true;
         kb_kube_request(s->kube, &req, release_read, c);
         free(path);

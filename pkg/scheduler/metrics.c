@@ -44,6 +44,9 @@ struct kb__metrics {
         struct hist session; /* milliseconds, the session alone */
         uint64_t attempts_scheduled, attempts_unschedulable, attempts_error;
         uint64_t binds_ok, binds_failed;
+        uint64_t events_created, events_updated, events_dropped;
+        uint64_t lane_waiting[KB_KUBE_NLANES];
+        double window;
         uint64_t unschedulable_jobs, unschedulable_tasks;
         struct queue_m *queues;
         size_t nqueues, capqueues;
@@ -172,6 +175,29 @@ void kb__metrics_bind(struct kb_sched *s, bool ok)
         pthread_mutex_unlock(&s->metrics->lock);
 }
 
+void kb__metrics_event(struct kb_sched *s, const char *result)
+{
+        struct kb__metrics *m = s->metrics;
+        pthread_mutex_lock(&m->lock);
+        if (!strcmp(result, "created"))
+                m->events_created++;
+        else if (!strcmp(result, "updated"))
+                m->events_updated++;
+        else
+                m->events_dropped++;
+        pthread_mutex_unlock(&m->lock);
+}
+
+void kb__metrics_lanes(struct kb_sched *s)
+{
+        struct kb__metrics *m = s->metrics;
+        pthread_mutex_lock(&m->lock);
+        for (int i = 0; i < KB_KUBE_NLANES; i++)
+                m->lane_waiting[i] = kb_kube_waiting(s->kube, (enum kb_kube_lane)i);
+        m->window = kb_kube_window(s->kube);
+        pthread_mutex_unlock(&m->lock);
+}
+
 void kb__metrics_set_leader(struct kb_sched *s, bool leader)
 {
         pthread_mutex_lock(&s->metrics->lock);
@@ -256,6 +282,25 @@ static char *render(struct kb_sched *s)
                       "kbatch_pod_bind_total counter\nkbatch_pod_bind_total{result=\"ok\"} "
                       "%llu\nkbatch_pod_bind_total{result=\"failed\"} %llu\n",
                       (unsigned long long)m->binds_ok, (unsigned long long)m->binds_failed);
+        kb_buf_printf(&b,
+                      "# HELP kbatch_events_total Events by what became of them (dropped: "
+                      "never sent, the recorder gave way)\n# TYPE kbatch_events_total counter\n"
+                      "kbatch_events_total{result=\"created\"} %llu\n"
+                      "kbatch_events_total{result=\"updated\"} %llu\n"
+                      "kbatch_events_total{result=\"dropped\"} %llu\n",
+                      (unsigned long long)m->events_created, (unsigned long long)m->events_updated,
+                      (unsigned long long)m->events_dropped);
+        kb_buf_adds(&b, "# HELP kbatch_api_requests_waiting API requests waiting in the "
+                        "client, by lane\n# TYPE kbatch_api_requests_waiting gauge\n");
+        for (int i = 0; i < KB_KUBE_NLANES; i++)
+                kb_buf_printf(&b, "kbatch_api_requests_waiting{lane=\"%s\"} %llu\n",
+                              kb_kube_lane_name((enum kb_kube_lane)i),
+                              (unsigned long long)m->lane_waiting[i]);
+        kb_buf_printf(
+            &b,
+            "# HELP kbatch_api_window Requests the client keeps on the wire at most "
+            "now (halved by 429s)\n# TYPE kbatch_api_window gauge\nkbatch_api_window %.0f\n",
+            m->window);
         static const struct {
                 const char *name, *help;
                 size_t off;

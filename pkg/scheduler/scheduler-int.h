@@ -18,9 +18,11 @@ struct kb__conf_ref {
         struct kb_conf conf;
 };
 
-struct kb__status_memo; /* last written status per object (dispatch.c) */
-struct kb__event_rec;   /* event deduplication (dispatch.c) */
-struct kb__evicting;    /* evictions in flight (dispatch.c) */
+struct kb__status_memo;  /* last written status per object (status.c) */
+struct kb__events;       /* the event recorder (events.c) */
+struct kb__invalid_seen; /* undecodable objects reported (status.c) */
+struct kb__evicting;     /* evictions in flight (binds.c) */
+struct kb__bind;         /* a bind from the backlog to its answer (binds.c) */
 struct kb__metrics;
 struct MHD_Daemon;
 
@@ -48,6 +50,10 @@ struct kb_sched {
         size_t npod_refl;
         uv_timer_t tick;
         uv_timer_t lease_timer;
+        uv_timer_t fence_timer; /* fires when the renew deadline passes */
+        uv_timer_t stop_timer;  /* bounds a stop: see kb__sched_stop */
+        uv_timer_t soon;        /* a session at the next iteration */
+        bool soon_armed;
         /* Signals: blocked in every thread; one thread sigwaits for them
          * and hands them to the loop through sig_async (pending bits). */
         uv_async_t sig_async;
@@ -59,13 +65,22 @@ struct kb_sched {
         char *identity;
 
         bool session_running;
+        bool sessions_started; /* the first session has started */
+        double trimmed_at;     /* monotonic: the last malloc_trim */
         bool stopping;
+        bool stop_grace_over; /* a stop no longer waits for binds on the wire */
         bool closed;
         int exit_code;
-        /* Binds and evictions sent and not answered yet; a stop waits
-         * for them. */
+        /* Binds and evictions not answered yet (the backlog too); a stop
+         * drops those still waiting and waits a little for those on the
+         * wire. */
         size_t binds_inflight;
+        struct kb__bind *backlog, *backlog_tail; /* decided, not handed to the client */
+        size_t nbacklog;
+        double session_started; /* monotonic: when the last session started */
         bool default_queue_requested;
+        bool have_default_queue;     /* our watch has shown it */
+        double default_queue_failed; /* monotonic: the last failed create, 0 if none */
 
         /* leader election */
         bool leader;
@@ -74,8 +89,10 @@ struct kb_sched {
         char *lease_holder;
         char *lease_renew;
         double lease_observed; /* monotonic: when the holder's record last changed */
-        double lease_renewed;  /* monotonic: our last successful renew */
+        double lease_sent;     /* monotonic: when the lease write in flight left */
+        double lease_renewed;  /* monotonic: when our last successful renew left */
         int lease_transitions;
+        double lease_forbidden_warned;
 
         /* From discovery: whether podgroups and queues have a status
          * subresource (1), not (0: status is written on the object), or
@@ -85,29 +102,86 @@ struct kb_sched {
         double discovered_at; /* monotonic, 0 when never */
 
         struct kb__status_memo *memo;
+        uint64_t memo_gen;        /* sessions dispatched (status.c) */
+        uint64_t status_deferred; /* status writes left to a later session */
+        struct kb__invalid_seen *invalid_seen;
         struct kb__evicting *evicting;
-        struct kb__event_rec *events;
-        size_t nevents;
+        struct kb__events *events;
 
         struct kb__metrics *metrics;
         struct MHD_Daemon *http;
         bool ready;
 };
 
-/* dispatch.c */
+/* dispatch.c: the session's result back to the server.  Loop thread, as
+ * everything here. */
 void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,
                          const struct kb_result *r);
-void kb__ensure_default_queue(struct kb_sched *s);
+/* Whether the cache has the default queue; if not, asks the server to
+ * create it (one request at a time, a failed one retried after 5 s) and
+ * returns false: sessions wait until the watch brings it. */
+bool kb__ensure_default_queue(struct kb_sched *s);
 /* Asks discovery (again, every 30 s) whether status subresources exist. */
 void kb__discover(struct kb_sched *s);
+/* Frees what the dispatcher keeps (after the client is gone). */
 void kb__dispatch_release(struct kb_sched *s);
+/* Times as the API wants them: MicroTime ("...:05.123456Z") and Time. */
+void kb__micro_time(char *buf, size_t n);
+void kb__now_time(char *buf, size_t n);
+/* An object's namespace, "default" when it has none. */
+const char *kb__ns_of(const struct kb_meta *m);
+
+/* binds.c */
+/* Marks the pod binding in the cache and queues the bind in the backlog;
+ * kb__binds_pump hands the backlog to the client as its bind lane drains. */
+void kb__dispatch_bind(struct kb_sched *s, const struct kb_bind *bd);
+void kb__binds_pump(struct kb_sched *s);
+/* Forgets the backlog (a stop): those binds are never sent.  Returns how
+ * many there were. */
+size_t kb__binds_drop(struct kb_sched *s);
+void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e);
+void kb__binds_release(struct kb_sched *s);
+
+/* status.c */
+void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st);
+void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs);
+void kb__hypernode_status(struct kb_sched *s, const struct kb_hn_status *hs);
+/* FailedScheduling and PodScheduled=False on the pending pods of the
+ * gangs the session found unschedulable. */
+void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
+                      const struct kb_result *r);
+void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm);
+/* A Warning event and a condition naming the field on every PodGroup and
+ * Queue the cache could not decode (once per object and message). */
+void kb__report_invalid(struct kb_sched *s);
+/* After a session's status went out: forgets what no recent session
+ * reported. */
+void kb__status_sweep(struct kb_sched *s);
+void kb__status_release(struct kb_sched *s);
+
+/* events.c: records an event on an object (copies every string).  O(1);
+ * never blocks a bind: what cannot go now goes later or is dropped. */
 void kb__event(struct kb_sched *s, const char *kind, const char *api_version, const char *ns,
                const char *name, const char *uid, const char *type, const char *reason,
                const char *message);
-void kb__micro_time(char *buf, size_t n);
+/* Sends what waits, as the event lane and rate allow (every tick). */
+void kb__events_flush(struct kb_sched *s);
+void kb__events_release(struct kb_sched *s);
+/* Records kept and records with something unsent (for tests). */
+void kb__events_stats(struct kb_sched *s, size_t *records, size_t *unsent);
 
 /* leader.c */
 void kb__leader_start(struct kb_sched *s);
+/*
+ * The fence: whether this process may act as the leader now — it holds
+ * the lease and its last successful renew left less than the renew
+ * deadline ago (always, without leader election), and it is not stopping
+ * for a failure.  Sessions start, results are dispatched and fenced
+ * requests leave only while this holds.  Loop thread.
+ */
+bool kb__leading(struct kb_sched *s);
+/* Leadership is lost (deadline passed, or another holder): stop at once. */
+void kb__leader_lost(struct kb_sched *s, const char *why);
 /* Releases the lease when held; calls done when finished. */
 void kb__leader_release(struct kb_sched *s, void (*done)(struct kb_sched *s));
 
@@ -121,6 +195,10 @@ void kb__metrics_free(struct kb__metrics *m);
 void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e,
                          const struct kb_cache_snap *snap);
 void kb__metrics_bind(struct kb_sched *s, bool ok);
+/* An event "created", "updated" or "dropped". */
+void kb__metrics_event(struct kb_sched *s, const char *result);
+/* The requests waiting in each client lane (from the loop thread). */
+void kb__metrics_lanes(struct kb_sched *s);
 void kb__metrics_set_leader(struct kb_sched *s, bool leader);
 /* The conf's skipped items, for /metrics (any thread). */
 void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf);

@@ -36,14 +36,15 @@ struct kb_sched_opts {
         const char *listen_address; /* "HOST:PORT", NULL for none */
         double qps;
         int burst;
+        int max_inflight;     /* the client's window (requests on the wire) */
         const char *dump_dir; /* SIGUSR1 cache dumps; NULL: the temp directory */
 };
 
 void kb_sched_opts_init(struct kb_sched_opts *o);
 
 /*
- * Runs the daemon until SIGTERM or SIGINT (graceful: no new sessions, the
- * dispatch in flight finishes, the lease is released) and returns the exit
+ * Runs the daemon until SIGTERM or SIGINT (within 2 s: no new sessions,
+ * queued writes dropped, the lease released) and returns the exit
  * code: 0 after a clean stop, 1 on a runtime failure (lost leadership, no
  * usable API), 2 on bad input (conf, kubeconfig, flags) with a message on
  * stderr.  conf is the conf already loaded (the caller checked it); it is

@@ -106,8 +106,10 @@ fi
 # The daemon end to end against kbatch-apiserver (DAEMON=0 skips it).
 if [ "${DAEMON:-1}" != 0 ]; then
   echo
-  echo "daemon, end to end (kbatch-apiserver with simulated nodes; seconds from kubectl apply until every pod is bound):"
-  bash test/bench/daemon.sh 1000 1000 10 3
+  echo "daemon, end to end (kbatch-apiserver with simulated nodes; from kubectl apply until every pod is bound):"
+  MODE=apply bash test/bench/daemon.sh 1000 1000 10 3
+  echo "daemon, restart (every pod pending before the scheduler starts):"
+  MODE=restart bash test/bench/daemon.sh 1000 1000 10 3
 fi
 
 # A day of a 1,000-node trace through kbatch-sim --until-done (TRACE=0

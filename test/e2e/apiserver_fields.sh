@@ -163,5 +163,16 @@ expect_match "CR metadata is ObjectMeta" "$out" '^FIELD: labels <map\[string\]st
 out=$($K explain pod.spec.bogus 2>&1)
 expect_match "explain a field that is not there" "$out" 'field "bogus" does not exist'
 
+# Custom resources take their structural schema's defaults, as a real
+# server applies them: a PodGroup without spec.queue is in "default", a
+# networkTopology without mode is hard; what is set stays.
+printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: dflt}\nspec: {minMember: 1, networkTopology: {highestTierAllowed: 1}}\n' |
+        $K apply -f - >/dev/null
+expect_eq "CRD default: spec.queue" "$($K get pg dflt -o jsonpath='{.spec.queue}')" default
+expect_eq "CRD default inside an object" "$($K get pg dflt -o jsonpath='{.spec.networkTopology.mode}')" hard
+printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: own}\nspec: {minMember: 1, queue: team}\n' |
+        $K apply -f - >/dev/null
+expect_eq "a value set is kept" "$($K get pg own -o jsonpath='{.spec.queue}')" team
+
 stop_server
 finish apiserver_fields

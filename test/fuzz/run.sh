@@ -2,17 +2,23 @@
 # Builds every test/fuzz/NAME_fuzz.c with libFuzzer (clang, ASan, UBSan)
 # into build/fuzz and runs each for its share of SECONDS (default 60).
 # A crash leaves its input in build/fuzz/NAME-crashes and fails the run.
+#
+# The library (pkg/, actions/, plugins/) is compiled once into
+# build/fuzz/lib, object by object, and every target links it: a target
+# costs one compile and a link, not a compile of the whole tree.
 set -eu
 cd "$(dirname "$0")/../.."
 SECONDS_TOTAL=${1:-60}
 OUT=build/fuzz
-mkdir -p "$OUT"
+mkdir -p "$OUT/lib"
 targets=$(ls test/fuzz/*_fuzz.c 2>/dev/null | xargs -n1 basename | sed 's/_fuzz\.c$//')
 [ -n "$targets" ] || { echo "no fuzz targets"; exit 0; }
 count=$(echo "$targets" | wc -w)
 share=$(( SECONDS_TOTAL / count )); [ "$share" -ge 1 ] || share=1
-CFLAGS="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -DKB_TESTING -Ipkg -I. -I$OUT/gen"
+FLAGS="-std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -DKB_TESTING -Ipkg -I. -I$OUT/gen"
 LIBS="-lcurl -lyajl -luv -lyaml -lmicrohttpd -lgnutls -lprotobuf-c -lpthread -lm"
+lib=$OUT/lib/libkbatch-fuzz.a
+
 # The protobuf definitions compile to C here, as the Makefile does.
 mkdir -p "$OUT/gen"
 for p in pkg/*/*.proto; do
@@ -22,12 +28,32 @@ for p in pkg/*/*.proto; do
                 protoc-c --proto_path=pkg --c_out="$OUT/gen" "$p"
         fi
 done
+
+# Objects are rebuilt when their source, or any header, is newer.
+newest_h=$(ls -t pkg/*/*.h plugins/*.h $OUT/gen/*/*.pb-c.h 2>/dev/null | head -1)
+objs=()
+pids=()
+for src in $(ls pkg/*/*.c actions/*.c plugins/*.c $OUT/gen/*/*.pb-c.c 2>/dev/null); do
+        obj=$OUT/lib/$(echo "${src%.c}" | tr / _).o
+        objs+=("$obj")
+        if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_h" -nt "$obj" ]; then
+                clang $FLAGS -fsanitize=fuzzer-no-link -c "$src" -o "$obj" &
+                pids+=($!)
+                # Two at a time: the machines have two cores.
+                if [ ${#pids[@]} -ge 2 ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+        fi
+done
+for p in "${pids[@]}"; do wait "$p"; done
+if [ ! -f "$lib" ] || [ -n "$(find "${objs[@]}" -newer "$lib" | head -1)" ]; then
+        rm -f "$lib"
+        ar rcs "$lib" "${objs[@]}"
+fi
+
 for t in $targets; do
         bin=$OUT/${t}_fuzz
-        srcs="$(ls pkg/*/*.c actions/*.c plugins/*.c) $(ls $OUT/gen/*/*.pb-c.c 2>/dev/null)"
-        if [ ! -x "$bin" ] || [ -n "$(find pkg actions plugins test/fuzz/${t}_fuzz.c -newer "$bin" \( -name '*.[ch]' -o -name '*.proto' \) | head -1)" ]; then
+        if [ ! -x "$bin" ] || [ "test/fuzz/${t}_fuzz.c" -nt "$bin" ] || [ "$lib" -nt "$bin" ]; then
                 echo "== building $bin"
-                clang $CFLAGS -o "$bin" test/fuzz/${t}_fuzz.c $srcs $LIBS
+                clang $FLAGS -fsanitize=fuzzer -o "$bin" "test/fuzz/${t}_fuzz.c" "$lib" $LIBS
         fi
         corpus=$OUT/$t-corpus
         mkdir -p "$corpus" "$OUT/$t-crashes"

@@ -136,16 +136,22 @@ static void test_binding_marks(void **state)
 {
         static const char *const names[] = {"kbatch"};
         struct kb_cache *c = kb_cache_new();
+        put(c, KB_KIND_NODE,
+            "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\"}}}");
         put(c, KB_KIND_POD, POD("p1", "u1", ""));
         const struct kb_pod *p = kb_cache_get(c, KB_KIND_POD, "default", "p1");
         kb_cache_assume(c, p, "n1");
         assert_true(kb_cache_binding(c, "default", "p1"));
 
-        /* The snapshot shows the pod on its node; it keeps the original
-         * alive across an update. */
+        /* The snapshot shows the pod on its node (the node object's own
+         * name, which the snapshot holds); it keeps the original alive
+         * across an update. */
         struct kb_cache_snap *s = kb_cache_snapshot(c, names, 1, NULL);
         assert_int_equal(s->snap.npods, 1);
-        assert_string_equal(s->snap.pods[0]->node_name, "n1");
+        assert_int_equal(s->nassumed, 1);
+        assert_null(s->snap.pods[0]->node_name);
+        assert_non_null(s->snap.assumed_node);
+        assert_string_equal(s->snap.assumed_node[0], "n1");
         assert_string_equal(s->snap.pods[0]->meta.name, "p1");
         put(c, KB_KIND_POD, POD("p1", "u1", ""));
         assert_true(kb_cache_binding(c, "default", "p1"));
@@ -167,6 +173,13 @@ static void test_binding_marks(void **state)
         assert_int_equal(s->nassumed, 0);
         kb_cache_snapshot_free(s);
 
+        /* A pod marked for a node the cache does not have is not assumed
+         * anywhere (the dispatcher never binds a marked pod twice). */
+        kb_cache_assume(c, kb_cache_get(c, KB_KIND_POD, "default", "p2"), "gone");
+        s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_int_equal(s->nassumed, 0);
+        kb_cache_snapshot_free(s);
+
         /* A pod recreated under the same name drops the old mark. */
         kb_cache_assume(c, kb_cache_get(c, KB_KIND_POD, "default", "p2"), "n2");
         put(c, KB_KIND_POD, POD("p2", "u3", ""));
@@ -178,12 +191,97 @@ static void test_binding_marks(void **state)
         kb_cache_free(c);
 }
 
+#define PG(name, rv, cpu)                                                                          \
+        "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"u-" name         \
+        "\",\"resourceVersion\":\"" rv "\"},\"spec\":{\"minMember\":1,\"minResources\":{"          \
+        "\"cpu\":\"" cpu "\"}}}"
+
+/* The cache keeps only the metadata sessions read. */
+static void test_trim(void **state)
+{
+        struct kb_cache *c = kb_cache_new();
+        put(c, KB_KIND_POD,
+            "{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\","
+            "\"labels\":{\"job-name\":\"j\"},\"annotations\":{\"volcano.sh/task-spec\":"
+            "\"worker\",\"scheduling.k8s.io/group-name\":\"g\",\"big\":\"x\"}},"
+            "\"spec\":{\"containers\":[{\"name\":\"c\"}]}}");
+        const struct kb_pod *p = kb_cache_get(c, KB_KIND_POD, "default", "p");
+        assert_int_equal(p->meta.nlabels, 1); /* inter-pod affinity reads them */
+        assert_int_equal(p->meta.nannotations, 1);
+        assert_string_equal(kb_meta_annotation(&p->meta, "volcano.sh/task-spec"), "worker");
+        assert_string_equal(p->group_name, "g");
+
+        /* Pods with the same labels share one copy of them, which outlives
+         * any one of the pods. */
+        put(c, KB_KIND_POD,
+            "{\"metadata\":{\"name\":\"q\",\"namespace\":\"default\",\"uid\":\"v\","
+            "\"labels\":{\"job-name\":\"j\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}");
+        put(c, KB_KIND_POD,
+            "{\"metadata\":{\"name\":\"r\",\"namespace\":\"default\",\"uid\":\"w\","
+            "\"labels\":{\"job-name\":\"k\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}");
+        p = kb_cache_get(c, KB_KIND_POD, "default", "p");
+        const struct kb_pod *q = kb_cache_get(c, KB_KIND_POD, "default", "q");
+        const struct kb_pod *r = kb_cache_get(c, KB_KIND_POD, "default", "r");
+        assert_ptr_equal(p->meta.labels, q->meta.labels);
+        assert_ptr_not_equal(p->meta.labels, r->meta.labels);
+        struct kb_value *v = json("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"}}");
+        kb_cache_remove(c, KB_KIND_POD, v);
+        kb_value_free(v);
+        assert_string_equal(kb_meta_label(&q->meta, "job-name"), "j");
+        assert_string_equal(kb_meta_label(&r->meta, "job-name"), "k");
+        kb_cache_free(c);
+}
+
+static void test_invalid(void **state)
+{
+        struct kb_cache *c = kb_cache_new();
+        unsigned gen = kb_cache_invalid_gen(c);
+        /* Undecodable: not cached, remembered with the field. */
+        struct kb_value *v = json(PG("a", "1", "-1"));
+        assert_int_equal(kb_cache_upsert(c, KB_KIND_PODGROUP, v), KB_EBADINPUT);
+        kb_value_free(v);
+        assert_null(kb_cache_get(c, KB_KIND_PODGROUP, "default", "a"));
+        const struct kb_cache_invalid *inv =
+            kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "a");
+        assert_non_null(inv);
+        assert_string_equal(inv->uid, "u-a");
+        assert_string_equal(inv->resource_version, "1");
+        assert_non_null(strstr(inv->message, "podgroup default/a: spec.minResources.cpu"));
+        assert_true(kb_cache_invalid_gen(c) != gen);
+
+        /* Fixed: cached, forgotten as invalid. */
+        put(c, KB_KIND_PODGROUP, PG("a", "2", "1"));
+        assert_non_null(kb_cache_get(c, KB_KIND_PODGROUP, "default", "a"));
+        assert_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "a"));
+
+        /* A valid group updated into an invalid one leaves the cache. */
+        v = json(PG("a", "3", "-3"));
+        assert_int_equal(kb_cache_upsert(c, KB_KIND_PODGROUP, v), KB_EBADINPUT);
+        kb_value_free(v);
+        assert_null(kb_cache_get(c, KB_KIND_PODGROUP, "default", "a"));
+        assert_non_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "a"));
+
+        /* A relist without it, or its deletion, forgets it. */
+        kb_cache_list_begin(c, KB_KIND_PODGROUP);
+        kb_cache_list_end(c, KB_KIND_PODGROUP);
+        assert_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "a"));
+        v = json(PG("b", "4", "-1"));
+        kb_cache_upsert(c, KB_KIND_PODGROUP, v);
+        assert_non_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "b"));
+        kb_cache_remove(c, KB_KIND_PODGROUP, v);
+        kb_value_free(v);
+        assert_null(kb_cache_invalid_get(c, KB_KIND_PODGROUP, "default", "b"));
+        kb_cache_free(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_upsert_remove_relist),
             cmocka_unit_test(test_binding_marks),
             cmocka_unit_test(test_sources),
+            cmocka_unit_test(test_invalid),
+            cmocka_unit_test(test_trim),
         };
         return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }

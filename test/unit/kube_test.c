@@ -1,10 +1,13 @@
-/* pkg/kube: base64, backoff, retry classes, kubeconfig loading. */
+/* pkg/kube: base64, backoff, retry classes, kubeconfig loading, and the
+ * client's lanes, fence, drop and supersede against an in-process
+ * kbatch-apiserver. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apiserver/apiserver.h"
 #include "kube/kube.h"
 #include "testutil.h"
 
@@ -279,14 +282,326 @@ static void test_exec_plugin(void **state)
         assert_non_null(strstr(err, "exec.apiVersion"));
 }
 
+static void test_watch_event(void **state)
+{
+        struct kb_watch_event ev;
+        char err[256];
+        const char *l = "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"p\","
+                        "\"resourceVersion\":\"42\"}}}";
+        assert_int_equal(kb_watch_event_parse(l, strlen(l), &ev, err, sizeof(err)), 0);
+        assert_int_equal(ev.type, KB_WATCH_MODIFIED);
+        assert_string_equal(ev.resource_version, "42");
+        kb_watch_event_release(&ev);
+        l = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,\"message\":"
+            "\"too old\"}}";
+        assert_int_equal(kb_watch_event_parse(l, strlen(l), &ev, err, sizeof(err)), 0);
+        assert_int_equal(ev.type, KB_WATCH_ERROR);
+        assert_int_equal(ev.code, 410);
+        assert_string_equal(ev.message, "too old");
+        kb_watch_event_release(&ev);
+        static const struct {
+                const char *line, *msg;
+        } bad[] = {
+            {"{\"type\":\"ADDED\"", "watch event: "},
+            {"{\"object\":{}}", "watch event: type: missing"},
+            {"{\"type\":\"ADDED\",\"object\":[]}", "watch event: object: not an object"},
+            {"{\"type\":\"SURPRISE\",\"object\":{}}", "watch event: type: unknown \"SURPRISE\""},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
+                assert_int_equal(
+                    kb_watch_event_parse(bad[i].line, strlen(bad[i].line), &ev, err, sizeof(err)),
+                    KB_EBADINPUT);
+                assert_non_null(strstr(err, bad[i].msg));
+                assert_null(ev.object);
+        }
+}
+
+/* ---- the client's lanes ------------------------------------------------------------ */
+
+struct lanes_fx {
+        struct kb_apiserver *srv;
+        uv_loop_t loop;
+        struct kb_kube *k;
+        char order[64]; /* one letter per answer, in order */
+        int cancelled;
+        bool fence_open;
+};
+
+static int lanes_setup(void **state)
+{
+        struct lanes_fx *f = kb_xcalloc(1, sizeof(*f));
+        struct kb_apiserver_opts ao;
+        kb_apiserver_opts_init(&ao);
+        f->srv = kb_apiserver_new(&ao);
+        assert_int_equal(kb_apiserver_start(f->srv, "127.0.0.1", 0), 0);
+        assert_int_equal(uv_loop_init(&f->loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(f->srv));
+        struct kb_kube_config cfg = {.server = server};
+        /* A window of one: the windowed lanes answer one at a time. */
+        struct kb_kube_opts o = {.qps = 1000, .burst = 1000, .max_active = 1};
+        f->k = kb_kube_new(&f->loop, &cfg, &o);
+        free(server);
+        *state = f;
+        return 0;
+}
+
+static int lanes_teardown(void **state)
+{
+        struct lanes_fx *f = *state;
+        kb_kube_free(f->k);
+        uv_run(&f->loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&f->loop), 0);
+        kb_apiserver_free(f->srv);
+        free(f);
+        return 0;
+}
+
+struct tag {
+        struct lanes_fx *f;
+        char letter;
+};
+
+static void tagged_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct tag *t = arg;
+        if (r->cancelled) {
+                t->f->cancelled++;
+        } else {
+                assert_int_equal(r->status, 200);
+                size_t n = strlen(t->f->order);
+                t->f->order[n] = t->letter;
+        }
+        free(t);
+}
+
+static struct kb_kube_call *submit(struct lanes_fx *f, enum kb_kube_lane lane, char letter)
+{
+        struct tag *t = kb_xcalloc(1, sizeof(*t));
+        t->f = f;
+        t->letter = letter;
+        struct kb_kube_req req = {.method = "GET", .path = "/version", .lane = lane};
+        return kb_kube_request(f->k, &req, tagged_done, t);
+}
+
+static void run_until_idle(struct lanes_fx *f)
+{
+        double end = kb_now_mono() + 10;
+        while (kb_kube_inflight(f->k) - kb_kube_waiting(f->k, KB_KUBE_LANE_BIND) > 0 &&
+               kb_now_mono() < end)
+                uv_run(&f->loop, UV_RUN_ONCE);
+}
+
+static bool fence(void *arg)
+{
+        return ((struct lanes_fx *)arg)->fence_open;
+}
+
+static void test_lanes(void **state)
+{
+        struct lanes_fx *f = *state;
+        /* e1 takes the one place at once; the rest wait and go in lane
+         * priority (bind, read, status, event), FIFO within a lane; the
+         * lease, submitted last, goes outside the window. */
+        submit(f, KB_KUBE_LANE_EVENT, 'e');
+        submit(f, KB_KUBE_LANE_EVENT, 'f');
+        submit(f, KB_KUBE_LANE_STATUS, 's');
+        submit(f, KB_KUBE_LANE_READ, 'r');
+        submit(f, KB_KUBE_LANE_BIND, 'b');
+        submit(f, KB_KUBE_LANE_BIND, 'c');
+        assert_int_equal(kb_kube_waiting(f->k, KB_KUBE_LANE_BIND), 2);
+        submit(f, KB_KUBE_LANE_LEASE, 'L');
+        assert_int_equal(kb_kube_waiting(f->k, KB_KUBE_LANE_LEASE), 0);
+        run_until_idle(f);
+        /* The lease went out at once, beside e1, on a connection of its
+         * own, so it may answer anywhere; the windowed lanes are strictly
+         * ordered. */
+        char windowed[sizeof(f->order)] = "";
+        for (const char *p = f->order; *p; p++)
+                if (*p != 'L')
+                        strncat(windowed, p, 1);
+        assert_string_equal(windowed, "ebcrsf");
+        assert_non_null(strchr(f->order, 'L'));
+}
+
+static void window_done(void *arg, const struct kb_kube_resp *r)
+{
+        assert_int_equal(r->status, 429);
+}
+
+static void test_fence_drop_supersede(void **state)
+{
+        struct lanes_fx *f = *state;
+        f->fence_open = false;
+        kb_kube_set_fence(f->k, fence, f);
+        /* A closed fence holds binds (and status, events), not reads or
+         * the lease. */
+        submit(f, KB_KUBE_LANE_BIND, 'b');
+        submit(f, KB_KUBE_LANE_READ, 'r');
+        submit(f, KB_KUBE_LANE_LEASE, 'L');
+        run_until_idle(f);
+        assert_int_equal(strlen(f->order), 2);
+        assert_null(strchr(f->order, 'b'));
+        assert_int_equal(kb_kube_waiting(f->k, KB_KUBE_LANE_BIND), 1);
+        /* Opening it lets the bind go. */
+        f->fence_open = true;
+        kb_kube_set_fence(f->k, fence, f);
+        run_until_idle(f);
+        assert_non_null(strchr(f->order, 'b'));
+        assert_int_equal(kb_kube_inflight(f->k), 0);
+
+        /* Dropping ends what waits, with cancelled answers, at once. */
+        f->fence_open = false;
+        submit(f, KB_KUBE_LANE_BIND, 'x');
+        submit(f, KB_KUBE_LANE_STATUS, 'y');
+        submit(f, KB_KUBE_LANE_EVENT, 'z');
+        assert_int_equal(kb_kube_inflight(f->k), 3);
+        assert_int_equal(kb_kube_drop(f->k, kb_kube_fenced_lanes(), false), 3);
+        assert_int_equal(f->cancelled, 3);
+        assert_int_equal(kb_kube_inflight(f->k), 0);
+
+        /* A call that has not gone out can be withdrawn; its callback never
+         * runs (so the test frees its tag). */
+        struct tag *t = kb_xcalloc(1, sizeof(*t));
+        t->f = f;
+        struct kb_kube_req req = {.method = "GET", .path = "/version", .lane = KB_KUBE_LANE_BIND};
+        struct kb_kube_call *c = kb_kube_request(f->k, &req, tagged_done, t);
+        assert_true(kb_kube_supersede(c));
+        free(t);
+        assert_int_equal(kb_kube_inflight(f->k), 0);
+        assert_int_equal(f->cancelled, 3);
+}
+
+/* The window halves on a 429 and grows back with answers. */
+static void test_window(void **state)
+{
+        struct kb_apiserver_opts ao;
+        kb_apiserver_opts_init(&ao);
+        ao.fault_write_rate = 1; /* every create refused */
+        ao.fault_write_code = 429;
+        struct kb_apiserver *srv = kb_apiserver_new(&ao);
+        assert_int_equal(kb_apiserver_start(srv, "127.0.0.1", 0), 0);
+        uv_loop_t loop;
+        assert_int_equal(uv_loop_init(&loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(srv));
+        struct kb_kube_config cfg = {.server = server};
+        struct kb_kube_opts o = {.qps = 1000, .burst = 1000, .max_active = 8};
+        struct kb_kube *k = kb_kube_new(&loop, &cfg, &o);
+        free(server);
+        struct lanes_fx f = {.k = k};
+        assert_true(kb_kube_window(k) == 8);
+        struct kb_kube_req req = {.method = "POST",
+                                  .path = "/api/v1/namespaces/default/pods",
+                                  .body = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+                                          "\"metadata\":{\"name\":\"x\"},\"spec\":{"
+                                          "\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                                  .max_attempts = 1};
+        kb_kube_request(k, &req, window_done, NULL);
+        while (kb_kube_inflight(k))
+                uv_run(&loop, UV_RUN_ONCE);
+        assert_true(kb_kube_window(k) == 4);
+        /* Answers widen it by 1/window each: four of them make 5. */
+        for (int i = 0; i < 4; i++)
+                submit(&f, KB_KUBE_LANE_READ, 'r');
+        while (kb_kube_inflight(k))
+                uv_run(&loop, UV_RUN_ONCE);
+        assert_true(kb_kube_window(k) > 4.9 && kb_kube_window(k) < 5.1);
+        kb_kube_free(k);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        kb_apiserver_free(srv);
+}
+
+/* A paged list: 1,200 pods in pages of 500, the next page asked for while
+ * the last one is read; every pod arrives, in one list. */
+struct count {
+        size_t upserts;
+        bool ended;
+};
+
+static void c_begin(void *arg)
+{
+        ((struct count *)arg)->upserts = 0;
+}
+
+static void c_upsert(void *arg, const struct kb_value *obj)
+{
+        (void)obj;
+        ((struct count *)arg)->upserts++;
+}
+
+static void c_remove(void *arg, const struct kb_value *obj)
+{
+        (void)arg;
+        (void)obj;
+}
+
+static void c_end(void *arg)
+{
+        ((struct count *)arg)->ended = true;
+}
+
+static void test_paged_list(void **state)
+{
+        struct kb_apiserver_opts ao;
+        kb_apiserver_opts_init(&ao);
+        ao.kubelet = false;
+        ao.job_controller = false;
+        struct kb_apiserver *srv = kb_apiserver_new(&ao);
+        for (int i = 0; i < 1200; i++) {
+                char *body = kb_xasprintf(
+                    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p%d\"},"
+                    "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                    i);
+                struct kb_api_req req = {.method = "POST",
+                                         .path = "/api/v1/namespaces/default/pods",
+                                         .content_type = "application/json",
+                                         .body = body,
+                                         .body_len = strlen(body)};
+                struct kb_api_resp resp;
+                kb_apiserver_handle(srv, &req, &resp);
+                assert_int_equal(resp.status, 201);
+                kb_api_resp_release(&resp);
+                free(body);
+        }
+        assert_int_equal(kb_apiserver_start(srv, "127.0.0.1", 0), 0);
+        uv_loop_t loop;
+        assert_int_equal(uv_loop_init(&loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(srv));
+        struct kb_kube_config cfg = {.server = server};
+        struct kb_kube *k = kb_kube_new(&loop, &cfg, NULL);
+        free(server);
+        static const struct kb_reflector_ops ops = {c_begin, c_upsert, c_remove, c_end};
+        struct count n = {0};
+        struct kb_reflector *r = kb_reflector_new(k, "pods", "/api/v1/pods", NULL, &ops, &n);
+        double end = kb_now_mono() + 20;
+        while (!kb_reflector_synced(r) && kb_now_mono() < end)
+                uv_run(&loop, UV_RUN_ONCE);
+        assert_true(kb_reflector_synced(r));
+        assert_true(n.ended);
+        assert_int_equal(n.upserts, 1200);
+        unsigned lists, watches;
+        kb_reflector_counts(r, &lists, &watches);
+        assert_int_equal(lists, 1);
+        kb_reflector_free(r);
+        kb_kube_free(k);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        kb_apiserver_free(srv);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_base64),
             cmocka_unit_test(test_backoff),
+            cmocka_unit_test(test_watch_event),
             cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
             cmocka_unit_test_setup_teardown(test_kubeconfig_list, setup, teardown),
             cmocka_unit_test_setup_teardown(test_exec_plugin, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_lanes, lanes_setup, lanes_teardown),
+            cmocka_unit_test_setup_teardown(test_fence_drop_supersede, lanes_setup, lanes_teardown),
+            cmocka_unit_test(test_window),
+            cmocka_unit_test(test_paged_list),
         };
         return cmocka_run_group_tests_name("kube", tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apiserver/apiserver.h"
 #include "scheduler/scheduler-int.h"
@@ -232,11 +233,94 @@ static void test_nomination(void **state)
         kb_pool_release(&r.pool);
 }
 
+/* Events on the server for an object and reason. */
+static size_t server_events(struct fixture *f, const char *name, const char *reason,
+                            struct kb_value **first)
+{
+        struct kb_value *doc;
+        assert_int_equal(call(f->srv, "GET", "/api/v1/namespaces/default/events", NULL, &doc), 200);
+        const struct kb_value *items = kb_value_get(doc, "items");
+        size_t n = 0;
+        for (size_t i = 0; kb_value_is(items, KB_VARRAY) && i < items->arr.n; i++) {
+                const struct kb_value *e = items->arr.v[i];
+                if ((name &&
+                     !kb_streq(kb_value_str(kb_value_dig(e, "involvedObject", "name", NULL)),
+                               name)) ||
+                    !kb_streq(kb_value_str(kb_value_get(e, "reason")), reason))
+                        continue;
+                if (n++ == 0 && first)
+                        *first = kb_value_clone(e);
+        }
+        kb_value_free(doc);
+        return n;
+}
+
+static void test_events(void **state)
+{
+        struct fixture *f = *state;
+        struct kb_sched *s = &f->s;
+        /* The same object and reason five times, the message changing: one
+         * record and one Event (created with the first; the repeats wait
+         * for the patch period, folded into the count). */
+        for (int i = 0; i < 5; i++) {
+                char msg[64];
+                snprintf(msg, sizeof(msg), "0/1 nodes are available: attempt %d", i);
+                kb__event(s, "Pod", "v1", "default", "p1", "uid-1", "Warning", "FailedScheduling",
+                          msg);
+        }
+        drain(f);
+        struct kb_value *e = NULL;
+        assert_int_equal(server_events(f, "p1", "FailedScheduling", &e), 1);
+        assert_string_equal(kb_value_str(kb_value_get(e, "message")),
+                            "0/1 nodes are available: attempt 0");
+        kb_value_free(e);
+        size_t records, unsent;
+        kb__events_stats(s, &records, &unsent);
+        assert_int_equal(records, 1);
+        assert_int_equal(unsent, 1);
+        /* After the patch period, the next repeat patches the count and the
+         * message that changed. */
+        usleep(5100 * 1000);
+        kb__event(s, "Pod", "v1", "default", "p1", "uid-1", "Warning", "FailedScheduling",
+                  "0/1 nodes are available: final");
+        drain(f);
+        assert_int_equal(server_events(f, "p1", "FailedScheduling", &e), 1);
+        assert_string_equal(kb_value_str(kb_value_get(e, "message")),
+                            "0/1 nodes are available: final");
+        int64_t count = 0;
+        assert_int_equal(kb_value_int(kb_value_get(e, "count"), &count), 0);
+        assert_int_equal(count, 6);
+        kb_value_free(e);
+
+        /* A flood of distinct events (the Scheduled event of 30,000
+         * binds): each is O(1), at most 4096 records are kept, and what
+         * the event rate does not allow is dropped, never queued without
+         * bound. */
+        double t0 = kb_now_mono();
+        for (int i = 0; i < 30000; i++) {
+                char name[32], msg[96];
+                snprintf(name, sizeof(name), "flood-%d", i);
+                snprintf(msg, sizeof(msg), "Successfully assigned default/%s to node-1", name);
+                kb__event(s, "Pod", "v1", "default", name, NULL, "Normal", "Scheduled", msg);
+        }
+        double took = kb_now_mono() - t0;
+        print_message("30000 events recorded in %.3fs\n", took);
+        kb__events_stats(s, &records, &unsent);
+        assert_int_equal(records, 4096);
+        assert_true(kb_kube_waiting(s->kube, KB_KUBE_LANE_EVENT) <= 1000);
+        drain(f);
+        size_t sent = server_events(f, NULL, "Scheduled", NULL);
+        print_message("%zu Scheduled events reached the server\n", sent);
+        /* The bucket's burst (200) and what it refilled meanwhile. */
+        assert_true(sent >= 100 && sent <= 200 + (size_t)((kb_now_mono() - t0) * 100) + 1);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
             cmocka_unit_test_setup_teardown(test_nomination, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_events, setup, teardown),
         };
         return cmocka_run_group_tests_name("scheduler", tests, NULL, NULL);
 }

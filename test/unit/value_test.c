@@ -179,14 +179,60 @@ static void test_time(void **state)
         assert_string_equal(buf, "2024-02-29T11:00:01Z");
 }
 
+/* The pool parser builds the same tree as kb_json_parse. */
+static void test_json_pool(void **state)
+{
+        static const char *const docs[] = {
+            "{\"a\":[1,2.5,-3e2],\"b\":{},\"c\":[],\"d\":null,\"e\":true,\"f\":\"x\\u00e9\"}",
+            "[{\"k\":\"v\"},[[[]]],\"\",0]",
+            "{\"dup\":1,\"other\":2,\"dup\":3}",
+            "\"just a string\"",
+        };
+        for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+                struct kb_value *a = NULL, *b = NULL;
+                struct kb_pool pool;
+                kb_pool_init(&pool, 64);
+                assert_int_equal(kb_json_parse(docs[i], strlen(docs[i]), &a, NULL, 0), 0);
+                assert_int_equal(kb_json_parse_pool(docs[i], strlen(docs[i]), &pool, &b, NULL, 0),
+                                 0);
+                assert_true(kb_value_equal(a, b));
+                kb_value_free(a);
+                kb_pool_release(&pool);
+        }
+        /* The last of repeated keys wins, and appears once. */
+        struct kb_pool pool;
+        kb_pool_init(&pool, 0);
+        struct kb_value *v;
+        assert_int_equal(kb_json_parse_pool(docs[2], strlen(docs[2]), &pool, &v, NULL, 0), 0);
+        assert_int_equal(v->obj.n, 2);
+        int64_t n = 0;
+        assert_int_equal(kb_value_int(kb_value_get(v, "dup"), &n), 0);
+        assert_int_equal(n, 3);
+        /* Errors say why, and nesting is bounded. */
+        char err[128];
+        assert_int_equal(kb_json_parse_pool("{\"a\":", 5, &pool, &v, err, sizeof(err)),
+                         KB_EBADINPUT);
+        assert_null(v);
+        assert_true(err[0]);
+        assert_int_equal(kb_json_parse_pool("  ", 2, &pool, &v, err, sizeof(err)), KB_EBADINPUT);
+        assert_true(err[0]);
+        char deep[600];
+        memset(deep, '[', 300);
+        memset(deep + 300, ']', 300);
+        assert_int_equal(kb_json_parse_pool(deep, 600, &pool, &v, err, sizeof(err)), KB_EBADINPUT);
+        assert_non_null(strstr(err, "nesting deeper than"));
+        kb_pool_release(&pool);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_json_roundtrip),       cmocka_unit_test(test_json_errors),
-            cmocka_unit_test(test_json_depth_limit),     cmocka_unit_test(test_yaml_scalars),
-            cmocka_unit_test(test_yaml_multidoc),        cmocka_unit_test(test_yaml_errors),
-            cmocka_unit_test(test_yaml_aliases_bounded), cmocka_unit_test(test_build_and_edit),
-            cmocka_unit_test(test_int_reading),          cmocka_unit_test(test_time),
+            cmocka_unit_test(test_json_roundtrip), cmocka_unit_test(test_json_errors),
+            cmocka_unit_test(test_json_pool),      cmocka_unit_test(test_json_depth_limit),
+            cmocka_unit_test(test_yaml_scalars),   cmocka_unit_test(test_yaml_multidoc),
+            cmocka_unit_test(test_yaml_errors),    cmocka_unit_test(test_yaml_aliases_bounded),
+            cmocka_unit_test(test_build_and_edit), cmocka_unit_test(test_int_reading),
+            cmocka_unit_test(test_time),
         };
         return cmocka_run_group_tests_name("value", tests, NULL, NULL);
 }

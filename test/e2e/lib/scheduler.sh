@@ -32,7 +32,7 @@ cleanup() {
                 kill -TERM "$API_PID" 2>/dev/null
                 wait "$API_PID" 2>/dev/null
         fi
-        rm -rf "$T"
+        if [ "${FAILS:-0}" != 0 ] && [ -n "${KEEP_FAILED:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
 
@@ -74,7 +74,13 @@ start_api() {
         URL=http://127.0.0.1:$(cat "$T/port")
         KC=$T/kubeconfig
         K="kubectl --kubeconfig $KC"
-        $K apply -f "$ROOT/crds/" >/dev/null || { echo "cannot apply the CRDs"; exit 1; }
+        # Retried: a server started with --fault-write-rate fails creates too.
+        local ok=
+        for _ in $(seq 1 20); do
+                if $K apply -f "$ROOT/crds/" >/dev/null 2>&1; then ok=1; break; fi
+                sleep 0.2
+        done
+        [ -n "$ok" ] || { echo "cannot apply the CRDs"; exit 1; }
         $K wait --for condition=established --timeout=10s crd/podgroups.scheduling.volcano.sh \
                 crd/queues.scheduling.volcano.sh >/dev/null
 }

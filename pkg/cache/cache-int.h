@@ -1,0 +1,86 @@
+/* Shared between the cache's files (cache.c, snapshot.c); not a public
+ * interface. */
+#ifndef KB_PKG_CACHE_INT_H
+#define KB_PKG_CACHE_INT_H
+
+#include <uthash.h>
+
+#include "cache/cache.h"
+
+#define KB__NKINDS (KB_KIND_HYPERNODE + 1)
+/* How long an acknowledged bind may wait for the watch to show it. */
+#define KB__MARK_TTL 60.0
+
+/* One set of pod labels, shared by every cached pod that carries exactly
+ * these (the pods of a Job carry the same four): key is the labels
+ * written out, kv and its strings live in text[]. */
+struct kb__labelset {
+        UT_hash_handle hh;
+        struct kb_cache *c;
+        int refs;
+        const char *key;
+        struct kb_kv *kv;
+        size_t n;
+        char text[];
+};
+
+/* A decoded object and the references to it (the cache's, and one per
+ * snapshot holding it); freed at the last.  A pod's labels may be a shared
+ * set, given back before the pod is freed. */
+struct kb__cobj {
+        int refs;
+        enum kb_kind kind;
+        void *ptr;
+        struct kb__labelset *labels;
+};
+
+struct kb__entry {
+        UT_hash_handle hh;
+        char *key;
+        struct kb__cobj *o;
+        unsigned sources; /* a bit per source holding the object */
+        unsigned seen;    /* a bit per source: upserted since its list began */
+};
+
+/* A pod being bound: snapshots show it on node. */
+struct kb__mark {
+        UT_hash_handle hh;
+        const char *key; /* key, uid and node point into text[] */
+        const char *uid;
+        const char *node;
+        double acked; /* monotonic time of a successful answer, 0 while in flight */
+        char text[];
+};
+
+/* An object kbatch could not decode (struct kb_cache_invalid's storage). */
+struct kb__invalid {
+        UT_hash_handle hh;
+        char *key;
+        struct kb_cache_invalid pub;
+        bool seen; /* upserted since its kind's list began */
+};
+
+struct kb__feed {
+        struct kb_cache *c;
+        enum kb_kind kind;
+        unsigned source;
+};
+
+struct kb_cache {
+        struct kb__entry *tab[KB__NKINDS];
+        struct kb__mark *marks;
+        struct kb__labelset *labelsets;
+        struct kb__invalid *invalid;
+        unsigned invalid_gen;
+        struct kb__feed feeds[KB__NKINDS][KB_CACHE_MAX_SOURCES];
+        kb_cache_change_fn on_change;
+        void *on_change_arg;
+};
+
+/* "ns/name", or "name" for cluster-scoped objects (caller frees). */
+char *kb__cache_key(const char *ns, const char *name);
+void kb__cache_mark_del(struct kb_cache *c, struct kb__mark *m);
+void kb__cache_cobj_unref(struct kb__cobj *o);
+const char *kb__cache_kind_name(enum kb_kind k);
+
+#endif /* KB_PKG_CACHE_INT_H */

@@ -1,0 +1,118 @@
+/* Shared between the client's files (client.c, transport.c); not a public
+ * interface. */
+#ifndef KB_PKG_KUBE_INT_H
+#define KB_PKG_KUBE_INT_H
+
+#include <pthread.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "kube/kube.h"
+
+enum kb__call_state {
+        KB__CALL_QUEUED,  /* in its lane, for a token or a window place */
+        KB__CALL_BACKOFF, /* waiting to retry (its timer runs) */
+        KB__CALL_RUNNING, /* on the wire (inside curl) */
+        KB__CALL_DONE,
+};
+
+struct kb_kube_call {
+        struct kb_kube *k;
+        struct kb_kube_call *prev, *next;   /* every live call */
+        struct kb_kube_call *qprev, *qnext; /* its lane's queue while queued */
+        uv_timer_t timer;                   /* the retry backoff */
+        CURL *easy;
+        struct curl_slist *hdrs;
+        char method[8];
+        enum kb_kube_lane lane;
+        char *url;
+        char *path; /* for logs: the path without the query */
+        char *body;
+        char *content_type;
+        bool stream;
+        double timeout;
+        int attempt, max_attempts;
+        double retry_after;
+        enum kb__call_state state;
+        bool active;    /* counted in its lane's and the window's transfers */
+        bool in_write;  /* inside write_cb: curl must not be touched */
+        bool cancelled; /* cancelled from a line callback; reaped in finish */
+        kb_kube_done_fn done;
+        kb_kube_line_fn line;
+        void *arg;
+        struct kb_buf resp;
+};
+
+struct kb__lane {
+        struct kb_kube_call *head, *tail;
+        size_t waiting; /* queued */
+        size_t active;  /* on the wire */
+        size_t max_active;
+        size_t backlog; /* a full backlog: kb_kube_lane_full (0: unbounded) */
+};
+
+struct kb__stat {
+        char verb[8];
+        long code;
+        uint64_t n;
+};
+
+struct kb__sock;
+
+struct kb_kube {
+        uv_loop_t *loop;
+        CURLM *multi;
+        uv_timer_t curl_timer;
+        uv_timer_t rl_timer;
+        int open_handles; /* curl_timer, rl_timer, call timers and socket polls not closed yet */
+        struct kb_kube_config cfg;
+        struct kb_kube_opts opts;
+        char user_agent[64];
+        double tokens, last_refill;
+        double window;     /* transfers allowed on the wire: adapts (client.c) */
+        double window_cut; /* monotonic: when a 429 last halved it */
+        struct kb__lane lanes[KB_KUBE_NLANES];
+        struct kb_kube_call *calls;
+        struct kb__sock *socks;
+        CURL *spare[64]; /* reset easy handles, for the next requests */
+        size_t nspare;
+        size_t inflight;
+        size_t active;      /* windowed transfers on the wire */
+        size_t fenced_wire; /* transfers of fenced lanes on the wire */
+        bool freeing;
+        bool kicking; /* inside kick: no recursion */
+        kb_kube_fence_fn fence;
+        void *fence_arg;
+        char *token;
+        double token_read;
+        struct timespec token_mtime;
+        /* The exec plugin's last answer (cfg.has_exec). */
+        struct kb_kube_cred cred;
+        bool have_cred;
+        double cred_failed; /* monotonic time of the last failed run, 0 if none */
+        uint64_t rnd;
+        pthread_mutex_t stats_lock;
+        struct kb__stat *stats;
+        size_t nstats, capstats;
+};
+
+/* transport.c: curl on the loop */
+void kb__kube_transport_init(struct kb_kube *k);
+/* Closes the sockets' poll handles after curl_multi_cleanup. */
+void kb__kube_transport_close(struct kb_kube *k);
+/* A configured easy handle for c (URL, TLS, credentials, body). */
+void kb__kube_setup_easy(struct kb_kube_call *c);
+/* Takes back an easy handle removed from the multi handle, for reuse. */
+void kb__kube_easy_put(struct kb_kube *k, CURL *e);
+/* One of the client's handles finished closing; the last frees k. */
+void kb__kube_handle_gone(struct kb_kube *k);
+
+/* client.c */
+/* Reads curl's finished transfers and completes them. */
+void kb__kube_check_info(struct kb_kube *k);
+/* Called before curl touches a socket: a closed fence aborts the fenced
+ * transfers on the wire first. */
+void kb__kube_fence_check(struct kb_kube *k);
+
+#endif /* KB_PKG_KUBE_INT_H */

@@ -1,0 +1,324 @@
+/*
+ * Binds and evictions: what a session decided about pods.
+ *
+ * Binds.  All of a session's binds are dispatched at once, so a ready
+ * gang's pods are bound together.  Each pod is marked binding in the cache
+ * first, so the next session cannot place it again however long the answer
+ * takes.  The client retries transient failures; a 409 means the pod is
+ * already bound (perhaps by an earlier attempt whose answer was lost) and
+ * is settled by reading the pod, never by binding again; any other failure
+ * forgets the mark and resyncs the pod.
+ *
+ * The backlog.  A session may decide 100,000 binds at once.  Rather than
+ * 100,000 client requests (a call, its timer, URL and body each: about a
+ * kilobyte), a decided bind waits in a backlog as one small record (the
+ * four names in one allocation), and the pump hands binds to the client
+ * only while its bind lane holds fewer than BIND_FEED: enough to keep the
+ * window full, never the whole backlog.  Every answer pumps again.  The
+ * binds still leave in the order decided, at the rate the server answers.
+ *
+ * Evictions.  DELETE with the pod's own grace period and its uid as a
+ * precondition; one in flight per pod.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <uthash.h>
+
+#include "scheduler/scheduler-int.h"
+
+/* Binds handed to the client ahead of the window (which is 32). */
+#define BIND_FEED 64
+
+struct kb__evicting {
+        UT_hash_handle hh;
+        char *key;
+};
+
+/* A bind, from the backlog to its answer: one allocation. */
+struct kb__bind {
+        struct kb_sched *s;
+        struct kb__bind *next; /* in the backlog */
+        const char *ns, *name, *uid, *node;
+        char text[]; /* the four strings */
+};
+
+static struct kb__bind *bind_new(struct kb_sched *s, const char *ns, const char *name,
+                                 const char *uid, const char *node)
+{
+        size_t ln = strlen(ns) + 1, lm = strlen(name) + 1, lu = strlen(uid) + 1,
+               lo = strlen(node) + 1;
+        struct kb__bind *b = kb_xmalloc(sizeof(*b) + ln + lm + lu + lo);
+        char *t = b->text;
+        b->s = s;
+        b->next = NULL;
+        b->ns = memcpy(t, ns, ln);
+        b->name = memcpy(t += ln, name, lm);
+        b->uid = memcpy(t += lm, uid, lu);
+        b->node = memcpy(t + lu, node, lo);
+        return b;
+}
+
+size_t kb__binds_drop(struct kb_sched *s)
+{
+        struct kb__bind *b = s->backlog, *next;
+        size_t n = 0;
+        for (; b; b = next) {
+                next = b->next;
+                free(b);
+                n++;
+        }
+        s->backlog = s->backlog_tail = NULL;
+        s->nbacklog = 0;
+        s->binds_inflight -= n;
+        return n;
+}
+
+void kb__binds_release(struct kb_sched *s)
+{
+        kb__binds_drop(s);
+        struct kb__evicting *x, *xt;
+        HASH_ITER(hh, s->evicting, x, xt)
+        {
+                HASH_DEL(s->evicting, x);
+                free(x->key);
+                free(x);
+        }
+}
+
+/* Reads a pod after a failed or conflicting bind and puts what the server
+ * has into the cache; the binding mark goes either way. */
+static void resync_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct kb__bind *b = arg;
+        struct kb_sched *s = b->s;
+        if (!r->cancelled) {
+                if (r->status == 200) {
+                        struct kb_value *doc = NULL;
+                        if (kb_json_parse(r->body, r->len, &doc, NULL, 0) == 0)
+                                kb_cache_refresh(s->cache, KB_KIND_POD, doc);
+                        kb_value_free(doc);
+                }
+                kb_cache_bind_done(s->cache, b->ns, b->name, false);
+        }
+        s->binds_inflight--;
+        free(b);
+        if (!r->cancelled) {
+                kb__binds_pump(s);
+                kb__sched_shutdown_check(s);
+        }
+}
+
+static void bind_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct kb__bind *b = arg;
+        struct kb_sched *s = b->s;
+        if (r->cancelled) {
+                s->binds_inflight--;
+                free(b);
+                return;
+        }
+        if (r->status == 200 || r->status == 201) {
+                kb_cache_bind_done(s->cache, b->ns, b->name, true);
+                kb__metrics_bind(s, true);
+                KB_V(1, "bound %s/%s to %s", b->ns, b->name, b->node);
+                char *msg =
+                    kb_xasprintf("Successfully assigned %s/%s to %s", b->ns, b->name, b->node);
+                kb__event(s, "Pod", "v1", b->ns, b->name, *b->uid ? b->uid : NULL, "Normal",
+                          "Scheduled", msg);
+                free(msg);
+                s->binds_inflight--;
+                free(b);
+                kb__binds_pump(s);
+                kb__sched_shutdown_check(s);
+                return;
+        }
+        kb__metrics_bind(s, false);
+        if (r->status == 409)
+                KB_INFO("bind %s/%s to %s: conflict, reading the pod: %.200s", b->ns, b->name,
+                        b->node, r->body);
+        else if (r->status == 404)
+                KB_INFO("bind %s/%s: the pod is gone", b->ns, b->name);
+        else
+                KB_WARN("bind %s/%s to %s failed after %d attempts: %ld %.200s", b->ns, b->name,
+                        b->node, r->attempts, r->status, r->status ? r->body : r->error);
+        char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s", b->ns, b->name);
+        struct kb_kube_req req = {.method = "GET", .path = path, .lane = KB_KUBE_LANE_BIND};
+        kb_kube_request(s->kube, &req, resync_done, b);
+        free(path);
+}
+
+/* s as a JSON string's contents.  Names, uids and node names never need
+ * escaping (the API server validates them), but nothing here relies on
+ * that. */
+static void json_text(struct kb_buf *o, const char *s)
+{
+        for (; *s; s++) {
+                unsigned char c = (unsigned char)*s;
+                if (c == '"' || c == '\\')
+                        kb_buf_printf(o, "\\%c", c);
+                else if (c < 0x20)
+                        kb_buf_printf(o, "\\u%04x", c);
+                else
+                        kb_buf_addc(o, (char)c);
+        }
+}
+
+static void send_bind(struct kb_sched *s, struct kb__bind *b)
+{
+        struct kb_buf body, path;
+        kb_buf_init(&body);
+        kb_buf_init(&path);
+        kb_buf_adds(&body, "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"");
+        json_text(&body, b->name);
+        kb_buf_adds(&body, "\",\"namespace\":\"");
+        json_text(&body, b->ns);
+        if (*b->uid) {
+                kb_buf_adds(&body, "\",\"uid\":\"");
+                json_text(&body, b->uid);
+        }
+        kb_buf_adds(&body, "\"},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"");
+        json_text(&body, b->node);
+        kb_buf_adds(&body, "\"}}");
+        kb_buf_printf(&path, "/api/v1/namespaces/%s/pods/%s/binding", b->ns, b->name);
+        struct kb_kube_req req = {
+            .method = "POST", .path = path.data, .body = body.data, .lane = KB_KUBE_LANE_BIND};
+        kb_kube_request(s->kube, &req, bind_done, b);
+        kb_buf_release(&path);
+        kb_buf_release(&body);
+}
+
+void kb__binds_pump(struct kb_sched *s)
+{
+        while (s->backlog && !s->stopping && kb__leading(s) &&
+               kb_kube_waiting(s->kube, KB_KUBE_LANE_BIND) < BIND_FEED) {
+                struct kb__bind *b = s->backlog;
+                s->backlog = b->next;
+                s->nbacklog--;
+                if (!s->backlog)
+                        s->backlog_tail = NULL;
+                send_bind(s, b);
+        }
+}
+
+void kb__dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
+{
+        const struct kb_pod *p = bd->pod;
+        const char *ns = kb__ns_of(&p->meta);
+        /* The pod may have changed while the session ran: bind only the one
+         * the session saw, still unbound and not already being bound. */
+        const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || (cur->node_name && *cur->node_name) ||
+            cur->meta.deletion || kb_cache_binding(s->cache, ns, p->meta.name)) {
+                KB_V(1, "bind %s/%s skipped: the pod changed during the session", ns, p->meta.name);
+                return;
+        }
+        kb_cache_assume(s->cache, cur, bd->node);
+        struct kb__bind *b =
+            bind_new(s, ns, p->meta.name, p->meta.uid ? p->meta.uid : "", bd->node);
+        if (s->backlog_tail)
+                s->backlog_tail->next = b;
+        else
+                s->backlog = b;
+        s->backlog_tail = b;
+        s->nbacklog++;
+        s->binds_inflight++;
+}
+
+/* ---- evictions ---------------------------------------------------------------------- */
+
+struct evict_call {
+        struct kb_sched *s;
+        char *key; /* "ns/name", in s->evicting while in flight */
+        char *ns, *name, *uid, *action, *reason;
+};
+
+static void evict_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct evict_call *ev = arg;
+        struct kb_sched *s = ev->s;
+        struct kb__evicting *e;
+        HASH_FIND_STR(s->evicting, ev->key, e);
+        if (e) {
+                HASH_DEL(s->evicting, e);
+                free(e->key);
+                free(e);
+        }
+        if (!r->cancelled) {
+                if (r->status == 200 || r->status == 202) {
+                        KB_V(1, "evicted %s/%s (%s)", ev->ns, ev->name, ev->action);
+                        /* Volcano's evictor records a Warning "Evict" with
+                         * the reason on the pod. */
+                        kb__event(s, "Pod", "v1", ev->ns, ev->name, ev->uid, "Warning", "Evict",
+                                  ev->reason);
+                } else if (r->status == 404 || r->status == 409) {
+                        /* Gone already, or replaced by a pod of the same
+                         * name (the uid precondition failed): done. */
+                        KB_V(1, "evict %s/%s: the pod is gone", ev->ns, ev->name);
+                } else {
+                        KB_WARN("evict %s/%s failed after %d attempts: %ld %.200s", ev->ns,
+                                ev->name, r->attempts, r->status, r->status ? r->body : r->error);
+                }
+        }
+        s->binds_inflight--;
+        free(ev->key);
+        free(ev->ns);
+        free(ev->name);
+        free(ev->uid);
+        free(ev->action);
+        free(ev->reason);
+        free(ev);
+        if (!r->cancelled)
+                kb__sched_shutdown_check(s);
+}
+
+/* DELETE with the pod's own grace period and its uid as a precondition;
+ * the client retries transient failures, a 404 means done. */
+void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
+{
+        const struct kb_pod *p = e->pod;
+        const char *ns = kb__ns_of(&p->meta);
+        const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || cur->meta.deletion) {
+                KB_V(2, "evict %s/%s skipped: the pod is gone or going", ns, p->meta.name);
+                return;
+        }
+        char *key = kb_xasprintf("%s/%s", ns, p->meta.name);
+        struct kb__evicting *x;
+        HASH_FIND_STR(s->evicting, key, x);
+        if (x) {
+                free(key);
+                return; /* an earlier session's eviction is in flight */
+        }
+        x = kb_xcalloc(1, sizeof(*x));
+        x->key = key;
+        HASH_ADD_KEYPTR(hh, s->evicting, x->key, strlen(x->key), x);
+
+        struct evict_call *ev = kb_xcalloc(1, sizeof(*ev));
+        ev->s = s;
+        ev->key = kb_xstrdup(key);
+        ev->ns = kb_xstrdup(ns);
+        ev->name = kb_xstrdup(p->meta.name);
+        ev->uid = p->meta.uid ? kb_xstrdup(p->meta.uid) : NULL;
+        ev->action = kb_xstrdup(e->action ? e->action : "evict");
+        ev->reason = kb_xstrdup(e->reason && *e->reason ? e->reason : ev->action);
+        struct kb_value *v = kb_value_new(KB_VOBJECT);
+        kb_value_set(v, "apiVersion", kb_value_new_string("v1"));
+        kb_value_set(v, "kind", kb_value_new_string("DeleteOptions"));
+        if (p->grace_period >= 0)
+                kb_value_set(v, "gracePeriodSeconds", kb_value_new_int(p->grace_period));
+        if (p->meta.uid)
+                kb_value_set(kb_value_ensure_object(v, "preconditions"), "uid",
+                             kb_value_new_string(p->meta.uid));
+        char *body = kb_json_emit(v, false);
+        kb_value_free(v);
+        char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s", ns, p->meta.name);
+        struct kb_kube_req req = {
+            .method = "DELETE", .path = path, .body = body, .lane = KB_KUBE_LANE_BIND};
+        s->binds_inflight++;
+        kb_kube_request(s->kube, &req, evict_done, ev);
+        free(path);
+        free(body);
+}

@@ -1,0 +1,607 @@
+/*
+ * Status: PodGroup and Queue status, the PodScheduled condition of the
+ * pending pods of unschedulable gangs, and nominations.
+ *
+ * Each is written with a patch only when it differs from the object and
+ * from what was last sent (the memo, keyed by object); a write that fails
+ * for good forgets the memo, so the next session sends it again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <uthash.h>
+
+#include "scheduler/scheduler-int.h"
+
+/* What was last sent per object, and the memo generation (a count of
+ * sessions dispatched) that last looked at it: an entry no session has
+ * looked at for two generations belongs to an object that is gone, bound,
+ * or no longer reported, and is swept, so the memo never outgrows what the
+ * sessions report. */
+struct kb__status_memo {
+        UT_hash_handle hh;
+        char *key;
+        uint64_t hash;
+        uint64_t gen;
+};
+
+/* Status writes waiting in the client beyond which more are deferred to
+ * the next session. */
+#define STATUS_BACKLOG 2000
+
+struct kb__invalid_seen {
+        UT_hash_handle hh;
+        char *key; /* "podgroup/ns/name", "queue//name" */
+        bool visited;
+};
+
+/* ---- memo ------------------------------------------------------------------- */
+
+static bool memo_same(struct kb_sched *s, const char *key, uint64_t h)
+{
+        struct kb__status_memo *m;
+        HASH_FIND_STR(s->memo, key, m);
+        if (m)
+                m->gen = s->memo_gen;
+        return m && m->hash == h;
+}
+
+static void memo_set(struct kb_sched *s, const char *key, uint64_t h)
+{
+        struct kb__status_memo *m;
+        HASH_FIND_STR(s->memo, key, m);
+        if (!m) {
+                m = kb_xcalloc(1, sizeof(*m));
+                m->key = kb_xstrdup(key);
+                HASH_ADD_KEYPTR(hh, s->memo, m->key, strlen(m->key), m);
+        }
+        m->hash = h;
+        m->gen = s->memo_gen;
+}
+
+void kb__status_sweep(struct kb_sched *s)
+{
+        struct kb__status_memo *m, *t;
+        HASH_ITER(hh, s->memo, m, t)
+        {
+                if (m->gen + 2 > s->memo_gen)
+                        continue;
+                HASH_DEL(s->memo, m);
+                free(m->key);
+                free(m);
+        }
+        s->memo_gen++;
+}
+
+static void memo_forget(struct kb_sched *s, const char *key)
+{
+        struct kb__status_memo *m;
+        HASH_FIND_STR(s->memo, key, m);
+        if (m) {
+                HASH_DEL(s->memo, m);
+                free(m->key);
+                free(m);
+        }
+}
+
+void kb__status_release(struct kb_sched *s)
+{
+        struct kb__invalid_seen *v, *vt;
+        HASH_ITER(hh, s->invalid_seen, v, vt)
+        {
+                HASH_DEL(s->invalid_seen, v);
+                free(v->key);
+                free(v);
+        }
+        struct kb__status_memo *m, *mt;
+        HASH_ITER(hh, s->memo, m, mt)
+        {
+                HASH_DEL(s->memo, m);
+                free(m->key);
+                free(m);
+        }
+}
+
+/* A status write whose answer only needs logging (and, on failure,
+ * forgetting the memo so the next session writes again). */
+struct fire {
+        struct kb_sched *s;
+        char *what;
+        char *memo_key;
+};
+
+static void fire_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct fire *f = arg;
+        if (!r->cancelled && (r->status < 200 || r->status >= 300)) {
+                if (r->status == 409)
+                        KB_V(2,
+                             "%s: the object changed since the session read it; the next "
+                             "session writes again",
+                             f->what);
+                else
+                        KB_WARN("%s: %ld %.200s", f->what, r->status,
+                                r->status ? r->body : r->error);
+                if (f->memo_key)
+                        memo_forget(f->s, f->memo_key);
+        }
+        free(f->what);
+        free(f->memo_key);
+        free(f);
+}
+
+/*
+ * Sends a status patch (body is taken over) carrying rv, the
+ * resourceVersion of the object the desired status was computed against,
+ * as a precondition: the server refuses it (409) once the object has
+ * moved on.  So a write retried after a newer one went through (the first
+ * failed, the client waits to retry it, the next session sends a newer
+ * status which succeeds, then the retry arrives) can never put the older
+ * status back; the 409 forgets the memo and the next session writes
+ * again from what its cache then shows.
+ */
+static void fire(struct kb_sched *s, const char *path, struct kb_value *body, const char *rv,
+                 const char *ctype, const char *what, const char *memo_key)
+{
+        /* Status is level-triggered: a write the lane has no room for now
+         * is not queued without bound but left to the next session, which
+         * computes it again (the memo forgets it). */
+        if (kb_kube_waiting(s->kube, KB_KUBE_LANE_STATUS) >= STATUS_BACKLOG) {
+                if (memo_key)
+                        memo_forget(s, memo_key);
+                kb_value_free(body);
+                s->status_deferred++;
+                return;
+        }
+        if (rv && *rv)
+                kb_value_set(kb_value_ensure_object(body, "metadata"), "resourceVersion",
+                             kb_value_new_string(rv));
+        char *text = kb_json_emit(body, false);
+        kb_value_free(body);
+        struct fire *f = kb_xcalloc(1, sizeof(*f));
+        f->s = s;
+        f->what = kb_xstrdup(what);
+        f->memo_key = memo_key ? kb_xstrdup(memo_key) : NULL;
+        struct kb_kube_req req = {.method = "PATCH",
+                                  .path = path,
+                                  .body = text,
+                                  .content_type = ctype,
+                                  .lane = KB_KUBE_LANE_STATUS};
+        kb_kube_request(s->kube, &req, fire_done, f);
+        free(text);
+}
+
+/* ---- nominations -------------------------------------------------------------------- */
+
+/* status.nominatedNodeName of a pipelined task, through the status
+ * subresource, when the pod does not say it already. */
+void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm)
+{
+        const struct kb_pod *p = nm->pod;
+        const char *ns = kb__ns_of(&p->meta);
+        const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || (cur->node_name && *cur->node_name) ||
+            cur->meta.deletion || kb_streq(cur->nominated_node_name, nm->node))
+                return;
+        uint64_t h = kb_hash(nm->node, strlen(nm->node), KB_HASH_SEED);
+        char *mkey =
+            kb_xasprintf("nominate/%s/%s/%s", ns, p->meta.name, p->meta.uid ? p->meta.uid : "");
+        if (!memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                struct kb_value *body = kb_value_new(KB_VOBJECT);
+                kb_value_set(kb_value_ensure_object(body, "status"), "nominatedNodeName",
+                             kb_value_new_string(nm->node));
+                char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, p->meta.name);
+                char *what = kb_xasprintf("pod %s/%s nominatedNodeName", ns, p->meta.name);
+                KB_V(1, "nominating %s/%s to %s", ns, p->meta.name, nm->node);
+                fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
+                     what, mkey);
+                free(what);
+                free(path);
+        }
+        free(mkey);
+}
+
+/* ---- PodGroup status -------------------------------------------------------------- */
+
+static struct kb_value *cond_json(const char *type, const char *status, const char *reason,
+                                  const char *message, const char *ts, const char *tid)
+{
+        struct kb_value *c = kb_value_new(KB_VOBJECT);
+        kb_value_set(c, "type", kb_value_new_string(type));
+        kb_value_set(c, "status", kb_value_new_string(status));
+        if (tid)
+                kb_value_set(c, "transitionID", kb_value_new_string(tid));
+        kb_value_set(c, "lastTransitionTime", kb_value_new_string(ts));
+        kb_value_set(c, "reason", kb_value_new_string(reason ? reason : ""));
+        kb_value_set(c, "message", kb_value_new_string(message ? message : ""));
+        return c;
+}
+
+static bool cond_same(const struct kb_condition *c, const char *status, const char *reason,
+                      const char *message)
+{
+        return kb_streq(c->status, status) && kb_streq(c->reason ? c->reason : "", reason) &&
+               kb_streq(c->message ? c->message : "", message);
+}
+
+void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
+{
+        const struct kb_podgroup *pg = st->pg;
+        const char *ns = kb__ns_of(&pg->meta);
+        const struct kb_podgroup *cur = kb_cache_get(s->cache, KB_KIND_PODGROUP, ns, pg->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, pg->meta.uid))
+                return; /* deleted or replaced meanwhile */
+        const char *phase = kb_pg_phase_name(st->phase);
+        char ts[40];
+        kb__now_time(ts, sizeof(ts));
+        /* Every session that finds the gang unschedulable says so, as
+         * Volcano's RecordJobStatusEvent; repeats become one Event's count
+         * and series. */
+        if (st->cond_type && !strcmp(st->cond_type, "Unschedulable") &&
+            kb_streq(st->cond_status, "True"))
+                kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
+                          pg->meta.uid, "Warning", "Unschedulable",
+                          st->cond_message ? st->cond_message : "");
+
+        /* The desired conditions: the current ones with the session's
+         * replacing its type (Volcano's UpdatePodGroupCondition); Scheduled
+         * turns a standing Unschedulable to False. */
+        bool changed = !kb_streq(cur->phase, phase) || cur->running != st->running ||
+                       cur->succeeded != st->succeeded || cur->failed != st->failed;
+        struct kb_value *conds = kb_value_new(KB_VARRAY);
+        bool have = false;
+        for (size_t i = 0; i < cur->nconditions; i++) {
+                const struct kb_condition *c = &cur->conditions[i];
+                if (st->cond_type && kb_streq(c->type, st->cond_type)) {
+                        have = true;
+                        if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
+                                changed = true;
+                                kb_value_append(conds,
+                                                cond_json(c->type, st->cond_status, st->cond_reason,
+                                                          st->cond_message, ts, NULL));
+                                continue;
+                        }
+                } else if (st->cond_type && !strcmp(st->cond_type, "Scheduled") &&
+                           kb_streq(c->type, "Unschedulable") && kb_streq(c->status, "True")) {
+                        changed = true;
+                        kb_value_append(conds, cond_json(c->type, "False", "Scheduled",
+                                                         "the gang is scheduled", ts, NULL));
+                        continue;
+                }
+                char lt[40] = "";
+                if (c->last_transition)
+                        kb_format_time(c->last_transition, lt, sizeof(lt));
+                kb_value_append(conds, cond_json(c->type, c->status ? c->status : "", c->reason,
+                                                 c->message, lt[0] ? lt : ts, c->transition_id));
+        }
+        if (st->cond_type && !have) {
+                changed = true;
+                kb_value_append(conds, cond_json(st->cond_type, st->cond_status, st->cond_reason,
+                                                 st->cond_message, ts, NULL));
+        }
+        bool sched_new = false;
+        for (size_t i = 0; i < cur->nconditions && st->cond_type; i++) {
+                const struct kb_condition *c = &cur->conditions[i];
+                if (kb_streq(c->type, st->cond_type) &&
+                    !cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
+                        sched_new = !strcmp(st->cond_type, "Scheduled");
+                }
+        }
+        if (st->cond_type && !strcmp(st->cond_type, "Scheduled") && !have)
+                sched_new = true;
+        if (!changed) {
+                kb_value_free(conds);
+                return;
+        }
+        struct kb_value *body = kb_value_new(KB_VOBJECT);
+        struct kb_value *sv = kb_value_ensure_object(body, "status");
+        kb_value_set(sv, "phase", kb_value_new_string(phase));
+        kb_value_set(sv, "running", kb_value_new_int(st->running));
+        kb_value_set(sv, "succeeded", kb_value_new_int(st->succeeded));
+        kb_value_set(sv, "failed", kb_value_new_int(st->failed));
+        kb_value_set(sv, "conditions", conds);
+        /* The memo ignores times, so an unchanged status is not re-sent
+         * while the watch catches up. */
+        struct kb_value *key_doc = kb_value_new(KB_VOBJECT);
+        kb_value_set(key_doc, "phase", kb_value_new_string(phase));
+        kb_value_set(key_doc, "r", kb_value_new_int(st->running));
+        kb_value_set(key_doc, "s", kb_value_new_int(st->succeeded));
+        kb_value_set(key_doc, "f", kb_value_new_int(st->failed));
+        kb_value_set(key_doc, "t", kb_value_new_string(st->cond_type ? st->cond_type : ""));
+        kb_value_set(key_doc, "c", kb_value_new_string(st->cond_status ? st->cond_status : ""));
+        kb_value_set(key_doc, "m", kb_value_new_string(st->cond_message ? st->cond_message : ""));
+        kb_value_set(key_doc, "v", kb_value_new_string(cur->meta.uid ? cur->meta.uid : ""));
+        char *kj = kb_json_emit(key_doc, false);
+        kb_value_free(key_doc);
+        uint64_t h = kb_hash(kj, strlen(kj), KB_HASH_SEED);
+        free(kj);
+        char *mkey = kb_xasprintf("pg/%s/%s", ns, pg->meta.name);
+        /* Until discovery says how status is written, nothing is (the
+         * next session tries again). */
+        h ^= (uint64_t)s->pg_status_sub;
+        if (s->pg_status_sub >= 0 && !memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                char *path = kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s%s", ns,
+                                          pg->meta.name, s->pg_status_sub ? "/status" : "");
+                char *what = kb_xasprintf("podgroup %s/%s status", ns, pg->meta.name);
+                /* The conditions were merged with cur's: cur's version. */
+                fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
+                     what, mkey);
+                body = NULL;
+                free(what);
+                free(path);
+                if (sched_new)
+                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
+                                  pg->meta.uid, "Normal", "Scheduled",
+                                  st->cond_message && *st->cond_message ? st->cond_message
+                                                                        : "pod group is ready");
+        }
+        free(mkey);
+        kb_value_free(body);
+}
+
+/* ---- Queue status ------------------------------------------------------------------ */
+
+void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
+{
+        struct kb_value *body = kb_value_new(KB_VOBJECT);
+        struct kb_value *sv = kb_value_ensure_object(body, "status");
+        if (qs->state_changed) /* else the user's, never echoed back stale */
+                kb_value_set(sv, "state", kb_value_new_string(kb_queue_state_name(qs->state)));
+        kb_value_set(sv, "pending", kb_value_new_int(qs->pending));
+        kb_value_set(sv, "inqueue", kb_value_new_int(qs->inqueue));
+        kb_value_set(sv, "running", kb_value_new_int(qs->running));
+        kb_value_set(sv, "unknown", kb_value_new_int(qs->unknown));
+        kb_value_set(sv, "completed", kb_value_new_int(qs->completed));
+        /* A resource at 0 is null: the merge patch drops what was there. */
+        const struct kb_res *sums[] = {&qs->allocated, &qs->deserved};
+        for (int k = 0; k < 2; k++) {
+                struct kb_value *o = kb_value_ensure_object(sv, k ? "deserved" : "allocated");
+                for (int i = 0; i < kb_res_count(); i++) {
+                        if (i == KB_RES_PODS)
+                                continue;
+                        char buf[64];
+                        kb_quantity_format(sums[k]->q[i], kb_res_is_milli(i), kb_res_is_bytes(i),
+                                           buf, sizeof(buf));
+                        kb_value_set(o, kb_res_name(i),
+                                     sums[k]->q[i] ? kb_value_new_string(buf)
+                                                   : kb_value_new(KB_VNULL));
+                }
+        }
+        char *text = kb_json_emit(body, false);
+        uint64_t h = kb_hash(text, strlen(text), KB_HASH_SEED) ^ (uint64_t)s->queue_status_sub;
+        free(text);
+        char *mkey = kb_xasprintf("queue/%s", qs->name);
+        const struct kb_queue *cur = kb_cache_get(s->cache, KB_KIND_QUEUE, NULL, qs->name);
+        if (cur && s->queue_status_sub >= 0 && !memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                char *path = kb_xasprintf(KB_GROUP_API "/queues/%s%s", qs->name,
+                                          s->queue_status_sub ? "/status" : "");
+                char *what = kb_xasprintf("queue %s status", qs->name);
+                fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
+                     what, mkey);
+                body = NULL;
+                free(what);
+                free(path);
+        }
+        kb_value_free(body);
+        free(mkey);
+}
+
+/* ---- HyperNode status ---------------------------------------------------------------- */
+
+#define KB_TOPOLOGY_API "/apis/topology.volcano.sh/v1alpha1"
+
+/* status.nodeCount as the session resolved it, as Volcano's HyperNode
+ * controller keeps it (kubectl get hypernodes shows it), when it differs. */
+void kb__hypernode_status(struct kb_sched *s, const struct kb_hn_status *hs)
+{
+        if (hs->hn->node_count == hs->node_count)
+                return;
+        const struct kb_hypernode *cur =
+            kb_cache_get(s->cache, KB_KIND_HYPERNODE, NULL, hs->hn->meta.name);
+        if (!cur || !kb_streq(cur->meta.uid, hs->hn->meta.uid))
+                return; /* deleted or replaced meanwhile */
+        char *mkey = kb_xasprintf("hypernode/%s", hs->hn->meta.name);
+        uint64_t h = (uint64_t)hs->node_count + 1;
+        if (!memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                struct kb_value *body = kb_value_new(KB_VOBJECT);
+                kb_value_set(kb_value_ensure_object(body, "status"), "nodeCount",
+                             kb_value_new_int(hs->node_count));
+                char *path =
+                    kb_xasprintf(KB_TOPOLOGY_API "/hypernodes/%s/status", hs->hn->meta.name);
+                char *what = kb_xasprintf("hypernode %s status", hs->hn->meta.name);
+                fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
+                     what, mkey);
+                free(what);
+                free(path);
+        }
+        free(mkey);
+}
+
+/* ---- pods of unschedulable gangs ---------------------------------------------------- */
+
+struct pg_idx {
+        UT_hash_handle hh;
+        const char *key; /* pool-owned "ns/name" */
+        const struct kb_pg_status *st;
+};
+
+/* FailedScheduling events and the PodScheduled=False condition on the
+ * pending pods of every gang the session found unschedulable. */
+void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
+                      const struct kb_result *r)
+{
+        struct pg_idx *idx = NULL, *e, *t;
+        struct kb_pool pool;
+        kb_pool_init(&pool, 0);
+        for (size_t i = 0; i < r->npodgroups; i++) {
+                const struct kb_pg_status *st = &r->podgroups[i];
+                if (!st->cond_type || strcmp(st->cond_type, "Unschedulable") ||
+                    !kb_streq(st->cond_status, "True"))
+                        continue;
+                e = kb_pool_alloc(&pool, sizeof(*e));
+                e->key = st->name;
+                e->st = st;
+                HASH_ADD_KEYPTR(hh, idx, e->key, strlen(e->key), e);
+        }
+        if (!idx)
+                goto out;
+        for (size_t i = 0; i < snap->snap.npods; i++) {
+                const struct kb_pod *p = snap->snap.pods[i];
+                if (!p->group_name || (p->node_name && *p->node_name) ||
+                    p->phase != KB_POD_PENDING || p->meta.deletion)
+                        continue;
+                bool ours = false;
+                for (size_t k = 0; k < snap->snap.nscheduler_names; k++)
+                        ours |= kb_streq(p->scheduler_name, snap->snap.scheduler_names[k]);
+                if (!ours)
+                        continue;
+                const char *ns = kb__ns_of(&p->meta);
+                char *key = kb_pool_printf(&pool, "%s/%s", ns, p->group_name);
+                HASH_FIND_STR(idx, key, e);
+                if (!e)
+                        continue;
+                /* The pod as it is now: bound or replaced meanwhile, it
+                 * gets nothing. */
+                const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
+                if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) ||
+                    (cur->node_name && *cur->node_name) ||
+                    kb_cache_binding(s->cache, ns, p->meta.name))
+                        continue;
+                const char *msg = e->st->cond_message ? e->st->cond_message : "";
+                /* A group that is missing because kbatch could not decode
+                 * it says why, not just "not found". */
+                const struct kb_cache_invalid *inv =
+                    e->st->pg ? NULL
+                              : kb_cache_invalid_get(s->cache, KB_KIND_PODGROUP, ns, p->group_name);
+                if (inv)
+                        msg = inv->message;
+                kb__event(s, "Pod", "v1", ns, p->meta.name, p->meta.uid, "Warning",
+                          "FailedScheduling", msg);
+                /* PodScheduled=False, written when the reason changes. */
+                uint64_t h = kb_hash(msg, strlen(msg), KB_HASH_SEED);
+                char *mkey =
+                    kb_xasprintf("pod/%s/%s/%s", ns, p->meta.name, p->meta.uid ? p->meta.uid : "");
+                if (!memo_same(s, mkey, h)) {
+                        memo_set(s, mkey, h);
+                        char ts[40];
+                        kb__now_time(ts, sizeof(ts));
+                        struct kb_value *body = kb_value_new(KB_VOBJECT);
+                        struct kb_value *conds = kb_value_new(KB_VARRAY);
+                        struct kb_value *c =
+                            cond_json("PodScheduled", "False", "Unschedulable", msg, ts, NULL);
+                        kb_value_set(c, "lastProbeTime", kb_value_new(KB_VNULL));
+                        kb_value_append(conds, c);
+                        kb_value_set(kb_value_ensure_object(body, "status"), "conditions", conds);
+                        char *path =
+                            kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, p->meta.name);
+                        char *what = kb_xasprintf("pod %s/%s condition", ns, p->meta.name);
+                        fire(s, path, body, cur->meta.resource_version,
+                             "application/strategic-merge-patch+json", what, mkey);
+                        free(what);
+                        free(path);
+                }
+                free(mkey);
+        }
+out:
+        HASH_ITER(hh, idx, e, t)
+        HASH_DEL(idx, e);
+        kb_pool_release(&pool);
+}
+
+/* ---- objects kbatch cannot decode ---------------------------------------------------- */
+
+struct invalid_pass {
+        struct kb_sched *s;
+        char ts[40];
+};
+
+/* A Warning event and a condition naming the field, once per object and
+ * message (the memo, keyed "invalid/..."; a failed write forgets it, so
+ * the next pass writes again): an object the CRD accepts but kbatch
+ * rejects never vanishes silently.  A PodGroup says Unschedulable (reason
+ * InvalidSpec), as that is what its users look at; a Queue, whose status
+ * has no conditions of its own in Volcano's API, gets an Invalid
+ * condition. */
+static void report_invalid(void *arg, const struct kb_cache_invalid *inv)
+{
+        struct invalid_pass *ip = arg;
+        struct kb_sched *s = ip->s;
+        bool pg = inv->kind == KB_KIND_PODGROUP;
+        if (!pg && inv->kind != KB_KIND_QUEUE)
+                return;
+        signed char sub = pg ? s->pg_status_sub : s->queue_status_sub;
+        if (sub < 0)
+                return; /* discovery has not answered yet */
+        char *key =
+            kb_xasprintf("%s/%s/%s", pg ? "podgroup" : "queue", inv->ns ? inv->ns : "", inv->name);
+        struct kb__invalid_seen *seen;
+        HASH_FIND_STR(s->invalid_seen, key, seen);
+        if (!seen) {
+                seen = kb_xcalloc(1, sizeof(*seen));
+                seen->key = kb_xstrdup(key);
+                HASH_ADD_KEYPTR(hh, s->invalid_seen, seen->key, strlen(seen->key), seen);
+        }
+        seen->visited = true;
+        char *hkey = kb_xasprintf("%s\x1f%s", inv->uid ? inv->uid : "", inv->message);
+        uint64_t h = kb_hash(hkey, strlen(hkey), KB_HASH_SEED);
+        free(hkey);
+        char *mkey = kb_xasprintf("invalid/%s", key);
+        free(key);
+        if (memo_same(s, mkey, h)) {
+                free(mkey);
+                return;
+        }
+        memo_set(s, mkey, h);
+        char *msg = kb_xasprintf("%s; kbatch ignores this %s until it is fixed", inv->message,
+                                 pg ? "PodGroup" : "Queue");
+        KB_WARN("%s", msg);
+        kb__event(s, pg ? "PodGroup" : "Queue", "scheduling.volcano.sh/v1beta1", inv->ns, inv->name,
+                  inv->uid, "Warning", "InvalidSpec", msg);
+        struct kb_value *body = kb_value_new(KB_VOBJECT);
+        struct kb_value *conds = kb_value_new(KB_VARRAY);
+        kb_value_append(conds, cond_json(pg ? "Unschedulable" : "Invalid", "True", "InvalidSpec",
+                                         msg, ip->ts, NULL));
+        kb_value_set(kb_value_ensure_object(body, "status"), "conditions", conds);
+        char *path =
+            pg ? kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s%s", inv->ns, inv->name,
+                              sub ? "/status" : "")
+               : kb_xasprintf(KB_GROUP_API "/queues/%s%s", inv->name, sub ? "/status" : "");
+        char *what = kb_xasprintf("%s %s%s%s condition", pg ? "podgroup" : "queue",
+                                  inv->ns ? inv->ns : "", inv->ns ? "/" : "", inv->name);
+        fire(s, path, body, inv->resource_version, "application/merge-patch+json", what, mkey);
+        free(what);
+        free(path);
+        free(msg);
+        free(mkey);
+}
+
+void kb__report_invalid(struct kb_sched *s)
+{
+        if (!s->invalid_seen && !kb_cache_invalid_gen(s->cache))
+                return;
+        struct invalid_pass ip = {.s = s};
+        kb__now_time(ip.ts, sizeof(ip.ts));
+        struct kb__invalid_seen *seen, *t;
+        HASH_ITER(hh, s->invalid_seen, seen, t)
+        seen->visited = false;
+        kb_cache_invalid_each(s->cache, report_invalid, &ip);
+        /* Fixed or deleted objects: forget them, so breaking one again is
+         * reported again. */
+        HASH_ITER(hh, s->invalid_seen, seen, t)
+        {
+                if (seen->visited)
+                        continue;
+                char *mkey = kb_xasprintf("invalid/%s", seen->key);
+                memo_forget(s, mkey);
+                free(mkey);
+                HASH_DEL(s->invalid_seen, seen);
+                free(seen->key);
+                free(seen);
+        }
+}

@@ -1,0 +1,76 @@
+# deploy/ renders with `kubectl kustomize` (what `kubectl apply -k deploy/`
+# applies), with RBAC that grants only what the daemon uses; crds/ applies
+# with both -k and -f; the Docker build context holds only the daemon's
+# sources and builds it.
+. "$(dirname "$0")/lib/scheduler.sh"
+
+out=$(kubectl kustomize "$ROOT/deploy" 2>&1)
+rc=$?
+expect_eq "kubectl kustomize deploy/ succeeds" "$rc" 0
+kinds=$(printf '%s\n' "$out" | grep -E '^kind:' | sort | uniq -c | awk '{print $3 "=" $1}' | tr '\n' ' ')
+expect_eq "what deploy/ installs" "$kinds" "ClusterRole=1 ClusterRoleBinding=1 ConfigMap=1 CustomResourceDefinition=3 Deployment=1 Lease=1 Namespace=1 Role=1 RoleBinding=1 ServiceAccount=1 "
+printf '%s\n' "$out" >"$T/deploy.yaml"
+
+# One document per object, to look at them one by one.
+doc() { # KIND NAME
+        awk -v k="kind: $1" -v n="  name: $2" 'BEGIN{RS="\n---\n"} index($0, k) && index($0, n)' "$T/deploy.yaml"
+}
+role=$(doc ClusterRole kbatch-scheduler)
+expect_eq "no delete anywhere without preemption" "$(printf '%s\n' "$role" | grep -c delete)" 0
+expect_match "pods: get, list, watch" "$(printf '%s\n' "$role" | tr '\n' ' ')" '- pods +verbs: +- get +- list +- watch'
+expect_eq "no wildcard" "$(printf '%s\n' "$out" | grep -c "'\*'\|\"\*\"")" 0
+lease_role=$(doc Role kbatch-scheduler-leader)
+expect_match "lease rights name one lease" "$lease_role" 'resourceNames:'
+expect_eq "lease rights: get and update only" "$(printf '%s\n' "$lease_role" | sed -n '/verbs:/,$p' | grep -E '^  - ' | tr -d ' -' | tr '\n' ,)" "get,update,"
+expect_match "the lease rights live in the scheduler's namespace" "$lease_role" 'namespace: kbatch-system'
+expect_match "the Lease is installed" "$(doc Lease kbatch)" 'namespace: kbatch-system'
+dep=$(doc Deployment kbatch-scheduler)
+expect_match "the Deployment names that lease" "$dep" 'leader-elect-resource-name=kbatch'
+expect_match "... in that namespace" "$dep" 'lock-object-namespace=kbatch-system'
+
+# With the preemption component, and only then, pods may be deleted.
+mkdir -p "$T/overlay"
+rel=$(realpath --relative-to="$T/overlay" "$ROOT/deploy")
+cat >"$T/overlay/kustomization.yaml" <<YAML
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- $rel
+components:
+- $rel/preemption
+YAML
+pre=$(kubectl kustomize "$T/overlay" 2>&1)
+expect_match "preemption grants delete on pods" "$pre" 'name: kbatch-scheduler-evict'
+expect_eq "... and nothing else" "$(printf '%s\n' "$pre" | grep -c '^  - delete$')" 1
+
+# crds/ applies both ways against a live API server.
+start_api_bare() {
+        "$BIN/kbatch-apiserver" --listen 127.0.0.1:0 --write-kubeconfig "$T/kubeconfig" \
+                --port-file "$T/port" >"$T/api.log" 2>&1 &
+        API_PID=$!
+        for _ in $(seq 1 100); do [ -s "$T/kubeconfig" ] && break; sleep 0.1; done
+        K="kubectl --kubeconfig $T/kubeconfig"
+}
+start_api_bare
+expect_match "kubectl apply -k crds/" "$($K apply -k "$ROOT/crds" 2>&1)" 'queues.scheduling.volcano.sh (created|unchanged)'
+expect_match "kubectl apply -f crds/ still works" "$($K apply -f "$ROOT/crds/" 2>&1)" 'podgroups.scheduling.volcano.sh (created|unchanged)'
+
+# The Docker build context (.dockerignore) builds the daemon and nothing else.
+ctx=$T/ctx
+mkdir -p "$ctx"
+# docker sends the working tree (tracked or not) through .dockerignore
+(cd "$ROOT" && find Makefile pkg actions plugins cmd -type f) | while read -r f; do
+        keep=no
+        case "$f" in Makefile | pkg/* | actions/* | plugins/* | cmd/kbatch-scheduler/*) keep=yes ;; esac
+        case "$f" in pkg/apiserver/* | pkg/sim/*) keep=no ;; esac
+        if [ $keep = yes ]; then mkdir -p "$ctx/$(dirname "$f")"; cp "$ROOT/$f" "$ctx/$f"; fi
+done
+expect_eq ".dockerignore says the same" "$(grep -v '^#' "$ROOT/.dockerignore" | tr '\n' ' ')" "* !Makefile !pkg/ pkg/apiserver/ pkg/sim/ !actions/ !plugins/ !cmd/kbatch-scheduler/ "
+# As docker runs it: no make of ours around it (make test exports MODE=asan).
+if (cd "$ctx" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MODE make -s -j2 bin/kbatch-scheduler >"$T/build.log" 2>&1); then
+        pass "the daemon builds from that context"
+else
+        fail "the daemon does not build from the Docker context:"; tail -20 "$T/build.log"
+fi
+expect_match "the Dockerfile builds the daemon alone" "$(cat "$ROOT/deploy/Dockerfile")" 'make -j"\$\(nproc\)" bin/kbatch-scheduler'
+finish
