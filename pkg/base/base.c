@@ -161,6 +161,16 @@ char *kb_pool_strdup(struct kb_pool *p, const char *s)
         return d;
 }
 
+char *kb_pool_path(struct kb_pool *p, const char *a, const char *b)
+{
+        size_t na = strlen(a), nb = strlen(b);
+        char *d = kb_pool_alloc(p, na + nb + 2);
+        memcpy(d, a, na);
+        d[na] = '/';
+        memcpy(d + na + 1, b, nb);
+        return d;
+}
+
 char *kb_pool_printf(struct kb_pool *p, const char *fmt, ...)
 {
         struct kb_buf b;

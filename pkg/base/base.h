@@ -97,6 +97,9 @@ void kb_pool_release(struct kb_pool *p);
 void *kb_pool_alloc(struct kb_pool *p, size_t n);
 char *kb_pool_strdup(struct kb_pool *p, const char *s);
 KB_PRINTF(2, 3) char *kb_pool_printf(struct kb_pool *p, const char *fmt, ...);
+/* "a/b" (an object's "namespace/name"), without printf's cost: sessions
+ * make one per task. */
+char *kb_pool_path(struct kb_pool *p, const char *a, const char *b);
 
 /* ---- strings ---------------------------------------------------------- */
 

@@ -518,7 +518,7 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                 if (!ours)
                         continue;
                 const char *ns = kb__ns_of(&p->meta);
-                char *key = kb_pool_printf(&pool, "%s/%s", ns, p->group_name);
+                char *key = kb_pool_path(&pool, ns, p->group_name);
                 HASH_FIND_STR(idx, key, e);
                 if (!e)
                         continue;
