@@ -220,11 +220,34 @@ static struct kb_value *cond_json(const char *type, const char *status, const ch
         return c;
 }
 
+/* How often a waiting gang's condition is rewritten when only its place in
+ * its queue moved: with a thousand gangs waiting in one queue, every gang
+ * admitted ahead of them would otherwise cost a thousand status writes. */
+#define POSITION_REFRESH 30.0
+
 static bool cond_same(const struct kb_condition *c, const char *status, const char *reason,
                       const char *message)
 {
         return kb_streq(c->status, status) && kb_streq(c->reason ? c->reason : "", reason) &&
                kb_streq(c->message ? c->message : "", message);
+}
+
+/* Whether c says what the session says but for the position ending
+ * ("; 2nd of 5 waiting in queue q") and was written less than
+ * POSITION_REFRESH ago: then it stands as it is. */
+static bool cond_position_only(const struct kb_condition *c, const char *status, const char *reason,
+                               const char *message)
+{
+        if (!c->message || !message || !kb_streq(c->status, status) ||
+            !kb_streq(c->reason ? c->reason : "", reason) || !c->last_transition)
+                return false;
+        const char *pa, *pb;
+        size_t na = kb_position_split(c->message, &pa), nb = kb_position_split(message, &pb);
+        if (!pa || !pb || na != nb || memcmp(c->message, message, na) != 0)
+                return false;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (double)ts.tv_sec - c->last_transition < POSITION_REFRESH;
 }
 
 void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
@@ -274,7 +297,9 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                         continue;
                 if (st->cond_type && kb_streq(c->type, st->cond_type)) {
                         have = true;
-                        if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
+                        if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message) &&
+                            !cond_position_only(c, st->cond_status, st->cond_reason,
+                                                st->cond_message)) {
                                 changed = true;
                                 kb_value_append(conds,
                                                 cond_json(c->type, st->cond_status, st->cond_reason,

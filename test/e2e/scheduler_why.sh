@@ -34,6 +34,19 @@ wait_for "g3: Unschedulable with the placed count" 15 sh -c "$K get pg g3 -o jso
 expect_eq "g3: reason NotEnoughResources" "$(jp pg g3 '{.status.conditions[?(@.type=="Unschedulable")].reason}')" NotEnoughResources
 expect_match "g3: its place in its queue" "$(jp pg g3 '{.status.conditions[?(@.type=="Unschedulable")].message}')" '; 1st of 1 waiting in queue default$'
 
+# A second gang of the same shape waits behind g3 (created later).  When g3
+# goes, g4 moves up to 1st, but a condition whose only change is its place
+# in the queue is rewritten at most every 30 s (a thousand waiting gangs
+# would otherwise cost a thousand writes per admission): g4's PodGroup is
+# not written again meanwhile.
+gang g4 3 2500m
+wait_for "g4: 2nd of 2" 15 sh -c "$K get pg g4 -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q '; 2nd of 2 waiting in queue default$'"
+rv=$(jp pg g4 '{.metadata.resourceVersion}')
+$K delete pg g3 >/dev/null
+$K delete pod g3-1 g3-2 g3-3 --grace-period=0 >/dev/null 2>&1
+sleep 2
+expect_eq "g4: not rewritten for a position alone" "$(jp pg g4 '{.metadata.resourceVersion}')" "$rv"
+
 # minMember 2 with minResources, one pod: admitted (Inqueue), never ready;
 # its 3 s Inqueue timeout sends it back to Pending.
 create /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"slow","annotations":{"kbatch.io/inqueue-timeout":"3s"}},"spec":{"minMember":2,"queue":"default","minResources":{"cpu":"1"}}}'
@@ -61,16 +74,17 @@ fi
 wait_for "slow: an InqueueTimeout event" 10 sh -c "$K get events --field-selector involvedObject.name=slow,reason=InqueueTimeout -o name | grep -q ."
 expect_eq "slow: nothing bound" "$(jp pod slow-1 '{.spec.nodeName}')" ""
 
-# A node with 2 cpu (too few for a 2.5-cpu task of g3) and two GPUs, and
-# a gang of one asking 1 cpu and one GPU: bound there, Running.
+# A node with 2 cpu and two GPUs, and a gang of one asking 1 cpu and one
+# GPU: bound there, Running.
 api POST /api/v1/nodes '{"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-node"},"status":{"allocatable":{"cpu":"2","memory":"16Gi","pods":"110","nvidia.com/gpu":"2"},"capacity":{"cpu":"2","memory":"16Gi","pods":"110","nvidia.com/gpu":"2"},"conditions":[{"type":"Ready","status":"True"}]}}' >/dev/null
 create /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"train"},"spec":{"minMember":1,"queue":"default"}}'
 create /api/v1/namespaces/default/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"train-1","annotations":{"scheduling.k8s.io/group-name":"train"}},"spec":{"schedulerName":"kbatch","containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"1"},"limits":{"nvidia.com/gpu":"1"}}}]}}'
 wait_for "train: Running" 15 sh -c "$K get pg train -o jsonpath='{.status.phase}' | grep -qx Running"
-# The queue now: train Running; g3 Inqueue (admitted: no minResources),
-# slow Pending (sent back); lone has no PodGroup.  Its 2.5-cpu tasks
-# were rolled back, so the queue holds train's 1 cpu and 1 GPU (1000
-# milli-units, as Volcano counts scalars).
+# The queue now: train Running, g4 Inqueue (admitted: no minResources;
+# its third 2.5-cpu task fits on no node), slow Pending (sent back); g3
+# was deleted and lone has no PodGroup.  g4's tasks were rolled back, so
+# the queue holds train's 1 cpu and 1 GPU (1000 milli-units, as Volcano
+# counts scalars).
 metric() { curl -s "http://127.0.0.1:$PORT_M/metrics" | grep -E "^$1 " | awk '{print $2}'; }
 wait_for "metrics: one running group" 10 sh -c "curl -s http://127.0.0.1:$PORT_M/metrics | grep -qx 'kbatch_queue_pod_group_running_count{queue_name=\"default\"} 1'"
 expect_eq "metrics: inqueue count" "$(metric 'kbatch_queue_pod_group_inqueue_count\{queue_name="default"\}')" 1
