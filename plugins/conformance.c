@@ -2,9 +2,10 @@
  * conformance: never picks as a victim what the cluster needs to work, as
  * Volcano's plugins/conformance: pods in kube-system and pods of the
  * system-cluster-critical or system-node-critical priority classes.  The
- * verdict is computed once per task when the session opens (victim votes
- * run for every candidate of every node a preemptor looks at).  The
- * preemptable vote is a veto (KB_VETO): it protects in every tier.
+ * verdict is computed once per task, the first time the task is a
+ * candidate (victim votes run for every candidate of every node a
+ * preemptor looks at; a session that evicts nothing never computes it).
+ * The preemptable vote is a veto (KB_VETO): it protects in every tier.
  */
 #include <string.h>
 
@@ -17,8 +18,10 @@ const struct kb_plugin kb_plugin_conformance = {
     .open = conformance_open,
 };
 
+enum { UNKNOWN, PROTECTED, FREE };
+
 struct conformance {
-        bool *protect; /* per task index */
+        unsigned char *protect; /* per task index: UNKNOWN until asked */
         size_t n;
 };
 
@@ -38,7 +41,15 @@ static int victims(void *arg, const struct kb_task *preemptor, struct kb_task *c
         int k = 0;
         for (size_t i = 0; i < n; i++) {
                 uint32_t t = cand[i]->index;
-                if (t < c->n ? !c->protect[t] : !protected_pod(cand[i]->pod))
+                bool prot;
+                if (t < c->n) {
+                        if (c->protect[t] == UNKNOWN)
+                                c->protect[t] = protected_pod(cand[i]->pod) ? PROTECTED : FREE;
+                        prot = c->protect[t] == PROTECTED;
+                } else {
+                        prot = protected_pod(cand[i]->pod);
+                }
+                if (!prot)
                         out[k++] = cand[i];
         }
         return k;
@@ -48,17 +59,9 @@ static void *conformance_open(struct kb_session *s, const struct kb_value *args)
 {
         (void)args;
         struct conformance *c = kb_pool_alloc(kb_session_pool(s), sizeof(*c));
-        size_t njobs;
-        struct kb_job **jobs = kb_session_jobs(s, &njobs);
-        for (size_t j = 0; j < njobs; j++)
-                for (uint32_t i = 0; i < jobs[j]->ntasks; i++)
-                        if (jobs[j]->tasks[i]->index >= c->n)
-                                c->n = jobs[j]->tasks[i]->index + 1;
+        kb_session_tasks(s, &c->n);
+        /* Zeroed: every task UNKNOWN. */
         c->protect = kb_pool_alloc(kb_session_pool(s), (c->n + 1) * sizeof(*c->protect));
-        for (size_t j = 0; j < njobs; j++)
-                for (uint32_t i = 0; i < jobs[j]->ntasks; i++)
-                        c->protect[jobs[j]->tasks[i]->index] =
-                            protected_pod(jobs[j]->tasks[i]->pod);
         /* A protection, not an opinion: it holds in every tier. */
         kb_on_preemptable(s, victims, c, KB_VETO);
         kb_on_reclaimable(s, victims, c);

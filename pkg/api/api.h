@@ -583,7 +583,10 @@ void kb_meta_release(struct kb_meta *m);
  * starts reading another annotation must be added here.  Any thread, on a
  * pod it owns.
  */
-#define KB_POD_ANNOTATIONS_READ {"volcano.sh/task-spec", "volcano.sh/preemptable"}
+#define KB_POD_ANNOTATIONS_READ                                                                    \
+        {                                                                                          \
+                "volcano.sh/task-spec", "volcano.sh/preemptable"                                   \
+        }
 void kb_pod_trim(struct kb_pod *p);
 
 /*

@@ -161,6 +161,16 @@ char *kb_pool_strdup(struct kb_pool *p, const char *s)
         return d;
 }
 
+char *kb_pool_path(struct kb_pool *p, const char *a, const char *b)
+{
+        size_t na = strlen(a), nb = strlen(b);
+        char *d = kb_pool_alloc(p, na + nb + 2);
+        memcpy(d, a, na);
+        d[na] = '/';
+        memcpy(d + na + 1, b, nb);
+        return d;
+}
+
 char *kb_pool_printf(struct kb_pool *p, const char *fmt, ...)
 {
         struct kb_buf b;
@@ -554,4 +564,23 @@ void kb_log(char severity, const char *file, int line, const char *fmt, ...)
                 }
         }
         kb_buf_release(&b);
+}
+
+size_t kb_position_split(const char *msg, const char **pos)
+{
+        *pos = NULL;
+        const char *semi = NULL;
+        for (const char *p = strstr(msg, "; "); p; p = strstr(p + 1, "; "))
+                semi = p;
+        if (!semi)
+                return strlen(msg);
+        const char *tail = semi + 2;
+        unsigned nth, of;
+        char sfx[3];
+        int used = -1;
+        if (sscanf(tail, "%u%2[a-z] of %u waiting in queue %n", &nth, sfx, &of, &used) != 3 ||
+            used < 0 || !tail[used] || strchr(tail + used, ' '))
+                return strlen(msg);
+        *pos = tail;
+        return (size_t)(semi - msg);
 }

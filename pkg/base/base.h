@@ -97,6 +97,9 @@ void kb_pool_release(struct kb_pool *p);
 void *kb_pool_alloc(struct kb_pool *p, size_t n);
 char *kb_pool_strdup(struct kb_pool *p, const char *s);
 KB_PRINTF(2, 3) char *kb_pool_printf(struct kb_pool *p, const char *fmt, ...);
+/* "a/b" (an object's "namespace/name"), without printf's cost: sessions
+ * make one per task. */
+char *kb_pool_path(struct kb_pool *p, const char *a, const char *b);
 
 /* ---- strings ---------------------------------------------------------- */
 
@@ -128,6 +131,15 @@ int kb_read_file(const char *path, char **out, size_t *len);
  * never see a partial file and a secret is never readable by others, not
  * even for a moment.  Returns 0 or -errno. */
 int kb_write_file(const char *path, const void *data, size_t len, unsigned mode);
+/*
+ * kbatch's queue-position ending of a waiting gang's condition message: in
+ * "blocker; 2nd of 5 waiting in queue q" the ending starts at the last "; "
+ * whose rest reads "<ordinal> of <count> waiting in queue <name>".  Returns
+ * the length of the blocker, and *pos the ending ("2nd of 5 ..."); or the
+ * whole length and *pos NULL.  (plugins/gang.c writes it; the daemon and
+ * kubectl-kbatch read it.)
+ */
+size_t kb_position_split(const char *msg, const char **pos);
 /* FNV-1a, for hashing keys and signatures. */
 uint64_t kb_hash(const void *data, size_t n, uint64_t seed);
 #define KB_HASH_SEED 14695981039346656037ULL

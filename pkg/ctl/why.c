@@ -111,31 +111,6 @@ static bool age_of(const struct kb_value *c, double now, char *age, size_t n, co
         return true;
 }
 
-/*
- * Splits kbatch's position ending off a message: in "blocker; 2nd of 5
- * waiting in queue q" the ending starts at the last "; " whose rest reads
- * "<ordinal> of <count> waiting in queue <name>".  Returns the length of
- * the blocker, and *pos the ending; or the whole length and *pos NULL.
- */
-static size_t split_position(const char *msg, const char **pos)
-{
-        *pos = NULL;
-        const char *semi = NULL;
-        for (const char *p = strstr(msg, "; "); p; p = strstr(p + 1, "; "))
-                semi = p;
-        if (!semi)
-                return strlen(msg);
-        const char *tail = semi + 2;
-        unsigned nth, of;
-        char sfx[3];
-        int used = -1;
-        if (sscanf(tail, "%u%2[a-z] of %u waiting in queue %n", &nth, sfx, &of, &used) != 3 ||
-            used < 0 || !tail[used] || strchr(tail + used, ' '))
-                return strlen(msg);
-        *pos = tail;
-        return (size_t)(semi - msg);
-}
-
 static void pods_line(struct kb_buf *out, const struct kb_value *pg, const struct kb_ctl_pods *p)
 {
         if (!p) {
@@ -176,7 +151,7 @@ static void waiting_lines(struct kb_buf *out, const struct kb_value *c, double n
         const char *reason = cond_field(c, "reason");
         const char *msg = cond_field(c, "message");
         const char *pos;
-        size_t n = split_position(msg, &pos);
+        size_t n = kb_position_split(msg, &pos);
         if (*reason)
                 line(out, "Reason:", "%s", reason);
         if (n)

@@ -99,13 +99,15 @@ static int cmp_job_name(const void *a, const void *b)
         return strcmp((*(struct kb_job *const *)a)->name, (*(struct kb_job *const *)b)->name);
 }
 
-/* The jobs being built: PodGroup jobs (sorted, searched by name) and the
- * jobs made for pods (lone pods and missing groups), found through a hash
- * table by name so that many pods of one missing group cost no scans. */
+/* The jobs being built: PodGroup jobs, then the jobs made for pods (lone
+ * pods and missing groups), all found through one hash table by name, so a
+ * task finds its job in one probe (a session at W2 does that 100,000
+ * times).  A lone pod's job and a group's job may share a name (a pod and
+ * a PodGroup both called x): the table tells them apart. */
 struct jobs {
         struct kb_job **v;
         size_t n, cap, npg;
-        struct kb_job **table; /* open addressing over the pod jobs */
+        struct kb_job **table; /* open addressing over every job */
         size_t tcap;
 };
 
@@ -119,6 +121,29 @@ static struct kb_job *new_job(struct kb_session *s, struct jobs *js, const char 
         return j;
 }
 
+/* Whether j is a group's job (a PodGroup's, or a missing group's: the only
+ * jobs with a reason set while tasks are being built) rather than a lone
+ * pod's. */
+static bool group_job(const struct kb_job *j)
+{
+        return j->pg || j->invalid;
+}
+
+/* The job named name (len bytes) of the kind asked for: found, or NULL with
+ * *slot where it goes. */
+static struct kb_job *find_job(struct jobs *js, const char *name, size_t len, bool grouped,
+                               struct kb_job ***slot)
+{
+        size_t k = kb_hash(name, len, KB_HASH_SEED) & (js->tcap - 1);
+        for (; js->table[k]; k = (k + 1) & (js->tcap - 1)) {
+                const struct kb_job *j = js->table[k];
+                if (group_job(j) == grouped && strncmp(j->name, name, len) == 0 && !j->name[len])
+                        return js->table[k];
+        }
+        *slot = &js->table[k];
+        return NULL;
+}
+
 static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
 {
         const struct kb_snapshot *snap = s->snap;
@@ -126,8 +151,7 @@ static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
         for (size_t i = 0; i < snap->npodgroups; i++) {
                 const struct kb_podgroup *pg = snap->podgroups[i];
                 const char *ns = pg->meta.namespace ? pg->meta.namespace : "default";
-                struct kb_job *j =
-                    new_job(s, js, kb_pool_printf(&s->pool, "%s/%s", ns, pg->meta.name), ns);
+                struct kb_job *j = new_job(s, js, kb_pool_path(&s->pool, ns, pg->meta.name), ns);
                 j->pg = pg;
                 j->min_available = pg->min_member;
                 j->queue_name = pg->queue ? pg->queue : dflt_queue;
@@ -139,20 +163,16 @@ static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
                 qsort(js->v, js->n, sizeof(*js->v), cmp_job_name);
         js->npg = js->n;
         js->tcap = 64;
-        while (js->tcap < 2 * (snap->npods + 1))
+        while (js->tcap < 2 * (snap->npods + snap->npodgroups + 1))
                 js->tcap *= 2;
         js->table = kb_xcalloc(js->tcap, sizeof(*js->table));
-}
-
-/* The pod job named name: found, or NULL with *slot where it goes. */
-static struct kb_job *pod_job(struct jobs *js, const char *name, struct kb_job ***slot)
-{
-        size_t k = kb_hash(name, strlen(name), KB_HASH_SEED) & (js->tcap - 1);
-        for (; js->table[k]; k = (k + 1) & (js->tcap - 1))
-                if (strcmp(js->table[k]->name, name) == 0)
-                        return js->table[k];
-        *slot = &js->table[k];
-        return NULL;
+        for (size_t i = 0; i < js->n; i++) {
+                struct kb_job **slot = NULL;
+                const char *name = js->v[i]->name;
+                /* Two PodGroups cannot share a namespace and name. */
+                if (!find_job(js, name, strlen(name), true, &slot))
+                        *slot = js->v[i];
+        }
 }
 
 /* Why a pod waits for a group that does not exist, and the reason. */
@@ -194,17 +214,28 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
                 workload = true;
         }
         bool grouped = group && *group;
-        const char *name = grouped ? kb_pool_printf(&s->pool, "%s/%s", ns, group) : t->name;
-        if (grouped && js->npg) {
-                struct kb_job key_job = {.name = name}, *key = &key_job;
-                struct kb_job **found = bsearch(&key, js->v, js->npg, sizeof(*js->v), cmp_job_name);
-                if (found)
-                        return *found;
+        /* The group's "ns/name" on the stack: only a new job keeps it. */
+        char buf[256];
+        const char *name = t->name;
+        size_t len;
+        if (grouped) {
+                size_t nns = strlen(ns), ng = strlen(group);
+                len = nns + 1 + ng;
+                if (len < sizeof(buf)) {
+                        memcpy(buf, ns, nns);
+                        buf[nns] = '/';
+                        memcpy(buf + nns + 1, group, ng + 1);
+                        name = buf;
+                } else {
+                        name = kb_pool_path(&s->pool, ns, group);
+                }
+        } else {
+                len = strlen(name);
         }
-        struct kb_job **slot = NULL, *j = pod_job(js, name, &slot);
+        struct kb_job **slot = NULL, *j = find_job(js, name, len, grouped, &slot);
         if (j)
                 return j;
-        j = new_job(s, js, name, ns);
+        j = new_job(s, js, name == buf ? kb_pool_strdup(&s->pool, buf) : name, ns);
         *slot = j;
         j->queue_name = dflt_queue;
         j->min_available = 1;
@@ -260,7 +291,7 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
         const char *ns = p->meta.namespace ? p->meta.namespace : "default";
         t->pod = p;
         t->index = (uint32_t)s->ntasks;
-        t->name = kb_pool_printf(&s->pool, "%s/%s", ns, p->meta.name);
+        t->name = kb_pool_path(&s->pool, ns, p->meta.name);
         t->role = kb_meta_annotation(&p->meta, "volcano.sh/task-spec");
         if (!t->role)
                 t->role = "";

@@ -20,8 +20,14 @@
 #define NBUCKETS 12
 static const double e2e_buckets[NBUCKETS] = {5,   10,  20,   40,   80,   160,
                                              320, 640, 1280, 2560, 5120, 10240};
+/* A job waits for seconds to hours, not milliseconds: 100 ms to an hour
+ * (Volcano's own job latency buckets end at 16 s, which says little about
+ * a gang that waited for a queue's share). */
+static const double job_buckets[NBUCKETS] = {100,   250,   500,   1000,   2500,   5000,
+                                             10000, 30000, 60000, 300000, 900000, 3600000};
 
 struct hist {
+        const double *bounds; /* NBUCKETS upper bounds; NULL: e2e_buckets */
         uint64_t b[NBUCKETS];
         uint64_t count;
         double sum;
@@ -35,13 +41,16 @@ struct labeled_hist {
 
 struct queue_m {
         char name[128];
-        double alloc_cpu, alloc_mem, deserved_cpu, deserved_mem, share;
+        double alloc_cpu, alloc_mem, deserved_cpu, deserved_mem, cap_cpu, cap_mem, share;
+        double pending, inqueue, running, unknown, completed;
+        struct kb_res allocated, deserved, capability; /* for the other resources */
 };
 
 struct kb__metrics {
         pthread_mutex_t lock;
         struct hist e2e;     /* milliseconds */
         struct hist session; /* milliseconds, the session alone */
+        struct hist job;     /* milliseconds from a PodGroup's creation to its gang scheduled */
         uint64_t attempts_scheduled, attempts_unschedulable, attempts_error;
         uint64_t binds_ok, binds_failed;
         uint64_t events_created, events_updated, events_dropped;
@@ -72,8 +81,9 @@ static struct hist *labeled(struct labeled_hist **v, size_t *n, size_t *cap, con
 
 static void hist_add(struct hist *h, double v)
 {
+        const double *bounds = h->bounds ? h->bounds : e2e_buckets;
         for (int i = 0; i < NBUCKETS; i++)
-                if (v <= e2e_buckets[i])
+                if (v <= bounds[i])
                         h->b[i]++;
         h->count++;
         h->sum += v;
@@ -83,6 +93,7 @@ struct kb__metrics *kb__metrics_new(void)
 {
         struct kb__metrics *m = kb_xcalloc(1, sizeof(*m));
         pthread_mutex_init(&m->lock, NULL);
+        m->job.bounds = job_buckets;
         return m;
 }
 
@@ -159,10 +170,38 @@ void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e
                 qm.alloc_mem = (double)q->allocated.q[KB_RES_MEMORY];
                 qm.deserved_cpu = (double)q->deserved.q[KB_RES_CPU];
                 qm.deserved_mem = (double)q->deserved.q[KB_RES_MEMORY];
+                /* Unlimited is no series: Volcano reports none either for a
+                 * queue without a capability. */
+                qm.cap_cpu = q->capability.q[KB_RES_CPU] == KB_RES_UNLIMITED
+                                 ? -1
+                                 : (double)q->capability.q[KB_RES_CPU];
+                qm.cap_mem = q->capability.q[KB_RES_MEMORY] == KB_RES_UNLIMITED
+                                 ? -1
+                                 : (double)q->capability.q[KB_RES_MEMORY];
                 qm.share = q->share;
+                qm.pending = q->pending;
+                qm.inqueue = q->inqueue;
+                qm.running = q->running;
+                qm.unknown = q->unknown;
+                qm.completed = q->completed;
+                qm.allocated = q->allocated;
+                qm.deserved = q->deserved;
+                qm.capability = q->capability;
                 KB_PUSH(m->queues, m->nqueues, m->capqueues, qm);
         }
         pthread_mutex_unlock(&m->lock);
+}
+
+void kb__metrics_job_scheduled(struct kb_sched *s, double creation)
+{
+        if (creation <= 0)
+                return;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        double ms = ((double)ts.tv_sec + ts.tv_nsec / 1e9 - creation) * 1000;
+        pthread_mutex_lock(&s->metrics->lock);
+        hist_add(&s->metrics->job, ms < 0 ? 0 : ms);
+        pthread_mutex_unlock(&s->metrics->lock);
 }
 
 void kb__metrics_bind(struct kb_sched *s, bool ok)
@@ -243,6 +282,45 @@ static void api_stat(void *arg, const char *verb, long code, uint64_t n)
                       (unsigned long long)n);
 }
 
+/* The other resources (GPUs and any extended resource), as Volcano's
+ * queue_*_scalar_resources: in milli-units for counted resources (a GPU is
+ * 1000), in bytes for byte-sized ones; a resource at 0 or unlimited is no
+ * series. */
+static void scalar_render(struct kb_buf *b, const struct kb__metrics *m)
+{
+        static const struct {
+                const char *name, *help;
+                size_t off;
+        } sm[] = {
+            {"kbatch_queue_allocated_scalar_resources",
+             "Allocated extended resources of the queue (milli-units; bytes for byte-sized)",
+             offsetof(struct queue_m, allocated)},
+            {"kbatch_queue_deserved_scalar_resources",
+             "Deserved extended resources of the queue (milli-units; bytes for byte-sized)",
+             offsetof(struct queue_m, deserved)},
+            {"kbatch_queue_capacity_scalar_resources",
+             "Capability of the queue in extended resources (milli-units; bytes for byte-sized)",
+             offsetof(struct queue_m, capability)},
+        };
+        int nres = kb_res_count();
+        for (size_t k = 0; k < KB_ARRAY_SIZE(sm); k++) {
+                kb_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", sm[k].name, sm[k].help,
+                              sm[k].name);
+                for (size_t i = 0; i < m->nqueues; i++) {
+                        const struct kb_res *r =
+                            (const struct kb_res *)((const char *)&m->queues[i] + sm[k].off);
+                        for (int j = 0; j < nres; j++) {
+                                if (j == KB_RES_CPU || j == KB_RES_MEMORY || j == KB_RES_PODS ||
+                                    !r->q[j] || r->q[j] == KB_RES_UNLIMITED)
+                                        continue;
+                                kb_buf_printf(b, "%s{queue_name=\"%s\",resource=\"%s\"} %lld\n",
+                                              sm[k].name, m->queues[i].name, kb_res_name(j),
+                                              (long long)r->q[j]);
+                        }
+                }
+        }
+}
+
 static char *render(struct kb_sched *s)
 {
         struct kb__metrics *m = s->metrics;
@@ -252,6 +330,10 @@ static char *render(struct kb_sched *s)
         hist_render(&b, "kbatch_e2e_scheduling_latency_milliseconds",
                     "E2e scheduling latency in milliseconds (snapshot, session and hand-off)",
                     &m->e2e);
+        hist_render(&b, "kbatch_e2e_job_scheduling_latency_milliseconds",
+                    "Time from a PodGroup's creation to the session that scheduled its gang, "
+                    "in milliseconds",
+                    &m->job);
         hist_render(&b, "kbatch_session_latency_milliseconds",
                     "Latency of the session alone (open, actions, close) in milliseconds",
                     &m->session);
@@ -313,17 +395,34 @@ static char *render(struct kb_sched *s)
              offsetof(struct queue_m, deserved_cpu)},
             {"kbatch_queue_deserved_memory_bytes", "Deserved memory of the queue in bytes",
              offsetof(struct queue_m, deserved_mem)},
+            {"kbatch_queue_capacity_milli_cpu", "Capability of the queue in CPU millicores",
+             offsetof(struct queue_m, cap_cpu)},
+            {"kbatch_queue_capacity_memory_bytes", "Capability of the queue in memory bytes",
+             offsetof(struct queue_m, cap_mem)},
             {"kbatch_queue_share", "Share of the queue (allocated over deserved)",
              offsetof(struct queue_m, share)},
+            {"kbatch_queue_pod_group_pending_count", "PodGroups of the queue in phase Pending",
+             offsetof(struct queue_m, pending)},
+            {"kbatch_queue_pod_group_inqueue_count", "PodGroups of the queue in phase Inqueue",
+             offsetof(struct queue_m, inqueue)},
+            {"kbatch_queue_pod_group_running_count", "PodGroups of the queue in phase Running",
+             offsetof(struct queue_m, running)},
+            {"kbatch_queue_pod_group_unknown_count", "PodGroups of the queue in phase Unknown",
+             offsetof(struct queue_m, unknown)},
+            {"kbatch_queue_pod_group_completed_count", "PodGroups of the queue in phase Completed",
+             offsetof(struct queue_m, completed)},
         };
         for (size_t k = 0; k < KB_ARRAY_SIZE(qm); k++) {
                 kb_buf_printf(&b, "# HELP %s %s\n# TYPE %s gauge\n", qm[k].name, qm[k].help,
                               qm[k].name);
-                for (size_t i = 0; i < m->nqueues; i++)
-                        kb_buf_printf(&b, "%s{queue_name=\"%s\"} %.17g\n", qm[k].name,
-                                      m->queues[i].name,
-                                      *(const double *)((const char *)&m->queues[i] + qm[k].off));
+                for (size_t i = 0; i < m->nqueues; i++) {
+                        double v = *(const double *)((const char *)&m->queues[i] + qm[k].off);
+                        if (v >= 0)
+                                kb_buf_printf(&b, "%s{queue_name=\"%s\"} %.17g\n", qm[k].name,
+                                              m->queues[i].name, v);
+                }
         }
+        scalar_render(&b, m);
         kb_buf_printf(&b,
                       "# HELP kbatch_leader Whether this instance leads (1) or stands by (0)\n"
                       "# TYPE kbatch_leader gauge\nkbatch_leader %d\n"

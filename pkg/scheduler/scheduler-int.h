@@ -40,7 +40,15 @@ enum {
         KB__NREFL,
 };
 
+/*
+ * The daemon's state.  Everything here lives on the loop thread; the
+ * metrics endpoint's thread reads only s->metrics (under its mutex) and
+ * s->ready (atomically).  Each group of fields names the one file that
+ * writes them; other files only read them (or pass them to the owner's
+ * functions).
+ */
 struct kb_sched {
+        /* scheduler.c: set up once in kb_sched_run, torn down at its end. */
         const struct kb_sched_opts *o;
         uv_loop_t loop;
         struct kb_kube *kube;
@@ -49,10 +57,8 @@ struct kb_sched {
         struct kb_reflector **pod_refl; /* per scheduler name */
         size_t npod_refl;
         uv_timer_t tick;
-        uv_timer_t lease_timer;
-        uv_timer_t fence_timer; /* fires when the renew deadline passes */
-        uv_timer_t stop_timer;  /* bounds a stop: see kb__sched_stop */
-        uv_timer_t soon;        /* a session at the next iteration */
+        uv_timer_t stop_timer; /* bounds a stop: see kb__sched_stop */
+        uv_timer_t soon;       /* a session at the next iteration */
         bool soon_armed;
         /* Signals: blocked in every thread; one thread sigwaits for them
          * and hands them to the loop through sig_async (pending bits). */
@@ -64,26 +70,40 @@ struct kb_sched {
         struct stat conf_st;
         char *identity;
 
+        /* scheduler.c: sessions and stopping. */
         bool session_running;
-        bool sessions_started; /* the first session has started */
-        double trimmed_at;     /* monotonic: the last malloc_trim */
+        bool sessions_started;  /* the first session has started */
+        double trimmed_at;      /* monotonic: the last malloc_trim */
+        double session_started; /* monotonic: when the last session started */
         bool stopping;
         bool stop_grace_over; /* a stop no longer waits for binds on the wire */
         bool closed;
         int exit_code;
-        /* Binds and evictions not answered yet (the backlog too); a stop
-         * drops those still waiting and waits a little for those on the
-         * wire. */
+
+        /* binds.c: binds and evictions not answered yet (the backlog too);
+         * a stop drops those still waiting and waits a little for those on
+         * the wire. */
         size_t binds_inflight;
         struct kb__bind *backlog, *backlog_tail; /* decided, not handed to the client */
         size_t nbacklog;
-        double session_started; /* monotonic: when the last session started */
+        struct kb__evicting *evicting; /* evictions in flight, by "ns/name" */
+
+        /* dispatch.c: the default queue, and discovery of whether podgroups
+         * and queues have a status subresource (1), not (0: status is
+         * written on the object), or not known yet (-1, set by scheduler.c
+         * at start: status waits). */
         bool default_queue_requested;
         bool have_default_queue;     /* our watch has shown it */
         double default_queue_failed; /* monotonic: the last failed create, 0 if none */
+        signed char pg_status_sub, queue_status_sub;
+        bool discovery_inflight;
+        double discovered_at; /* monotonic, 0 when never */
 
-        /* leader election */
+        /* leader.c: leader election and fencing (scheduler.c sets leader
+         * when election is off). */
         bool leader;
+        uv_timer_t lease_timer;
+        uv_timer_t fence_timer; /* fires when the renew deadline passes */
         bool lease_inflight;
         bool lease_released;
         char *lease_holder;
@@ -91,23 +111,20 @@ struct kb_sched {
         double lease_observed; /* monotonic: when the holder's record last changed */
         double lease_sent;     /* monotonic: when the lease write in flight left */
         double lease_renewed;  /* monotonic: when our last successful renew left */
-        int lease_transitions;
         double lease_forbidden_warned;
 
-        /* From discovery: whether podgroups and queues have a status
-         * subresource (1), not (0: status is written on the object), or
-         * not known yet (-1: status waits). */
-        signed char pg_status_sub, queue_status_sub;
-        bool discovery_inflight;
-        double discovered_at; /* monotonic, 0 when never */
-
+        /* status.c: what was last written, so an unchanged status is not
+         * written again. */
         struct kb__status_memo *memo;
-        uint64_t memo_gen;        /* sessions dispatched (status.c) */
+        uint64_t memo_gen;        /* sessions dispatched */
         uint64_t status_deferred; /* status writes left to a later session */
         struct kb__invalid_seen *invalid_seen;
-        struct kb__evicting *evicting;
+
+        /* events.c */
         struct kb__events *events;
 
+        /* metrics.c (ready is stored by scheduler.c once every reflector
+         * has listed, read by the HTTP thread). */
         struct kb__metrics *metrics;
         struct MHD_Daemon *http;
         bool ready;
@@ -194,6 +211,9 @@ struct kb__metrics *kb__metrics_new(void);
 void kb__metrics_free(struct kb__metrics *m);
 void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e,
                          const struct kb_cache_snap *snap);
+/* A gang scheduled (its PodGroup's Scheduled condition set) by this session:
+ * creation is the PodGroup's creationTimestamp (seconds since the epoch). */
+void kb__metrics_job_scheduled(struct kb_sched *s, double creation);
 void kb__metrics_bind(struct kb_sched *s, bool ok);
 /* An event "created", "updated" or "dropped". */
 void kb__metrics_event(struct kb_sched *s, const char *result);

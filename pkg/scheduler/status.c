@@ -220,11 +220,34 @@ static struct kb_value *cond_json(const char *type, const char *status, const ch
         return c;
 }
 
+/* How often a waiting gang's condition is rewritten when only its place in
+ * its queue moved: with a thousand gangs waiting in one queue, every gang
+ * admitted ahead of them would otherwise cost a thousand status writes. */
+#define POSITION_REFRESH 30.0
+
 static bool cond_same(const struct kb_condition *c, const char *status, const char *reason,
                       const char *message)
 {
         return kb_streq(c->status, status) && kb_streq(c->reason ? c->reason : "", reason) &&
                kb_streq(c->message ? c->message : "", message);
+}
+
+/* Whether c says what the session says but for the position ending
+ * ("; 2nd of 5 waiting in queue q") and was written less than
+ * POSITION_REFRESH ago: then it stands as it is. */
+static bool cond_position_only(const struct kb_condition *c, const char *status, const char *reason,
+                               const char *message)
+{
+        if (!c->message || !message || !kb_streq(c->status, status) ||
+            !kb_streq(c->reason ? c->reason : "", reason) || !c->last_transition)
+                return false;
+        const char *pa, *pb;
+        size_t na = kb_position_split(c->message, &pa), nb = kb_position_split(message, &pb);
+        if (!pa || !pb || na != nb || memcmp(c->message, message, na) != 0)
+                return false;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (double)ts.tv_sec - c->last_transition < POSITION_REFRESH;
 }
 
 void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
@@ -253,11 +276,30 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                        cur->succeeded != st->succeeded || cur->failed != st->failed;
         struct kb_value *conds = kb_value_new(KB_VARRAY);
         bool have = false;
+        /* The Inqueue timeout's clock (pkg/framework/inqueue.c): the
+         * condition's lastTransitionTime is when the session admitted the
+         * group or sent it back, which the next sessions read. */
+        char inq_ts[40] = "";
+        bool inq_new = false;
+        if (st->inq_status) {
+                const struct kb_condition *c = kb_pg_condition(cur, KB_INQUEUE_CONDITION);
+                inq_new = !c || !kb_streq(c->status, st->inq_status) ||
+                          !kb_streq(c->reason ? c->reason : "", st->inq_reason);
+                kb_format_time(st->inq_since, inq_ts, sizeof(inq_ts));
+                changed |= inq_new;
+        }
+        if (inq_new)
+                kb_value_append(conds, cond_json(KB_INQUEUE_CONDITION, st->inq_status,
+                                                 st->inq_reason, st->inq_message, inq_ts, NULL));
         for (size_t i = 0; i < cur->nconditions; i++) {
                 const struct kb_condition *c = &cur->conditions[i];
+                if (inq_new && kb_streq(c->type, KB_INQUEUE_CONDITION))
+                        continue;
                 if (st->cond_type && kb_streq(c->type, st->cond_type)) {
                         have = true;
-                        if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
+                        if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message) &&
+                            !cond_position_only(c, st->cond_status, st->cond_reason,
+                                                st->cond_message)) {
                                 changed = true;
                                 kb_value_append(conds,
                                                 cond_json(c->type, st->cond_status, st->cond_reason,
@@ -314,6 +356,8 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         kb_value_set(key_doc, "c", kb_value_new_string(st->cond_status ? st->cond_status : ""));
         kb_value_set(key_doc, "m", kb_value_new_string(st->cond_message ? st->cond_message : ""));
         kb_value_set(key_doc, "v", kb_value_new_string(cur->meta.uid ? cur->meta.uid : ""));
+        if (inq_new)
+                kb_value_set(key_doc, "i", kb_value_new_string(st->inq_status));
         char *kj = kb_json_emit(key_doc, false);
         kb_value_free(key_doc);
         uint64_t h = kb_hash(kj, strlen(kj), KB_HASH_SEED);
@@ -333,11 +377,16 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 body = NULL;
                 free(what);
                 free(path);
-                if (sched_new)
+                if (sched_new) {
+                        kb__metrics_job_scheduled(s, cur->meta.creation);
                         kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
                                   pg->meta.uid, "Normal", "Scheduled",
                                   st->cond_message && *st->cond_message ? st->cond_message
                                                                         : "pod group is ready");
+                }
+                if (inq_new && !strcmp(st->inq_status, "False"))
+                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
+                                  pg->meta.uid, "Warning", st->inq_reason, st->inq_message);
         }
         free(mkey);
         kb_value_free(body);
@@ -431,8 +480,40 @@ struct pg_idx {
         const struct kb_pg_status *st;
 };
 
+/* A FailedScheduling event on pod cur (as the cache has it now) and its
+ * PodScheduled=False condition with reason Unschedulable, written when the
+ * message changes (kube-scheduler's handling of a pod it cannot place). */
+static void pod_unschedulable(struct kb_sched *s, const struct kb_pod *cur, const char *msg)
+{
+        const char *ns = kb__ns_of(&cur->meta);
+        const char *name = cur->meta.name;
+        kb__event(s, "Pod", "v1", ns, name, cur->meta.uid, "Warning", "FailedScheduling", msg);
+        uint64_t h = kb_hash(msg, strlen(msg), KB_HASH_SEED);
+        char *mkey = kb_xasprintf("pod/%s/%s/%s", ns, name, cur->meta.uid ? cur->meta.uid : "");
+        if (!memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                char ts[40];
+                kb__now_time(ts, sizeof(ts));
+                struct kb_value *body = kb_value_new(KB_VOBJECT);
+                struct kb_value *conds = kb_value_new(KB_VARRAY);
+                struct kb_value *c =
+                    cond_json("PodScheduled", "False", "Unschedulable", msg, ts, NULL);
+                kb_value_set(c, "lastProbeTime", kb_value_new(KB_VNULL));
+                kb_value_append(conds, c);
+                kb_value_set(kb_value_ensure_object(body, "status"), "conditions", conds);
+                char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, name);
+                char *what = kb_xasprintf("pod %s/%s condition", ns, name);
+                fire(s, path, body, cur->meta.resource_version,
+                     "application/strategic-merge-patch+json", what, mkey);
+                free(what);
+                free(path);
+        }
+        free(mkey);
+}
+
 /* FailedScheduling events and the PodScheduled=False condition on the
- * pending pods of every gang the session found unschedulable. */
+ * pending pods of every gang the session found unschedulable, and on the
+ * pods without a group the session left Pending. */
 void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                       const struct kb_result *r)
 {
@@ -462,7 +543,7 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                 if (!ours)
                         continue;
                 const char *ns = kb__ns_of(&p->meta);
-                char *key = kb_pool_printf(&pool, "%s/%s", ns, p->group_name);
+                char *key = kb_pool_path(&pool, ns, p->group_name);
                 HASH_FIND_STR(idx, key, e);
                 if (!e)
                         continue;
@@ -481,37 +562,23 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                               : kb_cache_invalid_get(s->cache, KB_KIND_PODGROUP, ns, p->group_name);
                 if (inv)
                         msg = inv->message;
-                kb__event(s, "Pod", "v1", ns, p->meta.name, p->meta.uid, "Warning",
-                          "FailedScheduling", msg);
-                /* PodScheduled=False, written when the reason changes. */
-                uint64_t h = kb_hash(msg, strlen(msg), KB_HASH_SEED);
-                char *mkey =
-                    kb_xasprintf("pod/%s/%s/%s", ns, p->meta.name, p->meta.uid ? p->meta.uid : "");
-                if (!memo_same(s, mkey, h)) {
-                        memo_set(s, mkey, h);
-                        char ts[40];
-                        kb__now_time(ts, sizeof(ts));
-                        struct kb_value *body = kb_value_new(KB_VOBJECT);
-                        struct kb_value *conds = kb_value_new(KB_VARRAY);
-                        struct kb_value *c =
-                            cond_json("PodScheduled", "False", "Unschedulable", msg, ts, NULL);
-                        kb_value_set(c, "lastProbeTime", kb_value_new(KB_VNULL));
-                        kb_value_append(conds, c);
-                        kb_value_set(kb_value_ensure_object(body, "status"), "conditions", conds);
-                        char *path =
-                            kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, p->meta.name);
-                        char *what = kb_xasprintf("pod %s/%s condition", ns, p->meta.name);
-                        fire(s, path, body, cur->meta.resource_version,
-                             "application/strategic-merge-patch+json", what, mkey);
-                        free(what);
-                        free(path);
-                }
-                free(mkey);
+                pod_unschedulable(s, cur, msg);
         }
 out:
         HASH_ITER(hh, idx, e, t)
         HASH_DEL(idx, e);
         kb_pool_release(&pool);
+        /* Pods without a PodGroup, as kube-scheduler does for them. */
+        for (size_t i = 0; i < r->nunschedulable; i++) {
+                const struct kb_pod *p = r->unschedulable[i].pod;
+                const char *ns = kb__ns_of(&p->meta);
+                const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
+                if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) ||
+                    (cur->node_name && *cur->node_name) || cur->meta.deletion ||
+                    kb_cache_binding(s->cache, ns, p->meta.name))
+                        continue;
+                pod_unschedulable(s, cur, r->unschedulable[i].message);
+        }
 }
 
 /* ---- objects kbatch cannot decode ---------------------------------------------------- */

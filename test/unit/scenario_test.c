@@ -135,6 +135,29 @@ static const struct kb_scenario basics[] = {
         .binds = "",
         .message = "podgroup default/x not found",
     },
+    {
+        /* A lone pod called x beside PodGroup x (minMember 3, two pods):
+         * the pod is a job of its own, not a third member of the gang.  So
+         * the gang stays 2 of 3 (nothing of it binds) and the pod binds
+         * alone to n1.  Had it joined, the gang would be ready with three
+         * and all three would bind. */
+        .name = "a lone pod named like a PodGroup is not in its gang",
+        .manifests = NODE("n1")
+            PG("x", "3", "2024-01-01", "") JOB("x", "x", "2", "", REQ1, "")
+            POD("x", "", "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "x=n1",
+        .message = "default/x: Not enough valid tasks for gang-scheduling, valid: 2, min: 3",
+    },
+    {
+        /* The same beside a missing group y and a lone pod y: the pod of
+         * the missing group waits with the reason, the lone pod binds. */
+        .name = "a lone pod named like a missing group is not in it",
+        .manifests = NODE("n1")
+            POD("y-0", IN_GROUP("y"), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("y", "", "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "y=n1",
+        .message = "podgroup default/y not found",
+    },
 };
 
 /*
