@@ -163,7 +163,8 @@ int main(int argc, char **argv)
         int opt, rc = 2;
         double d;
         struct kb_conf conf = {0};
-        while ((opt = getopt_long(argc, argv, "v:h", longopts, NULL)) != -1) {
+        int li = -1; /* the long option getopt_long matched, for messages */
+        while ((opt = getopt_long(argc, argv, "v:h", longopts, &li)) != -1) {
                 switch (opt) {
                 case 'v':
                         kb_verbosity = atoi(optarg);
@@ -258,8 +259,9 @@ int main(int argc, char **argv)
                 }
                 continue;
         bad:
+                /* By the matched entry: two spellings share OPT_LE_NS. */
                 fprintf(stderr, "kbatch-scheduler: bad value for --%s: %s\n",
-                        longopts[opt - OPT_KUBECONFIG].name, optarg ? optarg : "");
+                        li >= 0 ? longopts[li].name : "?", optarg ? optarg : "");
                 free(names);
                 return 2;
         }

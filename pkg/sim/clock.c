@@ -643,10 +643,12 @@ static int place_in_time(struct run *r, char *err, size_t errlen)
                 uint32_t g;
                 struct kb_podgroup *pg = c->podgroups[k];
                 int64_t t = map_get(&r->pgmap, pg, &g) ? rep->gangs[g].arrival : 0;
-                if (t > 0)
-                        r->future[r->nfuture++] = (struct arrival){t, r->nfuture, NULL, pg};
-                else
+                if (t > 0) {
+                        size_t seq = r->nfuture++; /* the order of arrival among equals */
+                        r->future[seq] = (struct arrival){t, seq, NULL, pg};
+                } else {
                         c->podgroups[w++] = pg;
+                }
         }
         c->npodgroups = w;
         w = 0;
@@ -654,10 +656,12 @@ static int place_in_time(struct run *r, char *err, size_t errlen)
                 uint32_t i;
                 struct kb_pod *p = c->pods[k];
                 int64_t t = map_get(&r->podmap, p, &i) ? r->pods[i].arrival : 0;
-                if (t > 0)
-                        r->future[r->nfuture++] = (struct arrival){t, r->nfuture, p, NULL};
-                else
+                if (t > 0) {
+                        size_t seq = r->nfuture++;
+                        r->future[seq] = (struct arrival){t, seq, p, NULL};
+                } else {
                         c->pods[w++] = p;
+                }
         }
         c->npods = w;
         if (r->nfuture)

@@ -15,6 +15,10 @@ expect_match "bad conf error names the file and the action" "$out" "bad.conf.*no
 rc=0
 "$BIN/kbatch-scheduler" --schedule-period nonsense >/dev/null 2>&1 || rc=$?
 expect_eq "bad flag exits 2" "$rc" 2
+# The message names the flag given (a flag after the two spellings of the
+# lease namespace was once named as the flag before it).
+out=$("$BIN/kbatch-scheduler" --kube-api-qps abc 2>&1) || true
+expect_match "bad value names its flag" "$out" 'bad value for --kube-api-qps: abc'
 expect_match "--version" "$("$BIN/kbatch-scheduler" --version)" '^kbatch-scheduler [0-9]'
 
 cat >"$T/good.conf" <<'YAML'
