@@ -195,6 +195,8 @@ fi
 for f in bin/kbatch-scheduler bin/kbatch-sim bin/kbatch-apiserver bin/kubectl-kbatch \
         share/kbatch/crds/scheduling.volcano.sh_queues.yaml \
         share/kbatch/crds/scheduling.volcano.sh_podgroups.yaml \
+        share/kbatch/crds/optional/batch.volcano.sh_jobs.yaml \
+        share/kbatch/examples/workloads/plain-job.yaml \
         share/kbatch/examples/10-gang-job.yaml share/kbatch/examples/sim/cluster.yaml; do
         [ -f "$stage/usr/$f" ] || fail "make install: no $f"
 done
