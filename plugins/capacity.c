@@ -435,6 +435,11 @@ static void capacity_close(struct kb_session *s, void *state)
         struct kb__capacity *c = state;
         size_t n;
         struct kb_queue_info *queues = kb_session_queues(s, &n);
-        for (size_t q = 0; q < n; q++)
-                kb_queue_publish(&queues[q], c->q[q].deserved, c->q[q].share);
+        /* The implicit root (index n, when no Queue is called root) is
+         * nobody's status. */
+        for (size_t q = 0; q < n; q++) {
+                int p = c->q[q].parent;
+                kb_queue_publish(&queues[q], c->q[q].deserved, c->q[q].share,
+                                 p >= 0 && (size_t)p < n ? p : -1);
+        }
 }

@@ -753,6 +753,16 @@ static int cmp_ns(const void *a, const void *b)
         return strcmp(((const struct nslabels *)a)->name, ((const struct nslabels *)b)->name);
 }
 
+bool kb__any_pending(struct kb_session *s)
+{
+        size_t njobs;
+        struct kb_job **jobs = kb_session_jobs(s, &njobs);
+        for (size_t i = 0; i < njobs; i++)
+                if (kb_job_pending_count(jobs[i]))
+                        return true;
+        return false;
+}
+
 struct kb__ipod *kb__ipod_new(struct kb_session *s)
 {
         struct kb__ipod *ix = kb_xcalloc(1, sizeof(*ix));

@@ -54,6 +54,12 @@ enum kb__carry_class {
         KB__CARRY_CLASSES
 };
 
+/* Whether any job has a task Pending when the session opens: without one
+ * nothing is placed in the session (evictions leave tasks Releasing, not
+ * Pending), so the placement filters and scores have nothing to do and an
+ * idle session does not read every pod's rules.  From the jobs' counts. */
+bool kb__any_pending(struct kb_session *s);
+
 struct kb__ipod *kb__ipod_new(struct kb_session *s);
 void kb__ipod_free(struct kb__ipod *ix);
 /* Pods matching every one of terms, per domain of topology_key (NULL: per

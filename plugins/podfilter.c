@@ -374,7 +374,7 @@ static bool scope(void *arg, const struct kb_task *t, struct kb_filter_hint *h)
 struct kb__podfilter *kb__podfilter_open(struct kb_session *s, bool ports, bool affinity,
                                          bool spread)
 {
-        if (!ports && !affinity && !spread)
+        if ((!ports && !affinity && !spread) || !kb__any_pending(s))
                 return NULL;
         struct kb__podfilter *f = kb_xcalloc(1, sizeof(*f));
         f->s = s;

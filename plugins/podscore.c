@@ -383,7 +383,7 @@ static bool varies(void *arg, const struct kb_task *t, const uint32_t **nodes, s
 struct kb__podscore *kb__podscore_open(struct kb_session *s, int64_t w_aff, int64_t w_taint,
                                        int64_t w_spread)
 {
-        if (!w_aff && !w_taint && !w_spread)
+        if ((!w_aff && !w_taint && !w_spread) || !kb__any_pending(s))
                 return NULL;
         struct kb__podscore *p = kb_xcalloc(1, sizeof(*p));
         p->s = s;

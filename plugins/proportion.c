@@ -410,5 +410,5 @@ static void proportion_close(struct kb_session *s, void *state)
         size_t n;
         struct kb_queue_info *queues = kb_session_queues(s, &n);
         for (size_t q = 0; q < n; q++)
-                kb_queue_publish(&queues[q], p->attrs[q].deserved, p->attrs[q].share);
+                kb_queue_publish(&queues[q], p->attrs[q].deserved, p->attrs[q].share, -1);
 }

@@ -11,8 +11,11 @@
  */
 #include "apiserver/apiserver-int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "api/api.h"
 
 void kb__warn(struct kb_api_resp *resp, const char *text)
 {
@@ -63,6 +66,31 @@ static void check_custom(struct kb_ctx *c, struct kb_fieldcheck *fc, struct kb_v
         }
 }
 
+/* A pod whose kbatch.io/sim-duration the simulated kubelet cannot read
+ * runs until deleted: the client is told so in a Warning header (kubectl
+ * prints it), never left to wonder. */
+static void sim_duration_check(struct kb_ctx *c, const struct kb_value *obj)
+{
+        if (c->rt->custom || !kb_streq(c->rt->kind, "Pod"))
+                return;
+        const char *dur =
+            kb_value_str(kb_value_dig(obj, "metadata", "annotations", "kbatch.io/sim-duration"));
+        int64_t ns;
+        char why[160];
+        if (!dur)
+                return;
+        int rc = kb_duration_parse(dur, &ns, why, sizeof(why));
+        if (rc == 0 && ns >= 0)
+                return;
+        if (rc == 0)
+                snprintf(why, sizeof(why), "negative duration \"%s\"", dur);
+        char *w = kb_xasprintf("metadata.annotations[kbatch.io/sim-duration]: %s; the simulated "
+                               "kubelet will not end this pod",
+                               why);
+        kb__warn(c->resp, w);
+        free(w);
+}
+
 bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj, const struct kb_value *old)
 {
         const char *mode = kb__query(c->req, "fieldValidation");
@@ -103,6 +131,7 @@ bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj, const s
                 kb__invalid(c, name, &causes);
                 goto out;
         }
+        sim_duration_check(c, obj);
         ok = true;
 out:
         kb__causes_release(&causes);

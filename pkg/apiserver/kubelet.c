@@ -14,36 +14,16 @@
 
 #include "api/api.h"
 
+/* A Go duration ("90s", "1h30m"), as kbatch-sim reads its runtimes: the
+ * same parser, so a value means the same in both; a negative one is no
+ * runtime. */
 bool kb__parse_duration(const char *s, double *out)
 {
-        double total = 0;
-        const char *p = s;
-        if (!s || !*s)
+        int64_t ns;
+        char why[160];
+        if (!s || kb_duration_parse(s, &ns, why, sizeof(why)) || ns < 0)
                 return false;
-        while (*p) {
-                char *end;
-                double v = strtod(p, &end);
-                if (end == p || v < 0)
-                        return false;
-                p = end;
-                double unit = 1;
-                if (!strncmp(p, "ms", 2)) {
-                        unit = 0.001;
-                        p += 2;
-                } else if (*p == 's') {
-                        p++;
-                } else if (*p == 'm') {
-                        unit = 60;
-                        p++;
-                } else if (*p == 'h') {
-                        unit = 3600;
-                        p++;
-                } else if (*p) {
-                        return false;
-                }
-                total += v * unit;
-        }
-        *out = total;
+        *out = (double)ns / 1e9;
         return true;
 }
 

@@ -371,6 +371,20 @@ void kb__session_statuses(struct kb_session *s)
                         break;
                 }
         }
+        /* With a queue hierarchy, a parent's allocated is its subtree's
+         * (its children hold the jobs; kubectl get queues would show the
+         * parent empty otherwise).  Each queue's own sum goes to every
+         * ancestor; the quota plugin left no cycle (the walk is bounded
+         * all the same). */
+        struct kb_res *own = kb_pool_alloc(&s->pool, (s->nqueues + 1) * sizeof(*own));
+        for (size_t i = 0; i < s->nqueues; i++)
+                own[i] = r->queues[i].allocated;
+        for (size_t i = 0; i < s->nqueues; i++) {
+                size_t hops = 0;
+                for (int32_t p = s->queues[i].parent; p >= 0 && hops < s->nqueues;
+                     p = s->queues[p].parent, hops++)
+                        kb_res_add(&r->queues[p].allocated, &own[i]);
+        }
         /* A Closing queue whose work is all done is Closed (what Volcano's
          * queue controller does; kbatch's daemon writes it). */
         for (size_t i = 0; i < s->nqueues; i++) {

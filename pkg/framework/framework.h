@@ -304,9 +304,12 @@ struct kb_queue_info {
         uint32_t index;
         int32_t weight;
         enum kb_queue_state state;
-        /* Filled by a quota plugin for the queue status. */
+        /* Filled by a quota plugin for the queue status; parent is the
+         * parent queue's index when the plugin builds a hierarchy (then a
+         * parent's status counts its subtree's allocated), else -1. */
         struct kb_res deserved;
         double share;
+        int32_t parent;
         uint32_t waiting; /* jobs waiting at close (kb_job.position) */
 };
 

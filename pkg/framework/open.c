@@ -68,8 +68,10 @@ static void build_queues(struct kb_session *s)
                 q->state = q->queue->state;
         }
         qsort(s->queues, s->nqueues, sizeof(*s->queues), cmp_queue_info);
-        for (size_t i = 0; i < s->nqueues; i++)
+        for (size_t i = 0; i < s->nqueues; i++) {
                 s->queues[i].index = (uint32_t)i;
+                s->queues[i].parent = -1;
+        }
 }
 
 /* ---- jobs -------------------------------------------------------------------- */

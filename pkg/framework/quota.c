@@ -76,8 +76,9 @@ void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char 
         free(why);
 }
 
-void kb_queue_publish(struct kb_queue_info *q, const double *deserved, double share)
+void kb_queue_publish(struct kb_queue_info *q, const double *deserved, double share, int32_t parent)
 {
+        q->parent = parent;
         for (int i = 0; i < KB_RES_MAX; i++)
                 q->deserved.q[i] = isfinite(deserved[i]) ? (int64_t)deserved[i] : 0;
         q->share = share;

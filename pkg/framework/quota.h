@@ -43,8 +43,10 @@ void kb_quota_short(struct kb_buf *b, int i, double need, double allocated, doub
 void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char *queue, int i,
                       double deserved, double allocated, double capability, double most);
 
-/* Publishes a queue's deserved (per resource; infinite counts as 0) and
- * share for its status, at a quota plugin's close. */
-void kb_queue_publish(struct kb_queue_info *q, const double *deserved, double share);
+/* Publishes a queue's deserved (per resource; infinite counts as 0), share
+ * and parent (an index into the session's queues, -1 for none) for its
+ * status, at a quota plugin's close. */
+void kb_queue_publish(struct kb_queue_info *q, const double *deserved, double share,
+                      int32_t parent);
 
 #endif /* KB_PKG_FRAMEWORK_QUOTA_H */

@@ -86,6 +86,16 @@ expect_match "terminating" "$out" '^slow +1/1 +Terminating '
 $K wait --for=delete pod/slow --timeout=10s >/dev/null
 expect_eq "gone after the grace period" "$(( SECONDS - s >= 1 && SECONDS - s <= 6 ))" 1
 
+# A runtime Go cannot parse ("10" has no unit, "5x" an unknown one) is
+# accepted with a Warning naming the annotation (the pod then runs until
+# deleted); a valid one gets none.
+for bad in 10 5x -3s; do
+        out=$(printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: dur%s\n  annotations: {kbatch.io/sim-duration: "%s"}\nspec:\n  containers: [{name: c, image: x}]\n' "$(echo "$bad" | tr -cd 'a-z0-9')" "$bad" | $K apply -f - 2>&1)
+        expect_match "sim-duration $bad: a warning naming the annotation" "$out" 'Warning: metadata.annotations\[kbatch.io/sim-duration\]: .*will not end this pod'
+done
+out=$(printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: durok\n  annotations: {kbatch.io/sim-duration: "1m30s"}\nspec:\n  containers: [{name: c, image: x}]\n' | $K apply -f - 2>&1)
+expect_eq "sim-duration 1m30s: no warning" "$out" "pod/durok created"
+
 stop_server
 
 # each piece can be turned off

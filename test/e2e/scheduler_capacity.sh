@@ -75,6 +75,11 @@ wait_for "team's deserved is published" 10 sh -c \
 out=$($K get queue ops) # no weight set: that column is empty
 expect_match "kubectl get queues shows allocated and deserved cpu" "$out" \
         '^ops +Open +2 +0 +0 +2 +2 +[0-9]+s$'
+# A parent's allocated is its subtree's: team holds alpha's and beta's 4,
+# org team's 4 and ops' 2.
+wait_for "team's allocated is its children's 4 cpu" 10 sh -c \
+        "[ \"\$($K get queue team -o jsonpath='{.status.allocated.cpu}')\" = 4 ]"
+expect_eq "org's allocated is its subtree's 6 cpu" "$($K get queue org -o jsonpath='{.status.allocated.cpu}')" 6
 out=$($K get queue ops -o wide)
 expect_match "-o wide adds memory" "$out" 'ALLOCATED-MEMORY +DESERVED-MEMORY'
 

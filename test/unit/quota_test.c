@@ -512,6 +512,43 @@ static void test_queue_states(void **state)
         close_session(&f);
 }
 
+/* clang-format off */
+static const char tree_running[] =
+    N16 QUEUE("p", "", "") QUEUE("l1", "parent: p", "") QUEUE("l2", "parent: p", "")
+    QUEUE("q", "", "")
+    GROUP("r", "l1", "Running") RUN("r-0", "r", CPU1) RUN("r-1", "r", CPU1)
+    GROUP("t", "l2", "Running") RUN("t-0", "t", CPU1)
+    GROUP("u", "q", "Running") RUN("u-0", "u", CPU1);
+/* clang-format on */
+
+/*
+ * A parent's allocated in its status is its subtree's.  Under capacity
+ * with enableHierarchy, root -> {p -> {l1, l2}, q}: l1 runs 2 cpu, l2 1,
+ * q 1; p holds no job itself, so it shows 2 + 1 = 3 cpu; the leaves show
+ * their own.  Without the hierarchy (proportion), spec.parent means
+ * nothing and p shows 0.
+ */
+static void test_parent_allocated(void **state)
+{
+        (void)state;
+        const char *confs[] = {ONLY_CAPACITY("    enableHierarchy: true\n"),
+                               "actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n"};
+        const int64_t want_p[] = {3000, 0};
+        for (int i = 0; i < 2; i++) {
+                struct fixture f;
+                open_session(&f, confs[i], tree_running);
+                assert_int_equal(kb_session_execute(f.s), 0);
+                kb_session_close(f.s);
+                assert_int_equal(status_of(&f.r, "p")->allocated.q[KB_RES_CPU], want_p[i]);
+                assert_int_equal(status_of(&f.r, "l1")->allocated.q[KB_RES_CPU], 2000);
+                assert_int_equal(status_of(&f.r, "l2")->allocated.q[KB_RES_CPU], 1000);
+                assert_int_equal(status_of(&f.r, "q")->allocated.q[KB_RES_CPU], 1000);
+                kb_result_release(&f.r);
+                kb_conf_release(&f.conf);
+                kb_cluster_release(&f.c);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -524,6 +561,7 @@ int main(void)
             cmocka_unit_test(test_conf),
             cmocka_unit_test(test_deserved_published),
             cmocka_unit_test(test_queue_states),
+            cmocka_unit_test(test_parent_allocated),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
