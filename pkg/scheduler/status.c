@@ -220,9 +220,14 @@ static struct kb_value *cond_json(const char *type, const char *status, const ch
         return c;
 }
 
-/* How often a waiting gang's condition is rewritten when only its place in
- * its queue moved: with a thousand gangs waiting in one queue, every gang
- * admitted ahead of them would otherwise cost a thousand status writes. */
+/* A waiting gang's condition whose only change is its place in its queue
+ * ("; 12th of 40 waiting in queue q") is rewritten at once while the gang
+ * is, or was, among the first POSITION_PROMPT of its queue, and otherwise
+ * at most every POSITION_REFRESH: with a thousand gangs waiting in one
+ * queue, every gang admitted ahead of them, or arriving behind them, would
+ * otherwise cost a thousand status writes.  (Kueue's queue visibility
+ * likewise keeps only the head of a queue current.) */
+#define POSITION_PROMPT  10
 #define POSITION_REFRESH 30.0
 
 static bool cond_same(const struct kb_condition *c, const char *status, const char *reason,
@@ -232,18 +237,20 @@ static bool cond_same(const struct kb_condition *c, const char *status, const ch
                kb_streq(c->message ? c->message : "", message);
 }
 
-/* Whether c says what the session says but for the position ending
- * ("; 2nd of 5 waiting in queue q") and was written less than
- * POSITION_REFRESH ago: then it stands as it is. */
-static bool cond_position_only(const struct kb_condition *c, const char *status, const char *reason,
-                               const char *message)
+/* Whether c says what st says but for a position ending that may wait (see
+ * POSITION_PROMPT): then it stands as it is. */
+static bool cond_position_only(const struct kb_condition *c, const struct kb_pg_status *st)
 {
-        if (!c->message || !message || !kb_streq(c->status, status) ||
-            !kb_streq(c->reason ? c->reason : "", reason) || !c->last_transition)
+        if (!c->message || !st->cond_message || !kb_streq(c->status, st->cond_status) ||
+            !kb_streq(c->reason ? c->reason : "", st->cond_reason) || !c->last_transition)
                 return false;
         const char *pa, *pb;
-        size_t na = kb_position_split(c->message, &pa), nb = kb_position_split(message, &pb);
-        if (!pa || !pb || na != nb || memcmp(c->message, message, na) != 0)
+        size_t na = kb_position_split(c->message, &pa);
+        size_t nb = kb_position_split(st->cond_message, &pb);
+        unsigned was;
+        if (!pa || !pb || na != nb || memcmp(c->message, st->cond_message, na) != 0 ||
+            sscanf(pa, "%u", &was) != 1 || was <= POSITION_PROMPT ||
+            st->position <= POSITION_PROMPT)
                 return false;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -298,8 +305,7 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 if (st->cond_type && kb_streq(c->type, st->cond_type)) {
                         have = true;
                         if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message) &&
-                            !cond_position_only(c, st->cond_status, st->cond_reason,
-                                                st->cond_message)) {
+                            !cond_position_only(c, st)) {
                                 changed = true;
                                 kb_value_append(conds,
                                                 cond_json(c->type, st->cond_status, st->cond_reason,

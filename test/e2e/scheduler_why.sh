@@ -38,18 +38,29 @@ wait_for "g3: Unschedulable with the placed count" 15 sh -c "$K get pg g3 -o jso
 expect_eq "g3: reason NotEnoughResources" "$(jp pg g3 '{.status.conditions[?(@.type=="Unschedulable")].reason}')" NotEnoughResources
 expect_match "g3: its place in its queue" "$(jp pg g3 '{.status.conditions[?(@.type=="Unschedulable")].message}')" '; 1st of 1 waiting in queue default$'
 
-# A second gang of the same shape waits behind g3 (created later).  When g3
-# goes, g4 moves up to 1st, but a condition whose only change is its place
-# in the queue is rewritten at most every 30 s (a thousand waiting gangs
-# would otherwise cost a thousand writes per admission): g4's PodGroup is
-# not written again meanwhile.
-gang g4 3 2500m
-wait_for "g4: 2nd of 2" 15 sh -c "$K get pg g4 -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q '; 2nd of 2 waiting in queue default$'"
-rv=$(jp pg g4 '{.metadata.resourceVersion}')
+# Eleven more gangs of that shape wait behind g3 (created after it, so
+# g3 is 1st; among themselves, created within the same second or two,
+# they are in name order, the job order's last tie-break: w01 2nd, ...,
+# w11 12th of 12).  A condition whose only
+# change is its place is rewritten at once while the gang is among the
+# first 10 of its queue, and otherwise at most every 30 s (a thousand
+# waiting gangs would otherwise cost a thousand writes per admission).
+# When g3 goes, w01 moves to 1st at once; w11 (12th -> 11th) is not
+# written again meanwhile.
+for i in $(seq -w 1 11); do gang w$i 3 2500m; done
+pos() { $K get pg "$1" -o jsonpath='{.status.conditions[?(@.type=="Unschedulable")].message}' | grep -o '[0-9]*[a-z]* of [0-9]* waiting in queue default$'; }
+wait_for "w11: 12th of 12" 20 sh -c "$K get pg w11 -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q '; 12th of 12 waiting in queue default$'"
+rv=$(jp pg w11 '{.metadata.resourceVersion}')
 $K delete pg g3 >/dev/null
 $K delete pod g3-1 g3-2 g3-3 --grace-period=0 >/dev/null 2>&1
-sleep 2
-expect_eq "g4: not rewritten for a position alone" "$(jp pg g4 '{.metadata.resourceVersion}')" "$rv"
+wait_for "w01: moves up to 1st of 11 at once" 10 sh -c "$K get pg w01 -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q '; 1st of 11 waiting in queue default$'"
+sleep 1
+expect_eq "w11: not rewritten for a position alone past the 10th" "$(jp pg w11 '{.metadata.resourceVersion}')" "$rv"
+expect_eq "w11: its condition still says" "$(pos w11)" "12th of 12 waiting in queue default"
+for i in $(seq -w 2 11); do
+        $K delete pg w$i >/dev/null
+        $K delete pod w$i-1 w$i-2 w$i-3 --grace-period=0 >/dev/null 2>&1
+done
 
 # minMember 2 with minResources, one pod: admitted (Inqueue), never ready;
 # its 3 s Inqueue timeout sends it back to Pending.
@@ -84,9 +95,10 @@ api POST /api/v1/nodes '{"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu
 create /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"train"},"spec":{"minMember":1,"queue":"default"}}'
 create /api/v1/namespaces/default/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"train-1","annotations":{"scheduling.k8s.io/group-name":"train"}},"spec":{"schedulerName":"kbatch","containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"1"},"limits":{"nvidia.com/gpu":"1"}}}]}}'
 wait_for "train: Running" 15 sh -c "$K get pg train -o jsonpath='{.status.phase}' | grep -qx Running"
-# The queue now: train Running, g4 Inqueue (admitted: no minResources;
+# The queue now: train Running, w01 Inqueue (admitted: no minResources;
 # its third 2.5-cpu task fits on no node), slow Pending (sent back); g3
-# was deleted and lone has no PodGroup.  g4's tasks were rolled back, so
+# and w02..w11 were deleted and lone has no PodGroup.  w01's tasks were
+# rolled back, so
 # the queue holds train's 1 cpu and 1 GPU (1000 milli-units, as Volcano
 # counts scalars).
 metric() { curl -s "http://127.0.0.1:$PORT_M/metrics" | grep -E "^$1 " | awk '{print $2}'; }
