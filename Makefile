@@ -156,7 +156,7 @@ fuzz: test-deps
 # the CRDs and the examples in share/kbatch/.
 PREFIX  ?= /usr/local
 SHARE   := $(DESTDIR)$(PREFIX)/share/kbatch
-DATA    := $(sort $(wildcard crds/*.yaml examples/*.yaml examples/*/*.yaml))
+DATA    := $(sort $(wildcard crds/*.yaml crds/optional/*.yaml examples/*.yaml examples/*/*.yaml))
 install: all
 	@install -d $(DESTDIR)$(PREFIX)/bin
 	@for p in $(CMDS); do echo "  INSTALL $(DESTDIR)$(PREFIX)/bin/$$p"; \

@@ -39,6 +39,10 @@ static void usage(FILE *f)
                "  --default-queue NAME                queue of PodGroups that name none "
                "(default\n"
                "                                      default; created when missing)\n"
+               "  --workload-podgroups[=BOOL]         make the PodGroups of pods that name none\n"
+               "                                      (podgroup-<controller uid>) and of\n"
+               "                                      scheduler-plugins PodGroups (default "
+               "true)\n"
                "  --leader-elect[=BOOL]               run leader election (default false)\n"
                "  --leader-elect-lease-duration D     default 15s\n"
                "  --leader-elect-renew-deadline D     default 10s\n"
@@ -118,6 +122,7 @@ enum {
         OPT_INFLIGHT,
         OPT_DUMP,
         OPT_STRICT,
+        OPT_WORKLOAD,
         OPT_VERSION,
         OPT_HELP,
 };
@@ -146,6 +151,7 @@ int main(int argc, char **argv)
             {"kube-api-max-inflight", required_argument, NULL, OPT_INFLIGHT},
             {"dump-dir", required_argument, NULL, OPT_DUMP},
             {"strict-conf", no_argument, NULL, OPT_STRICT},
+            {"workload-podgroups", optional_argument, NULL, OPT_WORKLOAD},
             {"version", no_argument, NULL, OPT_VERSION},
             {"help", no_argument, NULL, OPT_HELP},
             {NULL, 0, NULL, 0},
@@ -229,6 +235,10 @@ int main(int argc, char **argv)
                         break;
                 case OPT_DUMP:
                         o.dump_dir = optarg;
+                        break;
+                case OPT_WORKLOAD:
+                        if (!parse_bool(optarg, &o.workload_podgroups))
+                                goto bad;
                         break;
                 case OPT_STRICT:
                         o.strict_conf = true;

@@ -29,8 +29,9 @@ static void usage(FILE *out)
                 "usage: kbatch-sim [options] [MANIFEST...]\n"
                 "\n"
                 "Runs kbatch scheduling sessions over Kubernetes manifests (files, or - for\n"
-                "stdin: nodes, pods, batch/v1 Jobs, PodGroups, Queues, PriorityClasses)\n"
-                "or a synthetic cluster, and prints the decisions.\n"
+                "stdin: nodes, pods, batch/v1 Jobs, PodGroups, Queues, PriorityClasses,\n"
+                "Volcano Jobs, scheduler-plugins PodGroups) or a synthetic cluster, and\n"
+                "prints the decisions.\n"
                 "\n"
                 "  --scheduler-conf FILE   Volcano-format conf (default: Volcano's default)\n"
                 "  --strict-conf           refuse a conf naming an action, plugin, flag or\n"
@@ -38,6 +39,9 @@ static void usage(FILE *out)
                 "  --scheduler-name NAME   schedule pods with this schedulerName (repeatable;\n"
                 "                          default kbatch)\n"
                 "  --default-queue NAME    queue of groups and pods that name none (default)\n"
+                "  --workload-podgroups=false\n"
+                "                          leave pods that name no group jobs of their own\n"
+                "                          (default: each joins podgroup-<controller uid>)\n"
                 "  --sessions N            sessions to run; decisions apply between them (1);\n"
                 "                          with --until-done, the most sessions to run\n"
                 "  --output json|table     output format (table on a terminal, else json)\n"
@@ -169,7 +173,8 @@ int main(int argc, char **argv)
                 OPT_RUNTIME,
                 OPT_LIMIT,
                 OPT_CSV,
-                OPT_PLOT
+                OPT_PLOT,
+                OPT_WORKLOAD
         };
         static const struct option opts[] = {
             {"scheduler-conf", required_argument, NULL, OPT_CONF},
@@ -187,6 +192,7 @@ int main(int argc, char **argv)
             {"time-limit", required_argument, NULL, OPT_LIMIT},
             {"csv", required_argument, NULL, OPT_CSV},
             {"plot", required_argument, NULL, OPT_PLOT},
+            {"workload-podgroups", optional_argument, NULL, OPT_WORKLOAD},
             {"v", required_argument, NULL, 'v'},
             {"version", no_argument, NULL, OPT_VERSION},
             {"help", no_argument, NULL, 'h'},
@@ -220,6 +226,19 @@ int main(int argc, char **argv)
                         break;
                 case OPT_STRICT:
                         strict = true;
+                        break;
+                case OPT_WORKLOAD:
+                        if (!optarg || !strcmp(optarg, "true"))
+                                cluster.workload_podgroups = true;
+                        else if (!strcmp(optarg, "false"))
+                                cluster.workload_podgroups = false;
+                        else {
+                                fprintf(stderr,
+                                        "kbatch-sim: --workload-podgroups: want true or false, "
+                                        "got \"%s\"\n",
+                                        optarg);
+                                goto out;
+                        }
                         break;
                 case OPT_SESSIONS:
                         sessions = strtol(optarg, &end, 10);

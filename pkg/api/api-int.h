@@ -122,6 +122,12 @@ void kb__api_reqs_free(struct kb_selector_req *r, size_t n);
 void kb__api_pod_placement(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod);
 void kb__api_pod_placement_free(struct kb_pod *pod);
 
+/* The group a pod joins, its controller, and what the PodGroup kbatch
+ * makes for a pod of no group reads from it (workload.c); d has read the
+ * pod's metadata. */
+int kb__api_pod_group(struct kb__api_dec *d, const struct kb_value *doc, struct kb_pod *pod);
+void kb__api_owner_free(struct kb_owner_ref *o);
+
 /* Reads doc's metadata into m and points d->ns/d->name at it.
  * Cluster-scoped kinds (namespaced false) get a NULL namespace. */
 int kb__api_meta(struct kb__api_dec *d, const struct kb_value *doc, bool namespaced,

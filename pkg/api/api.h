@@ -304,13 +304,47 @@ struct kb_pod_rules {
         size_t nhost_ports;
 };
 
+/* An ownerReference. */
+struct kb_owner_ref {
+        char *api_version;
+        char *kind;
+        char *name;
+        char *uid; /* NULL when the reference has none (a hand-written manifest) */
+};
+
 struct kb_pod {
         struct kb_meta meta;
         char *scheduler_name; /* "default-scheduler" when unset, as the API server defaults it */
         char *node_name;      /* NULL until bound */
         char *nominated_node_name;
         char *priority_class_name;
-        char *group_name; /* scheduling.k8s.io/group-name (or the volcano spelling) */
+        /* The PodGroup the pod joins: its annotation scheduling.k8s.io/
+         * group-name (or Volcano's spelling), else its label
+         * scheduling.x-k8s.io/pod-group (group_from_label: the Volcano
+         * PodGroup of that name, which kbatch makes from scheduler-plugins'
+         * PodGroup); NULL when it names none. */
+        char *group_name;
+        bool group_from_label;
+        /* The pod's controller (its ownerReference with controller: true),
+         * or NULL. */
+        struct kb_owner_ref *controller;
+        /* For a pod that names no group: the PodGroup kbatch makes for its
+         * workload (as Volcano's podgroup controller names it),
+         * "podgroup-<uid of its controller>", or "podgroup-<its own uid>"
+         * without one; where a manifest gives no uid, the kind and name
+         * stand in for it: "podgroup-job-train", "podgroup-pod-p0"; NULL
+         * when the pod names a group. */
+        char *workload_group;
+        /* What that PodGroup takes from the pod's annotations:
+         * scheduling.volcano.sh/group-min-member (has_workload_min_member
+         * when set) and scheduling.volcano.sh/queue-name (NULL when unset);
+         * workload_invalid, when the first is not a whole number >= 0, says
+         * so naming the pod and the annotation (the pod then gets no
+         * PodGroup and is never placed). */
+        int32_t workload_min_member;
+        bool has_workload_min_member;
+        char *workload_queue;
+        char *workload_invalid;
         int32_t priority;
         bool has_priority;  /* spec.priority was set */
         bool preempt_never; /* spec.preemptionPolicy: Never */
@@ -564,9 +598,83 @@ void kb_pod_trim(struct kb_pod *p);
 int kb_res_decode(const struct kb_value *list, const char *what, struct kb_res *out, char *err,
                   size_t errlen);
 
-/* The PodGroup annotation keys, in the order they are looked up. */
+/* The PodGroup annotation keys, in the order they are looked up, then
+ * scheduler-plugins' label (coscheduling). */
 #define KB_GROUP_ANNOTATION         "scheduling.k8s.io/group-name"
 #define KB_GROUP_ANNOTATION_VOLCANO "scheduling.volcano.sh/group-name"
+#define KB_GROUP_LABEL_COSCHEDULING "scheduling.x-k8s.io/pod-group"
+/* What the PodGroup kbatch makes for a workload reads from the pod (its
+ * template) or its controller, as Volcano's podgroup controller does, and
+ * the prefix of its name. */
+#define KB_ANNOTATION_MIN_MEMBER "scheduling.volcano.sh/group-min-member"
+#define KB_ANNOTATION_QUEUE      "scheduling.volcano.sh/queue-name"
+#define KB_WORKLOAD_GROUP_PREFIX "podgroup-"
+/* The PodGroup annotation that overrides the enqueue action's
+ * inqueueTimeout ("30m"; "0": no timeout; pkg/framework/inqueue.c). */
+#define KB_INQUEUE_TIMEOUT_ANNOTATION "kbatch.io/inqueue-timeout"
+
+/*
+ * The value of a group-min-member annotation: a whole number >= 0 (decimal,
+ * an optional '+'), as Volcano parses it.  Returns 0, or KB_EBADINPUT with
+ * why ("must be a whole number >= 0, got \"abc\"") for the caller to
+ * prefix with the object and annotation.  Any thread.
+ */
+int kb_min_member_parse(const char *s, int32_t *out, char *why, size_t whylen);
+
+/* ---- workload APIs kbatch reads without scheduling them directly ------- */
+
+/*
+ * A scheduling.x-k8s.io/v1alpha1 PodGroup, scheduler-plugins' coscheduling
+ * group: pods labelled scheduling.x-k8s.io/pod-group: NAME belong to it.
+ * kbatch schedules it through the Volcano PodGroup of the same name that it
+ * makes from it (pkg/workload).
+ */
+struct kb_xpodgroup {
+        struct kb_meta meta;
+        int32_t min_member; /* spec.minMember, 0 when unset */
+        struct kb_res min_resources;
+        bool has_min_resources;
+        int32_t schedule_timeout; /* spec.scheduleTimeoutSeconds, -1 when unset */
+        /* annotation scheduling.volcano.sh/queue-name (a kbatch reading:
+         * the API has no queue), or NULL */
+        char *queue;
+};
+
+/* A task of a Volcano Job: replicas pods from template. */
+struct kb_vctask {
+        char *name;                /* "default<index>" when unset, as Volcano's webhook names it */
+        int32_t replicas;          /* 0 when unset */
+        int32_t min_available;     /* replicas when unset */
+        struct kb_value *template; /* spec.tasks[i].template, an object (owned) */
+};
+
+/*
+ * A batch.volcano.sh/v1alpha1 Job with the defaults Volcano's admission
+ * webhook gives it (queue "default", schedulerName "volcano", task names
+ * and minAvailable), refused where the webhook refuses it.
+ */
+struct kb_vcjob {
+        struct kb_meta meta;
+        /* spec.minAvailable; when unset or 0, the sum of the tasks'. */
+        int32_t min_available;
+        char *queue;
+        char *priority_class_name; /* or NULL */
+        char *scheduler_name;
+        struct kb_vctask *tasks;
+        size_t ntasks;
+        bool has_uid; /* metadata.uid was set (else meta.uid is made up) */
+};
+
+/*
+ * Decoders, as kb_podgroup_decode: 0, or KB_EBADINPUT with err naming the
+ * object and field ("job default/x: spec.tasks: must list at least one
+ * task").  Any thread.
+ */
+int kb_xpodgroup_decode(const struct kb_value *doc, struct kb_xpodgroup **out, char *err,
+                        size_t errlen);
+int kb_vcjob_decode(const struct kb_value *doc, struct kb_vcjob **out, char *err, size_t errlen);
+void kb_xpodgroup_free(struct kb_xpodgroup *pg);
+void kb_vcjob_free(struct kb_vcjob *j);
 
 /* A pod's placement rules; an empty set when it has none.  Any thread. */
 extern const struct kb_pod_rules kb_no_pod_rules;

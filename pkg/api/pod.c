@@ -71,6 +71,10 @@ void kb_pod_free(struct kb_pod *p)
         free(p->nominated_node_name);
         free(p->priority_class_name);
         free(p->group_name);
+        kb__api_owner_free(p->controller);
+        free(p->workload_group);
+        free(p->workload_queue);
+        free(p->workload_invalid);
         free(p->unevaluated);
         kb__api_kvs_free(p->node_selector, p->nnode_selector);
         for (size_t i = 0; i < p->nrequired; i++)
@@ -631,14 +635,8 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
                 }
         }
 
-        /* Volcano reads the group from scheduling.k8s.io/group-name and
-         * falls back to its own spelling of the key. */
-        const char *g = kb_meta_annotation(&pod->meta, KB_GROUP_ANNOTATION);
-        if (!g || !g[0])
-                g = kb_meta_annotation(&pod->meta, KB_GROUP_ANNOTATION_VOLCANO);
-        if (g && g[0])
-                pod->group_name = kb_xstrdup(g);
-
+        if ((rc = kb__api_pod_group(d, doc, pod)))
+                return rc;
         if ((rc = pod_requests(d, spec, pod)))
                 return rc;
         return decode_phase(d, status, pod);

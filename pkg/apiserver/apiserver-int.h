@@ -122,6 +122,7 @@ struct kb_apiserver {
         pthread_t sim;
         bool sim_started;
         struct kb_simindex *simidx;   /* the controllers' indexes (simindex.c) */
+        bool orphan;                  /* the delete under way orphans what the object owns */
         struct kb_rtype *pods, *jobs; /* the types the controllers watch */
         /* Owned copies of the strings in opts (opts points at these). */
         char *tls_cert, *tls_key, *token;
@@ -154,6 +155,8 @@ struct kb_obj *kb__obj_find(struct kb_rtype *rt, const char *ns, const char *nam
 /* Stores v (owned) as the object's new state: sets resourceVersion, records
  * the event, wakes the watches.  Returns the stored document. */
 struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_value *v);
+/* Removes o for good; the pods and Volcano PodGroups it owned go too (the
+ * garbage collector's background propagation), unless srv->orphan. */
 void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o);
 /* Deletes an object as DELETE does: finalizers make it linger with a
  * deletionTimestamp; a namespace takes its contents with it. */
@@ -236,6 +239,13 @@ void kb__validate_job(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_priorityclass(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_crd(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_namespace(const struct kb_value *obj, struct kb_causes *c);
+/* A batch.volcano.sh Job, refused where Volcano's webhook refuses it
+ * (vcjobctl.c). */
+void kb__validate_vcjob(const struct kb_value *obj, struct kb_causes *c);
+/* Writes into a new Volcano Job the defaults Volcano's mutating webhook
+ * gives it (queue, schedulerName, minAvailable, task names and
+ * minAvailable, maxRetry), so that they show as on a cluster. */
+void kb__vcjob_defaults(struct kb_value *obj);
 /* Server-side rewriting of a written object before validation (a Secret's
  * stringData into data); KB_EBADINPUT with err for an undecodable object. */
 int kb__normalize(const struct kb_rtype *rt, struct kb_value *obj, char *err, size_t errlen);
@@ -499,15 +509,26 @@ void kb__watch_bookmark(struct kb_watch *w);
 struct kb_owner_counts {
         int64_t active, ready, succeeded, failed;
 };
-/* Records a write of a pod or job (old or now NULL for a create or a
- * removal); any other type is ignored.  Called by the store. */
+/* The controllers that sync the objects they own when those change. */
+enum kb_sim_ctl {
+        KB_SIM_JOBS,   /* batch/v1 Jobs (jobctl.c) */
+        KB_SIM_VCJOBS, /* batch.volcano.sh/v1alpha1 Jobs (vcjobctl.c) */
+        KB_SIM_NCTL
+};
+/* Whether rt is Volcano's Jobs, or Volcano's PodGroups (custom resources,
+ * there once their CRD is). */
+bool kb__is_vcjobs(const struct kb_rtype *rt);
+bool kb__is_podgroups(const struct kb_rtype *rt);
+/* Records a write of a pod, a Job, a Volcano Job or a Volcano PodGroup
+ * (old or now NULL for a create or a removal); any other type is ignored.
+ * Called by the store. */
 void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const char *key,
                      const struct kb_value *old, const struct kb_value *now);
 /* The keys of the bound, Pending pods, emptying that set; kb__strv_free. */
 char **kb__sim_take_to_start(struct kb_apiserver *srv, size_t *n);
 /* Puts back what a tick over its budget leaves for the next one. */
 void kb__sim_requeue_start(struct kb_apiserver *srv, const char *key);
-void kb__sim_requeue_job(struct kb_apiserver *srv, const char *key);
+void kb__sim_requeue(struct kb_apiserver *srv, enum kb_sim_ctl ctl, const char *key);
 /* Writes one controller makes in a tick at most, so that a burst (140,000
  * pods bound at once) is spread over ticks and requests get the lock in
  * between: at 0.2 s a tick, 25,000 writes a second. */
@@ -516,12 +537,13 @@ void kb__sim_requeue_job(struct kb_apiserver *srv, const char *key);
  * now, or NULL; the caller frees it and checks the pod. */
 char *kb__sim_next_finish(struct kb_apiserver *srv, double now);
 char *kb__sim_next_reap(struct kb_apiserver *srv, double now);
-/* The keys of the jobs to sync, emptying that set. */
-char **kb__sim_take_dirty_jobs(struct kb_apiserver *srv, size_t *n);
+/* The keys of the jobs of controller ctl to sync, emptying that set. */
+char **kb__sim_take_dirty(struct kb_apiserver *srv, enum kb_sim_ctl ctl, size_t *n);
 /* The counts of the pods an owner uid owns, or NULL when it owns none. */
 const struct kb_owner_counts *kb__sim_owner_counts(struct kb_apiserver *srv, const char *uid);
-/* The keys of the pods an owner uid owns. */
+/* The keys of the pods, and of the Volcano PodGroups, an owner uid owns. */
 char **kb__sim_owned_pods(struct kb_apiserver *srv, const char *uid, size_t *n);
+char **kb__sim_owned_podgroups(struct kb_apiserver *srv, const char *uid, size_t *n);
 void kb__strv_free(char **v, size_t n);
 void kb__sim_index_free(struct kb_apiserver *srv);
 /* When a pod's state asks something of the kubelet. */
@@ -538,6 +560,9 @@ void kb__sim_tick(struct kb_apiserver *srv);
 void kb__sim_reap(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
 void kb__sim_kubelet(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
 void kb__sim_job_controller(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_rtype *pods);
+/* The Volcano Job controller's tick (vcjobctl.c); nothing until the
+ * batch.volcano.sh Job CRD is applied. */
+void kb__sim_vcjob_controller(struct kb_apiserver *srv, struct kb_rtype *pods);
 /* A condition {type, status, lastProbeTime: null, lastTransitionTime: ts,
  * reason}; reason may be NULL. */
 struct kb_value *kb__condition(const char *type, const char *status, const char *reason,

@@ -57,6 +57,8 @@ void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb
         if (rt->custom) {
                 if (rt->has_status)
                         kb_value_del(obj, "status");
+                if (kb__is_vcjobs(rt))
+                        kb__vcjob_defaults(obj);
                 return;
         }
         const char *uid = kb__meta_str(obj, "uid");

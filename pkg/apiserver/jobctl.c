@@ -174,11 +174,11 @@ static void job_sync(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_
 void kb__sim_job_controller(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_rtype *pods)
 {
         size_t n;
-        char **keys = kb__sim_take_dirty_jobs(srv, &n);
+        char **keys = kb__sim_take_dirty(srv, KB_SIM_JOBS, &n);
         uint64_t rv0 = srv->rv;
         for (size_t i = 0; i < n; i++) {
                 if (srv->rv - rv0 >= KB_SIM_TICK_BUDGET) {
-                        kb__sim_requeue_job(srv, keys[i]);
+                        kb__sim_requeue(srv, KB_SIM_JOBS, keys[i]);
                         continue;
                 }
                 struct kb_obj *j = NULL;

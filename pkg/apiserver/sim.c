@@ -2,7 +2,8 @@
  * Simulation, so a job manifest runs end to end with no kubelet and no
  * controller manager.  Runs on the simulation thread, one tick at a time,
  * with srv->mu held.  The controllers have files of their own: nodes.c
- * (simulated nodes), kubelet.c, jobctl.c (the Job controller); this file
+ * (simulated nodes), kubelet.c, jobctl.c (the Job controller), vcjobctl.c
+ * (Volcano's Job controller); this file
  * holds the tick and the condition helpers they share.
  */
 #include "apiserver/apiserver-int.h"
@@ -58,6 +59,8 @@ void kb__sim_tick(struct kb_apiserver *srv)
         kb__sim_reap(srv, pods, now);
         if (srv->opts.kubelet)
                 kb__sim_kubelet(srv, pods, now);
-        if (srv->opts.job_controller)
+        if (srv->opts.job_controller) {
                 kb__sim_job_controller(srv, jobs, pods);
+                kb__sim_vcjob_controller(srv, pods);
+        }
 }

@@ -11,8 +11,11 @@
  *             without finalizers: they go when due
  *   owners    per owner uid: the counts a Job's status needs (active, ready,
  *             succeeded, failed) and the set of its pods
- *   dirty     the jobs to sync on the next tick: those written, and those
- *             one of whose pods was
+ *   pgowners  per owner uid: the Volcano PodGroups it owns (the garbage
+ *             collector's, and the Volcano Job controller's)
+ *   dirty     per controller (batch/v1 Jobs, Volcano Jobs), the jobs to sync
+ *             on the next tick: those written, and those one of whose pods
+ *             or PodGroups was
  *
  * Heap entries are hints: a popped entry is checked against the pod as it
  * is now, so an entry made stale by a later write costs one lookup.
@@ -40,6 +43,7 @@ struct kb_owner {
 struct kb_uidmap {
         UT_hash_handle hh;
         char *key;
+        enum kb_sim_ctl ctl;
         char uid[];
 };
 
@@ -57,8 +61,9 @@ struct kb_simindex {
         struct kb_keyset *to_start;
         struct heap finish, reap;
         struct kb_owner *owners;
+        struct kb_owner *pgowners; /* counts unused */
         struct kb_uidmap *jobs_by_uid;
-        struct kb_keyset *dirty;
+        struct kb_keyset *dirty[KB_SIM_NCTL];
 };
 
 /* ---- sets and heaps ------------------------------------------------------- */
@@ -211,32 +216,35 @@ static void dirty_owner(struct kb_simindex *si, const char *uid)
         struct kb_uidmap *m;
         HASH_FIND_STR(si->jobs_by_uid, uid, m);
         if (m)
-                set_add(&si->dirty, m->key);
+                set_add(&si->dirty[m->ctl], m->key);
 }
 
-static void owners_update(struct kb_simindex *si, const struct kb_value *p, const char *key,
-                          int sign)
+/* Adds (sign 1) or removes (-1) the object key, a pod (counted) or a
+ * PodGroup (counts NULL), under each of its owners in *owners. */
+static void owners_update(struct kb_simindex *si, struct kb_owner **owners,
+                          const struct kb_value *obj, const char *key, int sign, bool counted)
 {
-        const struct kb_value *refs = kb_value_dig(p, "metadata", "ownerReferences");
+        const struct kb_value *refs = kb_value_dig(obj, "metadata", "ownerReferences");
         for (size_t i = 0; kb_value_is(refs, KB_VARRAY) && i < refs->arr.n; i++) {
                 const char *uid = kb_value_str(kb_value_get(refs->arr.v[i], "uid"));
                 if (!uid)
                         continue;
                 struct kb_owner *o;
-                HASH_FIND_STR(si->owners, uid, o);
+                HASH_FIND_STR(*owners, uid, o);
                 if (!o) {
                         size_t n = strlen(uid);
                         o = kb_xcalloc(1, sizeof(*o) + n + 1);
                         memcpy(o->uid, uid, n + 1);
-                        HASH_ADD_STR(si->owners, uid, o);
+                        HASH_ADD_STR(*owners, uid, o);
                 }
-                count(&o->n, p, sign);
+                if (counted)
+                        count(&o->n, obj, sign);
                 if (sign > 0)
                         set_add(&o->pods, key);
                 else
                         set_del(&o->pods, key);
                 if (!o->pods) {
-                        HASH_DEL(si->owners, o);
+                        HASH_DEL(*owners, o);
                         free(o);
                 }
                 dirty_owner(si, uid);
@@ -247,9 +255,9 @@ static void observe_pod(struct kb_simindex *si, const char *key, const struct kb
                         const struct kb_value *now)
 {
         if (old)
-                owners_update(si, old, key, -1);
+                owners_update(si, &si->owners, old, key, -1, true);
         if (now)
-                owners_update(si, now, key, +1);
+                owners_update(si, &si->owners, now, key, +1, true);
         if (now && kb__pod_wants_start(now))
                 set_add(&si->to_start, key);
         else
@@ -262,8 +270,8 @@ static void observe_pod(struct kb_simindex *si, const char *key, const struct kb
                 heap_push(&si->reap, at, key);
 }
 
-static void observe_job(struct kb_simindex *si, const char *key, const struct kb_value *old,
-                        const struct kb_value *now)
+static void observe_job(struct kb_simindex *si, enum kb_sim_ctl ctl, const char *key,
+                        const struct kb_value *old, const struct kb_value *now)
 {
         const char *uid = kb__meta_str(old ? old : now, "uid");
         struct kb_uidmap *m = NULL;
@@ -275,7 +283,7 @@ static void observe_job(struct kb_simindex *si, const char *key, const struct kb
                         free(m->key);
                         free(m);
                 }
-                set_del(&si->dirty, key);
+                set_del(&si->dirty[ctl], key);
                 return;
         }
         if (!m && uid) {
@@ -283,9 +291,22 @@ static void observe_job(struct kb_simindex *si, const char *key, const struct kb
                 m = kb_xcalloc(1, sizeof(*m) + n + 1);
                 memcpy(m->uid, uid, n + 1);
                 m->key = kb_xstrdup(key);
+                m->ctl = ctl;
                 HASH_ADD_STR(si->jobs_by_uid, uid, m);
         }
-        set_add(&si->dirty, key);
+        set_add(&si->dirty[ctl], key);
+}
+
+bool kb__is_vcjobs(const struct kb_rtype *rt)
+{
+        return rt && rt->custom && !strcmp(rt->group, "batch.volcano.sh") &&
+               !strcmp(rt->resource, "jobs");
+}
+
+bool kb__is_podgroups(const struct kb_rtype *rt)
+{
+        return rt && rt->custom && !strcmp(rt->group, "scheduling.volcano.sh") &&
+               !strcmp(rt->resource, "podgroups");
 }
 
 void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const char *key,
@@ -293,10 +314,19 @@ void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const 
 {
         if (!srv->simidx)
                 srv->simidx = kb_xcalloc(1, sizeof(*srv->simidx));
-        if (rt == srv->pods)
-                observe_pod(srv->simidx, key, old, now);
-        else if (rt == srv->jobs)
-                observe_job(srv->simidx, key, old, now);
+        struct kb_simindex *si = srv->simidx;
+        if (rt == srv->pods) {
+                observe_pod(si, key, old, now);
+        } else if (rt == srv->jobs) {
+                observe_job(si, KB_SIM_JOBS, key, old, now);
+        } else if (kb__is_vcjobs(rt)) {
+                observe_job(si, KB_SIM_VCJOBS, key, old, now);
+        } else if (kb__is_podgroups(rt)) {
+                if (old)
+                        owners_update(si, &si->pgowners, old, key, -1, false);
+                if (now)
+                        owners_update(si, &si->pgowners, now, key, +1, false);
+        }
 }
 
 /* ---- what the controllers ask ------------------------------------------- */
@@ -311,9 +341,9 @@ void kb__sim_requeue_start(struct kb_apiserver *srv, const char *key)
         set_add(&srv->simidx->to_start, key);
 }
 
-void kb__sim_requeue_job(struct kb_apiserver *srv, const char *key)
+void kb__sim_requeue(struct kb_apiserver *srv, enum kb_sim_ctl ctl, const char *key)
 {
-        set_add(&srv->simidx->dirty, key);
+        set_add(&srv->simidx->dirty[ctl], key);
 }
 
 char *kb__sim_next_finish(struct kb_apiserver *srv, double now)
@@ -326,9 +356,9 @@ char *kb__sim_next_reap(struct kb_apiserver *srv, double now)
         return heap_pop_due(&srv->simidx->reap, now);
 }
 
-char **kb__sim_take_dirty_jobs(struct kb_apiserver *srv, size_t *n)
+char **kb__sim_take_dirty(struct kb_apiserver *srv, enum kb_sim_ctl ctl, size_t *n)
 {
-        return keyset_take(&srv->simidx->dirty, n);
+        return keyset_take(&srv->simidx->dirty[ctl], n);
 }
 
 const struct kb_owner_counts *kb__sim_owner_counts(struct kb_apiserver *srv, const char *uid)
@@ -339,11 +369,11 @@ const struct kb_owner_counts *kb__sim_owner_counts(struct kb_apiserver *srv, con
         return o ? &o->n : NULL;
 }
 
-char **kb__sim_owned_pods(struct kb_apiserver *srv, const char *uid, size_t *n)
+static char **owned(struct kb_owner *owners, const char *uid, size_t *n)
 {
         struct kb_owner *o = NULL;
         if (uid)
-                HASH_FIND_STR(srv->simidx->owners, uid, o);
+                HASH_FIND_STR(owners, uid, o);
         *n = o ? HASH_COUNT(o->pods) : 0;
         char **keys = kb_xcalloc(*n + 1, sizeof(*keys));
         size_t i = 0;
@@ -352,6 +382,16 @@ char **kb__sim_owned_pods(struct kb_apiserver *srv, const char *uid, size_t *n)
                 HASH_ITER(hh, o->pods, e, tmp)
         keys[i++] = kb_xstrdup(e->key);
         return keys;
+}
+
+char **kb__sim_owned_pods(struct kb_apiserver *srv, const char *uid, size_t *n)
+{
+        return owned(srv->simidx ? srv->simidx->owners : NULL, uid, n);
+}
+
+char **kb__sim_owned_podgroups(struct kb_apiserver *srv, const char *uid, size_t *n)
+{
+        return owned(srv->simidx ? srv->simidx->pgowners : NULL, uid, n);
 }
 
 void kb__strv_free(char **v, size_t n)
@@ -367,13 +407,20 @@ void kb__sim_index_free(struct kb_apiserver *srv)
         if (!si)
                 return;
         set_free(&si->to_start);
-        set_free(&si->dirty);
+        for (int c = 0; c < KB_SIM_NCTL; c++)
+                set_free(&si->dirty[c]);
         heap_free(&si->finish);
         heap_free(&si->reap);
         struct kb_owner *o, *otmp;
         HASH_ITER(hh, si->owners, o, otmp)
         {
                 HASH_DEL(si->owners, o);
+                set_free(&o->pods);
+                free(o);
+        }
+        HASH_ITER(hh, si->pgowners, o, otmp)
+        {
+                HASH_DEL(si->pgowners, o);
                 set_free(&o->pods);
                 free(o);
         }

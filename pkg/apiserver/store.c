@@ -140,8 +140,32 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
         return d;
 }
 
+/* What the garbage collector does when an owner is gone (background
+ * propagation): the pods and Volcano PodGroups it owned go too, unless the
+ * delete asked to orphan them. */
+static void collect_dependents(struct kb_apiserver *srv, const char *uid)
+{
+        struct kb_rtype *pgs = kb__type_find(srv, "scheduling.volcano.sh", "v1beta1", "podgroups");
+        struct kb_rtype *types[] = {srv->pods, pgs};
+        for (size_t t = 0; t < KB_ARRAY_SIZE(types); t++) {
+                if (!types[t] || types[t]->gone)
+                        continue;
+                size_t n;
+                char **keys = t == 0 ? kb__sim_owned_pods(srv, uid, &n)
+                                     : kb__sim_owned_podgroups(srv, uid, &n);
+                for (size_t i = 0; i < n; i++) {
+                        struct kb_obj *d = NULL;
+                        HASH_FIND_STR(types[t]->objs, keys[i], d);
+                        if (d)
+                                kb__store_delete(srv, types[t], d, 0);
+                }
+                kb__strv_free(keys, n);
+        }
+}
+
 void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o)
 {
+        char *uid = srv->orphan ? NULL : kb_xstrdup(kb__meta_str(o->doc->v, "uid"));
         HASH_DEL(rt->objs, o);
         kb__index_remove(rt, o);
         kb__sim_observe(srv, rt, o->key, o->doc->v, NULL);
@@ -155,10 +179,17 @@ void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_o
         kb__doc_unref(o->doc);
         free(o->key);
         free(o);
+        if (uid)
+                collect_dependents(srv, uid);
+        free(uid);
 }
 
 void kb__store_cascade_namespace(struct kb_apiserver *srv, const char *ns)
 {
+        /* Everything in it goes anyway, and the walks below must not see
+         * the collector remove what they are about to visit. */
+        bool orphan = srv->orphan;
+        srv->orphan = true;
         for (size_t i = 0; i < srv->ntypes; i++) {
                 struct kb_rtype *rt = srv->types[i];
                 if (rt->gone || !rt->namespaced)
@@ -170,6 +201,7 @@ void kb__store_cascade_namespace(struct kb_apiserver *srv, const char *ns)
                                 kb__store_remove(srv, rt, o);
                 }
         }
+        srv->orphan = orphan;
 }
 
 void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o, double grace)

@@ -317,6 +317,8 @@ int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd)
                         if (jp && jp[0] == '.')
                                 kb_value_append(rt->selectable, kb_value_new_string(jp + 1));
                 }
+                /* What Volcano's admission webhook refuses of its Jobs. */
+                rt->validate = kb__is_vcjobs(rt) ? kb__validate_vcjob : NULL;
         }
         return 0;
 }

@@ -291,24 +291,6 @@ static bool protected_namespace(const char *name)
                !strcmp(name, "kube-public") || !strcmp(name, "kube-node-lease");
 }
 
-/* Deletes the pods a deleted Job owned, as the garbage collector would. */
-static void collect_dependents(struct kb_apiserver *srv, const char *uid, double grace)
-{
-        struct kb_rtype *pods = kb__type_find(srv, "", "v1", "pods");
-        struct kb_obj *o, *tmp;
-        HASH_ITER(hh, pods->objs, o, tmp)
-        {
-                const struct kb_value *refs =
-                    kb_value_dig(o->doc->v, "metadata", "ownerReferences");
-                for (size_t i = 0; kb_value_is(refs, KB_VARRAY) && i < refs->arr.n; i++) {
-                        if (kb_streq(kb_value_str(kb_value_get(refs->arr.v[i], "uid")), uid)) {
-                                kb__store_delete(srv, pods, o, grace);
-                                break;
-                        }
-                }
-        }
-}
-
 void kb__do_delete(struct kb_ctx *c, struct kb_obj *o)
 {
         struct kb_value *opts = NULL;
@@ -347,13 +329,11 @@ void kb__do_delete(struct kb_ctx *c, struct kb_obj *o)
         const char *qp = kb__query(c->req, "propagationPolicy");
         if (qp)
                 policy = qp;
-        bool orphan = kb_streq(policy, "Orphan");
-        char *uid = kb_xstrdup(kb__meta_str(o->doc->v, "uid"));
+        /* The store collects what the object owned when it goes
+         * (store.c), unless asked to orphan it. */
+        c->srv->orphan = kb_streq(policy, "Orphan");
         kb__store_delete(c->srv, c->rt, o, grace);
-        if (!orphan && !c->rt->custom && !strcmp(c->rt->resource, "jobs") &&
-            !kb__obj_find(c->rt, c->ns, c->name))
-                collect_dependents(c->srv, uid, 0);
-        free(uid);
+        c->srv->orphan = false;
         struct kb_obj *now = kb__obj_find(c->rt, c->ns, c->name);
         if (now) {
                 kb_value_free(last);

@@ -19,6 +19,8 @@ void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *ty
 #define KB_WHY_TASKS            "NotEnoughTasks"      /* Volcano: gang size */
 #define KB_WHY_ROLE_TASKS       "NotEnoughPodsOfTask" /* Volcano: a role's size */
 #define KB_WHY_PODGROUP_MISSING "PodGroupNotFound"
+#define KB_WHY_PODGROUP_WAIT    "WaitingForPodGroup"     /* kbatch makes it for the workload */
+#define KB_WHY_GROUP_ANNOTATION "InvalidGroupAnnotation" /* so it cannot make one */
 #define KB_WHY_QUEUE_MISSING    "QueueNotFound"
 #define KB_WHY_QUEUE_CLOSED     "QueueClosed"
 #define KB_WHY_QUEUE_INVALID    "QueueInvalid" /* a broken queue hierarchy */
@@ -30,12 +32,11 @@ void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *ty
 
 /*
  * The Inqueue timeout (inqueue.c): the condition that times it, the reason
- * of its False status, the PodGroup annotation that overrides the enqueue
- * action's inqueueTimeout ("0": no timeout).
+ * of its False status; the PodGroup annotation that overrides the enqueue
+ * action's inqueueTimeout is api.h's KB_INQUEUE_TIMEOUT_ANNOTATION.
  */
-#define KB_INQUEUE_CONDITION          "Inqueue"
-#define KB_INQUEUE_TIMEOUT_REASON     "InqueueTimeout"
-#define KB_INQUEUE_TIMEOUT_ANNOTATION "kbatch.io/inqueue-timeout"
+#define KB_INQUEUE_CONDITION      "Inqueue"
+#define KB_INQUEUE_TIMEOUT_REASON "InqueueTimeout"
 /* The enqueue action's inqueueTimeout and inqueueBackoff in seconds
  * (defaults 10m and 1m), the timeout as pg's annotation sets it. */
 void kb_inqueue_limits(const struct kb_conf *conf, const struct kb_podgroup *pg, double *timeout,

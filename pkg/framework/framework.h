@@ -51,6 +51,11 @@ struct kb_snapshot {
         const char *default_queue;       /* "default" when NULL */
         const char *const *assumed_node; /* per pod, or NULL: a bind in flight's node (bound) */
         double now;                      /* wall-clock seconds, for conditions */
+        /* A pod of ours that names no group joins the PodGroup kbatch makes
+         * for its workload (kb_pod.workload_group), and waits while it does
+         * not exist yet; false: it is a job of its own (kbatch-sim sets the
+         * pods' groups as it loads them instead). */
+        bool workload_podgroups;
 };
 
 #include "framework/points.h"

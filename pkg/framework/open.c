@@ -8,10 +8,12 @@
  *  - one job per PodGroup (sorted by namespace/name), with its priority
  *    from priorityClassName and its phase from the status;
  *  - a task per pod of ours, with Volcano's task status (api.getTaskStatus)
- *    joining the job its annotation names; a pod without a group is a job
- *    of its own with minMember 1 in the default queue (kube-batch's shadow
- *    PodGroup), and one naming a missing group gets a job that cannot run
- *    and says why;
+ *    joining the job its annotation (or scheduler-plugins' label) names; a
+ *    pod that names no group joins the PodGroup kbatch makes for its
+ *    workload (snap->workload_podgroups), or else is a job of its own with
+ *    minMember 1 in the default queue (kube-batch's shadow PodGroup); one
+ *    naming a missing group (or whose workload's group is not made yet)
+ *    gets a job that cannot run and says why;
  *  - a task per pod of another scheduler that sits on a node, so that the
  *    node's accounting and task list hold everything on it.
  */
@@ -175,27 +177,59 @@ static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
         }
 }
 
+/* Why a pod waits for a group that does not exist, and the reason. */
+static void missing_group(struct kb_session *s, struct kb_job *j, const struct kb_pod *p,
+                          bool workload)
+{
+        if (workload && p->workload_invalid) {
+                j->invalid = p->workload_invalid;
+                j->invalid_reason = KB_WHY_GROUP_ANNOTATION;
+        } else if (workload) {
+                j->invalid = kb_pool_printf(&s->pool,
+                                            "waiting for kbatch to create podgroup %s, which it "
+                                            "makes for the workload of pod %s",
+                                            j->name, p->meta.name);
+                j->invalid_reason = KB_WHY_PODGROUP_WAIT;
+        } else if (p->group_from_label) {
+                j->invalid = kb_pool_printf(&s->pool,
+                                            "podgroup %s not found: kbatch makes it from the "
+                                            "scheduling.x-k8s.io PodGroup that the pod's label %s "
+                                            "names",
+                                            j->name, KB_GROUP_LABEL_COSCHEDULING);
+                j->invalid_reason = KB_WHY_PODGROUP_MISSING;
+        } else {
+                j->invalid = kb_pool_printf(&s->pool, "podgroup %s not found", j->name);
+                j->invalid_reason = KB_WHY_PODGROUP_MISSING;
+        }
+}
+
 /* The job a pod of ours joins. */
 static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struct kb_task *t)
 {
         const struct kb_pod *p = t->pod;
         const char *ns = p->meta.namespace ? p->meta.namespace : "default";
         const char *dflt_queue = s->snap->default_queue ? s->snap->default_queue : "default";
-        bool grouped = p->group_name && *p->group_name;
+        const char *group = p->group_name;
+        bool workload = false;
+        if ((!group || !*group) && p->workload_group && s->snap->workload_podgroups) {
+                group = p->workload_group;
+                workload = true;
+        }
+        bool grouped = group && *group;
         /* The group's "ns/name" on the stack: only a new job keeps it. */
         char buf[256];
         const char *name = t->name;
         size_t len;
         if (grouped) {
-                size_t nns = strlen(ns), ng = strlen(p->group_name);
+                size_t nns = strlen(ns), ng = strlen(group);
                 len = nns + 1 + ng;
                 if (len < sizeof(buf)) {
                         memcpy(buf, ns, nns);
                         buf[nns] = '/';
-                        memcpy(buf + nns + 1, p->group_name, ng + 1);
+                        memcpy(buf + nns + 1, group, ng + 1);
                         name = buf;
                 } else {
-                        name = kb_pool_path(&s->pool, ns, p->group_name);
+                        name = kb_pool_path(&s->pool, ns, group);
                 }
         } else {
                 len = strlen(name);
@@ -208,10 +242,9 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
         j->queue_name = dflt_queue;
         j->min_available = 1;
         j->creation = p->meta.creation;
-        if (grouped) {
-                j->invalid = kb_pool_printf(&s->pool, "podgroup %s not found", name);
-                j->invalid_reason = KB_WHY_PODGROUP_MISSING;
-        } else
+        if (grouped)
+                missing_group(s, j, p, workload);
+        else
                 j->priority = t->priority;
         return j;
 }

@@ -24,6 +24,7 @@ struct kb__invalid_seen; /* undecodable objects reported (status.c) */
 struct kb__evicting;     /* evictions in flight (binds.c) */
 struct kb__bind;         /* a bind from the backlog to its answer (binds.c) */
 struct kb__metrics;
+struct kb__workloads; /* the PodGroups made for workloads (workloads.c) */
 struct MHD_Daemon;
 
 /* Reflectors with one per kind; pods have KB__R_PODS for the bound pods of
@@ -122,6 +123,7 @@ struct kb_sched {
 
         /* events.c */
         struct kb__events *events;
+        struct kb__workloads *workloads;
 
         /* metrics.c (ready is stored by scheduler.c once every reflector
          * has listed, read by the HTTP thread). */
@@ -186,6 +188,16 @@ void kb__events_flush(struct kb_sched *s);
 void kb__events_release(struct kb_sched *s);
 /* Records kept and records with something unsent (for tests). */
 void kb__events_stats(struct kb_sched *s, size_t *records, size_t *unsent);
+
+/* workloads.c: the PodGroups of pods that name none and of
+ * scheduler-plugins' PodGroups.  Start watches scheduler-plugins'
+ * PodGroups (when the option is on); sync asks for the groups that snap
+ * lacks (the leader only); stop frees the watch (with the client), release
+ * the rest. */
+void kb__workloads_start(struct kb_sched *s);
+void kb__workloads_sync(struct kb_sched *s, const struct kb_snapshot *snap);
+void kb__workloads_stop(struct kb_sched *s);
+void kb__workloads_release(struct kb_sched *s);
 
 /* leader.c */
 void kb__leader_start(struct kb_sched *s);

@@ -41,6 +41,7 @@ void kb_sched_opts_init(struct kb_sched_opts *o)
         o->nscheduler_names = 1;
         o->period = 1.0;
         o->default_queue = "default";
+        o->workload_podgroups = true;
         o->lease_duration = 15;
         o->renew_deadline = 10;
         o->retry_period = 2;
@@ -226,6 +227,10 @@ static void try_session(struct kb_sched *s)
         w->start = kb_now_mono();
         w->snap = kb_cache_snapshot(s->cache, s->o->scheduler_names, s->o->nscheduler_names,
                                     s->o->default_queue);
+        w->snap->snap.workload_podgroups = s->o->workload_podgroups;
+        /* The groups this snapshot lacks are asked for now; their pods
+         * wait in this session and join them in a later one. */
+        kb__workloads_sync(s, &w->snap->snap);
         w->conf = s->conf;
         w->conf->refs++;
         s->session_running = true;
@@ -298,6 +303,7 @@ static void close_all(struct kb_sched *s)
         free(s->pod_refl);
         s->pod_refl = NULL;
         s->npod_refl = 0;
+        kb__workloads_stop(s);
         kb_kube_free(s->kube);
         s->kube = NULL;
         uv_close((uv_handle_t *)&s->tick, NULL);
@@ -613,6 +619,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 free(name);
                 free(q);
         }
+        kb__workloads_start(s);
 
         uv_timer_init(&s->loop, &s->tick);
         s->tick.data = s;
@@ -659,6 +666,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 rc = rc ? rc : 1;
         }
         kb__dispatch_release(s);
+        kb__workloads_release(s);
         kb_cache_free(s->cache);
         kb__metrics_free(s->metrics);
         conf_unref(s->conf);

@@ -29,6 +29,10 @@ struct kb_sched_opts {
         bool strict_conf;      /* refuse a conf with skipped items (reloads too) */
         double period;         /* seconds between sessions */
         const char *default_queue;
+        /* Make the PodGroups of pods of ours that name none
+         * (podgroup-<controller uid>) and of scheduler-plugins' PodGroups
+         * (default true; false: such a pod is a job of its own). */
+        bool workload_podgroups;
         bool leader_elect;
         double lease_duration, renew_deadline, retry_period;
         const char *lock_namespace, *lock_name;

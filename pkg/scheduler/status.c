@@ -540,8 +540,13 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                 goto out;
         for (size_t i = 0; i < snap->snap.npods; i++) {
                 const struct kb_pod *p = snap->snap.pods[i];
-                if (!p->group_name || (p->node_name && *p->node_name) ||
-                    p->phase != KB_POD_PENDING || p->meta.deletion)
+                /* The group the session put it in: the one it names, else
+                 * the one kbatch makes for its workload. */
+                const char *group = p->group_name;
+                if (!group && snap->snap.workload_podgroups)
+                        group = p->workload_group;
+                if (!group || (p->node_name && *p->node_name) || p->phase != KB_POD_PENDING ||
+                    p->meta.deletion)
                         continue;
                 bool ours = false;
                 for (size_t k = 0; k < snap->snap.nscheduler_names; k++)
@@ -549,7 +554,7 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                 if (!ours)
                         continue;
                 const char *ns = kb__ns_of(&p->meta);
-                char *key = kb_pool_path(&pool, ns, p->group_name);
+                char *key = kb_pool_path(&pool, ns, group);
                 HASH_FIND_STR(idx, key, e);
                 if (!e)
                         continue;
@@ -564,8 +569,7 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                 /* A group that is missing because kbatch could not decode
                  * it says why, not just "not found". */
                 const struct kb_cache_invalid *inv =
-                    e->st->pg ? NULL
-                              : kb_cache_invalid_get(s->cache, KB_KIND_PODGROUP, ns, p->group_name);
+                    e->st->pg ? NULL : kb_cache_invalid_get(s->cache, KB_KIND_PODGROUP, ns, group);
                 if (inv)
                         msg = inv->message;
                 pod_unschedulable(s, cur, msg);

@@ -7,11 +7,13 @@
 #include <uthash.h>
 
 #include "sim/sim-int.h"
+#include "workload/workload.h"
 
 void kb_cluster_init(struct kb_cluster *c)
 {
         memset(c, 0, sizeof(*c));
         c->default_queue = "default";
+        c->workload_podgroups = true;
 }
 
 void kb_cluster_release(struct kb_cluster *c)
@@ -30,6 +32,9 @@ void kb_cluster_release(struct kb_cluster *c)
                 kb_namespace_free(c->namespaces[i]);
         for (size_t i = 0; i < c->nhypernodes; i++)
                 kb_hypernode_free(c->hypernodes[i]);
+        for (size_t i = 0; i < c->nowners; i++)
+                kb_value_free(c->owners[i]);
+        free(c->owners);
         free(c->nodes);
         free(c->pods);
         free(c->podgroups);
@@ -89,9 +94,13 @@ struct loader {
         char *err;
         size_t errlen;
         struct seen *seen;
-        /* Loaded by this call, for rollback on error. */
+        /* Loaded by this call, for rollback on error, and the line of
+         * each. */
         struct kb_object *added;
         size_t nadded, capadded;
+        int *lines;
+        size_t nlines, caplines;
+        size_t nowners0; /* c->nowners when the call began */
 };
 
 static const char *kind_name(enum kb_kind k)
@@ -225,6 +234,7 @@ static int add_object(struct loader *l, struct kb_object *o, int line)
                 break;
         }
         KB_PUSH(l->added, l->nadded, l->capadded, *o);
+        KB_PUSH(l->lines, l->nlines, l->caplines, line);
         return 0;
 }
 
@@ -260,6 +270,20 @@ static int load_job(struct loader *l, const struct kb_value *doc)
                          doc->line, ns, name);
                 return KB_EBADINPUT;
         }
+        const char *uid = kb_value_str(kb_value_dig(doc, "metadata", "uid"));
+        if (uid && !uid[0])
+                uid = NULL;
+        /* Its metadata, for the PodGroups of pods that name no group. */
+        struct kb_value *owner = kb_value_new(KB_VOBJECT);
+        struct kb_value *om = kb_value_ensure_object(owner, "metadata");
+        kb_value_set(om, "name", kb_value_new_string(name));
+        kb_value_set(om, "namespace", kb_value_new_string(ns));
+        if (uid)
+                kb_value_set(om, "uid", kb_value_new_string(uid));
+        const struct kb_value *ann = kb_value_dig(doc, "metadata", "annotations");
+        if (kb_value_is(ann, KB_VOBJECT))
+                kb_value_set(om, "annotations", kb_value_clone(ann));
+        KB_PUSH(l->c->owners, l->c->nowners, l->c->capowners, owner);
         int64_t n = completions >= 0 && completions < parallelism ? completions : parallelism;
         for (int64_t i = 0; i < n; i++) {
                 struct kb_value *pod = kb_value_new(KB_VOBJECT);
@@ -277,6 +301,16 @@ static int load_job(struct loader *l, const struct kb_value *doc)
                 const struct kb_value *ct = kb_value_dig(doc, "metadata", "creationTimestamp");
                 if (ct)
                         kb_value_set(meta, "creationTimestamp", kb_value_clone(ct));
+                struct kb_value *ref = kb_value_new(KB_VOBJECT);
+                kb_value_set(ref, "apiVersion", kb_value_new_string("batch/v1"));
+                kb_value_set(ref, "kind", kb_value_new_string("Job"));
+                kb_value_set(ref, "name", kb_value_new_string(name));
+                if (uid)
+                        kb_value_set(ref, "uid", kb_value_new_string(uid));
+                kb_value_set(ref, "controller", kb_value_new_bool(true));
+                struct kb_value *refs = kb_value_new(KB_VARRAY);
+                kb_value_append(refs, ref);
+                kb_value_set(meta, "ownerReferences", refs);
                 kb_value_set(pod, "apiVersion", kb_value_new_string("v1"));
                 kb_value_set(pod, "kind", kb_value_new_string("Pod"));
                 kb_value_set(pod, "metadata", meta);
@@ -288,6 +322,53 @@ static int load_job(struct loader *l, const struct kb_value *doc)
                         return rc;
         }
         return 0;
+}
+
+/* Loads a document made from the one at line, taking it. */
+static int load_made(struct loader *l, struct kb_value *made, int line)
+{
+        made->line = line;
+        int rc = load_doc(l, made);
+        kb_value_free(made);
+        return rc;
+}
+
+/* scheduling.x-k8s.io/v1alpha1 PodGroup: the Volcano PodGroup its pods
+ * join. */
+static int load_xpodgroup(struct loader *l, const struct kb_value *doc)
+{
+        char msg[1024];
+        struct kb_xpodgroup *x;
+        if (kb_xpodgroup_decode(doc, &x, msg, sizeof(msg))) {
+                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, msg);
+                return KB_EBADINPUT;
+        }
+        struct kb_value *pg = kb_workload_xpodgroup(x);
+        kb_xpodgroup_free(x);
+        return load_made(l, pg, doc->line);
+}
+
+/* batch.volcano.sh/v1alpha1 Job: its PodGroup and its pods, as Volcano's
+ * job controller makes them. */
+static int load_vcjob(struct loader *l, const struct kb_value *doc)
+{
+        char msg[1024];
+        struct kb_vcjob *j;
+        if (kb_vcjob_decode(doc, &j, msg, sizeof(msg))) {
+                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, msg);
+                return KB_EBADINPUT;
+        }
+        struct kb_value *pg = kb_vcjob_podgroup(j, msg, sizeof(msg));
+        int rc = KB_EBADINPUT;
+        if (!pg)
+                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, doc->line, msg);
+        else
+                rc = load_made(l, pg, doc->line);
+        for (size_t t = 0; !rc && t < j->ntasks; t++)
+                for (int32_t i = 0; !rc && i < j->tasks[t].replicas; i++)
+                        rc = load_made(l, kb_vcjob_pod(j, t, i), doc->line);
+        kb_vcjob_free(j);
+        return rc;
 }
 
 static int load_doc(struct loader *l, const struct kb_value *doc)
@@ -305,6 +386,12 @@ static int load_doc(struct loader *l, const struct kb_value *doc)
         }
         if (kind && api && strcmp(kind, "Job") == 0 && strcmp(api, "batch/v1") == 0)
                 return load_job(l, doc);
+        if (kind && api && strcmp(kind, "Job") == 0 &&
+            strcmp(api, "batch.volcano.sh/v1alpha1") == 0)
+                return load_vcjob(l, doc);
+        if (kind && api && strcmp(kind, "PodGroup") == 0 &&
+            strcmp(api, "scheduling.x-k8s.io/v1alpha1") == 0)
+                return load_xpodgroup(l, doc);
 
         struct kb_object o;
         char msg[1024];
@@ -332,10 +419,77 @@ static int load_doc(struct loader *l, const struct kb_value *doc)
         return add_object(l, &o, doc->line);
 }
 
+/* ---- pods that name no group -------------------------------------------------- */
+
+static struct kb_podgroup *find_podgroup(const struct kb_cluster *c, const char *ns,
+                                         const char *name)
+{
+        for (size_t i = c->npodgroups; i-- > 0;)
+                if (kb_streq(c->podgroups[i]->meta.namespace, ns) &&
+                    strcmp(c->podgroups[i]->meta.name, name) == 0)
+                        return c->podgroups[i];
+        return NULL;
+}
+
+/* The loaded Job that controls p, or NULL. */
+static const struct kb_value *find_owner(const struct kb_cluster *c, const struct kb_pod *p)
+{
+        const struct kb_owner_ref *o = p->controller;
+        if (!o || !kb_streq(o->kind, "Job") || !kb_streq(o->api_version, "batch/v1"))
+                return NULL;
+        for (size_t i = 0; i < c->nowners; i++) {
+                const struct kb_value *md = kb_value_get(c->owners[i], "metadata");
+                const char *uid = kb_value_str(kb_value_get(md, "uid"));
+                if (o->uid ? kb_streq(uid, o->uid)
+                           : !uid && kb_streq(kb_value_str(kb_value_get(md, "name")), o->name) &&
+                                 kb_streq(kb_value_str(kb_value_get(md, "namespace")),
+                                          p->meta.namespace))
+                        return c->owners[i];
+        }
+        return NULL;
+}
+
+/*
+ * Every pod of ours this load added that names no group and has not
+ * finished joins the PodGroup made for its workload, which the first such
+ * pod of the workload makes (the daemon creates it through the API instead,
+ * pkg/workload says how both make it).
+ */
+static int group_workloads(struct loader *l)
+{
+        struct kb_cluster *c = l->c;
+        size_t n = c->workload_podgroups ? l->nadded : 0;
+        for (size_t i = 0; i < n; i++) {
+                if (l->added[i].kind != KB_KIND_POD)
+                        continue;
+                struct kb_pod *p = l->added[i].pod;
+                if (!p->workload_group || kb_pod_terminal(p) || !kb__cluster_ours(c, p))
+                        continue;
+                if (!find_podgroup(c, p->meta.namespace, p->workload_group)) {
+                        char msg[1024];
+                        struct kb_value *pg =
+                            kb_workload_podgroup(p, find_owner(c, p), msg, sizeof(msg));
+                        if (!pg) {
+                                snprintf(l->err, l->errlen, "%s:%d: %s", l->label, l->lines[i],
+                                         msg);
+                                return KB_EBADINPUT;
+                        }
+                        int rc = load_made(l, pg, l->lines[i]);
+                        if (rc)
+                                return rc;
+                }
+                free(p->group_name);
+                p->group_name = kb_xstrdup(p->workload_group);
+        }
+        return 0;
+}
+
 /* Removes the objects this load added (they are the tails of the arrays). */
 static void rollback(struct loader *l)
 {
         struct kb_cluster *c = l->c;
+        while (c->nowners > l->nowners0)
+                kb_value_free(c->owners[--c->nowners]);
         for (size_t i = l->nadded; i-- > 0;) {
                 struct kb_object *o = &l->added[i];
                 switch (o->kind) {
@@ -384,7 +538,8 @@ int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, s
         struct kb_value **docs = NULL;
         size_t ndocs = 0;
         char perr[512];
-        struct loader l = {.c = c, .label = label, .err = err, .errlen = errlen};
+        struct loader l = {
+            .c = c, .label = label, .err = err, .errlen = errlen, .nowners0 = c->nowners};
         int rc = 0;
 
         /* JSON is YAML too, but a JSON document parses faster with yajl and
@@ -415,9 +570,12 @@ int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, s
                 }
                 rc = load_doc(&l, docs[i]);
         }
+        if (!rc)
+                rc = group_workloads(&l);
         if (rc)
                 rollback(&l);
         free(l.added);
+        free(l.lines);
         seen_free(&l.seen);
         kb_value_free_docs(docs, ndocs);
         return rc;

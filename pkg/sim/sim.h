@@ -33,7 +33,15 @@ struct kb_cluster {
         const char **scheduler_names;
         size_t nscheduler_names, capscheduler_names;
         const char *default_queue;
+        /* Whether pods of ours that name no group join the PodGroup kbatch
+         * makes for their workload (true; kbatch-sim
+         * --workload-podgroups=false keeps each a job of its own). */
+        bool workload_podgroups;
         double now;
+        /* The batch/v1 Jobs loaded (their metadata), whose annotations the
+         * PodGroups made for their pods read. */
+        struct kb_value **owners;
+        size_t nowners, capowners;
         /* What earlier --synthetic specs built, so that later ones carry on
          * (creation times, the spread of running pods). */
         int64_t synthetic_groups, synthetic_placed;
@@ -47,12 +55,20 @@ void kb_cluster_release(struct kb_cluster *c);
 void kb_cluster_add_scheduler(struct kb_cluster *c, const char *name);
 
 /*
- * Loads manifests (YAML, multi-document, or JSON; kind List is expanded;
- * a batch/v1 Job becomes its pods, parallelism of them, named
- * <job>-<index>).  label names the source in messages ("jobs.yaml").
- * Unknown kinds are skipped with a warning.  Returns 0, or KB_EBADINPUT
- * with err = "jobs.yaml:12: podgroup team-a/train: spec.minMember: ...";
- * on error nothing of this text is kept.
+ * Loads manifests (YAML, multi-document, or JSON; kind List is expanded).
+ * Workloads become what their controllers would make (pkg/workload): a
+ * batch/v1 Job its pods, parallelism of them, named <job>-<index>; a
+ * batch.volcano.sh/v1alpha1 Job its PodGroup and its tasks' pods; a
+ * scheduling.x-k8s.io/v1alpha1 PodGroup the Volcano PodGroup of the same
+ * name.  With c->workload_podgroups, a pod of ours (scheduler names are
+ * added first) that names no group and has not finished joins the
+ * PodGroup kbatch makes for its workload, podgroup-<controller uid>, made
+ * here when it does not exist yet (the pod's group is set to it, as
+ * Volcano's controller annotates pods).  label names the source in
+ * messages ("jobs.yaml").  Unknown kinds are skipped with a warning.
+ * Returns 0, or KB_EBADINPUT with err = "jobs.yaml:12: podgroup
+ * team-a/train: spec.minMember: ..."; on error nothing of this text is
+ * kept.
  */
 int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, size_t len,
                     char *err, size_t errlen);

@@ -37,9 +37,14 @@ EOF
 gang run 2 1 default q
 start_sched s
 wait_for "gang run is bound" 20 all_bound 2
+# Both waiting gangs exist before a session sees either: a condition whose
+# only change is its place in the queue is rewritten at most every 30 s, so
+# "wait" must not be seen alone first ("1st of 1").
+stop_sched s
 gang wait 2 1 default q
 sleep 0.3
 gang wait2 2 1 default q
+start_sched s
 
 # why, with a bare PodGroup name: the reason, the numbers and the place.
 why_has() { kubectl kbatch why "$1" 2>&1 | grep -q -- "$2"; }
@@ -195,6 +200,8 @@ fi
 for f in bin/kbatch-scheduler bin/kbatch-sim bin/kbatch-apiserver bin/kubectl-kbatch \
         share/kbatch/crds/scheduling.volcano.sh_queues.yaml \
         share/kbatch/crds/scheduling.volcano.sh_podgroups.yaml \
+        share/kbatch/crds/optional/batch.volcano.sh_jobs.yaml \
+        share/kbatch/examples/workloads/plain-job.yaml \
         share/kbatch/examples/10-gang-job.yaml share/kbatch/examples/sim/cluster.yaml; do
         [ -f "$stage/usr/$f" ] || fail "make install: no $f"
 done

@@ -13,7 +13,11 @@
 NODE_CPU=4
 start_api --nodes "2:cpu=4,memory=16Gi"
 PORT_M=$((20000 + RANDOM % 20000))
-start_sched s --listen-address 127.0.0.1:$PORT_M
+# --workload-podgroups=false: the pod without a PodGroup stays a gang of
+# its own, as kube-scheduler would see it (with PodGroups made for
+# workloads, it would get podgroup-<uid> and say why there:
+# scheduler_workloads.sh).
+start_sched s --listen-address 127.0.0.1:$PORT_M --workload-podgroups=false
 wait_for "default queue created" 15 $K get queue default
 
 jp() { $K get "$1" "$2" -o jsonpath="$3"; }

@@ -144,10 +144,18 @@ kind: Pod
 metadata: {name: wide, namespace: team}
 spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: '4'}}}]}
 YAML
+# Each gets a PodGroup of its own (podgroup-pod-<name>, as kbatch makes
+# for a pod that names none); with --workload-podgroups=false each stays a
+# pod of no group, listed as such.
 run "pods without a group" 0 --output json "$TMP/lone.yaml"
+check "a bound pod gets its own group" "$TMP/out" '"podGroup":"team/podgroup-pod-small","phase":"Running"'
+check "a waiting pod gets its own group" "$TMP/out" '"podGroup":"team/podgroup-pod-wide","phase":"Pending"'
+check "queues are in the JSON" "$TMP/out" '"queues":[{"name":"default","state":"Open"'
+run "pods left without a group" 0 --workload-podgroups=false --output json "$TMP/lone.yaml"
 check "a bound pod without a group" "$TMP/out" '"pod":"team/small","phase":"Running","node":"n1"'
 check "a waiting pod without a group" "$TMP/out" '"pod":"team/wide","phase":"Pending"'
-check "queues are in the JSON" "$TMP/out" '"queues":[{"name":"default","state":"Open"'
+run "--workload-podgroups=maybe" 2 --workload-podgroups=maybe "$TMP/lone.yaml"
+check "--workload-podgroups wants true or false" "$TMP/err" 'want true or false, got "maybe"'
 
 # ---- sessions -------------------------------------------------------------------
 

@@ -101,6 +101,8 @@ fi
 run "a gang that never fits" 0 --until-done --output json "$ROOT/examples/sim/cluster.yaml"
 check "stderr says gangs cannot run" "$TMP/err" "nothing left can change with 1 gang(s) unfinished"
 check "its reason is in the JSON" "$TMP/out" '"podGroup":"default/too-big","queue":"team-b","pods":6,"minMember":6,"arrivalTime":0,"startTime":null,"endTime":null,"waitSeconds":null'
+check "a Job without a PodGroup gets one" "$TMP/out" '"podGroup":"default/podgroup-job-sweep","queue":"default","pods":3,"minMember":1'
+run "the same without workload PodGroups" 0 --until-done --workload-podgroups=false --output json "$ROOT/examples/sim/cluster.yaml"
 check "pods without a PodGroup are gangs of their own" "$TMP/out" '"pod":"default/sweep-0","queue":"default"'
 
 # At 0:45 b-sweep and b-tune run and a-big has not arrived: three gangs

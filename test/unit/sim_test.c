@@ -407,6 +407,10 @@ static void record_step(void *arg, const struct kb_sim_step *step)
         st->n++;
 }
 
+/* Set by a test whose pods of no group stay jobs of their own (kbatch-sim
+ * --workload-podgroups=false), for run_timed. */
+static bool lone_pods;
+
 static void run_timed(const char *text, const char *conf_text, struct kb_cluster *c,
                       struct kb_sim_report *rep, struct steps *st)
 {
@@ -414,6 +418,7 @@ static void run_timed(const char *text, const char *conf_text, struct kb_cluster
         struct kb_sim_opts o;
         char err[512] = "";
         kb_cluster_init(c);
+        c->workload_podgroups = !lone_pods;
         c->now = 1.8e9;
         if (kb_cluster_load(c, "t.yaml", text, strlen(text), err, sizeof(err)))
                 print_error("load: %s\n", err);
@@ -673,7 +678,9 @@ static void test_clock_stuck(void **state)
         struct kb_cluster c;
         struct kb_sim_report rep;
         struct steps st;
+        lone_pods = true;
         run_timed(text, kb_default_conf_yaml, &c, &rep, &st);
+        lone_pods = false;
         assert_int_equal(rep.stop, KB_SIM_STUCK);
         /* The lone pod ran the 5 minutes it declared; huge never started. */
         const struct kb_sim_gang *ok = gang(&rep, "default/ok"), *huge = gang(&rep, "default/huge");
@@ -900,6 +907,8 @@ static void test_unevaluated_fields_reported(void **state)
         struct kb_result r;
         char err[512];
         kb_cluster_init(&c);
+        /* solo stays a pod of no group, for the warning on a pod. */
+        c.workload_podgroups = false;
         assert_int_equal(kb_cluster_load(&c, "t", text, strlen(text), err, sizeof(err)), 0);
         kb_cluster_ensure_default_queue(&c);
         assert_int_equal(parse(kb_default_conf_yaml, &conf, err, sizeof(err)), 0);

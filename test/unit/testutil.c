@@ -119,6 +119,7 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
         kb_buf_init(&messages);
         kb_cluster_init(&c);
         c.now = 1.8e9;
+        c.workload_podgroups = !sc->lone;
         if (kb_cluster_load(&c, sc->name, sc->manifests, strlen(sc->manifests), err, sizeof(err))) {
                 fprintf(stderr, "scenario %s: load: %s\n", sc->name, err);
                 fail();

@@ -45,6 +45,9 @@ int kb_test_log_contains(const char *needle);
  *   domains    "pg=domain ..." (the network topology domain holding each
  *              group after the last session, "-" for none), each checked
  *              when not NULL.
+ *   lone       pods that name no group stay jobs of their own instead of
+ *              joining the PodGroup kbatch makes for their workload
+ *              (kbatch-sim --workload-podgroups=false).
  *
  * Each scenario runs twice, through the node-selection caches and as a
  * full scan, and both must give exactly the expected binds.
@@ -61,6 +64,7 @@ struct kb_scenario {
         const char *nominated;
         const char *evicted;
         const char *domains;
+        bool lone;
 };
 void kb_run_scenario(const struct kb_scenario *sc);
 /* Runs a table of scenarios as one cmocka test, reporting each by name. */
