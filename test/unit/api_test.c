@@ -11,26 +11,11 @@
 #define GI (INT64_C(1) << 30)
 #define MI (INT64_C(1) << 20)
 
-static struct kb_value *yaml1(const char *text)
-{
-        struct kb_value **docs;
-        size_t n;
-        char err[256];
-        int rc = kb_yaml_parse(text, strlen(text), &docs, &n, err, sizeof(err));
-        if (rc)
-                print_error("yaml: %s\n%s\n", err, text);
-        assert_int_equal(rc, 0);
-        assert_int_equal(n, 1);
-        struct kb_value *v = docs[0];
-        free(docs);
-        return v;
-}
-
 /* Decodes YAML text; the tree is freed before the object is looked at, so
  * an object that kept pointers into it shows up under ASan. */
 static int decode(const char *text, struct kb_object *o, char *err, size_t errlen)
 {
-        struct kb_value *v = yaml1(text);
+        struct kb_value *v = kb_test_yaml1(text);
         int rc = kb_object_decode(v, o, err, errlen);
         kb_value_free(v);
         return rc;
@@ -251,7 +236,7 @@ static void test_res_vectors(void **state)
 static void test_res_decode(void **state)
 {
         (void)state;
-        struct kb_value *v = yaml1("cpu: 1.5\nmemory: 1Gi\nnvidia.com/gpu: \"2\"\n");
+        struct kb_value *v = kb_test_yaml1("cpu: 1.5\nmemory: 1Gi\nnvidia.com/gpu: \"2\"\n");
         struct kb_res r = {{0}};
         char err[256];
         assert_int_equal(kb_res_decode(v, "spec.minResources", &r, err, sizeof(err)), 0);
@@ -280,14 +265,14 @@ static void test_res_decode(void **state)
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
                 struct kb_res z = {{0}};
-                v = yaml1(bad[i].yaml);
+                v = kb_test_yaml1(bad[i].yaml);
                 assert_int_equal(kb_res_decode(v, "spec.minResources", &z, err, sizeof(err)),
                                  KB_EBADINPUT);
                 assert_string_equal(err, bad[i].err);
                 kb_value_free(v);
         }
         /* No message buffer is fine too. */
-        v = yaml1("cpu: bad\n");
+        v = kb_test_yaml1("cpu: bad\n");
         assert_int_equal(kb_res_decode(v, "x", &r, NULL, 0), KB_EBADINPUT);
         kb_value_free(v);
 }
@@ -957,7 +942,7 @@ static void test_dispatch(void **state)
         assert_int_equal(decode("apiVersion: batch/v1\nkind: Job\n", &o, NULL, 0), KB_ENOTFOUND);
 
         /* The kind decoders work on their own too. */
-        struct kb_value *v = yaml1("metadata: {name: n1}\n");
+        struct kb_value *v = kb_test_yaml1("metadata: {name: n1}\n");
         struct kb_node *n;
         assert_int_equal(kb_node_decode(v, &n, err, sizeof(err)), 0);
         assert_string_equal(n->meta.name, "n1");
@@ -1353,11 +1338,12 @@ static void test_mutations_never_crash(void **state)
                               "\"x\"", "[]",   "[1, \"a\"]", "{}",    "{a: {b: c}}"};
         struct kb_value *junkv[KB_ARRAY_SIZE(junk)];
         for (size_t j = 0; j < KB_ARRAY_SIZE(junk); j++)
-                junkv[j] = strcmp(junk[j], "null") ? yaml1(junk[j]) : kb_value_new(KB_VNULL);
+                junkv[j] =
+                    strcmp(junk[j], "null") ? kb_test_yaml1(junk[j]) : kb_value_new(KB_VNULL);
 
         size_t decodes = 0;
         for (size_t d = 0; d < KB_ARRAY_SIZE(docs); d++) {
-                struct kb_value *doc = yaml1(docs[d]);
+                struct kb_value *doc = kb_test_yaml1(docs[d]);
                 static struct slots sl;
                 sl.n = 0;
                 collect_slots(doc, &sl);

@@ -39,6 +39,7 @@ int kb_test_log_contains(const char *needle)
 
 #include "framework/framework.h"
 #include "sim/sim.h"
+#include "value/value.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -352,4 +353,19 @@ char *kb_test_run_binds(const char *manifests, const char *conf_text, bool full_
         kb_conf_release(&conf);
         kb_cluster_release(&c);
         return kb_buf_detach(&out);
+}
+
+struct kb_value *kb_test_yaml1(const char *text)
+{
+        struct kb_value **docs;
+        size_t n;
+        char err[256];
+        int rc = kb_yaml_parse(text, strlen(text), &docs, &n, err, sizeof(err));
+        if (rc)
+                print_error("yaml: %s\n%s\n", err, text);
+        assert_int_equal(rc, 0);
+        assert_int_equal(n, 1);
+        struct kb_value *v = docs[0];
+        free(docs);
+        return v;
 }

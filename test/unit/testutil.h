@@ -11,6 +11,11 @@
 
 #include "base/base.h"
 
+struct kb_value;
+/* The one document of a YAML text (the test fails, printing the parser's
+ * error and the text, unless there is exactly one); the caller frees it. */
+struct kb_value *kb_test_yaml1(const char *text);
+
 /* Captures log lines (instead of printing them) until kb_test_log_stop. */
 void kb_test_log_start(void);
 void kb_test_log_stop(void);

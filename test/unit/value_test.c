@@ -6,18 +6,6 @@
 
 #include "value/value.h"
 
-static struct kb_value *yaml1(const char *text)
-{
-        struct kb_value **docs;
-        size_t n;
-        char err[256];
-        assert_int_equal(kb_yaml_parse(text, strlen(text), &docs, &n, err, sizeof(err)), 0);
-        assert_int_equal(n, 1);
-        struct kb_value *v = docs[0];
-        free(docs);
-        return v;
-}
-
 static void test_json_roundtrip(void **state)
 {
         (void)state;
@@ -65,8 +53,9 @@ static void test_json_depth_limit(void **state)
 static void test_yaml_scalars(void **state)
 {
         (void)state;
-        struct kb_value *v = yaml1("a: 3\nb: \"3\"\nc: true\nd: ~\ne: 1.5Gi\nf: 0.5\ng: 'x'\n"
-                                   "h:\nk8s: [1, two]\n");
+        struct kb_value *v =
+            kb_test_yaml1("a: 3\nb: \"3\"\nc: true\nd: ~\ne: 1.5Gi\nf: 0.5\ng: 'x'\n"
+                          "h:\nk8s: [1, two]\n");
         assert_int_equal(kb_value_get(v, "a")->type, KB_VNUMBER);
         assert_int_equal(kb_value_get(v, "b")->type, KB_VSTRING);
         assert_int_equal(kb_value_get(v, "c")->type, KB_VBOOL);
@@ -110,7 +99,7 @@ static void test_yaml_aliases_bounded(void **state)
 {
         (void)state;
         const char *ok = "base: &b {x: 1}\ncopy: *b\n";
-        struct kb_value *v = yaml1(ok);
+        struct kb_value *v = kb_test_yaml1(ok);
         assert_true(kb_value_equal(kb_value_get(v, "base"), kb_value_get(v, "copy")));
         kb_value_free(v);
 
@@ -152,7 +141,8 @@ static void test_build_and_edit(void **state)
 static void test_int_reading(void **state)
 {
         (void)state;
-        struct kb_value *v = yaml1("a: 3.0\nb: 3.5\nc: 99999999999999999999\nd: \"7\"\ne: x\n");
+        struct kb_value *v =
+            kb_test_yaml1("a: 3.0\nb: 3.5\nc: 99999999999999999999\nd: \"7\"\ne: x\n");
         int64_t i;
         assert_int_equal(kb_value_int(kb_value_get(v, "a"), &i), 0);
         assert_int_equal(i, 3);

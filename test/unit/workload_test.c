@@ -17,24 +17,9 @@
 #include "value/value.h"
 #include "workload/workload.h"
 
-static struct kb_value *yaml1(const char *text)
-{
-        struct kb_value **docs;
-        size_t n;
-        char err[256];
-        int rc = kb_yaml_parse(text, strlen(text), &docs, &n, err, sizeof(err));
-        if (rc)
-                print_error("yaml: %s\n%s\n", err, text);
-        assert_int_equal(rc, 0);
-        assert_int_equal(n, 1);
-        struct kb_value *v = docs[0];
-        free(docs);
-        return v;
-}
-
 static struct kb_pod *pod(const char *text)
 {
-        struct kb_value *v = yaml1(text);
+        struct kb_value *v = kb_test_yaml1(text);
         struct kb_pod *p;
         char err[512];
         int rc = kb_pod_decode(v, &p, err, sizeof(err));
@@ -165,7 +150,7 @@ static void test_pod_owner_errors(void **state)
              "kind and a name"},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
-                struct kb_value *v = yaml1(cases[i].text);
+                struct kb_value *v = kb_test_yaml1(cases[i].text);
                 struct kb_pod *p;
                 char err[512];
                 assert_int_equal(kb_pod_decode(v, &p, err, sizeof(err)), KB_EBADINPUT);
@@ -190,8 +175,8 @@ static void test_workload_podgroup(void **state)
         /* minMember 3 from the Job's annotation: minResources are the pod's
          * requests three times, 1500m and 3Gi. */
         struct kb_pod *p = pod(JOB_POD("\n  annotations: {scheduling.volcano.sh/queue-name: q}"));
-        struct kb_value *owner = yaml1("metadata: {name: train, annotations: "
-                                       "{scheduling.volcano.sh/group-min-member: '3'}}\n");
+        struct kb_value *owner = kb_test_yaml1("metadata: {name: train, annotations: "
+                                               "{scheduling.volcano.sh/group-min-member: '3'}}\n");
         char path[256];
         assert_true(kb_workload_owner_path(p, path, sizeof(path)));
         assert_string_equal(path, "/apis/batch/v1/namespaces/ml/jobs/train");
@@ -234,7 +219,8 @@ static void test_workload_podgroup(void **state)
 
         /* A bad annotation on the Job names the Job. */
         p = pod(JOB_POD(""));
-        owner = yaml1("metadata: {annotations: {scheduling.volcano.sh/group-min-member: abc}}\n");
+        owner = kb_test_yaml1(
+            "metadata: {annotations: {scheduling.volcano.sh/group-min-member: abc}}\n");
         assert_null(kb_workload_podgroup(p, owner, err, sizeof(err)));
         assert_string_equal(err, "job ml/train: annotation scheduling.volcano.sh/group-min-member: "
                                  "must be a whole number >= 0, got \"abc\"");
@@ -282,7 +268,7 @@ static void test_workload_podgroup(void **state)
 
 static struct kb_value *mirror(const char *text, char *err, size_t errlen)
 {
-        struct kb_value *v = yaml1(text);
+        struct kb_value *v = kb_test_yaml1(text);
         struct kb_xpodgroup *x;
         int rc = kb_xpodgroup_decode(v, &x, err, errlen);
         kb_value_free(v);
@@ -351,7 +337,7 @@ static void test_xpodgroup(void **state)
 
 static struct kb_vcjob *vcjob(const char *text)
 {
-        struct kb_value *v = yaml1(text);
+        struct kb_value *v = kb_test_yaml1(text);
         struct kb_vcjob *j;
         char err[512];
         int rc = kb_vcjob_decode(v, &j, err, sizeof(err));
@@ -401,7 +387,7 @@ static void test_vcjob_decode(void **state)
              "vcjob ml/mpi: spec.tasks[0].replicas: must be >= 0, got -1"},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
-                struct kb_value *v = yaml1(bad[i].text);
+                struct kb_value *v = kb_test_yaml1(bad[i].text);
                 char err[512];
                 assert_int_equal(kb_vcjob_decode(v, &j, err, sizeof(err)), KB_EBADINPUT);
                 assert_string_equal(err, bad[i].err);
