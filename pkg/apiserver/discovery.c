@@ -151,8 +151,16 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                                 if (!rt->custom && !strcmp(rt->resource, "pods")) {
                                         kb_value_append(
                                             subs, subresource(rt, "binding", "Binding", true));
-                                        kb_value_append(
-                                            subs, subresource(rt, "eviction", "Eviction", true));
+                                        /* An Eviction is policy/v1's, as a real
+                                         * server says (kubectl drain looks). */
+                                        struct kb_value *ev =
+                                            subresource(rt, "eviction", "Eviction", true);
+                                        struct kb_value *k = kb_value_new(KB_VOBJECT);
+                                        kb_value_set(k, "group", kb_value_new_string("policy"));
+                                        kb_value_set(k, "version", kb_value_new_string("v1"));
+                                        kb_value_set(k, "kind", kb_value_new_string("Eviction"));
+                                        kb_value_set(ev, "responseKind", k);
+                                        kb_value_append(subs, ev);
                                 }
                                 if (subs->arr.n)
                                         kb_value_set(r, "subresources", subs);
@@ -279,8 +287,14 @@ int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const c
                 }
                 if (!rt->custom && !strcmp(rt->resource, "pods")) {
                         kb_value_append(res, legacy_entry("pods/binding", "Binding", true, false));
-                        kb_value_append(res,
-                                        legacy_entry("pods/eviction", "Eviction", true, false));
+                        /* group and version say an Eviction is policy/v1's:
+                         * kubectl drain evicts only when it finds them
+                         * (else it deletes, ignoring disruption budgets). */
+                        struct kb_value *ev =
+                            legacy_entry("pods/eviction", "Eviction", true, false);
+                        kb_value_set(ev, "group", kb_value_new_string("policy"));
+                        kb_value_set(ev, "version", kb_value_new_string("v1"));
+                        kb_value_append(res, ev);
                         struct kb_value *log = legacy_entry("pods/log", "Pod", true, false);
                         struct kb_value *get = kb_value_new(KB_VARRAY);
                         kb_value_append(get, kb_value_new_string("get"));

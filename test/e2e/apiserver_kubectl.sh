@@ -218,5 +218,12 @@ wait_for "job pods collected" 10 sh -c "! $K get pods -l job-name=cleanup -o nam
 out=$($K get events --field-selector involvedObject.kind=Job,involvedObject.name=train)
 expect_match "job events" "$out" 'Normal +SuccessfulCreate +job/train +Created pod: train-'
 
+# kubectl drain evicts (pods/eviction, policy/v1 in discovery) rather than
+# deleting, so a drain honours what an eviction honours.
+$K run drained --image=busybox --overrides='{"spec":{"nodeName":"node-2"}}' >/dev/null
+out=$($K drain node-2 --force --ignore-daemonsets --delete-emptydir-data -v 6 2>&1)
+expect_match "drain: the pod is evicted" "$out" 'POST .*/pods/drained/eviction 201'
+expect_match "drain: says evicted" "$out" 'pod/drained evicted'
+
 stop_server
 finish
