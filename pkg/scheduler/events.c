@@ -7,7 +7,10 @@
  * a list of records with something unsent.  A repeat bumps the record's
  * count (and replaces its message when that changed); the Event is created
  * once and then patched with count, lastTimestamp, series {count,
- * lastObservedTime} and the message, at most every EVENT_PATCH_PERIOD.  A
+ * lastObservedTime} and the message, at most every EVENT_PATCH_PERIOD;
+ * only the first change of its message goes at once (a gang's first
+ * session often sees it before its pods exist, and the reason that stands
+ * should not wait behind "no pods yet" for a period; tokens still apply).  A
  * repeat after EVENT_WINDOW of quiet starts a new Event.
  *
  * Giving way.  Events travel in the client's lowest lane (they never take
@@ -57,6 +60,7 @@ struct rec {
         const char *event_ns;
         char *message;
         bool message_unsent;
+        bool corrected;   /* its message's first change went without the period */
         char *event_name; /* set once created */
         char *creating;   /* the name of the Event being created */
         int count, sent_count;
@@ -342,13 +346,16 @@ static void flush(struct kb_sched *s, struct rec *r)
         if (r->call)
                 return; /* its answer flushes again */
         double now = kb_now_mono();
-        if ((r->event_name || r->failed) && r->last_sent && now - r->last_sent < EVENT_PATCH_PERIOD)
+        bool quick = r->event_name && r->message_unsent && !r->corrected && !r->failed;
+        if (!quick && (r->event_name || r->failed) && r->last_sent &&
+            now - r->last_sent < EVENT_PATCH_PERIOD)
                 return;
         if (!kb__leading(s) || kb_kube_lane_full(s->kube, KB_KUBE_LANE_EVENT) || !take_token(ev))
                 return;
         char ts[40];
         kb__now_time(ts, sizeof(ts));
         bool with_message = r->message_unsent;
+        r->corrected |= quick;
         r->last_sent = now;
         r->sent_count = r->count;
         r->message_unsent = false;
@@ -380,6 +387,7 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                         r->event_name = NULL;
                         r->count = r->sent_count = 0;
                         r->failed = false;
+                        r->corrected = false;
                         r->last_sent = 0;
                         kb__now_time(r->first_time, sizeof(r->first_time));
                 }
