@@ -92,6 +92,12 @@ struct kb_session {
          * accounting (through statements). */
         struct kb_node_info *nodes; /* sorted by name */
         size_t nnodes;
+        /* Node indices + 1 by the hash of their names (open addressing,
+         * ntable a power of two, 0 empty): kb_session_node in a probe or
+         * two, where a binary search over 5,000 names missed the cache a
+         * dozen times for each of 100,000 tasks. */
+        uint32_t *node_table;
+        size_t ntable;
         struct kb_task *tasks; /* our pods' tasks, then other schedulers' */
         size_t ntasks;
         struct kb_job **jobs; /* PodGroup jobs first (by name), then lone pods */

@@ -215,6 +215,15 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
 
 struct kb_node_info *kb_session_node(struct kb_session *s, const char *name)
 {
+        if (s->node_table) {
+                size_t k = kb_hash(name, strlen(name), KB_HASH_SEED) & (s->ntable - 1);
+                for (; s->node_table[k]; k = (k + 1) & (s->ntable - 1)) {
+                        struct kb_node_info *n = &s->nodes[s->node_table[k] - 1];
+                        if (strcmp(n->name, name) == 0)
+                                return n;
+                }
+                return NULL;
+        }
         size_t lo = 0, hi = s->nnodes;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;

@@ -43,9 +43,18 @@ static void build_nodes(struct kb_session *s)
                 n->idle = n->allocatable;
         }
         qsort(s->nodes, s->nnodes, sizeof(*s->nodes), cmp_node_info);
+        s->ntable = 16;
+        while (s->ntable < 2 * (s->nnodes + 1))
+                s->ntable *= 2;
+        s->node_table = kb_pool_alloc(&s->pool, s->ntable * sizeof(*s->node_table));
         for (size_t i = 0; i < s->nnodes; i++) {
                 s->nodes[i].index = (uint32_t)i;
                 kb_res_add(&s->total, &s->nodes[i].allocatable);
+                const char *name = s->nodes[i].name;
+                size_t k = kb_hash(name, strlen(name), KB_HASH_SEED) & (s->ntable - 1);
+                while (s->node_table[k])
+                        k = (k + 1) & (s->ntable - 1);
+                s->node_table[k] = (uint32_t)i + 1;
         }
 }
 
