@@ -33,7 +33,7 @@ tiers:
   - name: proportion
   - name: nodeorder
 YAML
-PORT_M=$((20000 + RANDOM % 20000))
+PORT_M=$(free_port)
 start_sched s --scheduler-conf "$T/good.conf" --listen-address 127.0.0.1:$PORT_M --dump-dir "$T"
 
 # The default queue is created.

@@ -20,7 +20,7 @@ pod web other 4 ',"nodeName":"node-1"'
 pod old other 4 ',"nodeName":"node-2","terminationGracePeriodSeconds":12'
 wait_for "foreign pods running" 10 sh -c "$K get pod web old -o jsonpath='{.items[*].status.phase}' | grep -qx 'Running Running'"
 
-PORT_M=$((20000 + RANDOM % 20000))
+PORT_M=$(free_port)
 start_sched s --listen-address 127.0.0.1:$PORT_M --dump-dir "$T"
 wait_for "default queue created" 15 $K get queue default
 pod foreign-late other 1

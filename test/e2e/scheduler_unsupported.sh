@@ -29,7 +29,7 @@ expect_eq "--strict-conf refuses a conf with skipped items" "$rc" 2
 expect_match "--strict-conf names them" "$out" \
         'strict-conf: kbatch would skip 3 item\(s\): action shuffle, plugin tdm, argument nodeorder selectorspread.weight'
 
-PORT_M=$((20000 + RANDOM % 20000))
+PORT_M=$(free_port)
 start_sched s --scheduler-conf "$T/volcano.conf" --listen-address 127.0.0.1:$PORT_M
 wait_for "default queue created" 15 $K get queue default
 expect_eq "one startup line lists what is skipped" \

@@ -12,7 +12,7 @@
 
 NODE_CPU=4
 start_api --nodes "2:cpu=4,memory=16Gi"
-PORT_M=$((20000 + RANDOM % 20000))
+PORT_M=$(free_port)
 # --workload-podgroups=false: the pod without a PodGroup stays a gang of
 # its own, as kube-scheduler would see it (with PodGroups made for
 # workloads, it would get podgroup-<uid> and say why there:

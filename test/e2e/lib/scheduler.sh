@@ -2,6 +2,7 @@
 #
 #   start_api [FLAGS...]      kbatch-apiserver on a free port with the CRDs
 #                             applied; sets URL, KC (kubeconfig), K (kubectl)
+#   free_port                 a port for --listen-address nothing holds
 #   start_sched NAME [FLAGS]  kbatch-scheduler against it, logging to
 #                             $T/NAME.log; its pid in SCHED_PID[NAME]
 #   stop_sched NAME           SIGTERM; fails unless it exits 0 (ASan: no leaks)
@@ -59,6 +60,28 @@ wait_for() {
         done
         fail "$what (waited ${secs}s)"
         return 1
+}
+
+# free_port: a TCP port on 127.0.0.1 that nothing listens on, below the
+# kernel's ephemeral range, so no client connection of this or another
+# test can hold it when the scheduler binds it (a random port in
+# 20000-40000 did, now and then, and the scheduler exited 2).
+free_port() {
+        python3 - <<'PY'
+import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(200):
+    port = random.randint(10000, max(10001, low - 1))
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(port)
+    break
+PY
 }
 
 start_api() {
