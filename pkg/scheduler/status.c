@@ -484,6 +484,11 @@ struct pg_idx {
         UT_hash_handle hh;
         const char *key; /* pool-owned "ns/name" */
         const struct kb_pg_status *st;
+        /* Its condition's message without the queue position ending: a
+         * pod's condition and event say why it waits, not where its group
+         * stands (else every move of the queue would rewrite the condition
+         * of every pending pod of every waiting gang). */
+        const char *blocker;
 };
 
 /* A FailedScheduling event on pod cur (as the cache has it now) and its
@@ -534,6 +539,11 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                 e = kb_pool_alloc(&pool, sizeof(*e));
                 e->key = st->name;
                 e->st = st;
+                const char *msg = st->cond_message ? st->cond_message : "", *pos;
+                size_t n = kb_position_split(msg, &pos);
+                char *b = kb_pool_alloc(&pool, n + 1);
+                memcpy(b, msg, n);
+                e->blocker = b;
                 HASH_ADD_KEYPTR(hh, idx, e->key, strlen(e->key), e);
         }
         if (!idx)
@@ -565,7 +575,7 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                     (cur->node_name && *cur->node_name) ||
                     kb_cache_binding(s->cache, ns, p->meta.name))
                         continue;
-                const char *msg = e->st->cond_message ? e->st->cond_message : "";
+                const char *msg = e->blocker;
                 /* A group that is missing because kbatch could not decode
                  * it says why, not just "not found". */
                 const struct kb_cache_invalid *inv =

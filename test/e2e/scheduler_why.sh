@@ -37,6 +37,11 @@ gang g3 3 2500m
 wait_for "g3: Unschedulable with the placed count" 15 sh -c "$K get pg g3 -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q '2/3 placed; the 3rd: 0/2 nodes are available: 2 Insufficient cpu'"
 expect_eq "g3: reason NotEnoughResources" "$(jp pg g3 '{.status.conditions[?(@.type=="Unschedulable")].reason}')" NotEnoughResources
 expect_match "g3: its place in its queue" "$(jp pg g3 '{.status.conditions[?(@.type=="Unschedulable")].message}')" '; 1st of 1 waiting in queue default$'
+# Its pods say why they wait, not where the group stands (that is the
+# group's to say, and would rewrite every pod whenever the queue moves).
+wait_for "g3-1: PodScheduled=False with the blocker" 10 sh -c "$K get pod g3-1 -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].message}' | grep -q '2/3 placed; the 3rd'"
+expect_eq "g3-1: no queue position in the pod's condition" \
+        "$(jp pod g3-1 '{.status.conditions[?(@.type=="PodScheduled")].message}' | grep -c 'waiting in queue')" 0
 
 # Eleven more gangs of that shape wait behind g3 (created after it, so
 # g3 is 1st; among themselves, created within the same second or two,
@@ -51,12 +56,15 @@ for i in $(seq -w 1 11); do gang w$i 3 2500m; done
 pos() { $K get pg "$1" -o jsonpath='{.status.conditions[?(@.type=="Unschedulable")].message}' | grep -o '[0-9]*[a-z]* of [0-9]* waiting in queue default$'; }
 wait_for "w11: 12th of 12" 20 sh -c "$K get pg w11 -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q '; 12th of 12 waiting in queue default$'"
 rv=$(jp pg w11 '{.metadata.resourceVersion}')
+wait_for "w11-1: PodScheduled=False" 10 sh -c "$K get pod w11-1 -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].status}' | grep -qx False"
+prv=$(jp pod w11-1 '{.metadata.resourceVersion}')
 $K delete pg g3 >/dev/null
 $K delete pod g3-1 g3-2 g3-3 --grace-period=0 >/dev/null 2>&1
 wait_for "w01: moves up to 1st of 11 at once" 10 sh -c "$K get pg w01 -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q '; 1st of 11 waiting in queue default$'"
 sleep 1
 expect_eq "w11: not rewritten for a position alone past the 10th" "$(jp pg w11 '{.metadata.resourceVersion}')" "$rv"
 expect_eq "w11: its condition still says" "$(pos w11)" "12th of 12 waiting in queue default"
+expect_eq "w11-1: its pod is not rewritten when the queue moves" "$(jp pod w11-1 '{.metadata.resourceVersion}')" "$prv"
 for i in $(seq -w 2 11); do
         $K delete pg w$i >/dev/null
         $K delete pod w$i-1 w$i-2 w$i-3 --grace-period=0 >/dev/null 2>&1
