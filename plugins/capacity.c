@@ -129,7 +129,7 @@ static bool is_leaf(const struct kb__capacity *c, int q)
 static bool deserves(const struct kb__capq *a)
 {
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS && a->deserved[i] >= KB__EPS)
+                if (i != KB_RES_PODS && a->deserved[i] >= KB_QUOTA_EPS)
                         return true;
         return false;
 }
@@ -195,12 +195,6 @@ static bool within(const struct kb__capq *a, const double *extra, const struct k
         return true;
 }
 
-static void req_vec(const struct kb_res *r, double *v)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                v[i] = (double)r->q[i];
-}
-
 static bool usable(const struct kb__capacity *c, const struct kb_queue_info *q)
 {
         return q->state == KB_QUEUE_OPEN && !c->q[q->index].refuse;
@@ -233,7 +227,7 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
         if (!usable(c, q))
                 return false;
         kb__vec req;
-        req_vec(&t->resreq, req);
+        kb_quota_vec(&t->resreq, req);
         EACH_UP (c, k, (int)q->index)
                 if (!within(&c->q[k], req, &t->resreq)) {
                         explain_refusal(c, q, k, t);
@@ -300,7 +294,7 @@ static int enqueueable(void *arg, const struct kb_job *j)
         if (!j->pg || !j->pg->has_min_resources)
                 return 1;
         kb__vec min;
-        req_vec(&j->pg->min_resources, min);
+        kb_quota_vec(&j->pg->min_resources, min);
         struct kb_buf b;
         kb_buf_init(&b);
         int rc = 1;
@@ -342,9 +336,9 @@ static bool partly_within(const double *used, const double *deserved, const stru
 {
         for (int i = 0; i < KB_RES_MAX; i++) {
                 if (i == KB_RES_PODS || req->q[i] <= 0 ||
-                    (used[i] < KB__EPS && deserved[i] < KB__EPS))
+                    (used[i] < KB_QUOTA_EPS && deserved[i] < KB_QUOTA_EPS))
                         continue;
-                if (used[i] < deserved[i] || fabs(used[i] - deserved[i]) < KB__EPS)
+                if (used[i] < deserved[i] || fabs(used[i] - deserved[i]) < KB_QUOTA_EPS)
                         return true;
         }
         return false;
@@ -357,7 +351,7 @@ static bool preemptive(void *arg, const struct kb_queue_info *q, const struct kb
                 return false;
         const struct kb__capq *a = attr_of(c, q);
         kb__vec req, used;
-        req_vec(&t->resreq, req);
+        kb_quota_vec(&t->resreq, req);
         if (!within(a, req, &t->resreq))
                 return false;
         for (int i = 0; i < KB_RES_MAX; i++)

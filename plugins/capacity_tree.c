@@ -15,17 +15,11 @@
 #include "framework/quota.h"
 #include "plugins/plugins-int.h"
 
-static void to_vec(const struct kb_res *r, double *v)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                v[i] = r->q[i] == KB_RES_UNLIMITED ? INFINITY : (double)r->q[i];
-}
-
 /* A queue's spec.capability: a resource it does not name has no limit, nor
  * does cpu or memory at 0 or below (Volcano's rule). */
 static void spec_capability(const struct kb_queue *q, double *cap)
 {
-        to_vec(&q->capability, cap);
+        kb_quota_vec(&q->capability, cap);
         if (cap[KB_RES_CPU] <= 0)
                 cap[KB_RES_CPU] = INFINITY;
         if (cap[KB_RES_MEMORY] <= 0)
@@ -37,8 +31,8 @@ static void spec_attrs(struct kb__capq *a, const struct kb_queue_info *info)
         a->info = info;
         a->name = info->name;
         a->parent = -1;
-        to_vec(&info->queue->deserved, a->deserved);
-        to_vec(&info->queue->guarantee, a->guarantee);
+        kb_quota_vec(&info->queue->deserved, a->deserved);
+        kb_quota_vec(&info->queue->guarantee, a->guarantee);
         spec_capability(info->queue, a->capability);
 }
 
@@ -46,7 +40,7 @@ static void spec_attrs(struct kb__capq *a, const struct kb_queue_info *info)
 static bool vec_empty(const double *v)
 {
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS && v[i] >= KB__EPS)
+                if (i != KB_RES_PODS && v[i] >= KB_QUOTA_EPS)
                         return false;
         return true;
 }
@@ -59,7 +53,7 @@ void kb__capacity_share(struct kb__capq *a)
         }
         double s = 0;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (a->deserved[i] < KB__EPS)
+                if (a->deserved[i] < KB_QUOTA_EPS)
                         continue;
                 double f = a->allocated[i] / a->deserved[i];
                 if (f > s)
@@ -100,7 +94,7 @@ static void job_attrs(struct kb__capacity *c, const struct kb_job *j)
 static void build_flat(struct kb__capacity *c, const struct kb_queue_info *queues)
 {
         kb__vec total, guarantees = {0};
-        to_vec(kb_session_total(c->s), total);
+        kb_quota_vec(kb_session_total(c->s), total);
         for (size_t q = 0; q < c->n; q++) {
                 spec_attrs(&c->q[q], &queues[q]);
                 for (int i = 0; i < KB_RES_MAX; i++)

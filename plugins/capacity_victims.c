@@ -20,12 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "framework/quota.h"
 #include "plugins/plugins-int.h"
 
 /* Volcano's LessEqual for one resource: l <= r, give or take the epsilon. */
 static bool le_eps(double l, double r)
 {
-        return l < r || fabs(l - r) < KB__EPS;
+        return l < r || fabs(l - r) < KB_QUOTA_EPS;
 }
 
 /* Whether t uses a resource in which amounts (a deserved) has some: with
@@ -34,7 +35,7 @@ static bool le_eps(double l, double r)
 static bool relevant(const struct kb_task *t, const double *amounts)
 {
         for (int i = 0; i < KB_RES_MAX; i++)
-                if ((double)t->resreq.q[i] >= KB__EPS && amounts[i] >= KB__EPS)
+                if ((double)t->resreq.q[i] >= KB_QUOTA_EPS && amounts[i] >= KB_QUOTA_EPS)
                         return true;
         return false;
 }
@@ -45,7 +46,7 @@ static bool relevant(const struct kb_task *t, const double *amounts)
 static bool exceeds(const double *allocated, const double *deserved, const struct kb_task *t)
 {
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS && t->resreq.q[i] > 0 && deserved[i] >= KB__EPS &&
+                if (i != KB_RES_PODS && t->resreq.q[i] > 0 && deserved[i] >= KB_QUOTA_EPS &&
                     allocated[i] > deserved[i])
                         return true;
         return false;
@@ -215,8 +216,8 @@ int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
                         continue;
                 bool shared = false;
                 for (int i = 0; i < KB_RES_MAX && !shared; i++)
-                        shared = i != KB_RES_PODS && (double)t->resreq.q[i] >= KB__EPS &&
-                                 (double)reclaimer->resreq.q[i] >= KB__EPS;
+                        shared = i != KB_RES_PODS && (double)t->resreq.q[i] >= KB_QUOTA_EPS &&
+                                 (double)reclaimer->resreq.q[i] >= KB_QUOTA_EPS;
                 int q = (int)tq->index;
                 if (!shared || !eligible(&w, p, q, reclaimer, t))
                         continue;

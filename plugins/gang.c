@@ -250,15 +250,6 @@ static void cluster_room(struct kb_session *s, struct cluster_room *c)
                 }
 }
 
-/* The first resource in which need exceeds have, or -1. */
-static int exceeds(const struct kb_res *need, const struct kb_res *have)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (need->q[i] > have->q[i])
-                        return i;
-        return -1;
-}
-
 /* Why j can never be placed, whatever else runs: a task asks more than any
  * node has allocatable in some resource, or minMember tasks more than the
  * whole cluster.  NULL when it might fit (the test is by resource; the
@@ -269,12 +260,10 @@ static const char *never_fits(struct kb_session *s, const struct kb_job *j, stru
         cluster_room(s, c);
         char n[48], h[48];
         const struct kb_task *t = j->fit_task;
-        int i = t ? exceeds(&t->resreq, &c->largest) : -1;
+        int i = t ? kb_res_first_short(&t->resreq, &c->largest) : -1;
         if (i >= 0) {
-                kb_quantity_human((double)t->resreq.q[i], kb_res_is_milli(i), kb_res_is_bytes(i), n,
-                                  sizeof(n));
-                kb_quantity_human((double)c->largest.q[i], kb_res_is_milli(i), kb_res_is_bytes(i),
-                                  h, sizeof(h));
+                kb_res_human(i, (double)t->resreq.q[i], n, sizeof(n));
+                kb_res_human(i, (double)c->largest.q[i], h, sizeof(h));
                 kb_buf_printf(b,
                               "can never fit: pod %s asks %s %s, more than any node has (the "
                               "largest of %zu: %s)",
@@ -283,12 +272,10 @@ static const char *never_fits(struct kb_session *s, const struct kb_job *j, stru
         }
         struct kb_res need, gang, own;
         kb_job_need(j, &need, &gang, &own);
-        i = exceeds(&gang, &c->total);
+        i = kb_res_first_short(&gang, &c->total);
         if (i >= 0) {
-                kb_quantity_human((double)gang.q[i], kb_res_is_milli(i), kb_res_is_bytes(i), n,
-                                  sizeof(n));
-                kb_quantity_human((double)c->total.q[i], kb_res_is_milli(i), kb_res_is_bytes(i), h,
-                                  sizeof(h));
+                kb_res_human(i, (double)gang.q[i], n, sizeof(n));
+                kb_res_human(i, (double)c->total.q[i], h, sizeof(h));
                 if (i == KB_RES_PODS)
                         kb_buf_printf(b,
                                       "can never fit: its minMember %d task(s) need %s pod "

@@ -279,11 +279,6 @@ bool kb__ctr_min(const struct kb__ctr *c, int32_t *min, uint32_t *ndomains)
         return c->npresent > 0;
 }
 
-bool kb__ctr_present(const struct kb__ctr *c, uint32_t d)
-{
-        return c->present && d != KB_NO_DOMAIN && c->present[d];
-}
-
 size_t kb__ctr_nonzero(const struct kb__ctr *c, uint32_t *out, size_t cap)
 {
         size_t n = 0;
@@ -712,11 +707,6 @@ static void count(struct kb__ipod *ix, const struct kb_task *t, int32_t sign)
                 if (d != KB_NO_DOMAIN)
                         bump(p->carry[i].c, d, sign * p->carry[i].weight);
         }
-}
-
-bool kb__ipod_counted(const struct kb__ipod *ix, const struct kb_task *t)
-{
-        return ix->pt && ix->pt[t->index].counted;
 }
 
 size_t kb__ipod_carriers(struct kb__ipod *ix, const struct kb_task *t, enum kb__carry_class cls,

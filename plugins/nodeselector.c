@@ -30,18 +30,7 @@
 
 const char *kb__plugins_node_label(const struct kb_node *node, const char *key)
 {
-        for (size_t i = 0; i < node->meta.nlabels; i++)
-                if (strcmp(node->meta.labels[i].key, key) == 0)
-                        return node->meta.labels[i].value;
-        return NULL;
-}
-
-static bool has_value(const struct kb_selector_req *r, const char *v)
-{
-        for (size_t i = 0; i < r->nvalues; i++)
-                if (strcmp(r->values[i], v) == 0)
-                        return true;
-        return false;
+        return kb_meta_label(&node->meta, key);
 }
 
 /* Go's strconv.ParseInt(s, 10, 64): an optional sign, then one or more
@@ -78,14 +67,6 @@ static bool expr_matches(const struct kb_selector_req *r, const char *val)
         int64_t lv, rv;
 
         switch (r->op) {
-        case KB_SEL_IN:
-                return r->nvalues > 0 && val && has_value(r, val);
-        case KB_SEL_NOT_IN:
-                return r->nvalues > 0 && (!val || !has_value(r, val));
-        case KB_SEL_EXISTS:
-                return r->nvalues == 0 && val;
-        case KB_SEL_DOES_NOT_EXIST:
-                return r->nvalues == 0 && !val;
         case KB_SEL_GT:
         case KB_SEL_LT:
                 if (r->nvalues != 1 || !parse_int64(r->values[0], &rv))
@@ -93,8 +74,13 @@ static bool expr_matches(const struct kb_selector_req *r, const char *val)
                 if (!val || !parse_int64(val, &lv))
                         return false;
                 return r->op == KB_SEL_GT ? lv > rv : lv < rv;
+        default:
+                /* In and NotIn need values, Exists and DoesNotExist none;
+                 * the rest is a label selector's requirement. */
+                if ((r->op == KB_SEL_IN || r->op == KB_SEL_NOT_IN) != (r->nvalues > 0))
+                        return false;
+                return kb_selector_req_matches(r, val);
         }
-        return false;
 }
 
 /* One matchFields requirement: only metadata.name, In or NotIn, one value. */

@@ -89,8 +89,6 @@ const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
  * keep it current; no counter may be added afterwards. */
 void kb__ipod_start(struct kb__ipod *ix);
 bool kb__ipod_empty(const struct kb__ipod *ix);
-/* Whether t counts now (on a node, not evicted in this session). */
-bool kb__ipod_counted(const struct kb__ipod *ix, const struct kb_task *t);
 /* The carrying counters of class cls whose term matches t's pod (kept for
  * t); their number. */
 size_t kb__ipod_carriers(struct kb__ipod *ix, const struct kb_task *t, enum kb__carry_class cls,
@@ -104,11 +102,9 @@ const struct kb_domains *kb__ctr_domains(const struct kb__ctr *c);
 /* For an eligible counter: the least count over the domains holding an
  * eligible node, and their number; false when there is none. */
 bool kb__ctr_min(const struct kb__ctr *c, int32_t *min, uint32_t *ndomains);
-bool kb__ctr_present(const struct kb__ctr *c, uint32_t domain);
 /* The domains with a non-zero count into out (up to cap); their number. */
 size_t kb__ctr_nonzero(const struct kb__ctr *c, uint32_t *out, size_t cap);
 
-/* A label selector against labels; an unset selector matches nothing. */
 /* Whether pod matches a pod affinity term (namespace, then labels). */
 bool kb__term_matches(const struct kb__ipod *ix, const struct kb_pod_term *t,
                       const struct kb_pod *pod);
@@ -155,9 +151,6 @@ struct kb__binpack {
 
 /* A resource vector: one amount per resource slot (INFINITY: no limit). */
 typedef double kb__vec[KB_RES_MAX];
-
-/* Volcano's resource epsilon: amounts closer than this are equal. */
-#define KB__EPS 0.1
 
 /* One queue's attributes in capacity (Volcano's queueAttr). */
 struct kb__capq {

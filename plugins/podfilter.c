@@ -88,8 +88,6 @@ struct kb__podfilter {
         struct kb__ipod *ix;
         struct rules **rules; /* per task index; NULL: none of its own */
         size_t ntasks;
-        size_t nnodes;
-        const struct kb_node_info *nodes;
         /* scope() scratch, the plugin's until its next call */
         uint8_t *allowed;
         size_t capallowed;

@@ -86,12 +86,6 @@ struct proportion {
         bool *seen;
 };
 
-static void to_vec(const struct kb_res *r, double *v)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                v[i] = r->q[i] == KB_RES_UNLIMITED ? INFINITY : (double)r->q[i];
-}
-
 /* Volcano's Share(l, r): l/r, with 0/0 = 0 and x/0 = 1. */
 static double frac(double l, double r)
 {
@@ -100,14 +94,11 @@ static double frac(double l, double r)
         return l / r;
 }
 
-/* Volcano's resource epsilon: quantities closer than this are equal. */
-#define EPS 0.1
-
 static void update_share(struct attr *a)
 {
         double s = 0;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (a->deserved[i] < EPS)
+                if (a->deserved[i] < KB_QUOTA_EPS)
                         continue;
                 double f = frac(a->allocated[i], a->deserved[i]);
                 if (f > s)
@@ -120,7 +111,7 @@ static void update_share(struct attr *a)
 static bool remains(const vec r)
 {
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS && r[i] >= EPS)
+                if (i != KB_RES_PODS && r[i] >= KB_QUOTA_EPS)
                         return true;
         return false;
 }
@@ -128,7 +119,7 @@ static bool remains(const vec r)
 static void compute_deserved(struct proportion *p)
 {
         vec remaining;
-        to_vec(kb_session_total(p->s), remaining);
+        kb_quota_vec(kb_session_total(p->s), remaining);
         bool *meet = kb_xcalloc(p->nqueues + 1, sizeof(bool));
         for (;;) {
                 int64_t total_weight = 0;
@@ -152,7 +143,7 @@ static void compute_deserved(struct proportion *p)
                                 d = fmin(d, a->request[i]);
                                 d = fmax(d, a->guarantee[i]);
                                 a->deserved[i] = d;
-                                if (!(a->request[i] < d + EPS))
+                                if (!(a->request[i] < d + KB_QUOTA_EPS))
                                         fits = false;
                                 if (d != old)
                                         same = false;
@@ -181,7 +172,7 @@ static bool overused(void *arg, const struct kb_queue_info *q)
 {
         const struct attr *a = &((const struct proportion *)arg)->attrs[q->index];
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (!(a->deserved[i] < a->allocated[i] + EPS))
+                if (!(a->deserved[i] < a->allocated[i] + KB_QUOTA_EPS))
                         return false;
         return true;
 }
@@ -235,7 +226,7 @@ static int enqueueable(void *arg, const struct kb_job *j)
         if (!j->pg || !j->pg->has_min_resources)
                 return 1;
         vec min;
-        to_vec(&j->pg->min_resources, min);
+        kb_quota_vec(&j->pg->min_resources, min);
         struct kb_buf b;
         kb_buf_init(&b);
         for (int i = 0; i < KB_RES_MAX; i++) {
@@ -284,7 +275,7 @@ static int reclaimable(void *arg, const struct kb_task *reclaimer, struct kb_tas
                 }
                 bool above = false;
                 for (int d = 0; d < KB_RES_MAX && !above; d++)
-                        above = !(p->left[q][d] < p->attrs[q].deserved[d] + EPS);
+                        above = !(p->left[q][d] < p->attrs[q].deserved[d] + KB_QUOTA_EPS);
                 if (!above)
                         continue;
                 out[k++] = cand[i];
@@ -321,10 +312,10 @@ static void on_deallocate(void *arg, const struct kb_task *t)
 static void queue_attrs(struct proportion *p, const struct kb_queue_info *queues)
 {
         vec total, total_guarantee = {0};
-        to_vec(kb_session_total(p->s), total);
+        kb_quota_vec(kb_session_total(p->s), total);
         for (size_t q = 0; q < p->nqueues; q++) {
                 vec g;
-                to_vec(&queues[q].queue->guarantee, g);
+                kb_quota_vec(&queues[q].queue->guarantee, g);
                 for (int i = 0; i < KB_RES_MAX; i++)
                         total_guarantee[i] += g[i];
         }
@@ -333,8 +324,8 @@ static void queue_attrs(struct proportion *p, const struct kb_queue_info *queues
                 const struct kb_queue *queue = queues[q].queue;
                 vec cap;
                 a->weight = queues[q].weight;
-                to_vec(&queue->guarantee, a->guarantee);
-                to_vec(&queue->capability, cap);
+                kb_quota_vec(&queue->guarantee, a->guarantee);
+                kb_quota_vec(&queue->capability, cap);
                 if (queue->has_capability) {
                         if (cap[KB_RES_CPU] <= 0)
                                 cap[KB_RES_CPU] = INFINITY;

@@ -6,6 +6,8 @@
 #ifndef KB_PKG_FRAMEWORK_QUOTA_H
 #define KB_PKG_FRAMEWORK_QUOTA_H
 
+#include <math.h>
+
 #include "framework/framework.h"
 
 /*
@@ -22,6 +24,17 @@ struct kb_job_hold {
         uint32_t nheld;
 };
 void kb_job_hold(const struct kb_job *j, struct kb_job_hold *h);
+
+/* Volcano's resource epsilon: amounts closer than this are equal. */
+#define KB_QUOTA_EPS 0.1
+
+/* r as the quota plugins count: one double per slot, an unlimited slot
+ * INFINITY. */
+static inline void kb_quota_vec(const struct kb_res *r, double *v)
+{
+        for (int i = 0; i < KB_RES_MAX; i++)
+                v[i] = r->q[i] == KB_RES_UNLIMITED ? INFINITY : (double)r->q[i];
+}
 
 /* Appends (after "; " when b is not empty) why a group's minResources do
  * not fit a queue in resource i: "insufficient cpu: the group needs 3, the
