@@ -235,7 +235,9 @@ static void print_podgroup(struct cli *c, const struct kb_value *pg, const char 
 
 static int why_pod(struct cli *c, const struct kb_value *pod)
 {
-        const char *g = kb_ctl_pod_group(pod);
+        /* The group it names, else the one kbatch makes for its workload. */
+        char *made = kb_ctl_pod_workload_group(pod);
+        const char *g = made ? made : kb_ctl_pod_group(pod);
         struct kb_value *pg = NULL;
         bool served = true;
         enum kb_ctl_group state = KB_CTL_GROUP_NONE;
@@ -247,9 +249,13 @@ static int why_pod(struct cli *c, const struct kb_value *pod)
                             kb_xasprintf(GROUP_API "/namespaces/%s/podgroups/%s", c->ns, g);
                         int rc = get_object(c, path, "the podgroup", &pg, &served);
                         free(path);
-                        if (rc)
+                        if (rc) {
+                                free(made);
                                 return rc;
-                        state = pg ? KB_CTL_GROUP_FOUND : KB_CTL_GROUP_MISSING;
+                        }
+                        state = pg     ? KB_CTL_GROUP_FOUND
+                                : made ? KB_CTL_GROUP_NOT_MADE
+                                       : KB_CTL_GROUP_MISSING;
                 }
         }
         struct kb_buf out;
@@ -265,6 +271,7 @@ static int why_pod(struct cli *c, const struct kb_value *pod)
                 print_podgroup(c, pg, g);
                 kb_value_free(pg);
         }
+        free(made);
         return EXIT_OK;
 }
 

@@ -22,10 +22,16 @@
 
 /* ---- pods ------------------------------------------------------------------ */
 
-/* The PodGroup a pod joins: its scheduling.k8s.io/group-name annotation,
- * else Volcano's scheduling.volcano.sh/group-name (the order kbatch reads
- * them in), or NULL when it names none.  Points into pod. */
+/* The PodGroup a pod names: its scheduling.k8s.io/group-name annotation,
+ * else Volcano's scheduling.volcano.sh/group-name, else the label
+ * scheduling.x-k8s.io/pod-group (the order kbatch reads them in), or NULL
+ * when it names none.  Points into pod. */
 const char *kb_ctl_pod_group(const struct kb_value *pod);
+/* For a pod that names no group, the one kbatch-scheduler makes for its
+ * workload ("podgroup-<controller uid>", as the daemon and kbatch-sim name
+ * it: pkg/api decides); NULL when it names one or does not decode.  The
+ * caller frees it. */
+char *kb_ctl_pod_workload_group(const struct kb_value *pod);
 
 /* The pods of one group, by what they are doing. */
 struct kb_ctl_pods {
@@ -54,9 +60,10 @@ void kb_ctl_why_podgroup(const struct kb_value *pg, const struct kb_ctl_pods *po
 
 /* What the program knows of a pod's PodGroup. */
 enum kb_ctl_group {
-        KB_CTL_GROUP_NONE,    /* the pod names no group */
-        KB_CTL_GROUP_FOUND,   /* the caller prints the group's report after the pod's */
-        KB_CTL_GROUP_MISSING, /* the pod names a group that does not exist */
+        KB_CTL_GROUP_NONE,     /* the pod names no group */
+        KB_CTL_GROUP_FOUND,    /* the caller prints the group's report after the pod's */
+        KB_CTL_GROUP_MISSING,  /* the pod names a group that does not exist */
+        KB_CTL_GROUP_NOT_MADE, /* kbatch's group for its workload does not exist (yet) */
 };
 
 /*

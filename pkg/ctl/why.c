@@ -31,6 +31,8 @@
 
 #include "ctl/ctl.h"
 
+#include "api/api.h"
+
 #define LABEL "%-12s"
 
 static void line(struct kb_buf *out, const char *label, const char *fmt, ...) KB_PRINTF(3, 4);
@@ -48,10 +50,38 @@ static void line(struct kb_buf *out, const char *label, const char *fmt, ...)
 const char *kb_ctl_pod_group(const struct kb_value *pod)
 {
         const struct kb_value *ann = kb_value_dig(pod, "metadata", "annotations");
-        const char *g = kb_value_str(kb_value_get(ann, "scheduling.k8s.io/group-name"));
+        const char *g = kb_value_str(kb_value_get(ann, KB_GROUP_ANNOTATION));
         if (!g || !*g)
-                g = kb_value_str(kb_value_get(ann, "scheduling.volcano.sh/group-name"));
+                g = kb_value_str(kb_value_get(ann, KB_GROUP_ANNOTATION_VOLCANO));
+        if (!g || !*g)
+                g = kb_value_str(
+                    kb_value_dig(pod, "metadata", "labels", KB_GROUP_LABEL_COSCHEDULING));
         return g && *g ? g : NULL;
+}
+
+char *kb_ctl_pod_workload_group(const struct kb_value *pod)
+{
+        if (kb_ctl_pod_group(pod))
+                return NULL;
+        struct kb_pod *p = NULL;
+        char err[256];
+        if (kb_pod_decode(pod, &p, err, sizeof(err)))
+                return NULL;
+        char *g = p->workload_group ? kb_xstrdup(p->workload_group) : NULL;
+        kb_pod_free(p);
+        return g;
+}
+
+/* Whether pod (naming no group) is in the group kbatch makes for its
+ * workload, group: decoded only when group has that group's form. */
+static bool workload_of(const struct kb_value *pod, const char *group)
+{
+        if (!kb_has_prefix(group, KB_WORKLOAD_GROUP_PREFIX))
+                return false;
+        char *g = kb_ctl_pod_workload_group(pod);
+        bool in = kb_streq(g, group);
+        free(g);
+        return in;
 }
 
 void kb_ctl_count_pods(const struct kb_value *list, const char *group, struct kb_ctl_pods *out)
@@ -62,7 +92,10 @@ void kb_ctl_count_pods(const struct kb_value *list, const char *group, struct kb
                 return;
         for (size_t i = 0; i < items->arr.n; i++) {
                 const struct kb_value *p = items->arr.v[i];
-                if (!kb_value_is(p, KB_VOBJECT) || !kb_streq(kb_ctl_pod_group(p), group))
+                if (!kb_value_is(p, KB_VOBJECT))
+                        continue;
+                const char *named = kb_ctl_pod_group(p);
+                if (named ? !kb_streq(named, group) : !workload_of(p, group))
                         continue;
                 const char *phase = kb_value_str(kb_value_dig(p, "status", "phase"));
                 const char *node = kb_value_str(kb_value_dig(p, "spec", "nodeName"));
@@ -212,7 +245,8 @@ void kb_ctl_why_pod(const struct kb_value *pod, enum kb_ctl_group group, double 
         const char *sched = kb_value_str(kb_value_dig(pod, "spec", "schedulerName"));
         const char *node = kb_value_str(kb_value_dig(pod, "spec", "nodeName"));
         const char *phase = kb_value_str(kb_value_dig(pod, "status", "phase"));
-        const char *g = kb_ctl_pod_group(pod);
+        char *made = kb_ctl_pod_workload_group(pod);
+        const char *g = made ? made : kb_ctl_pod_group(pod);
 
         line(out, "Pod:", "%s/%s", ns ? ns : "default", name ? name : "?");
         line(out, "Scheduler:", "%s", sched && *sched ? sched : "default-scheduler");
@@ -228,12 +262,21 @@ void kb_ctl_why_pod(const struct kb_value *pod, enum kb_ctl_group group, double 
                 break;
         case KB_CTL_GROUP_FOUND:
                 line(out, "PodGroup:", "%s", g ? g : "?");
+                free(made);
                 return; /* the group's report says why */
         case KB_CTL_GROUP_MISSING:
                 line(out, "PodGroup:", "%s (not found: create it or fix the annotation)",
                      g ? g : "?");
                 break;
+        case KB_CTL_GROUP_NOT_MADE:
+                line(out, "PodGroup:",
+                     "%s, not made yet (kbatch-scheduler makes it for the pod's workload "
+                     "unless run with --workload-podgroups=false; then the pod is a group "
+                     "of one)",
+                     g ? g : "?");
+                break;
         }
+        free(made);
         const struct kb_value *c = condition(pod, "PodScheduled");
         if (node && *node) {
                 line(out, "Scheduled:", "yes, bound to %s", node);

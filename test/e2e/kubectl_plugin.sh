@@ -70,6 +70,19 @@ out=$(kubectl kbatch why pg/run)
 expect_match "why pg/NAME: scheduled" "$out" "^Scheduled: +yes"
 expect_match "why pg/NAME: its pods" "$out" "^Pods: +2 running, 0 pending$"
 
+# A pod naming no group is in the one kbatch-scheduler makes for it
+# (podgroup-<its uid>, having no controller): why says that group.
+$K run lonely --image=x --restart=Never --overrides='{"spec":{"schedulerName":"kbatch"}}' >/dev/null
+luid=$($K get pod lonely -o jsonpath='{.metadata.uid}')
+wait_for "lonely's podgroup is made" 15 $K get pg "podgroup-$luid"
+out=$(kubectl kbatch why pod/lonely)
+expect_match "why POD of no group: the group kbatch made for it" "$out" "^PodGroup: +podgroup-$luid$"
+out=$(kubectl kbatch why "pg/podgroup-$luid")
+# Its one pod is counted, whatever it is doing by now (the old rule read
+# only the annotations and counted none).
+expect_match "why its group: counts its pod" "$out" \
+        "^Pods: +(1 running|0 running, 1 pending|0 running, 0 pending, 1 bound)"
+
 # The namespace comes from the context, as kubectl's does; KUBECONFIG lists
 # are merged (a missing file is skipped).
 $K apply -f - >/dev/null <<'EOF'

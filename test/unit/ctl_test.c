@@ -10,15 +10,7 @@
 /* One YAML document as a tree (the test frees it). */
 static struct kb_value *obj(const char *yaml)
 {
-        struct kb_value **docs = NULL;
-        size_t n = 0;
-        char err[256];
-        if (kb_yaml_parse(yaml, strlen(yaml), &docs, &n, err, sizeof(err)) || n != 1)
-                fail_msg("bad test YAML: %s", err);
-        struct kb_value *v = docs[0];
-        docs[0] = NULL;
-        kb_value_free_docs(docs, n);
-        return v;
+        return kb_test_yaml1(yaml);
 }
 
 /* 2m3s after the conditions below changed. */
@@ -360,6 +352,21 @@ static void test_why_pod(void **state)
         kb_value_free(pod);
         pod = obj("metadata: {annotations: []}");
         assert_null(kb_ctl_pod_group(pod));
+        kb_value_free(pod);
+        /* scheduler-plugins' label names a group too, after the annotations. */
+        pod = obj("metadata: {labels: {scheduling.x-k8s.io/pod-group: x}}");
+        assert_string_equal(kb_ctl_pod_group(pod), "x");
+        assert_null(kb_ctl_pod_workload_group(pod));
+        kb_value_free(pod);
+        /* A Job's pod naming none is in the group kbatch makes for the Job:
+         * podgroup-<the Job's uid> (its controller reference). */
+        pod = obj("apiVersion: v1\nkind: Pod\nmetadata: {name: j-1, namespace: d, uid: u1, "
+                  "ownerReferences: [{apiVersion: batch/v1, kind: Job, name: j, uid: 5c1f, "
+                  "controller: true}]}\nspec: {containers: [{name: c}]}");
+        assert_null(kb_ctl_pod_group(pod));
+        char *g = kb_ctl_pod_workload_group(pod);
+        assert_string_equal(g, "podgroup-5c1f");
+        free(g);
         kb_value_free(pod);
 }
 
