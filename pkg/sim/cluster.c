@@ -83,8 +83,12 @@ void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
 /* ---- loading ------------------------------------------------------------------ */
 
 /* Objects already loaded, by kind and namespace/name, to refuse duplicates. */
+/* What a load has seen, by "kind ns/name" (objects) or "owner u/<uid>",
+ * "owner n/<ns>/<name>" (the Jobs a workload's PodGroup is made from,
+ * val). */
 struct seen {
         UT_hash_handle hh;
+        const struct kb_value *val;
         char key[];
 };
 
@@ -161,8 +165,39 @@ static void seen_add(struct seen **set, const char *key)
 {
         size_t n = strlen(key);
         struct seen *e = kb_xmalloc(sizeof(*e) + n + 1);
+        e->val = NULL;
         memcpy(e->key, key, n + 1);
         HASH_ADD(hh, *set, key, n, e);
+}
+
+static struct seen *seen_find(struct seen *set, const char *key)
+{
+        struct seen *e = NULL;
+        HASH_FIND(hh, set, key, strlen(key), e);
+        return e;
+}
+
+/* The key an owner is found by: its uid, else (a manifest without uids)
+ * its namespace and name. */
+static void owner_key(char *key, size_t n, const char *uid, const char *ns, const char *name)
+{
+        if (uid)
+                snprintf(key, n, "owner u/%s", uid);
+        else
+                snprintf(key, n, "owner n/%s/%s", ns ? ns : "", name ? name : "");
+}
+
+static void owner_add(struct loader *l, const struct kb_value *owner)
+{
+        const struct kb_value *md = kb_value_get(owner, "metadata");
+        char key[600];
+        owner_key(key, sizeof(key), kb_value_str(kb_value_get(md, "uid")),
+                  kb_value_str(kb_value_get(md, "namespace")),
+                  kb_value_str(kb_value_get(md, "name")));
+        if (seen_find(l->seen, key))
+                return; /* the first one stands, as the scan it replaces found */
+        seen_add(&l->seen, key);
+        seen_find(l->seen, key)->val = owner;
 }
 
 /* Fills the seen-set with the objects the cluster already has. */
@@ -185,6 +220,8 @@ static void seen_init(struct loader *l)
         ADD_ALL(namespaces, nnamespaces, "namespace")
         ADD_ALL(hypernodes, nhypernodes, "hypernode")
 #undef ADD_ALL
+        for (size_t i = 0; i < c->nowners; i++)
+                owner_add(l, c->owners[i]);
 }
 
 static int add_object(struct loader *l, struct kb_object *o, int line)
@@ -284,6 +321,7 @@ static int load_job(struct loader *l, const struct kb_value *doc)
         if (kb_value_is(ann, KB_VOBJECT))
                 kb_value_set(om, "annotations", kb_value_clone(ann));
         KB_PUSH(l->c->owners, l->c->nowners, l->c->capowners, owner);
+        owner_add(l, owner);
         int64_t n = completions >= 0 && completions < parallelism ? completions : parallelism;
         for (int64_t i = 0; i < n; i++) {
                 struct kb_value *pod = kb_value_new(KB_VOBJECT);
@@ -421,32 +459,25 @@ static int load_doc(struct loader *l, const struct kb_value *doc)
 
 /* ---- pods that name no group -------------------------------------------------- */
 
-static struct kb_podgroup *find_podgroup(const struct kb_cluster *c, const char *ns,
-                                         const char *name)
+/* Whether the cluster has the PodGroup ns/name (the seen-set has every
+ * object loaded so far, made ones included). */
+static bool has_podgroup(const struct loader *l, const char *ns, const char *name)
 {
-        for (size_t i = c->npodgroups; i-- > 0;)
-                if (kb_streq(c->podgroups[i]->meta.namespace, ns) &&
-                    strcmp(c->podgroups[i]->meta.name, name) == 0)
-                        return c->podgroups[i];
-        return NULL;
+        char key[600];
+        snprintf(key, sizeof(key), "podgroup %s/%s", ns ? ns : "", name);
+        return seen_find(l->seen, key) != NULL;
 }
 
 /* The loaded Job that controls p, or NULL. */
-static const struct kb_value *find_owner(const struct kb_cluster *c, const struct kb_pod *p)
+static const struct kb_value *find_owner(const struct loader *l, const struct kb_pod *p)
 {
         const struct kb_owner_ref *o = p->controller;
         if (!o || !kb_streq(o->kind, "Job") || !kb_streq(o->api_version, "batch/v1"))
                 return NULL;
-        for (size_t i = 0; i < c->nowners; i++) {
-                const struct kb_value *md = kb_value_get(c->owners[i], "metadata");
-                const char *uid = kb_value_str(kb_value_get(md, "uid"));
-                if (o->uid ? kb_streq(uid, o->uid)
-                           : !uid && kb_streq(kb_value_str(kb_value_get(md, "name")), o->name) &&
-                                 kb_streq(kb_value_str(kb_value_get(md, "namespace")),
-                                          p->meta.namespace))
-                        return c->owners[i];
-        }
-        return NULL;
+        char key[600];
+        owner_key(key, sizeof(key), o->uid, p->meta.namespace, o->name);
+        const struct seen *e = seen_find(l->seen, key);
+        return e ? e->val : NULL;
 }
 
 /*
@@ -465,10 +496,10 @@ static int group_workloads(struct loader *l)
                 struct kb_pod *p = l->added[i].pod;
                 if (!p->workload_group || kb_pod_terminal(p) || !kb__cluster_ours(c, p))
                         continue;
-                if (!find_podgroup(c, p->meta.namespace, p->workload_group)) {
+                if (!has_podgroup(l, p->meta.namespace, p->workload_group)) {
                         char msg[1024];
                         struct kb_value *pg =
-                            kb_workload_podgroup(p, find_owner(c, p), msg, sizeof(msg));
+                            kb_workload_podgroup(p, find_owner(l, p), msg, sizeof(msg));
                         if (!pg) {
                                 snprintf(l->err, l->errlen, "%s:%d: %s", l->label, l->lines[i],
                                          msg);
