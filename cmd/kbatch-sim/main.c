@@ -398,14 +398,11 @@ int main(int argc, char **argv)
                 else
                         kb_sim_report_print_table(&rep, stdout);
                 if (rep.stop != KB_SIM_DONE) {
-                        size_t left = 0;
-                        for (size_t g = 0; g < rep.ngangs; g++)
-                                left += !rep.gangs[g].prior && rep.gangs[g].end < 0;
                         fprintf(stderr, "kbatch-sim: %s with %zu gang(s) unfinished%s\n",
                                 rep.stop == KB_SIM_STUCK        ? "nothing left can change"
                                 : rep.stop == KB_SIM_TIME_LIMIT ? "stopped at --time-limit"
                                                                 : "stopped at --sessions",
-                                left,
+                                kb_sim_report_unfinished(&rep),
                                 rep.stop == KB_SIM_STUCK ? "; they can never run as things stand "
                                                            "(see why in the output)"
                                                          : "");

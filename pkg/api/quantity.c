@@ -184,15 +184,7 @@ void kb_quantity_format(int64_t v, bool milli, bool binary, char *buf, size_t n)
 static void decimal(double v, const char *unit, char *buf, size_t n)
 {
         char num[64];
-        snprintf(num, sizeof(num), "%.2f", v);
-        char *dot = strchr(num, '.');
-        if (dot) {
-                char *end = num + strlen(num);
-                while (end > dot + 1 && end[-1] == '0')
-                        *--end = '\0';
-                if (end == dot + 1)
-                        *dot = '\0';
-        }
+        kb_format_decimal(v, 2, num, sizeof(num));
         snprintf(buf, n, "%s%s", num, unit);
 }
 

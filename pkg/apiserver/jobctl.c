@@ -4,6 +4,7 @@
  * sets Complete or Failed.
  */
 #include "apiserver/apiserver-int.h"
+#include "workload/workload.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -54,16 +55,8 @@ static void create_pod(struct kb_apiserver *srv, struct kb_rtype *jobs, struct k
                 kb_value_set(md, "labels", kb_value_clone(tl));
         if (ta)
                 kb_value_set(md, "annotations", kb_value_clone(ta));
-        struct kb_value *refs = kb_value_new(KB_VARRAY);
-        struct kb_value *ref = kb_value_new(KB_VOBJECT);
-        kb_value_set(ref, "apiVersion", kb_value_new_string("batch/v1"));
-        kb_value_set(ref, "kind", kb_value_new_string("Job"));
-        kb_value_set(ref, "name", kb_value_new_string(jname));
-        kb_value_set(ref, "uid", kb_value_new_string(kb__meta_str(job, "uid")));
-        kb_value_set(ref, "controller", kb_value_new_bool(true));
-        kb_value_set(ref, "blockOwnerDeletion", kb_value_new_bool(true));
-        kb_value_append(refs, ref);
-        kb_value_set(md, "ownerReferences", refs);
+        kb_value_set(md, "ownerReferences",
+                     kb_workload_owner_refs("batch/v1", "Job", jname, kb__meta_str(job, "uid")));
         const struct kb_value *spec = kb_value_get(tmpl, "spec");
         kb_value_set(pod, "spec", spec ? kb_value_clone(spec) : kb_value_new(KB_VOBJECT));
         kb__prepare_create(srv, pods, pod);

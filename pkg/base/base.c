@@ -584,3 +584,18 @@ size_t kb_position_split(const char *msg, const char **pos)
         *pos = tail;
         return (size_t)(semi - msg);
 }
+
+void kb_format_decimal(double v, int decimals, char *buf, size_t n)
+{
+        snprintf(buf, n, "%.*f", decimals, v);
+        char *dot = strchr(buf, '.');
+        if (dot) {
+                char *end = buf + strlen(buf);
+                while (end > dot + 1 && end[-1] == '0')
+                        *--end = '\0';
+                if (end == dot + 1)
+                        *dot = '\0';
+        }
+        if (strcmp(buf, "-0") == 0)
+                snprintf(buf, n, "0");
+}

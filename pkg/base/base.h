@@ -121,6 +121,9 @@ void kb_buf_reset(struct kb_buf *b);
 /* Hands the string over to the caller (who frees it) and re-inits b. */
 char *kb_buf_detach(struct kb_buf *b);
 
+/* v with at most decimals digits after the point, trailing zeros and a
+ * bare point dropped, "-0" as "0" ("9.3", "12", "0.25"), into buf. */
+void kb_format_decimal(double v, int decimals, char *buf, size_t n);
 bool kb_streq(const char *a, const char *b); /* NULL-safe */
 bool kb_has_prefix(const char *s, const char *prefix);
 /* Reads a whole file into a NUL-terminated heap string; "-" is stdin.

@@ -339,16 +339,8 @@ static int load_job(struct loader *l, const struct kb_value *doc)
                 const struct kb_value *ct = kb_value_dig(doc, "metadata", "creationTimestamp");
                 if (ct)
                         kb_value_set(meta, "creationTimestamp", kb_value_clone(ct));
-                struct kb_value *ref = kb_value_new(KB_VOBJECT);
-                kb_value_set(ref, "apiVersion", kb_value_new_string("batch/v1"));
-                kb_value_set(ref, "kind", kb_value_new_string("Job"));
-                kb_value_set(ref, "name", kb_value_new_string(name));
-                if (uid)
-                        kb_value_set(ref, "uid", kb_value_new_string(uid));
-                kb_value_set(ref, "controller", kb_value_new_bool(true));
-                struct kb_value *refs = kb_value_new(KB_VARRAY);
-                kb_value_append(refs, ref);
-                kb_value_set(meta, "ownerReferences", refs);
+                kb_value_set(meta, "ownerReferences",
+                             kb_workload_owner_refs("batch/v1", "Job", name, uid));
                 kb_value_set(pod, "apiVersion", kb_value_new_string("v1"));
                 kb_value_set(pod, "kind", kb_value_new_string("Pod"));
                 kb_value_set(pod, "metadata", meta);

@@ -177,14 +177,20 @@ int kb_sim_report_write_svg(const struct kb_sim_report *rep, const char *path, c
                             size_t errlen)
 {
         int res[KB_RES_MAX], nres = 0, busiest = KB_RES_CPU;
+        /* The picture runs to the last session; its averages end where the
+         * report's do (kb__sim_end), so the legend agrees with the table and
+         * the JSON. */
         int64_t end = KB_MAX(rep->clock, rep->makespan);
+        int64_t avg_end = kb__sim_end(rep);
         double best = -1;
         if (end <= 0)
                 end = rep->period > 0 ? rep->period : 1000000000LL;
+        if (avg_end <= 0)
+                avg_end = end;
         for (int i = 0; i < kb_res_count(); i++)
                 if (i != KB_RES_PODS && rep->total.q[i] > 0) {
                         res[nres++] = i;
-                        double a = kb__sim_average(rep, &rep->used, i, end);
+                        double a = kb__sim_average(rep, &rep->used, i, avg_end);
                         if (a > best) {
                                 best = a;
                                 busiest = i;
@@ -220,7 +226,7 @@ int kb_sim_report_write_svg(const struct kb_sim_report *rep, const char *path, c
                 char label[128];
                 const char *color = palette[i % KB_ARRAY_SIZE(palette)];
                 snprintf(label, sizeof(label), "%s (average %.0f%%)", kb_res_name(res[i]),
-                         100 * kb__sim_average(rep, &rep->used, res[i], end));
+                         100 * kb__sim_average(rep, &rep->used, res[i], avg_end));
                 line(out, rep, &f1, &rep->used, res[i], color, false);
                 legend(out, &f1, i, color, false, label);
         }
@@ -243,7 +249,7 @@ int kb_sim_report_write_svg(const struct kb_sim_report *rep, const char *path, c
                 line(out, rep, &f2, &qq->deserved, busiest, color, true);
                 line(out, rep, &f2, &qq->allocated, busiest, color, false);
                 snprintf(label, sizeof(label), "%s held (average %.0f%%)", qq->name,
-                         100 * kb__sim_average(rep, &qq->allocated, busiest, end));
+                         100 * kb__sim_average(rep, &qq->allocated, busiest, avg_end));
                 legend(out, &f2, row++, color, false, label);
                 snprintf(label, sizeof(label), "%s deserved", qq->name);
                 legend(out, &f2, row++, color, true, label);

@@ -35,7 +35,7 @@ static int report_resources(const struct kb_sim_report *rep, int *idx)
         return n;
 }
 
-static int64_t report_end(const struct kb_sim_report *rep)
+int64_t kb__sim_end(const struct kb_sim_report *rep)
 {
         return rep->stop == KB_SIM_DONE ? rep->makespan : rep->clock;
 }
@@ -126,16 +126,7 @@ static const char *stop_name(enum kb_sim_stop s)
 static struct kb_value *num(double v, int decimals)
 {
         char buf[64];
-        snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-        if (strchr(buf, '.')) {
-                size_t n = strlen(buf);
-                while (buf[n - 1] == '0')
-                        buf[--n] = '\0';
-                if (buf[n - 1] == '.')
-                        buf[--n] = '\0';
-        }
-        if (strcmp(buf, "-0") == 0)
-                snprintf(buf, sizeof(buf), "0");
+        kb_format_decimal(v, decimals, buf, sizeof(buf));
         return kb_value_new_number(buf);
 }
 
@@ -165,7 +156,7 @@ static struct kb_value *averages_json(const struct kb_sim_report *rep,
                                       bool peak)
 {
         struct kb_value *m = kb_value_new(KB_VOBJECT);
-        int64_t end = report_end(rep);
+        int64_t end = kb__sim_end(rep);
         for (int i = 0; i < nidx; i++)
                 kb_value_set(m, kb_res_name(idx[i]),
                              num(peak ? series_peak(rep, s, idx[i], end)
@@ -291,15 +282,21 @@ static int cmp_arrival(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
+size_t kb_sim_report_unfinished(const struct kb_sim_report *rep)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < rep->ngangs; i++)
+                n += !rep->gangs[i].prior && rep->gangs[i].end < 0;
+        return n;
+}
+
 void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
 {
         int idx[KB_RES_MAX];
         int nidx = report_resources(rep, idx);
-        int64_t end = report_end(rep);
+        int64_t end = kb__sim_end(rep);
         char ms[32], ck[32];
-        size_t unfinished = 0;
-        for (size_t i = 0; i < rep->ngangs; i++)
-                unfinished += !rep->gangs[i].prior && rep->gangs[i].end < 0;
+        size_t unfinished = kb_sim_report_unfinished(rep);
         kb__sim_clock_format(rep->makespan, ms, sizeof(ms));
         kb__sim_clock_format(rep->clock, ck, sizeof(ck));
         fprintf(out, "Simulated %s in %ld session(s) (%.3fs): ", ck, rep->sessions, rep->wall);
@@ -544,9 +541,9 @@ int kb_sim_report_write_csv(const struct kb_sim_report *rep, const char *prefix,
                 for (int i = 0; i < nidx; i++)
                         fprintf(f, ",%.4f,%.4f",
                                 kb__sim_average(rep, &rep->queues[q].allocated, idx[i],
-                                                report_end(rep)),
+                                                kb__sim_end(rep)),
                                 kb__sim_average(rep, &rep->queues[q].deserved, idx[i],
-                                                report_end(rep)));
+                                                kb__sim_end(rep)));
                 fputc('\n', f);
         }
         if (close_csv(f, path, err, errlen))

@@ -41,6 +41,9 @@ void kb__table_print(struct kb_table *t, FILE *out, const char *indent);
 
 /* v's resource i as a fraction of the cluster's allocatable (0 when the
  * cluster has none). */
+/* Where the run's averages end: the makespan of a run that finished
+ * (sessions after the last gang ended count for nothing), else the clock. */
+int64_t kb__sim_end(const struct kb_sim_report *rep);
 double kb__sim_fraction(const struct kb_sim_report *rep, const struct kb_res *v, int i);
 /* Time-weighted mean of that fraction over [0, end] for a step series; its
  * value at time 0 when end is 0. */

@@ -239,6 +239,9 @@ void kb_result_print_table(const struct kb_result *r, const struct kb_session_vi
 
 /* A timed run's report: "simulation" member of the JSON document. */
 struct kb_value *kb_sim_report_to_json(const struct kb_sim_report *rep);
+/* The gangs of the run (not those already done when it started) that had
+ * not finished when it stopped. */
+size_t kb_sim_report_unfinished(const struct kb_sim_report *rep);
 void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out);
 /* PREFIX-gangs.csv, PREFIX-queues.csv and PREFIX-timeline.csv (a ".csv"
  * ending of prefix is dropped first).  Returns 0 or a negative errno with

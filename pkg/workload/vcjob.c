@@ -29,7 +29,7 @@ char *kb_vcjob_podgroup_name(const struct kb_vcjob *j)
 
 static struct kb_value *job_owner(const struct kb_vcjob *j)
 {
-        return kb__workload_owner_ref("batch.volcano.sh/v1alpha1", "Job", j->meta.name,
+        return kb_workload_owner_refs("batch.volcano.sh/v1alpha1", "Job", j->meta.name,
                                       j->has_uid ? j->meta.uid : NULL);
 }
 

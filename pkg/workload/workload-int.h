@@ -11,9 +11,6 @@
 /* A resource list ({cpu: "4", memory: 8Gi}) of r times times: the slots
  * that are not zero, pods left out.  The caller owns it. */
 struct kb_value *kb__workload_resources(const struct kb_res *r, int64_t times);
-/* ownerReferences naming one controller (uid left out when NULL). */
-struct kb_value *kb__workload_owner_ref(const char *api_version, const char *kind, const char *name,
-                                        const char *uid);
 /* A Volcano PodGroup with its name and namespace and an empty spec. */
 struct kb_value *kb__workload_podgroup_doc(const char *ns, const char *name);
 

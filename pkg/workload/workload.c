@@ -34,7 +34,7 @@ struct kb_value *kb__workload_resources(const struct kb_res *r, int64_t times)
         return list;
 }
 
-struct kb_value *kb__workload_owner_ref(const char *api_version, const char *kind, const char *name,
+struct kb_value *kb_workload_owner_refs(const char *api_version, const char *kind, const char *name,
                                         const char *uid)
 {
         struct kb_value *ref = kb_value_new(KB_VOBJECT);
@@ -133,11 +133,11 @@ struct kb_value *kb_workload_podgroup(const struct kb_pod *p, const struct kb_va
         const struct kb_owner_ref *o = p->controller;
         if (o)
                 kb_value_set(md, "ownerReferences",
-                             kb__workload_owner_ref(o->api_version ? o->api_version : "v1", o->kind,
+                             kb_workload_owner_refs(o->api_version ? o->api_version : "v1", o->kind,
                                                     o->name, o->uid));
         else
                 kb_value_set(md, "ownerReferences",
-                             kb__workload_owner_ref("v1", "Pod", p->meta.name,
+                             kb_workload_owner_refs("v1", "Pod", p->meta.name,
                                                     strchr(p->meta.uid, ':') ? NULL : p->meta.uid));
         /* A trace replays the group's arrival with its first pod's. */
         if (p->meta.creation > 0) {
@@ -166,7 +166,7 @@ struct kb_value *kb_workload_xpodgroup(const struct kb_xpodgroup *x)
         const char *uid = x->meta.uid && !strchr(x->meta.uid, ':') ? x->meta.uid : NULL;
         kb_value_set(
             md, "ownerReferences",
-            kb__workload_owner_ref("scheduling.x-k8s.io/v1alpha1", "PodGroup", x->meta.name, uid));
+            kb_workload_owner_refs("scheduling.x-k8s.io/v1alpha1", "PodGroup", x->meta.name, uid));
         if (x->meta.nlabels) {
                 struct kb_value *labels = kb_value_ensure_object(md, "labels");
                 for (size_t i = 0; i < x->meta.nlabels; i++)

@@ -147,4 +147,10 @@ const char *kb_vcjob_phase(const struct kb_vcjob *j, const struct kb_vcjob_count
 struct kb_value *kb_vcjob_status(const struct kb_vcjob *j, const struct kb_vcjob_counts *n,
                                  const struct kb_value *old, const char *now);
 
+/* ownerReferences naming one controller (controller and
+ * blockOwnerDeletion true; uid left out when NULL), as Kubernetes'
+ * controllers write them on what they make.  The caller owns it. */
+struct kb_value *kb_workload_owner_refs(const char *api_version, const char *kind, const char *name,
+                                        const char *uid);
+
 #endif /* KB_PKG_WORKLOAD_H */
