@@ -104,17 +104,58 @@ void kb__status_release(struct kb_sched *s)
         }
 }
 
+/* What a PodGroup status write announces once the server took it: the
+ * gang scheduled (the Scheduled event and the job latency metric), or sent
+ * back by its Inqueue timeout (the InqueueTimeout event).  Only then: a
+ * write left to a later session or refused is computed again there, and
+ * announcing it each time would count one transition twice. */
+struct fire_after {
+        char *ns, *name, *uid;
+        double scheduled_creation; /* > 0: the gang was scheduled */
+        char *scheduled_msg;
+        char *inq_reason, *inq_msg; /* NULL: no timeout */
+};
+
+static void after_free(struct fire_after *a)
+{
+        if (!a)
+                return;
+        free(a->ns);
+        free(a->name);
+        free(a->uid);
+        free(a->scheduled_msg);
+        free(a->inq_reason);
+        free(a->inq_msg);
+        free(a);
+}
+
+static void after_announce(struct kb_sched *s, const struct fire_after *a)
+{
+        if (a->scheduled_msg) {
+                kb__metrics_job_scheduled(s, a->scheduled_creation);
+                kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", a->ns, a->name, a->uid,
+                          "Normal", "Scheduled", a->scheduled_msg);
+        }
+        if (a->inq_reason)
+                kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", a->ns, a->name, a->uid,
+                          "Warning", a->inq_reason, a->inq_msg ? a->inq_msg : "");
+}
+
 /* A status write whose answer only needs logging (and, on failure,
- * forgetting the memo so the next session writes again). */
+ * forgetting the memo so the next session writes again), and what it
+ * announces when it succeeds. */
 struct fire {
         struct kb_sched *s;
         char *what;
         char *memo_key;
+        struct fire_after *after;
 };
 
 static void fire_done(void *arg, const struct kb_kube_resp *r)
 {
         struct fire *f = arg;
+        if (!r->cancelled && r->status >= 200 && r->status < 300 && f->after)
+                after_announce(f->s, f->after);
         if (!r->cancelled && (r->status < 200 || r->status >= 300)) {
                 if (r->status == 409)
                         KB_V(2,
@@ -127,6 +168,7 @@ static void fire_done(void *arg, const struct kb_kube_resp *r)
                 if (f->memo_key)
                         memo_forget(f->s, f->memo_key);
         }
+        after_free(f->after);
         free(f->what);
         free(f->memo_key);
         free(f);
@@ -143,7 +185,8 @@ static void fire_done(void *arg, const struct kb_kube_resp *r)
  * again from what its cache then shows.
  */
 static void fire(struct kb_sched *s, const char *path, struct kb_value *body, const char *rv,
-                 const char *ctype, const char *what, const char *memo_key)
+                 const char *ctype, const char *what, const char *memo_key,
+                 struct fire_after *after)
 {
         /* Status is level-triggered: a write the lane has no room for now
          * is not queued without bound but left to the next session, which
@@ -152,6 +195,7 @@ static void fire(struct kb_sched *s, const char *path, struct kb_value *body, co
                 if (memo_key)
                         memo_forget(s, memo_key);
                 kb_value_free(body);
+                after_free(after);
                 s->status_deferred++;
                 return;
         }
@@ -164,6 +208,7 @@ static void fire(struct kb_sched *s, const char *path, struct kb_value *body, co
         f->s = s;
         f->what = kb_xstrdup(what);
         f->memo_key = memo_key ? kb_xstrdup(memo_key) : NULL;
+        f->after = after;
         struct kb_kube_req req = {.method = "PATCH",
                                   .path = path,
                                   .body = text,
@@ -197,7 +242,7 @@ void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm)
                 char *what = kb_xasprintf("pod %s/%s nominatedNodeName", ns, p->meta.name);
                 KB_V(1, "nominating %s/%s to %s", ns, p->meta.name, nm->node);
                 fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
-                     what, mkey);
+                     what, mkey, NULL);
                 free(what);
                 free(path);
         }
@@ -298,19 +343,29 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         if (inq_new)
                 kb_value_append(conds, cond_json(KB_INQUEUE_CONDITION, st->inq_status,
                                                  st->inq_reason, st->inq_message, inq_ts, NULL));
+        /* The message the write carries: the session's, or the standing
+         * one when only its queue position moved and may wait (the memo
+         * must record what was written, not what was not). */
+        const char *msg_kept = st->cond_message;
+        bool sched_new = false;
         for (size_t i = 0; i < cur->nconditions; i++) {
                 const struct kb_condition *c = &cur->conditions[i];
                 if (inq_new && kb_streq(c->type, KB_INQUEUE_CONDITION))
                         continue;
                 if (st->cond_type && kb_streq(c->type, st->cond_type)) {
                         have = true;
-                        if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message) &&
-                            !cond_position_only(c, st)) {
-                                changed = true;
-                                kb_value_append(conds,
-                                                cond_json(c->type, st->cond_status, st->cond_reason,
-                                                          st->cond_message, ts, NULL));
-                                continue;
+                        if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
+                                if (cond_position_only(c, st)) {
+                                        msg_kept = c->message;
+                                } else {
+                                        changed = true;
+                                        sched_new = !strcmp(st->cond_type, "Scheduled");
+                                        kb_value_append(conds,
+                                                        cond_json(c->type, st->cond_status,
+                                                                  st->cond_reason, st->cond_message,
+                                                                  ts, NULL));
+                                        continue;
+                                }
                         }
                 } else if (st->cond_type && !strcmp(st->cond_type, "Scheduled") &&
                            kb_streq(c->type, "Unschedulable") && kb_streq(c->status, "True")) {
@@ -327,19 +382,10 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         }
         if (st->cond_type && !have) {
                 changed = true;
+                sched_new = !strcmp(st->cond_type, "Scheduled");
                 kb_value_append(conds, cond_json(st->cond_type, st->cond_status, st->cond_reason,
                                                  st->cond_message, ts, NULL));
         }
-        bool sched_new = false;
-        for (size_t i = 0; i < cur->nconditions && st->cond_type; i++) {
-                const struct kb_condition *c = &cur->conditions[i];
-                if (kb_streq(c->type, st->cond_type) &&
-                    !cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
-                        sched_new = !strcmp(st->cond_type, "Scheduled");
-                }
-        }
-        if (st->cond_type && !strcmp(st->cond_type, "Scheduled") && !have)
-                sched_new = true;
         if (!changed) {
                 kb_value_free(conds);
                 return;
@@ -360,7 +406,7 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         kb_value_set(key_doc, "f", kb_value_new_int(st->failed));
         kb_value_set(key_doc, "t", kb_value_new_string(st->cond_type ? st->cond_type : ""));
         kb_value_set(key_doc, "c", kb_value_new_string(st->cond_status ? st->cond_status : ""));
-        kb_value_set(key_doc, "m", kb_value_new_string(st->cond_message ? st->cond_message : ""));
+        kb_value_set(key_doc, "m", kb_value_new_string(msg_kept ? msg_kept : ""));
         kb_value_set(key_doc, "v", kb_value_new_string(cur->meta.uid ? cur->meta.uid : ""));
         if (inq_new)
                 kb_value_set(key_doc, "i", kb_value_new_string(st->inq_status));
@@ -377,22 +423,30 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 char *path = kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s%s", ns,
                                           pg->meta.name, s->pg_status_sub ? "/status" : "");
                 char *what = kb_xasprintf("podgroup %s/%s status", ns, pg->meta.name);
+                struct fire_after *after = NULL;
+                bool timed_out = inq_new && !strcmp(st->inq_status, "False");
+                if (sched_new || timed_out) {
+                        after = kb_xcalloc(1, sizeof(*after));
+                        after->ns = kb_xstrdup(ns);
+                        after->name = kb_xstrdup(pg->meta.name);
+                        after->uid = pg->meta.uid ? kb_xstrdup(pg->meta.uid) : NULL;
+                }
+                if (sched_new) {
+                        after->scheduled_creation = cur->meta.creation;
+                        after->scheduled_msg = kb_xstrdup(st->cond_message && *st->cond_message
+                                                              ? st->cond_message
+                                                              : "pod group is ready");
+                }
+                if (timed_out) {
+                        after->inq_reason = kb_xstrdup(st->inq_reason);
+                        after->inq_msg = st->inq_message ? kb_xstrdup(st->inq_message) : NULL;
+                }
                 /* The conditions were merged with cur's: cur's version. */
                 fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
-                     what, mkey);
+                     what, mkey, after);
                 body = NULL;
                 free(what);
                 free(path);
-                if (sched_new) {
-                        kb__metrics_job_scheduled(s, cur->meta.creation);
-                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
-                                  pg->meta.uid, "Normal", "Scheduled",
-                                  st->cond_message && *st->cond_message ? st->cond_message
-                                                                        : "pod group is ready");
-                }
-                if (inq_new && !strcmp(st->inq_status, "False"))
-                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
-                                  pg->meta.uid, "Warning", st->inq_reason, st->inq_message);
         }
         free(mkey);
         kb_value_free(body);
@@ -437,7 +491,7 @@ void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
                                           s->queue_status_sub ? "/status" : "");
                 char *what = kb_xasprintf("queue %s status", qs->name);
                 fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
-                     what, mkey);
+                     what, mkey, NULL);
                 body = NULL;
                 free(what);
                 free(path);
@@ -471,7 +525,7 @@ void kb__hypernode_status(struct kb_sched *s, const struct kb_hn_status *hs)
                     kb_xasprintf(KB_TOPOLOGY_API "/hypernodes/%s/status", hs->hn->meta.name);
                 char *what = kb_xasprintf("hypernode %s status", hs->hn->meta.name);
                 fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
-                     what, mkey);
+                     what, mkey, NULL);
                 free(what);
                 free(path);
         }
@@ -515,7 +569,7 @@ static void pod_unschedulable(struct kb_sched *s, const struct kb_pod *cur, cons
                 char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, name);
                 char *what = kb_xasprintf("pod %s/%s condition", ns, name);
                 fire(s, path, body, cur->meta.resource_version,
-                     "application/strategic-merge-patch+json", what, mkey);
+                     "application/strategic-merge-patch+json", what, mkey, NULL);
                 free(what);
                 free(path);
         }
@@ -661,7 +715,8 @@ static void report_invalid(void *arg, const struct kb_cache_invalid *inv)
                : kb_xasprintf(KB_GROUP_API "/queues/%s%s", inv->name, sub ? "/status" : "");
         char *what = kb_xasprintf("%s %s%s%s condition", pg ? "podgroup" : "queue",
                                   inv->ns ? inv->ns : "", inv->ns ? "/" : "", inv->name);
-        fire(s, path, body, inv->resource_version, "application/merge-patch+json", what, mkey);
+        fire(s, path, body, inv->resource_version, "application/merge-patch+json", what, mkey,
+             NULL);
         free(what);
         free(path);
         free(msg);

@@ -8,10 +8,17 @@ NODE_CPU=8
 
 # Part 1: failing writes.
 start_api --nodes "6:cpu=8,memory=32Gi" --fault-write-rate 0.2 --seed 7
-start_sched s
+PORT_M=$(free_port)
+start_sched s --listen-address 127.0.0.1:$PORT_M
 for g in 1 2 3 4 5 6; do gang w$g 4 2; done
 wait_for "24 pods bound despite 20% failed writes" 60 all_bound 24
 wait_for "every podgroup Running" 30 sh -c "[ \$($K get pg -o jsonpath='{range .items[*]}{.status.phase}{\"\\n\"}{end}' | grep -c Running) = 6 ]"
+# Six gangs were scheduled once each: a Scheduled status write that failed
+# and was written again is not a second scheduling (the latency metric and
+# the Scheduled event count what the server took).
+expect_eq "six gangs in the job latency metric" \
+        "$(curl -s http://127.0.0.1:$PORT_M/metrics | awk '$1 == "kbatch_e2e_job_scheduling_latency_milliseconds_count" {print $2}')" 6
+wait_for "one Scheduled event per gang" 15 sh -c "[ \$($K get events --field-selector involvedObject.kind=PodGroup,reason=Scheduled -o jsonpath='{range .items[*]}{.count}{\"\\n\"}{end}' | grep -c '^1\$') = 6 ]"
 check_no_overcommit
 check_bound_once "$T/s.log"
 expect_match "faults were injected" "$(cat "$T/api.log")" 'fault:'
