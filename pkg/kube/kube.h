@@ -130,13 +130,15 @@ struct kb_kube_resp {
         const char *body;  /* NUL-terminated; "" for none */
         size_t len;
         int attempts;
-        /* The client is being freed: the call never finished.  The callback
-         * must only release what it holds and start nothing new. */
+        /* The call ended unanswered: the client is being freed, or the
+         * request was dropped (kb_kube_drop, or the fence closed on it).
+         * The callback must only release what it holds and start nothing
+         * new. */
         bool cancelled;
 };
 
-/* Called once per request, on the loop thread, unless the call was
- * cancelled.  resp and its body are valid during the call only. */
+/* Called once per request, on the loop thread, cancelled ones included
+ * (resp->cancelled).  resp and its body are valid during the call only. */
 typedef void (*kb_kube_done_fn)(void *arg, const struct kb_kube_resp *resp);
 /* A watch stream's lines, one per call, without the newline. */
 typedef void (*kb_kube_line_fn)(void *arg, const char *line, size_t len);

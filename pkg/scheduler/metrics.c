@@ -41,7 +41,7 @@ struct labeled_hist {
 
 struct queue_m {
         char name[128];
-        double alloc_cpu, alloc_mem, deserved_cpu, deserved_mem, cap_cpu, cap_mem, share;
+        double share;
         double pending, inqueue, running, unknown, completed;
         struct kb_res allocated, deserved, capability; /* for the other resources */
 };
@@ -123,8 +123,7 @@ void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf)
         pthread_mutex_unlock(&m->lock);
 }
 
-void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e,
-                         const struct kb_cache_snap *snap)
+void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e)
 {
         struct kb__metrics *m = s->metrics;
         uint64_t ujobs = 0, utasks = 0;
@@ -166,18 +165,6 @@ void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e
                 const struct kb_queue_status *q = &r->queues[i];
                 struct queue_m qm = {0};
                 snprintf(qm.name, sizeof(qm.name), "%s", q->name);
-                qm.alloc_cpu = (double)q->allocated.q[KB_RES_CPU];
-                qm.alloc_mem = (double)q->allocated.q[KB_RES_MEMORY];
-                qm.deserved_cpu = (double)q->deserved.q[KB_RES_CPU];
-                qm.deserved_mem = (double)q->deserved.q[KB_RES_MEMORY];
-                /* Unlimited is no series: Volcano reports none either for a
-                 * queue without a capability. */
-                qm.cap_cpu = q->capability.q[KB_RES_CPU] == KB_RES_UNLIMITED
-                                 ? -1
-                                 : (double)q->capability.q[KB_RES_CPU];
-                qm.cap_mem = q->capability.q[KB_RES_MEMORY] == KB_RES_UNLIMITED
-                                 ? -1
-                                 : (double)q->capability.q[KB_RES_MEMORY];
                 qm.share = q->share;
                 qm.pending = q->pending;
                 qm.inqueue = q->inqueue;
@@ -383,22 +370,42 @@ static char *render(struct kb_sched *s)
             "# HELP kbatch_api_window Requests the client keeps on the wire at most "
             "now (halved by 429s)\n# TYPE kbatch_api_window gauge\nkbatch_api_window %.0f\n",
             m->window);
+        /* cpu and memory of allocated, deserved and capability; an
+         * unlimited capability is no series (Volcano reports none either for
+         * a queue without one). */
+        static const struct {
+                const char *name, *help;
+                size_t off;
+                int res;
+        } qr[] = {
+            {"kbatch_queue_allocated_milli_cpu", "Allocated CPU of the queue in millicores",
+             offsetof(struct queue_m, allocated), KB_RES_CPU},
+            {"kbatch_queue_allocated_memory_bytes", "Allocated memory of the queue in bytes",
+             offsetof(struct queue_m, allocated), KB_RES_MEMORY},
+            {"kbatch_queue_deserved_milli_cpu", "Deserved CPU of the queue in millicores",
+             offsetof(struct queue_m, deserved), KB_RES_CPU},
+            {"kbatch_queue_deserved_memory_bytes", "Deserved memory of the queue in bytes",
+             offsetof(struct queue_m, deserved), KB_RES_MEMORY},
+            {"kbatch_queue_capacity_milli_cpu", "Capability of the queue in CPU millicores",
+             offsetof(struct queue_m, capability), KB_RES_CPU},
+            {"kbatch_queue_capacity_memory_bytes", "Capability of the queue in memory bytes",
+             offsetof(struct queue_m, capability), KB_RES_MEMORY},
+        };
+        for (size_t k = 0; k < KB_ARRAY_SIZE(qr); k++) {
+                kb_buf_printf(&b, "# HELP %s %s\n# TYPE %s gauge\n", qr[k].name, qr[k].help,
+                              qr[k].name);
+                for (size_t i = 0; i < m->nqueues; i++) {
+                        const struct kb_res *r =
+                            (const struct kb_res *)((const char *)&m->queues[i] + qr[k].off);
+                        if (r->q[qr[k].res] != KB_RES_UNLIMITED)
+                                kb_buf_printf(&b, "%s{queue_name=\"%s\"} %lld\n", qr[k].name,
+                                              m->queues[i].name, (long long)r->q[qr[k].res]);
+                }
+        }
         static const struct {
                 const char *name, *help;
                 size_t off;
         } qm[] = {
-            {"kbatch_queue_allocated_milli_cpu", "Allocated CPU of the queue in millicores",
-             offsetof(struct queue_m, alloc_cpu)},
-            {"kbatch_queue_allocated_memory_bytes", "Allocated memory of the queue in bytes",
-             offsetof(struct queue_m, alloc_mem)},
-            {"kbatch_queue_deserved_milli_cpu", "Deserved CPU of the queue in millicores",
-             offsetof(struct queue_m, deserved_cpu)},
-            {"kbatch_queue_deserved_memory_bytes", "Deserved memory of the queue in bytes",
-             offsetof(struct queue_m, deserved_mem)},
-            {"kbatch_queue_capacity_milli_cpu", "Capability of the queue in CPU millicores",
-             offsetof(struct queue_m, cap_cpu)},
-            {"kbatch_queue_capacity_memory_bytes", "Capability of the queue in memory bytes",
-             offsetof(struct queue_m, cap_mem)},
             {"kbatch_queue_share", "Share of the queue (allocated over deserved)",
              offsetof(struct queue_m, share)},
             {"kbatch_queue_pod_group_pending_count", "PodGroups of the queue in phase Pending",
@@ -415,12 +422,10 @@ static char *render(struct kb_sched *s)
         for (size_t k = 0; k < KB_ARRAY_SIZE(qm); k++) {
                 kb_buf_printf(&b, "# HELP %s %s\n# TYPE %s gauge\n", qm[k].name, qm[k].help,
                               qm[k].name);
-                for (size_t i = 0; i < m->nqueues; i++) {
-                        double v = *(const double *)((const char *)&m->queues[i] + qm[k].off);
-                        if (v >= 0)
-                                kb_buf_printf(&b, "%s{queue_name=\"%s\"} %.17g\n", qm[k].name,
-                                              m->queues[i].name, v);
-                }
+                for (size_t i = 0; i < m->nqueues; i++)
+                        kb_buf_printf(&b, "%s{queue_name=\"%s\"} %.17g\n", qm[k].name,
+                                      m->queues[i].name,
+                                      *(const double *)((const char *)&m->queues[i] + qm[k].off));
         }
         scalar_render(&b, m);
         kb_buf_printf(&b,

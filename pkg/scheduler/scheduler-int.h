@@ -221,8 +221,7 @@ void kb__sched_stop(struct kb_sched *s, int code);
 /* metrics.c */
 struct kb__metrics *kb__metrics_new(void);
 void kb__metrics_free(struct kb__metrics *m);
-void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e,
-                         const struct kb_cache_snap *snap);
+void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e);
 /* A gang scheduled (its PodGroup's Scheduled condition set) by this session:
  * creation is the PodGroup's creationTimestamp (seconds since the epoch). */
 void kb__metrics_job_scheduled(struct kb_sched *s, double creation);

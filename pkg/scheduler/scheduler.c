@@ -171,7 +171,7 @@ static void session_after(uv_work_t *req, int status)
                 /* The fence again: the session may have outlived it. */
                 if (!s->stopping && kb__leading(s))
                         kb__dispatch_result(s, w->snap, &w->result);
-                kb__metrics_session(s, &w->result, kb_now_mono() - w->start, w->snap);
+                kb__metrics_session(s, &w->result, kb_now_mono() - w->start);
         }
         kb_result_release(&w->result);
         kb_cache_snapshot_free(w->snap);
