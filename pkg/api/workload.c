@@ -87,8 +87,11 @@ static int decode_controller(struct kb__api_dec *d, const struct kb_value *doc, 
                         free(o->uid);
                         o->uid = NULL;
                 }
-                if (!o->kind || !o->name)
+                if (!o->kind || !o->name) {
+                        kb__api_path(p, sizeof(p), "metadata.ownerReferences[%zu].%s", i,
+                                     o->kind ? "name" : "kind");
                         return kb__api_fail(d, p, "a controller reference needs a kind and a name");
+                }
         }
         return 0;
 }

@@ -146,7 +146,10 @@ static void test_pod_owner_errors(void **state)
              "pod default/p: metadata.ownerReferences[0].controller: must be a boolean, got "
              "string"},
             {POD_HEAD "  ownerReferences: [{name: j, controller: true}]\n",
-             "pod default/p: metadata.ownerReferences[0].uid: a controller reference needs a "
+             "pod default/p: metadata.ownerReferences[0].kind: a controller reference needs a "
+             "kind and a name"},
+            {POD_HEAD "  ownerReferences: [{kind: Job, controller: true}]\n",
+             "pod default/p: metadata.ownerReferences[0].name: a controller reference needs a "
              "kind and a name"},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
