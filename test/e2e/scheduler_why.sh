@@ -62,8 +62,15 @@ $K delete pg g3 >/dev/null
 $K delete pod g3-1 g3-2 g3-3 --grace-period=0 >/dev/null 2>&1
 wait_for "w01: moves up to 1st of 11 at once" 10 sh -c "$K get pg w01 -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q '; 1st of 11 waiting in queue default$'"
 sleep 1
-expect_eq "w11: not rewritten for a position alone past the 10th" "$(jp pg w11 '{.metadata.resourceVersion}')" "$rv"
-expect_eq "w11: its condition still says" "$(pos w11)" "12th of 12 waiting in queue default"
+# Only while w11's condition is younger than the 30 s refresh (a slow
+# machine may use it up before this point).
+written=$(date -d "$(jp pg w11 '{.status.conditions[?(@.type=="Unschedulable")].lastTransitionTime}')" +%s)
+if [ $(($(date +%s) - written)) -lt 28 ]; then
+        expect_eq "w11: not rewritten for a position alone past the 10th" "$(jp pg w11 '{.metadata.resourceVersion}')" "$rv"
+        expect_eq "w11: its condition still says" "$(pos w11)" "12th of 12 waiting in queue default"
+else
+        echo "note: w11's condition is 28 s old already; its refresh is not checked"
+fi
 expect_eq "w11-1: its pod is not rewritten when the queue moves" "$(jp pod w11-1 '{.metadata.resourceVersion}')" "$prv"
 for i in $(seq -w 2 11); do
         $K delete pg w$i >/dev/null

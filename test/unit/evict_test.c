@@ -198,9 +198,9 @@ static const struct kb_scenario preempt[] = {
          * Session 1: allocate places nothing.  Preempt: x starves (0 < 2),
          * y does not (gang: 4 >= 1).  For x-x-0 the priority plugin gives up
          * nobody (equal), which passes the question to tier 2: drf keeps a
-         * victim while x's share with the task (1/4) stays below y's share
-         * without it: y-x-3 (3/4) and y-x-2 (2/4), not y-x-1 (1/4 is not
-         * below 1/4).  One is enough: y-x-3.  For x-x-1, y holds 3: y-x-2
+         * victim while x's share with the task (1/4) stays at or below y's
+         * share without it (drf.c: equal counts, within 1e-6): y-x-3 (3/4),
+         * y-x-2 (2/4) and y-x-1 (1/4), not y-x-0 (0).  One is enough: y-x-3.  For x-x-1, y holds 3: y-x-2
          * (2/4).  x is pipelined: y-x-2 and y-x-3 are evicted.
          * Session 2: they are gone; x (not ready) goes before y (ready):
          * x-x-0 and x-x-1 bind.  y's pending pods find no room; y is not

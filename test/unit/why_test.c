@@ -75,17 +75,19 @@ static const struct kb_scenario why[] = {
     },
     {
         /* One 4-cpu node; three gangs in queue default, oldest first: g1
-         * (three 1-cpu pods) takes 3 cpu; g2-0 takes the last, g2-1 fits
-         * nowhere: g2 is undone; g3 likewise.  g2 and g3 wait, both
+         * (three 1-cpu pods) takes 3 cpu; g3-0 takes the last, g3-1 fits
+         * nowhere: g3 is undone; g2 likewise.  g2 and g3 wait, both
          * Inqueue, equal in priority, readiness and share (nothing
-         * allocated): by creation, g2 is 1st and g3 2nd of 2. */
+         * allocated): by creation, g3 (created 01-02) is 1st and g2
+         * (01-03) 2nd of 2 — the opposite of name order, so creation is
+         * what numbers them. */
         .name = "position: waiting gangs are numbered in the order they are considered",
         .manifests = NODE("n1") PG("g1", "3", "2024-01-01", "") WAIT_POD("g1-0", "g1")
             WAIT_POD("g1-1", "g1") WAIT_POD("g1-2", "g1")
-            PG("g3", "2", "2024-01-03", "") WAIT_POD("g3-0", "g3") WAIT_POD("g3-1", "g3")
-            PG("g2", "2", "2024-01-02", "") WAIT_POD("g2-0", "g2") WAIT_POD("g2-1", "g2"),
+            PG("g2", "2", "2024-01-03", "") WAIT_POD("g2-0", "g2") WAIT_POD("g2-1", "g2")
+            PG("g3", "2", "2024-01-02", "") WAIT_POD("g3-0", "g3") WAIT_POD("g3-1", "g3"),
         .binds = "g1-0=n1 g1-1=n1 g1-2=n1",
-        .message = "g3: 1/2 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; 2nd of "
+        .message = "g2: 1/2 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; 2nd of "
                    "2 waiting in queue default",
         .reasons = "g2=NotEnoughResources g3=NotEnoughResources",
     },
