@@ -16,8 +16,8 @@
  * 1 cpu / 1Gi.  Recurring scores for such a pod: an empty node scores
  * leastrequested (75 + 87) / 2 = 81 and balancedresource 93 (fractions
  * 0.25 and 0.125): 174; a node running one other 1-cpu / 1Gi pod 62 + 87 =
- * 149; a node running a 3-cpu / 1Gi pod (25 + 75) / 2 = 50 and 1 -
- * |1 - 0.25| / 2 -> 62: 112.
+ * 149; a node running a 3-cpu / 1Gi pod (0 + 75) / 2 = 37 (the pod's own
+ * request counts: 4 of 4 cpu, 2 of 8Gi) and 1 - |1 - 0.25| / 2 -> 62: 99.
  */
 #include "testutil.h"
 
@@ -137,7 +137,7 @@ static const struct kb_scenario anti_affinity[] = {
         /* Symmetry.  n1 runs another scheduler's pod web (1 cpu) whose own
          * required anti-affinity keeps app=db pods off its node; n2 runs a
          * 3-cpu pod.  The pod db (app=db, no affinity of its own) scores
-         * n1 149, n2 112: it would go to n1, but web's term matches it, so
+         * n1 149, n2 99: it would go to n1, but web's term matches it, so
          * n1 fails ("existing pods anti-affinity") and db goes to n2. */
         .name = "anti-affinity: an existing pod's term keeps a matching pod away",
         .manifests = ZNODE("n1", "a") ZNODE("n2", "a")
@@ -147,7 +147,7 @@ static const struct kb_scenario anti_affinity[] = {
     },
     {
         /* The same with a pod web's term does not select (app=other):
-         * n1 (149) over n2 (112). */
+         * n1 (149) over n2 (99). */
         .name = "anti-affinity: an existing pod's term leaves other pods alone",
         .manifests = ZNODE("n1", "a") ZNODE("n2", "a")
             LFOREIGN("web", "n1", "1", "app: web", POD_AFFINITY(REQ_TERMS("podAntiAffinity", TERM_F("app: db", HOSTNAME))))
@@ -158,8 +158,8 @@ static const struct kb_scenario anti_affinity[] = {
         /* Symmetry within one session.  Gang a (created first: its turn
          * comes first) has one pod, app=a, whose anti-affinity rejects
          * app=b pods on its node; gang b has one pod, app=b, with no rule.
-         * n2 runs a 3-cpu pod.  a-0: n1 174 over n2 112: n1.  b-0: n1 now
-         * 149 against n2's 112, but a-0 — assumed, not yet bound — keeps it
+         * n2 runs a 3-cpu pod.  a-0: n1 174 over n2 99: n1.  b-0: n1 now
+         * 149 against n2's 99, but a-0 — assumed, not yet bound — keeps it
          * off n1: n2. */
         .name = "anti-affinity: a pod assumed this session repels later ones",
         .manifests = ZNODE("n1", "a") ZNODE("n2", "a") FOREIGN("big", "n2", "3")
@@ -188,7 +188,7 @@ static const struct kb_scenario anti_affinity[] = {
         /* namespaces and namespaceSelector.  A pod in namespace ml runs on
          * n1 (app=x).  Pod p in default has anti-affinity to app=x pods
          * in namespaces labelled team=ml: ml carries that label, so n1
-         * fails and p goes to n2 (112) instead of n1 (149).  Its own
+         * fails and p goes to n2 (99) instead of n1 (149).  Its own
          * namespace (the default without either field) would not see the
          * ml pod. */
         .name = "anti-affinity: a namespace selector reaches other namespaces",
@@ -397,8 +397,8 @@ static const struct kb_scenario spread[] = {
         /* matchLabelKeys: [job] narrows the selector to the pod's own job.
          * n1 (zone a) runs two pods app=s, job=j1; n2 (zone b) a 3-cpu pod.
          * The new pod (app=s, job=j2) counts only job=j2 pods: none, so
-         * any zone: n1 (2 cpu used: (50 + 62) / 2 = 56, plus 1 - |0.75 -
-         * 0.375| / 2 -> 81 = 137) over n2 (112).  Without the key zone a
+         * any zone: n1 (2 cpu used, 3 with the pod's: (25 + 62) / 2 = 43,
+         * plus 1 - |0.75 - 0.375| / 2 -> 81 = 124) over n2 (99).  Without the key zone a
          * counts 2 and only n2 would pass. */
         .name = "spread: matchLabelKeys counts the pod's own job only",
         .manifests = ZNODE("n1", "a") ZNODE("n2", "b") FOREIGN("big", "n2", "3")
@@ -409,7 +409,7 @@ static const struct kb_scenario spread[] = {
     {
         /* A pod being deleted does not count: n1's app=s pod is
          * terminating, so both zones count 0 and n1 (149 against n2's
-         * 112) takes the pod; counted, zone a would give 2 > 1. */
+         * 99) takes the pod; counted, zone a would give 2 > 1. */
         .name = "spread: terminating pods do not count",
         .manifests = ZNODE("n1", "a") ZNODE("n2", "b") FOREIGN("big", "n2", "3")
             POD("x1", ", labels: {app: s}, deletionTimestamp: '2024-01-01T00:00:00Z'",
@@ -422,7 +422,7 @@ static const struct kb_scenario spread[] = {
 static const struct kb_scenario ports[] = {
     {
         /* n1 runs a pod holding hostPort 8080 (TCP, any address), n2 a
-         * 3-cpu pod.  p wants 8080 too: n1 (149) fails, n2 (112).  Without
+         * 3-cpu pod.  p wants 8080 too: n1 (149) fails, n2 (99).  Without
          * the check p would share the port on n1. */
         .name = "ports: a host port in use keeps the pod away",
         .manifests = ZNODE("n1", "a") ZNODE("n2", "a") FOREIGN("big", "n2", "3")
@@ -518,7 +518,7 @@ static const struct kb_scenario scores[] = {
     {
         /* Preferred anti-affinity (weight 50) to app=cache, which runs on
          * n1; n2 runs a 3-cpu pod.  Raw: n1 -50, n2 0; normalised n1 0, n2
-         * 100, times 2.  n1 149, n2 112 + 200 = 312: n2. */
+         * 100, times 2.  n1 149, n2 99 + 200 = 299: n2. */
         .name = "scores: preferred pod anti-affinity",
         .manifests = ZNODE("n1", "a") ZNODE("n2", "a") LFOREIGN("cache", "n1", "1", "app: cache", "")
             FOREIGN("big", "n2", "3")
