@@ -105,6 +105,12 @@ wait_for "the hard gang's 6 pods are bound" 20 sh -c \
         "[ \$($K get pods -l job-name=train -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) = 6 ]"
 expect_eq "all in one rack" "$(train_nodes | cut -c1 | sort -u | wc -l)" 1
 
+# train goes, so the cluster has 14 cpu free (plain holds 2): a gang of 10
+# 1-cpu pods would fit the cluster, and only the rack limit (8 cpu a
+# rack) refuses it.
+$K delete job train >/dev/null
+$K delete pg train >/dev/null
+wait_for "train's pods are gone" 30 sh -c "! $K get pods -l job-name=train -o name | grep -q ."
 $K apply -f - >/dev/null <<'YAML'
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: PodGroup
