@@ -392,7 +392,7 @@ static int64_t best_first(struct kb_session *s, struct kb__search *S, struct kb_
                                 continue;
                         uint32_t l = KB__LEAF(c, s, i);
                         if (passes(s, S, c, t, sc, i) &&
-                            (best < 0 || tree_before(c, l, c->size + (uint32_t)best)))
+                            (best < 0 || tree_before(c, l, KB__LEAF(c, s, (uint32_t)best))))
                                 best = i;
                 }
                 return best;

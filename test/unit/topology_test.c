@@ -76,7 +76,38 @@
             "      - labelSelector: {matchLabels: {app: " g "}}\n" \
             "        topologyKey: kubernetes.io/hostname\n" POD_REQ("1"), "")
 
+/* Another scheduler's running pod labelled app: x on node, asking cpu. */
+#define XPOD(name, node, cpu) \
+        POD(name, ", labels: {app: x}", "  schedulerName: default-scheduler\n  nodeName: " node "\n" \
+            POD_REQ(cpu), "phase: Running")
+/* Pod NAME of group g, 1 cpu, with required pod affinity on the hostname
+ * to the pods labelled app: x. */
+#define NEAR_X_POD(name, g) \
+        POD(name, IN_GROUP(g), \
+            "  schedulerName: kbatch\n  affinity:\n    podAffinity:\n" \
+            "      requiredDuringSchedulingIgnoredDuringExecution:\n" \
+            "      - labelSelector: {matchLabels: {app: x}}\n" \
+            "        topologyKey: kubernetes.io/hostname\n" POD_REQ("1"), "")
+
 static const struct kb_scenario placement[] = {
+    {
+        /* Racks that interleave the names: r1 holds n1 and n3, r2 n2 and
+         * n4, so in topology order the nodes go n1, n3, n2, n4, not by
+         * name.  Pod a-0 (no networkTopology of its own) must share a host
+         * with an app=x pod: n2 (one of 3 cpu) or n3 (one of 1 cpu).
+         * nodeorder's leastrequested prefers the emptier: n3 (cpu 2 of 4,
+         * memory 2 of 8Gi: (50 + 75) / 2 = 62) over n2 (cpu 4 of 4: (0 +
+         * 75) / 2 = 37); balancedresource also prefers n3 (1 - |0.5 -
+         * 0.25| / 2 -> 87 against 1 - |1 - 0.25| / 2 -> 62).  The nodes the
+         * affinity lists must be compared by their places in that order,
+         * not by their indices. */
+        .name = "topology order: a node list from pod affinity picks the best node",
+        .conf = CONF_LABELS,
+        .manifests = HNODE("n1", "r1", "b1") HNODE("n2", "r2", "b1") HNODE("n3", "r1", "b1")
+            HNODE("n4", "r2", "b1") XPOD("x2", "n2", "3") XPOD("x3", "n3", "1")
+                PG("a", "1", "2024-01-01", "") NEAR_X_POD("a-0", "a"),
+        .binds = "a-0=n3",
+    },
     {
         /* Every node free; gang g (two pods, hard, highestTierAllowed 1)
          * whose pods may not share a host.  Tier 1: r1 and r2 score alike
