@@ -28,6 +28,10 @@ struct kb__evictor {
         /* Preempt: the preemptor's queue must also take the task once the
          * victims are gone (allocatable); reclaim asked preemptive first. */
         bool allocatable;
+        /* Whether eligible reads the preemptor's own job (preempt's rules:
+         * other jobs, or its own): then a node's "nothing to spare" holds
+         * for that job only, not for the whole queue. */
+        bool per_job;
         struct kb_statement *st;
         /* Scratch, owned by evict.c. */
         struct kb__memo *memo; /* per node */

@@ -44,18 +44,23 @@
 
 #include "actions/actions-int.h"
 
+typedef bool (*kb__rule_fn)(const struct kb_task *, const struct kb_task *);
+
 struct kb__memo {
         uint32_t epoch;   /* the evictor's epoch when written (kb__evictor_forget) */
         uint32_t version; /* the node's version when it gave nothing */
         uint32_t job, eclass;
+        kb__rule_fn rule;
         bool set;
         /* The node's version when none of its candidates could go without
-         * cutting a gang, for preemptors of this queue under this rule.
-         * That holds for every such preemptor until the node changes: in
-         * preempt and reclaim jobs only lose tasks, so what a job can spare
-         * only shrinks. */
-        uint32_t nospare_version, nospare_queue;
-        bool (*nospare_rule)(const struct kb_task *, const struct kb_task *);
+         * cutting a gang, for preemptors of this queue under this rule
+         * (and of this job, when the rule reads it: e->per_job), best-effort
+         * or not (the status rule tells them apart).  That holds for every
+         * such preemptor until the node changes: in preempt and reclaim
+         * jobs only lose tasks, so what a job can spare only shrinks. */
+        uint32_t nospare_version, nospare_queue, nospare_job;
+        kb__rule_fn nospare_rule;
+        bool nospare_best_effort;
         bool nospare_set;
 };
 
@@ -310,13 +315,15 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
 {
         struct kb__memo *m = &e->memo[n->index];
         uint32_t eclass = kb_task_class(e->s, t), queue = t->job->queue->index;
+        uint32_t job = e->per_job ? t->job->index : UINT32_MAX;
         if (m->epoch != e->epoch)
                 memset(m, 0, sizeof(*m));
         m->epoch = e->epoch;
         if (m->set && m->version == n->version && m->job == t->job->index && m->eclass == eclass &&
-            m->nospare_rule == e->eligible)
+            m->rule == e->eligible)
                 return 0;
         if (m->nospare_set && m->nospare_version == n->version && m->nospare_queue == queue &&
+            m->nospare_job == job && m->nospare_best_effort == t->best_effort &&
             m->nospare_rule == e->eligible)
                 return 0;
         if (kb_predicate(e->s, t, n))
@@ -335,6 +342,8 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
         if (!spare) {
                 m->nospare_version = n->version;
                 m->nospare_queue = queue;
+                m->nospare_job = job;
+                m->nospare_best_effort = t->best_effort;
                 m->nospare_rule = e->eligible;
                 m->nospare_set = true;
         }
@@ -354,7 +363,7 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                 m->version = n->version;
                 m->job = t->job->index;
                 m->eclass = eclass;
-                m->nospare_rule = e->eligible;
+                m->rule = e->eligible;
                 m->set = true;
                 return 0;
         }

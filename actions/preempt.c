@@ -143,6 +143,7 @@ static void preempt_execute(struct kb_session *s)
         }
 
         kb__evictor_init(&e, s, "preempt");
+        e.per_job = true;
         e.vote = kb_preemptable;
         e.allocatable = true;
         while (!kb_heap_empty(&queues)) {
