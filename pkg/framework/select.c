@@ -54,7 +54,6 @@
 #define cache kb__cache
 
 struct kb_select {
-        bool cached;
         struct cache *caches[MAX_CACHES];
         size_t ncaches;
         uint64_t clock;
