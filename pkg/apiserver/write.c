@@ -145,12 +145,18 @@ void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj)
         bool status_sub = kb_streq(c->sub, "status");
         if (status_sub) {
                 struct kb_value *st = kb_value_take(obj, "status");
+                /* A server-side apply to status has just recorded its
+                 * manager in managedFields: that stays with the status. */
+                struct kb_value *mf =
+                    c->apply ? kb_value_take(kb_value_get(obj, "metadata"), "managedFields") : NULL;
                 kb_value_free(obj);
                 obj = kb_value_clone(old);
                 if (st)
                         kb_value_set(obj, "status", st);
                 else
                         kb_value_del(obj, "status");
+                if (mf)
+                        kb_value_set(kb_value_ensure_object(obj, "metadata"), "managedFields", mf);
         } else if (c->rt->has_status) {
                 const struct kb_value *st = kb_value_get(old, "status");
                 if (st)

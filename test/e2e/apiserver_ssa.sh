@@ -106,6 +106,14 @@ printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: %s, labels: {job-name: other
 out=$($K apply --server-side --field-manager=m3 -f "$T/jp.yaml" 2>&1)
 expect_match "before-first-apply" "$out" 'conflict with "before-first-apply" using v1: \.metadata\.labels\.job-name$'
 
+# An apply to the status subresource records its manager too (the status
+# write kept only the status and dropped what apply had just recorded).
+r=$(api PATCH '/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/g1/status?fieldManager=sched' \
+        '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"g1"},"status":{"phase":"Inqueue"}}' \
+        application/apply-patch+yaml)
+expect_match "apply to status: 200" "$r" '^200 '
+expect_eq "apply to status: its manager owns the phase" "$(owners f:status.f:phase)" "sched/Apply"
+
 # Without fieldManager, a write's manager is its User-Agent up to the "/".
 curl -s -o /dev/null -X PATCH -A 'batch-tool/2.1 (linux)' -H 'Content-Type: application/merge-patch+json' \
         --data-binary '{"metadata":{"labels":{"owner":"tool"}}}' "$URL/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/g1"
