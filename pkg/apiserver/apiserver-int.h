@@ -307,6 +307,9 @@ void kb__cell_name(struct kb_value *cells, const struct kb_value *obj);
 
 /* ---- discovery (discovery.c) ------------------------------------------ */
 
+/* {"group": g, "version": v, "kind": k}, as discovery and OpenAPI name a
+ * kind.  The caller owns it. */
+struct kb_value *kb__gvk(const char *group, const char *version, const char *kind);
 void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *ver,
                               struct kb_value *out);
 void kb__discovery_versions(struct kb_apiserver *srv, struct kb_value *out);

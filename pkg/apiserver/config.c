@@ -16,26 +16,6 @@
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static char *base64(const char *s, size_t n)
-{
-        struct kb_buf b;
-        kb_buf_init(&b);
-        for (size_t i = 0; i < n; i += 3) {
-                unsigned v = (unsigned char)s[i] << 16;
-                if (i + 1 < n)
-                        v |= (unsigned char)s[i + 1] << 8;
-                if (i + 2 < n)
-                        v |= (unsigned char)s[i + 2];
-                char q[5] = {b64[(v >> 18) & 63], b64[(v >> 12) & 63],
-                             i + 1 < n ? b64[(v >> 6) & 63] : '=', i + 2 < n ? b64[v & 63] : '=',
-                             0};
-                kb_buf_adds(&b, q);
-        }
-        if (!b.data)
-                kb_buf_adds(&b, "");
-        return kb_buf_detach(&b);
-}
-
 /* The offset of the first byte that makes s invalid standard base64 (with
  * padding, as Go's encoding/json reads []byte), or -1 when s is valid. */
 static long base64_bad_at(const char *s)
@@ -70,7 +50,7 @@ int kb__normalize(const struct kb_rtype *rt, struct kb_value *obj, char *err, si
                 const char *v = kb_value_str(sd->obj.m[i].val);
                 if (!v)
                         continue;
-                char *enc = base64(v, strlen(v));
+                char *enc = kb_base64_encode(v, strlen(v));
                 kb_value_set(kb_value_ensure_object(obj, "data"), sd->obj.m[i].key,
                              kb_value_new_string(enc));
                 free(enc);

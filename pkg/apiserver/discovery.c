@@ -38,11 +38,11 @@ static struct kb_value *type_verbs(const struct kb_rtype *rt)
         return v;
 }
 
-static struct kb_value *gvk(const struct kb_rtype *rt, const char *kind)
+struct kb_value *kb__gvk(const char *group, const char *version, const char *kind)
 {
         struct kb_value *k = kb_value_new(KB_VOBJECT);
-        kb_value_set(k, "group", kb_value_new_string(rt->group));
-        kb_value_set(k, "version", kb_value_new_string(rt->version));
+        kb_value_set(k, "group", kb_value_new_string(group));
+        kb_value_set(k, "version", kb_value_new_string(version));
         kb_value_set(k, "kind", kb_value_new_string(kind));
         return k;
 }
@@ -85,7 +85,7 @@ static struct kb_value *subresource(const struct kb_rtype *rt, const char *name,
 {
         struct kb_value *s = kb_value_new(KB_VOBJECT);
         kb_value_set(s, "subresource", kb_value_new_string(name));
-        kb_value_set(s, "responseKind", gvk(rt, kind));
+        kb_value_set(s, "responseKind", kb__gvk(rt->group, rt->version, kind));
         struct kb_value *v = kb_value_new(KB_VARRAY);
         if (create_only)
                 kb_value_append(v, kb_value_new_string("create"));
@@ -131,7 +131,8 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                                         continue;
                                 struct kb_value *r = kb_value_new(KB_VOBJECT);
                                 kb_value_set(r, "resource", kb_value_new_string(rt->resource));
-                                kb_value_set(r, "responseKind", gvk(rt, rt->kind));
+                                kb_value_set(r, "responseKind",
+                                             kb__gvk(rt->group, rt->version, rt->kind));
                                 kb_value_set(
                                     r, "scope",
                                     kb_value_new_string(rt->namespaced ? "Namespaced" : "Cluster"));
@@ -155,11 +156,8 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                                          * server says (kubectl drain looks). */
                                         struct kb_value *ev =
                                             subresource(rt, "eviction", "Eviction", true);
-                                        struct kb_value *k = kb_value_new(KB_VOBJECT);
-                                        kb_value_set(k, "group", kb_value_new_string("policy"));
-                                        kb_value_set(k, "version", kb_value_new_string("v1"));
-                                        kb_value_set(k, "kind", kb_value_new_string("Eviction"));
-                                        kb_value_set(ev, "responseKind", k);
+                                        kb_value_set(ev, "responseKind",
+                                                     kb__gvk("policy", "v1", "Eviction"));
                                         kb_value_append(subs, ev);
                                 }
                                 if (subs->arr.n)

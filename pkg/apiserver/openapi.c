@@ -25,15 +25,6 @@
 #define REF_PREFIX  "#/components/schemas/"
 #define OBJECT_META "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
-static struct kb_value *gvk(const struct kb_rtype *rt)
-{
-        struct kb_value *k = kb_value_new(KB_VOBJECT);
-        kb_value_set(k, "group", kb_value_new_string(rt->group));
-        kb_value_set(k, "version", kb_value_new_string(rt->version));
-        kb_value_set(k, "kind", kb_value_new_string(rt->kind));
-        return k;
-}
-
 static struct kb_value *patch_op(const struct kb_rtype *rt)
 {
         struct kb_value *op = kb_value_new(KB_VOBJECT);
@@ -46,7 +37,8 @@ static struct kb_value *patch_op(const struct kb_rtype *rt)
         kb_value_set(p, "schema", sch);
         kb_value_append(params, p);
         kb_value_set(op, "parameters", params);
-        kb_value_set(op, "x-kubernetes-group-version-kind", gvk(rt));
+        kb_value_set(op, "x-kubernetes-group-version-kind",
+                     kb__gvk(rt->group, rt->version, rt->kind));
         struct kb_value *path = kb_value_new(KB_VOBJECT);
         kb_value_set(path, "patch", op);
         return path;
@@ -123,7 +115,7 @@ static void add_custom(struct kb_apiserver *srv, const struct kb_rtype *rt, stru
         kb_value_set(meta, "description", kb_value_new_string("Standard object metadata."));
         kb_value_set(props, "metadata", meta);
         struct kb_value *g = kb_value_new(KB_VARRAY);
-        kb_value_append(g, gvk(rt));
+        kb_value_append(g, kb__gvk(rt->group, rt->version, rt->kind));
         kb_value_set(s, "x-kubernetes-group-version-kind", g);
         char *rg = reversed(rt->group);
         char *name = kb_xasprintf("%s.%s.%s", rg, rt->version, rt->kind);

@@ -121,26 +121,6 @@ struct conv {
 
 static struct kb_value *message(struct conv *cv, const ProtobufCMessage *m, const char *path);
 
-static char *base64(const uint8_t *s, size_t n)
-{
-        static const char b64[] =
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        char *out = kb_xmalloc(4 * ((n + 2) / 3) + 1), *w = out;
-        for (size_t i = 0; i < n; i += 3) {
-                unsigned v = (unsigned)s[i] << 16;
-                if (i + 1 < n)
-                        v |= (unsigned)s[i + 1] << 8;
-                if (i + 2 < n)
-                        v |= s[i + 2];
-                *w++ = b64[(v >> 18) & 63];
-                *w++ = b64[(v >> 12) & 63];
-                *w++ = i + 1 < n ? b64[(v >> 6) & 63] : '=';
-                *w++ = i + 2 < n ? b64[v & 63] : '=';
-        }
-        *w = 0;
-        return out;
-}
-
 /* One value of field f at p (an element of a repeated field, or the field). */
 static struct kb_value *scalar(struct conv *cv, const ProtobufCFieldDescriptor *f, const void *p,
                                const char *path)
@@ -156,7 +136,7 @@ static struct kb_value *scalar(struct conv *cv, const ProtobufCFieldDescriptor *
                 return kb_value_new_int(*(const int64_t *)p);
         case PROTOBUF_C_TYPE_BYTES: {
                 const ProtobufCBinaryData *b = p;
-                char *t = base64(b->data, b->len);
+                char *t = kb_base64_encode(b->data, b->len);
                 struct kb_value *v = kb_value_new_string(t);
                 free(t);
                 return v;

@@ -599,3 +599,24 @@ void kb_format_decimal(double v, int decimals, char *buf, size_t n)
         if (strcmp(buf, "-0") == 0)
                 snprintf(buf, n, "0");
 }
+
+char *kb_base64_encode(const void *data, size_t n)
+{
+        static const char b64[] =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        const unsigned char *s = data;
+        char *out = kb_xmalloc(4 * ((n + 2) / 3) + 1), *w = out;
+        for (size_t i = 0; i < n; i += 3) {
+                unsigned v = (unsigned)s[i] << 16;
+                if (i + 1 < n)
+                        v |= (unsigned)s[i + 1] << 8;
+                if (i + 2 < n)
+                        v |= s[i + 2];
+                *w++ = b64[(v >> 18) & 63];
+                *w++ = b64[(v >> 12) & 63];
+                *w++ = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+                *w++ = i + 2 < n ? b64[v & 63] : '=';
+        }
+        *w = 0;
+        return out;
+}

@@ -143,6 +143,8 @@ int kb_write_file(const char *path, const void *data, size_t len, unsigned mode)
  * kubectl-kbatch read it.)
  */
 size_t kb_position_split(const char *msg, const char **pos);
+/* data (n bytes) as standard base64 with padding; the caller frees it. */
+char *kb_base64_encode(const void *data, size_t n);
 /* FNV-1a, for hashing keys and signatures. */
 uint64_t kb_hash(const void *data, size_t n, uint64_t seed);
 #define KB_HASH_SEED 14695981039346656037ULL
