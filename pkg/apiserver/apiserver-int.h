@@ -418,6 +418,11 @@ void kb__do_delete(struct kb_ctx *c, struct kb_obj *o);
 /* The grace period a delete of obj gets: the request's (query, then
  * options), else the pod's own; 0 for what no kubelet runs. */
 double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const struct kb_value *obj);
+/* How long a pod being deleted lingers, as kube-apiserver's graceful
+ * deletion has it: not at all when it is on no node, has ended, or no
+ * kubelet runs; else the grace asked for (ASKED, when not NULL), or the
+ * pod's own spec.terminationGracePeriodSeconds. */
+double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod, const int64_t *asked);
 void kb__do_delete_collection(struct kb_ctx *c);
 void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
 void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);

@@ -68,6 +68,9 @@ void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb
                 set_default(spec, "restartPolicy", kb_value_new_string("Always"));
                 set_default(spec, "dnsPolicy", kb_value_new_string("ClusterFirst"));
                 set_default(spec, "priority", kb_value_new_int(0));
+                /* kube-apiserver's default: a bound pod deleted without a
+                 * grace period of its own lingers this long. */
+                set_default(spec, "terminationGracePeriodSeconds", kb_value_new_int(30));
                 struct kb_value *st = kb_value_new(KB_VOBJECT);
                 kb_value_set(st, "phase", kb_value_new_string("Pending"));
                 kb_value_set(st, "qosClass", kb_value_new_string(qos_class(spec)));

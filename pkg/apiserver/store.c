@@ -142,7 +142,10 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
 
 /* What the garbage collector does when an owner is gone (background
  * propagation): the pods and Volcano PodGroups it owned go too, unless the
- * delete asked to orphan them. */
+ * delete asked to orphan them.  Its deletes ask no grace period, so a
+ * running pod takes its own (kube-controller-manager's collector does the
+ * same: the pods of a deleted Job hold their node for
+ * terminationGracePeriodSeconds). */
 static void collect_dependents(struct kb_apiserver *srv, const char *uid)
 {
         struct kb_rtype *pgs = kb__type_find(srv, "scheduling.volcano.sh", "v1beta1", "podgroups");
@@ -157,7 +160,8 @@ static void collect_dependents(struct kb_apiserver *srv, const char *uid)
                         struct kb_obj *d = NULL;
                         HASH_FIND_STR(types[t]->objs, keys[i], d);
                         if (d)
-                                kb__store_delete(srv, types[t], d, 0);
+                                kb__store_delete(srv, types[t], d,
+                                                 t == 0 ? kb__pod_grace(srv, d->doc->v, NULL) : 0);
                 }
                 kb__strv_free(keys, n);
         }

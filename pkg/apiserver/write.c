@@ -272,23 +272,34 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
         kb__do_update(c, o, doc);
 }
 
+double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod, const int64_t *asked)
+{
+        if (!srv->opts.kubelet || !kb_value_dig(pod, "spec", "nodeName"))
+                return 0;
+        const char *phase = kb_value_str(kb_value_dig(pod, "status", "phase"));
+        if (kb_streq(phase, "Succeeded") || kb_streq(phase, "Failed"))
+                return 0;
+        int64_t g = 0;
+        if (asked)
+                g = *asked;
+        else if (kb_value_int(kb_value_dig(pod, "spec", "terminationGracePeriodSeconds"), &g))
+                g = 0;
+        return g > 0 ? (double)g : 0;
+}
+
 double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const struct kb_value *obj)
 {
         if (c->rt->custom || strcmp(c->rt->resource, "pods"))
                 return 0;
-        if (!c->srv->opts.kubelet || !kb_value_dig(obj, "spec", "nodeName"))
-                return 0;
-        const char *phase = kb_value_str(kb_value_dig(obj, "status", "phase"));
-        if (kb_streq(phase, "Succeeded") || kb_streq(phase, "Failed"))
-                return 0;
-        int64_t g = -1;
+        int64_t g;
         const char *q = kb__query(c->req, "gracePeriodSeconds");
-        if (q)
+        if (q) {
                 g = strtoll(q, NULL, 10);
-        else if (kb_value_int(kb_value_get(opts, "gracePeriodSeconds"), &g))
-                if (kb_value_int(kb_value_dig(obj, "spec", "terminationGracePeriodSeconds"), &g))
-                        g = 0;
-        return g > 0 ? (double)g : 0;
+                return kb__pod_grace(c->srv, obj, &g);
+        }
+        if (!kb_value_int(kb_value_get(opts, "gracePeriodSeconds"), &g))
+                return kb__pod_grace(c->srv, obj, &g);
+        return kb__pod_grace(c->srv, obj, NULL);
 }
 
 static bool protected_namespace(const char *name)

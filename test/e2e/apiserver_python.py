@@ -194,9 +194,17 @@ wait_until("bound pod runs", 10,
 log = core.read_namespaced_pod_log("b1", "default")
 check("pod log", log == "container c started from image busybox:1.36 on node-1 "
       "(simulated by kbatch-apiserver)\n", repr(log))
+# A bound pod evicted lingers for its grace period (30 s by default, as on
+# kube-apiserver); with a grace period of 0 it goes at once.
+core.create_namespaced_pod_eviction("b1", "default", client.V1Eviction(
+    metadata=client.V1ObjectMeta(name="b1", namespace="default")))
+b1 = core.read_namespaced_pod("b1", "default")
+check("evicted pod is terminating for its 30 s", b1.metadata.deletion_timestamp is not None
+      and b1.metadata.deletion_grace_period_seconds == 30, b1.metadata)
 core.create_namespaced_pod_eviction("b2", "default", client.V1Eviction(
-    metadata=client.V1ObjectMeta(name="b2", namespace="default")))
-expect_status("evicted pod is gone", 404, core.read_namespaced_pod, "b2", "default")
+    metadata=client.V1ObjectMeta(name="b2", namespace="default"),
+    delete_options=client.V1DeleteOptions(grace_period_seconds=0)))
+expect_status("evicted with grace 0: gone", 404, core.read_namespaced_pod, "b2", "default")
 
 # ---- Jobs ---------------------------------------------------------------------
 job = client.V1Job(

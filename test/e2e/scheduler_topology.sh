@@ -96,6 +96,7 @@ spec:
     spec:
       schedulerName: kbatch
       restartPolicy: Never
+      terminationGracePeriodSeconds: 1
       containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]
 YAML
 train_nodes() {
