@@ -3,8 +3,13 @@
 #   make            release build of every program into bin/
 #   make install    the programs, CRDs and examples under PREFIX (/usr/local),
 #                   staged under DESTDIR when set; make uninstall
-#   make test       AddressSanitizer + UBSan build, unit, scenario and e2e tests
-#   make bench      the session benchmark (docs/PERFORMANCE.md)
+#   make test       AddressSanitizer + UBSan build, unit, scenario and e2e tests;
+#                   then the scheduler's e2e tests again on the real bed
+#                   (kube-apiserver, etcd, KWOK from test/k8s) when Go is
+#                   there: KBATCH_K8S=skip skips that, =require (CI) fails
+#                   rather than skip; make e2e-k8s runs just that part
+#   make bench      the session benchmark (docs/PERFORMANCE.md); make
+#                   bench-k8s: the daemon at scale on the real bed
 #   make fuzz       longer fuzzing runs of the fuzz targets
 #   make format     clang-format over the tree
 #   make deps       install missing Debian packages to build (make test-deps:
@@ -58,6 +63,9 @@ DEFS    += -I$(B)/gen
 CMDS    := $(notdir $(wildcard cmd/*))
 UNIT    := $(notdir $(basename $(wildcard test/unit/*_test.c)))
 E2E     := $(sort $(wildcard test/e2e/*.sh))
+# The tests written on test/e2e/lib/scheduler.sh take their server from
+# KBATCH_E2E_SERVER: these run on the real bed too.
+E2E_K8S := $(sort $(shell grep -l 'lib/scheduler.sh' $(E2E) /dev/null))
 
 ifeq ($(MODE),release)
 BINDIR  := bin
@@ -68,7 +76,7 @@ PROGS   := $(CMDS:%=$(BINDIR)/%)
 
 .SECONDEXPANSION:
 .SECONDARY:
-.PHONY: all deps test-deps test unit e2e bench fuzz format clean install uninstall
+.PHONY: all deps test-deps test unit e2e e2e-k8s bench bench-k8s fuzz format clean install uninstall
 all: deps
 	@$(MAKE) --no-print-directory progs
 
@@ -128,6 +136,7 @@ $(B)/test/%_test: $(B)/obj/test/unit/%_test.o $(B)/obj/test/unit/testutil.o $(B)
 test: test-deps
 	@$(MAKE) --no-print-directory MODE=asan unit
 	@$(MAKE) --no-print-directory MODE=asan e2e
+	@$(MAKE) --no-print-directory MODE=asan e2e-k8s
 
 unit: $(UNIT:%=$(B)/test/%) $(PROGS)
 	@pass=0; fail=0; for t in $(UNIT:%=$(B)/test/%); do \
@@ -136,16 +145,27 @@ unit: $(UNIT:%=$(B)/test/%) $(PROGS)
 	  else fail=$$((fail+1)); echo "FAILED: $$t"; fi; done; \
 	echo "unit: $$pass passed, $$fail failed"; [ $$fail = 0 ]
 
+# A test exits 77 when it needs the other server (lib/scheduler.sh's
+# needs_server): counted as skipped, its reason printed.
 e2e: $(PROGS)
-	@pass=0; fail=0; for t in $(E2E); do \
-	  echo "== $$t"; \
-	  if BIN=$(abspath $(BINDIR)) bash $$t; then pass=$$((pass+1)); \
-	  else fail=$$((fail+1)); echo "FAILED: $$t"; fi; done; \
-	echo "e2e: $$pass passed, $$fail failed"; [ $$fail = 0 ]
+	@pass=0; fail=0; skip=0; for t in $(E2E); do \
+	  echo "== $$t"; rc=0; BIN=$(abspath $(BINDIR)) bash $$t || rc=$$?; \
+	  case $$rc in 0) pass=$$((pass+1));; 77) skip=$$((skip+1));; \
+	  *) fail=$$((fail+1)); echo "FAILED: $$t";; esac; done; \
+	echo "e2e: $$pass passed, $$fail failed, $$skip skipped"; [ $$fail = 0 ]
+
+e2e-k8s: $(PROGS)
+	@bash test/k8s/suite.sh $(abspath $(BINDIR)) $(E2E_K8S)
 
 bench: test-deps
 	@$(MAKE) --no-print-directory progs
 	@bash test/bench/run.sh
+
+# The scheduler at scale on the real bed (test/k8s; needs Go):
+# docs/PERFORMANCE.md, "On the real API server".
+bench-k8s: test-deps
+	@$(MAKE) --no-print-directory progs
+	@bash test/bench/k8s_scale.sh
 
 FUZZ    := $(notdir $(basename $(wildcard test/fuzz/*_fuzz.c)))
 fuzz: test-deps

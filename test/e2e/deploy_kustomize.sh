@@ -43,17 +43,33 @@ pre=$(kubectl kustomize "$T/overlay" 2>&1)
 expect_match "preemption grants delete on pods" "$pre" 'name: kbatch-scheduler-evict'
 expect_eq "... and nothing else" "$(printf '%s\n' "$pre" | grep -c '^  - delete$')" 1
 
-# crds/ applies both ways against a live API server.
-start_api_bare() {
-        "$BIN/kbatch-apiserver" --listen 127.0.0.1:0 --write-kubeconfig "$T/kubeconfig" \
-                --port-file "$T/port" >"$T/api.log" 2>&1 &
-        API_PID=$!
-        for _ in $(seq 1 100); do [ -s "$T/kubeconfig" ] && break; sleep 0.1; done
-        K="kubectl --kubeconfig $T/kubeconfig"
-}
-start_api_bare
-expect_match "kubectl apply -k crds/" "$($K apply -k "$ROOT/crds" 2>&1)" 'queues.scheduling.volcano.sh (created|unchanged)'
-expect_match "kubectl apply -f crds/ still works" "$($K apply -f "$ROOT/crds/" 2>&1)" 'podgroups.scheduling.volcano.sh (created|unchanged)'
+# crds/ applies both ways against a live API server, and so does deploy/
+# as a whole (on the real bed: through a real structural-schema validator
+# and RBAC's escalation check on the roles it binds).
+start_api
+expect_match "kubectl apply -k crds/" "$($K apply -k "$ROOT/crds" 2>&1)" 'queues.scheduling.volcano.sh (created|unchanged|configured)'
+expect_match "kubectl apply -f crds/ still works" "$($K apply -f "$ROOT/crds/" 2>&1)" 'podgroups.scheduling.volcano.sh (created|unchanged|configured)'
+out=$($K apply -k "$ROOT/deploy" 2>&1)
+rc=$?
+expect_eq "kubectl apply -k deploy/ succeeds" "$rc" 0
+expect_match "... and makes the Deployment" "$out" 'deployment.apps/kbatch-scheduler (created|unchanged|configured)'
+# (A new CRD's OpenAPI is published a moment after it is established.)
+explain_answers() { $K explain podgroup.spec.minMember 2>&1 | grep -Eq 'minMember.*integer'; }
+wait_for "kubectl explain podgroup.spec.minMember answers" 20 explain_answers
+# The CRDs' printer columns and status subresource.
+create /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups \
+        '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"cols"},"spec":{"minMember":3,"queue":"default"}}'
+expect_match "kubectl get podgroups shows the printer columns" "$($K get podgroups 2>&1 | head -1)" 'NAME +STATUS +MINMEMBER +RUNNINGS +AGE'
+code=$(api PATCH /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/cols/status \
+        '{"status":{"phase":"Inqueue"}}' application/merge-patch+json)
+expect_eq "status is written through the status subresource" "$code" 200
+expect_eq "... and shows" "$($K get pg cols -o jsonpath='{.status.phase}')" Inqueue
+api PATCH /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/cols \
+        '{"status":{"phase":"Running"},"spec":{"minMember":2}}' application/merge-patch+json >/dev/null
+expect_eq "a write to the object leaves its status alone" "$($K get pg cols -o jsonpath='{.status.phase}/{.spec.minMember}')" Inqueue/2
+create /apis/scheduling.volcano.sh/v1beta1/queues \
+        '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"Queue","metadata":{"name":"cols"},"spec":{"weight":2}}'
+expect_match "kubectl get queues shows the printer columns" "$($K get queues 2>&1 | head -2 | tr '\n' ' ')" '^NAME +WEIGHT +STATE .* cols +2 '
 
 # The Docker build context (.dockerignore) builds the daemon and nothing else.
 ctx=$T/ctx

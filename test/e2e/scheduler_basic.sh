@@ -60,9 +60,13 @@ expect_eq "big: nothing bound" "$($K get pods -l '!x' -o jsonpath='{range .items
 # period.
 expect_eq "big: one Unschedulable event" "$($K get events --field-selector involvedObject.name=big,reason=Unschedulable -o name | wc -l)" 1
 wait_for "big: the Unschedulable event names cpu" 10 sh -c "$K get events --field-selector involvedObject.name=big,reason=Unschedulable -o jsonpath='{.items[0].message}' | grep -q 'Insufficient cpu'"
+describe_shows_why() {
+        $K describe podgroup big | sed -n '/^Events:/,$p' | grep -Eq 'Warning +Unschedulable .*Insufficient cpu'
+}
+wait_for "kubectl describe podgroup big shows the Unschedulable event" 10 describe_shows_why
 wait_for "big pods: FailedScheduling and PodScheduled=False" 10 sh -c "$K get pod big-1 -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].status}' | grep -qx False"
 for i in 5 6 7; do
-        api POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"extra-$i\"},\"status\":{\"allocatable\":{\"cpu\":\"8\",\"memory\":\"32Gi\",\"pods\":\"110\"},\"capacity\":{\"cpu\":\"8\",\"memory\":\"32Gi\",\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}" >/dev/null
+        api POST /api/v1/nodes "$(node_json extra-$i 8 32Gi)" >/dev/null
 done
 wait_for "big binds once nodes are added" 20 all_bound 7
 wait_for "podgroup big Running" 10 sh -c "$K get pg big -o jsonpath='{.status.phase}' | grep -qx Running"

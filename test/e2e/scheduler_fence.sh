@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
-LE="--leader-elect --leader-elect-lease-duration 2s --leader-elect-renew-deadline 1500ms --leader-elect-retry-period 250ms --lock-object-namespace default"
+LE="--leader-elect --leader-elect-lease-duration 2s --leader-elect-renew-deadline 1500ms --leader-elect-retry-period 250ms $LEASE"
 start_api --nodes "6:cpu=8,memory=32Gi"
 start_sched a $LE --leader-elect-identity sched-a --kube-api-qps 20 --kube-api-burst 1 -v 4
 wait_for "a leads" 15 grep -q 'became the leader' "$T/a.log"
@@ -50,7 +50,7 @@ expect_eq "a runs no session after it resumes" "$(printf '%s\n' "$after" | grep 
 sleep 0.5
 check_no_overcommit
 check_bound_once "$T/a.log" "$T/b.log"
-expect_eq "lease holder" "$($K get lease kbatch -n default -o jsonpath='{.spec.holderIdentity}')" sched-b
+expect_eq "lease holder" "$($K get lease kbatch -n kbatch-system -o jsonpath='{.spec.holderIdentity}')" sched-b
 stop_sched b
 
 # The deadline is checked while a renew is in flight: the API server is

@@ -16,11 +16,11 @@ $K apply -f "$T/jobs.yaml" >/dev/null
 want=$((NJOBS * SIZE))
 wait_for "$want pods created" 60 sh -c "[ \$($K get pods --no-headers | wc -l) = $want ]"
 
-LE="--leader-elect --lock-object-namespace default --leader-elect-identity sched-a"
+LE="--leader-elect $LEASE --leader-elect-identity sched-a"
 start_sched a $LE --kube-api-qps 50 --kube-api-burst 1
 wait_for "a session dispatches thousands of binds" 30 grep -Eq 'session: [0-9]{4,} binds' "$T/a.log"
 sleep 1
-expect_eq "lease held" "$($K get lease kbatch -n default -o jsonpath='{.spec.holderIdentity}')" sched-a
+expect_eq "lease held" "$($K get lease kbatch -n kbatch-system -o jsonpath='{.spec.holderIdentity}')" sched-a
 before=$(( want - $(unbound) ))
 t0=$(date +%s%N)
 kill -TERM "${SCHED_PID[a]}"
@@ -39,7 +39,7 @@ echo "exited ${ms} ms after SIGTERM with $before of $want pods bound"
 if [ "$ms" -le 2000 ]; then pass "exits within 2 s of SIGTERM (${ms} ms)"; else fail "took ${ms} ms to exit"; fi
 expect_eq "exit status 0 (loop closed, no leaks)" "$rc" 0
 expect_match "queued writes were dropped" "$(cat "$T/a.log")" 'stopping: [0-9]{3,} queued writes dropped'
-expect_eq "lease released" "$($K get lease kbatch -n default -o jsonpath='{.spec.holderIdentity}')" ""
+expect_eq "lease released" "$($K get lease kbatch -n kbatch-system -o jsonpath='{.spec.holderIdentity}')" ""
 if [ $(( want - $(unbound) )) -lt "$want" ]; then pass "the backlog was not sent"; else fail "every bind was sent before the exit"; fi
 grep -q "ERROR: AddressSanitizer\|runtime error" "$T/a.log" && fail "sanitizer report in the log"
 finish

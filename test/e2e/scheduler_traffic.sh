@@ -28,7 +28,7 @@ pod foreign-late other 1
 # old is deleted with its 12 s grace period: Releasing, so its 4 cpu on
 # node-2 are future idle.  A gang of one 4-cpu pod is pipelined there and
 # nominated, then binds when old is gone.
-curl -s -o /dev/null -X DELETE "$URL/api/v1/namespaces/default/pods/old?gracePeriodSeconds=12"
+api DELETE "/api/v1/namespaces/default/pods/old?gracePeriodSeconds=12" >/dev/null
 gang pipe 1 4
 wait_for "pipelined pod nominated to node-2" 10 sh -c "$K get pod pipe-1 -o jsonpath='{.status.nominatedNodeName}' | grep -qx node-2"
 expect_eq "pipelined pod not bound while old terminates" "$($K get pod pipe-1 -o jsonpath='{.spec.nodeName}')" ""

@@ -106,7 +106,7 @@ expect_eq "slow: nothing bound" "$(jp pod slow-1 '{.spec.nodeName}')" ""
 
 # A node with 2 cpu and two GPUs, and a gang of one asking 1 cpu and one
 # GPU: bound there, Running.
-api POST /api/v1/nodes '{"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-node"},"status":{"allocatable":{"cpu":"2","memory":"16Gi","pods":"110","nvidia.com/gpu":"2"},"capacity":{"cpu":"2","memory":"16Gi","pods":"110","nvidia.com/gpu":"2"},"conditions":[{"type":"Ready","status":"True"}]}}' >/dev/null
+api POST /api/v1/nodes '{"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-node","annotations":{"kwok.x-k8s.io/node":"fake"}},"status":{"allocatable":{"cpu":"2","memory":"16Gi","pods":"110","nvidia.com/gpu":"2"},"capacity":{"cpu":"2","memory":"16Gi","pods":"110","nvidia.com/gpu":"2"},"conditions":[{"type":"Ready","status":"True"}]}}' >/dev/null
 create /apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"train"},"spec":{"minMember":1,"queue":"default"}}'
 create /api/v1/namespaces/default/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"train-1","annotations":{"scheduling.k8s.io/group-name":"train"}},"spec":{"schedulerName":"kbatch","containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"1"},"limits":{"nvidia.com/gpu":"1"}}}]}}'
 wait_for "train: Running" 15 sh -c "$K get pg train -o jsonpath='{.status.phase}' | grep -qx Running"

@@ -1,7 +1,23 @@
 # Helpers for the kbatch-scheduler e2e tests (sourced, not run).
 #
-#   start_api [FLAGS...]      kbatch-apiserver on a free port with the CRDs
-#                             applied; sets URL, KC (kubeconfig), K (kubectl)
+# The server.  KBATCH_E2E_SERVER chooses what the tests run against:
+#   kbatch (default)  kbatch-apiserver, the project's own in-memory server
+#   k8s               the real bed of test/k8s: kube-apiserver, etcd,
+#                     kube-controller-manager and KWOK, built from upstream
+#                     (test/k8s/up.sh); the scheduler runs with deploy/'s
+#                     ServiceAccount token, not as admin
+# A test that needs what only one server has says so with needs_server,
+# and is skipped (exit 77) on the other, with the reason.
+#
+#   start_api [FLAGS...]      a fresh server with the CRDs applied; sets URL,
+#                             KC (admin kubeconfig), SCHED_KC (the
+#                             scheduler's), K (kubectl). FLAGS are
+#                             kbatch-apiserver's; on the real bed --nodes
+#                             makes KWOK nodes and any other flag skips the
+#                             test (the fault injection is kbatch-apiserver's)
+#   stop_api                  stops it (a test may start a fresh one)
+#   needs_server kbatch|k8s WHY   skips the test on the other server
+#   node_json NAME CPU [MEM]  a Node object that either server runs
 #   free_port                 a port for --listen-address nothing holds
 #   start_sched NAME [FLAGS]  kbatch-scheduler against it, logging to
 #                             $T/NAME.log; its pid in SCHED_PID[NAME]
@@ -18,6 +34,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 TEST_NAME=$(basename "$0" .sh)
 T=$(mktemp -d)
 API_PID=
+SERVER=${KBATCH_E2E_SERVER:-kbatch}
+case $SERVER in kbatch | k8s) ;; *) echo "KBATCH_E2E_SERVER=$SERVER: want kbatch or k8s"; exit 2 ;; esac
+K8S_DIR=
+CURL_AUTH=()
 declare -A SCHED_PID=()
 PASSES=0
 FAILS=0
@@ -29,9 +49,14 @@ cleanup() {
                 kill -KILL "${SCHED_PID[$n]}" 2>/dev/null
                 wait "${SCHED_PID[$n]}" 2>/dev/null
         done
-        if [ -n "$API_PID" ]; then
+        if [ -n "$API_PID" ] && [ -z "$K8S_DIR" ]; then
                 kill -TERM "$API_PID" 2>/dev/null
                 wait "$API_PID" 2>/dev/null
+        fi
+        if [ -n "$K8S_DIR" ]; then
+                kill -CONT "$API_PID" 2>/dev/null
+                if [ "${FAILS:-0}" != 0 ]; then k8s_tails; fi
+                "$ROOT/test/k8s/down.sh" "$K8S_DIR"
         fi
         if [ "${FAILS:-0}" != 0 ] && [ -n "${KEEP_FAILED:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
@@ -84,7 +109,109 @@ for _ in range(200):
 PY
 }
 
+# needs_server kbatch|k8s WHY: this test (from here on) runs only on that
+# server; on the other it ends here, skipped, saying why.
+needs_server() {
+        if [ "$SERVER" != "$1" ]; then
+                echo "$TEST_NAME: skipped on $SERVER: $2"
+                exit 77
+        fi
+}
+
+# The last 20 lines of each real-bed component's log (a failed or timed-out
+# test shows them).
+k8s_tails() {
+        local f
+        for f in "$K8S_DIR"/*.log; do
+                [ -f "$f" ] || continue
+                echo "---- last 20 lines of $f"
+                tail -20 "$f"
+        done
+}
+
+# node_json NAME CPU [MEMORY [EXTRA-LABELS-JSON]]: a Ready node with that
+# capacity, which KWOK runs on the real bed (kbatch-apiserver's kubelet
+# runs every node).
+node_json() {
+        local labels=${4:-}
+        printf '{"apiVersion":"v1","kind":"Node","metadata":{"name":"%s","labels":{"kubernetes.io/hostname":"%s","kubernetes.io/os":"linux"%s},"annotations":{"kwok.x-k8s.io/node":"fake"}},"spec":{"taints":[]},"status":{"allocatable":{"cpu":"%s","memory":"%s","pods":"110"},"capacity":{"cpu":"%s","memory":"%s","pods":"110"},"conditions":[{"type":"Ready","status":"True"}]}}' \
+                "$1" "$1" "${labels:+,$labels}" "$2" "${3:-32Gi}" "$2" "${3:-32Gi}"
+}
+
+# k8s_nodes SPEC: kbatch-apiserver's --nodes "COUNT:cpu=N,memory=Q,pods=P,
+# label=k=v,prefix=NAME,RESOURCE=Q" as Node objects (prefix-1 .. prefix-COUNT).
+k8s_nodes() {
+        local count=${1%%:*} rest=${1#*:} prefix=node res="" labels="" kv k v
+        local IFS=,
+        for kv in $rest; do
+                k=${kv%%=*} v=${kv#*=}
+                case $k in
+                prefix) prefix=$v ;;
+                label) labels="$labels,\"${v%%=*}\":\"${v#*=}\"" ;;
+                *) res="$res,\"$k\":\"$v\"" ;;
+                esac
+        done
+        unset IFS
+        case $res in *'"pods"'*) ;; *) res="$res,\"pods\":\"110\"" ;; esac
+        local i
+        for i in $(seq 1 "$count"); do
+                printf '{"apiVersion":"v1","kind":"Node","metadata":{"name":"%s-%s","labels":{"kubernetes.io/hostname":"%s-%s","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64"%s},"annotations":{"kwok.x-k8s.io/node":"fake"}},"status":{"allocatable":{%s},"capacity":{%s}}}\n' \
+                        "$prefix" "$i" "$prefix" "$i" "$labels" "${res#,}" "${res#,}"
+        done
+}
+
+# The real bed (test/k8s/up.sh), its nodes from the --nodes flags.
+start_k8s() {
+        local specs=() f
+        while [ $# -gt 0 ]; do
+                case $1 in
+                --nodes) specs+=("$2"); shift 2 ;;
+                *) echo "$TEST_NAME: skipped on k8s: it runs kbatch-apiserver with $1 (that server's own fault injection or transport)"; exit 77 ;;
+                esac
+        done
+        K8S_DIR=$T/k8s
+        if ! "$ROOT/test/k8s/up.sh" "$K8S_DIR" >"$T/k8s-up.log" 2>&1; then
+                echo "the real bed did not come up:"; cat "$T/k8s-up.log"; FAILS=1; exit 1
+        fi
+        URL=$(cat "$K8S_DIR/url")
+        # The server process (tests pause it): kube-apiserver here.
+        API_PID=$(cat "$K8S_DIR/kube-apiserver.pid")
+        KC=$K8S_DIR/admin.kubeconfig
+        SCHED_KC=$K8S_DIR/scheduler.kubeconfig
+        K="kubectl --kubeconfig $KC"
+        CURL_AUTH=(--cacert "$K8S_DIR/pki/ca.crt" -H "Authorization: Bearer $(cat "$K8S_DIR/admin.token")")
+        local n=0
+        : >"$T/nodes.json"
+        for f in "${specs[@]}"; do k8s_nodes "$f" >>"$T/nodes.json"; done
+        n=$(grep -c . "$T/nodes.json" || true)
+        if [ "$n" != 0 ]; then
+                $K create -f "$T/nodes.json" >/dev/null || { echo "cannot create the nodes"; FAILS=1; exit 1; }
+                local end=$((SECONDS + 60))
+                # Ready, and rid of the not-ready taint that admission put
+                # on them at creation.
+                while [ "$($K get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}/{.spec.taints}{"\n"}{end}' 2>/dev/null | grep -cx 'True/')" -lt "$n" ]; do
+                        [ $SECONDS -lt $end ] || { echo "KWOK did not make the $n nodes Ready"; k8s_tails; FAILS=1; exit 1; }
+                        sleep 0.2
+                done
+        fi
+}
+
+# stop_api: stops the server start_api started (a test may then start a
+# fresh one).
+stop_api() {
+        if [ -n "$K8S_DIR" ]; then
+                "$ROOT/test/k8s/down.sh" "$K8S_DIR" || fail "a component of the real bed had died"
+                rm -rf "$K8S_DIR"
+                K8S_DIR=
+        elif [ -n "$API_PID" ]; then
+                kill -TERM "$API_PID" 2>/dev/null
+                wait "$API_PID" 2>/dev/null
+        fi
+        API_PID=
+}
+
 start_api() {
+        if [ "$SERVER" = k8s ]; then start_k8s "$@"; return; fi
         rm -f "$T/port" "$T/kubeconfig"
         "$BIN/kbatch-apiserver" --listen 127.0.0.1:0 --write-kubeconfig "$T/kubeconfig" \
                 --port-file "$T/port" "$@" >"$T/api.log" 2>&1 &
@@ -96,6 +223,7 @@ start_api() {
         if [ ! -s "$T/port" ]; then echo "apiserver did not start:"; cat "$T/api.log"; exit 1; fi
         URL=http://127.0.0.1:$(cat "$T/port")
         KC=$T/kubeconfig
+        SCHED_KC=$KC
         K="kubectl --kubeconfig $KC"
         # Retried: a server started with --fault-write-rate fails creates too.
         local ok=
@@ -106,12 +234,21 @@ start_api() {
         [ -n "$ok" ] || { echo "cannot apply the CRDs"; exit 1; }
         $K wait --for condition=established --timeout=10s crd/podgroups.scheduling.volcano.sh \
                 crd/queues.scheduling.volcano.sh >/dev/null
+        # deploy/'s namespace, where the scheduler's Lease lives ($LEASE);
+        # the real bed has it from deploy/, with the Lease.
+        $K create namespace kbatch-system >/dev/null
 }
 
+# The Lease deploy/ installs and lets the scheduler get and update (no
+# other: the real bed's RBAC refuses any other name or namespace).
+LEASE="--lock-object-namespace kbatch-system --leader-elect-resource-name kbatch"
+
+declare -A SCHED_LOG=()
 start_sched() {
         local name=$1
         shift
-        "$BIN/kbatch-scheduler" --kubeconfig "$KC" --schedule-period 200ms -v 1 "$@" \
+        SCHED_LOG[$name]=$T/$name.log
+        "$BIN/kbatch-scheduler" --kubeconfig "$SCHED_KC" --schedule-period 200ms -v 1 "$@" \
                 >>"$T/$name.log" 2>&1 &
         SCHED_PID[$name]=$!
 }
@@ -137,10 +274,10 @@ kill_sched() {
 api() {
         local ct=${4:-application/json}
         if [ $# -ge 3 ]; then
-                curl -s -o "$T/body" -w '%{http_code}' -X "$1" -H "Content-Type: $ct" \
+                curl -s "${CURL_AUTH[@]}" -o "$T/body" -w '%{http_code}' -X "$1" -H "Content-Type: $ct" \
                         --data-binary "$3" "$URL$2"
         else
-                curl -s -o "$T/body" -w '%{http_code}' -X "$1" "$URL$2"
+                curl -s "${CURL_AUTH[@]}" -o "$T/body" -w '%{http_code}' -X "$1" "$URL$2"
         fi
 }
 
@@ -199,6 +336,16 @@ check_no_overcommit() {
 }
 
 finish() {
+        # On the real bed the scheduler runs with deploy/'s RBAC only: any
+        # 403 it was answered means deploy/ lacks a grant it uses.
+        if [ "$SERVER" = k8s ] && [ ${#SCHED_LOG[@]} != 0 ]; then
+                local forbidden
+                # (the klog header, whose pid could read 403, left out)
+                forbidden=$(sed 's/^[IWEF][0-9]\{4\} [0-9:.]* *[0-9]* [^]]*\] //' "${SCHED_LOG[@]}" 2>/dev/null |
+                        grep -E '(^|[^0-9.])403([^0-9]|$)|[Ff]orbidden' | head -5)
+                if [ -z "$forbidden" ]; then pass "no 403 in the scheduler's log (deploy/'s RBAC grants what it uses)"
+                else fail "the scheduler was refused (403) under deploy/'s RBAC:"; printf '%s\n' "$forbidden"; fi
+        fi
         echo "$TEST_NAME: $PASSES passed, $FAILS failed"
         [ "$FAILS" = 0 ]
 }
