@@ -328,8 +328,13 @@ static void evict_refused(struct kb_sched *s, struct evict_call *ev, const struc
         }
         KB_WARN("eviction of %s/%s (%s) refused by a PodDisruptionBudget: %s", ev->ns, ev->name,
                 ev->action, text);
-        char *msg =
-            kb_xasprintf("%s could not evict the pod: %s; it was %s", ev->action, text, ev->reason);
+        /* The reason says why it was to go: "evicted by preempt to make
+         * room for ns/x (podgroup ns/g)"; the event says what did not. */
+        char *prefix = kb_xasprintf("evicted by %s ", ev->action);
+        const char *why = kb_has_prefix(ev->reason, prefix) ? ev->reason + strlen(prefix) : NULL;
+        char *msg = kb_xasprintf("%s could not evict the pod%s%s: %s", ev->action, why ? " " : "",
+                                 why ? why : "", text);
+        free(prefix);
         kb__event(s, "Pod", "v1", ev->ns, ev->name, ev->uid, "Warning", "EvictionRefused", msg);
         free(msg);
         const char *slash = ev->group ? strchr(ev->group, '/') : NULL;

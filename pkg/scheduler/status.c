@@ -454,7 +454,8 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
 
 /* The session's status, with what it cannot know added to an Unschedulable
  * message: that a PodDisruptionBudget refused an eviction made for the
- * group (binds.c keeps those of the last minute). */
+ * group (binds.c keeps those of the last minute).  The note goes before the
+ * queue position, which stays last (see POSITION_PROMPT). */
 void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
 {
         char *note = NULL;
@@ -466,9 +467,11 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 return;
         }
         struct kb_pg_status noted = *st;
-        char *msg = st->cond_message && *st->cond_message
-                        ? kb_xasprintf("%s; %s", st->cond_message, note)
-                        : kb_xstrdup(note);
+        const char *m = st->cond_message ? st->cond_message : "", *pos;
+        size_t n = kb_position_split(m, &pos);
+        char *msg = !*m   ? kb_xstrdup(note)
+                    : pos ? kb_xasprintf("%.*s; %s; %s", (int)n, m, note, pos)
+                          : kb_xasprintf("%s; %s", m, note);
         noted.cond_message = msg;
         pg_status(s, &noted);
         free(msg);
