@@ -213,7 +213,7 @@ static void evict_all(struct kb__evictor *e, const struct kb_task *t, struct kb_
 {
         const char *reason = reason_for(e, t);
         for (size_t i = 0; i < n; i++)
-                kb_statement_evict(e->st, v[i], e->action, reason);
+                kb_statement_evict(e->st, v[i], e->action, reason, t->job);
         t->job->evictions += (uint32_t)n;
         t->job->evicted_by = e->action;
 }

@@ -254,6 +254,17 @@ void kb__validate_secret(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_role(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_rolebinding(const struct kb_value *obj, struct kb_causes *c);
 
+/* ---- PodDisruptionBudgets (pdb.c), caller holds srv->mu ----------------- */
+
+void kb__validate_pdb(const struct kb_value *obj, struct kb_causes *c);
+/* The printer of poddisruptionbudgets (its allowed disruptions counted
+ * now); false for another type. */
+bool kb__pdb_printer(struct kb_rtype *rt);
+/* Whether the budgets of pod's namespace let it be evicted: NULL when they
+ * do, else the Status to answer (the caller owns it) and its code in *code
+ * (429 for a budget that refuses, 500 for a pod more than one matches). */
+struct kb_value *kb__pdb_refusal(struct kb_apiserver *srv, const struct kb_value *pod, int *code);
+
 /* ---- schemas (schema.c, fieldcheck.c) ------------------------------------ */
 
 /* The built-in kinds' schemas as OpenAPI v3 components, by full name. */

@@ -48,6 +48,7 @@ static const struct {
      &kbk8s__cluster_role_binding__descriptor},
     {"scheduling.k8s.io/v1", "PriorityClass", &kbk8s__priority_class__descriptor},
     {"policy/v1", "Eviction", &kbk8s__eviction__descriptor},
+    {"policy/v1", "PodDisruptionBudget", &kbk8s__pod_disruption_budget__descriptor},
     {"meta.k8s.io/v1", "DeleteOptions", &kbk8s__delete_options__descriptor},
     {"v1", "DeleteOptions", &kbk8s__delete_options__descriptor},
     {"authorization.k8s.io/v1", "SelfSubjectAccessReview",
@@ -89,6 +90,8 @@ static const char *const keep_zero[] = {
     "OwnerReference.blockOwnerDeletion",
     "DeleteOptions.gracePeriodSeconds",
     "DeleteOptions.orphanDependents",
+    "PodDisruptionBudgetSpec.minAvailable",
+    "PodDisruptionBudgetSpec.maxUnavailable",
 };
 
 static bool zero_is_value(const ProtobufCMessageDescriptor *d, const char *field)

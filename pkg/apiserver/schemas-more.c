@@ -1,5 +1,5 @@
 /*
- * The schemas of the kinds outside core/v1 (batch, apps, coordination,
+ * The schemas of the kinds outside core/v1 (batch, apps, policy, coordination,
  * events.k8s.io, scheduling, RBAC, access reviews, CRDs), in the notation
  * schemas-core.c describes.
  */
@@ -15,6 +15,24 @@ const char *const kb__schemas_more[] = {
     "  deleteOptions object | Options for the delete.",
     "  kind string | Eviction.",
     "  metadata ObjectMeta | The pod's name and namespace.",
+    "PodDisruptionBudget io.k8s.api.policy.v1.PodDisruptionBudget "
+    "gvk=policy/v1/PodDisruptionBudget | How many of a set of pods must stay up through "
+    "evictions.",
+    "  apiVersion string | policy/v1.",
+    "  kind string | PodDisruptionBudget.",
+    "  metadata ObjectMeta | Standard object metadata.",
+    "  spec PodDisruptionBudgetSpec | The pods and how many of them may go.",
+    "  status object | Not kept by this server, which counts the pods when an eviction asks.",
+    "PodDisruptionBudgetSpec io.k8s.api.policy.v1.PodDisruptionBudgetSpec | A disruption "
+    "budget.",
+    "  maxUnavailable intstr | Pods that may be unavailable after an eviction: a number or a "
+    "percentage.",
+    "  minAvailable intstr | Pods that must stay available after an eviction: a number or a "
+    "percentage.",
+    "  selector LabelSelector | The pods: {} selects every pod of the namespace, none selects "
+    "none.",
+    "  unhealthyPodEvictionPolicy string enum=IfHealthyBudget,AlwaysAllow | When a running pod "
+    "that is not ready may be evicted.",
     "Job io.k8s.api.batch.v1.Job gvk=batch/v1/Job | Runs pods until enough of them succeed; with "
     "kbatch, a Job's pods are one gang.",
     "  apiVersion string | batch/v1.",

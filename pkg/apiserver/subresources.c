@@ -123,6 +123,13 @@ void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o)
                 kb__conflict(c, c->name);
                 goto out;
         }
+        /* The pod's disruption budgets may refuse (pdb.c). */
+        int code = 0;
+        struct kb_value *no = kb__pdb_refusal(c->srv, o->doc->v, &code);
+        if (no) {
+                kb__reply(c->resp, code, no);
+                goto out;
+        }
         if (!kb_value_dig(o->doc->v, "metadata", "deletionTimestamp"))
                 kb__store_delete(c->srv, c->rt, o, kb__delete_grace(c, opts, o->doc->v));
         struct kb_value *s = kb__status_obj(201, NULL, NULL);

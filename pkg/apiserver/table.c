@@ -372,7 +372,7 @@ void kb__builtin_printers(struct kb_rtype *rt)
             {"leases", lease_cols, KB_ARRAY_SIZE(lease_cols), lease_row},
             {"priorityclasses", pc_cols, KB_ARRAY_SIZE(pc_cols), pc_row},
         };
-        if (kb__more_printers(rt))
+        if (kb__more_printers(rt) || kb__pdb_printer(rt))
                 return;
         rt->cols = age_only_cols;
         rt->ncols = KB_ARRAY_SIZE(age_only_cols);

@@ -162,7 +162,7 @@ void kb__points_release(struct kb_session *s);
 
 void kb__result_add_bind(struct kb_session *s, const struct kb_task *t);
 void kb__result_add_eviction(struct kb_session *s, const struct kb_task *t, const char *action,
-                             const char *reason);
+                             const char *reason, const char *group);
 /* Appends w (its strings must live in the result's pool or longer). */
 void kb__result_add_warning(struct kb_session *s, const struct kb_warning *w);
 

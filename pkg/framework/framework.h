@@ -423,9 +423,10 @@ void kb_statement_allocate(struct kb_statement *st, struct kb_task *t, struct kb
 /* Task to node on future-idle resources: status Pipelined. */
 void kb_statement_pipeline(struct kb_statement *st, struct kb_task *t, struct kb_node_info *n);
 /* A task on a node (Running, Bound, ...) to Releasing: it stays on the
- * node's list and its room becomes future idle. */
+ * node's list and its room becomes future idle.  for_job is the job the
+ * room is made for (NULL: none); its PodGroup is named in the eviction. */
 void kb_statement_evict(struct kb_statement *st, struct kb_task *t, const char *action,
-                        const char *reason);
+                        const char *reason, const struct kb_job *for_job);
 void kb_statement_commit(struct kb_statement *st);
 void kb_statement_discard(struct kb_statement *st);
 /* A point in the statement to come back to: rollback undoes, in reverse

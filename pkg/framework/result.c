@@ -15,11 +15,12 @@ void kb__result_add_bind(struct kb_session *s, const struct kb_task *t)
 }
 
 void kb__result_add_eviction(struct kb_session *s, const struct kb_task *t, const char *action,
-                             const char *reason)
+                             const char *reason, const char *group)
 {
         struct kb_result *r = s->result;
         struct kb_eviction e = {t->pod, kb_pool_strdup(&r->pool, action),
-                                kb_pool_strdup(&r->pool, reason ? reason : "")};
+                                kb_pool_strdup(&r->pool, reason ? reason : ""),
+                                group ? kb_pool_strdup(&r->pool, group) : NULL};
         KB_PUSH(r->evictions, r->nevictions, r->capevictions, e);
 }
 

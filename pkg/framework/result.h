@@ -16,6 +16,9 @@ struct kb_eviction {
         const struct kb_pod *pod;
         const char *action; /* "preempt", "reclaim" */
         const char *reason;
+        /* "namespace/name" of the PodGroup the room is for, NULL when none
+         * (a pod without a group): where the daemon reports a refusal. */
+        const char *group;
 };
 
 /* A task left Pipelined when the session closed: it waits on node for

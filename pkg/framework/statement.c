@@ -19,6 +19,7 @@ struct op {
         struct kb_task *task;
         enum kb_task_status prev_status;
         const char *action, *reason;
+        const char *group; /* OP_EVICT: the PodGroup the room is for, or NULL */
 };
 
 struct kb_statement {
@@ -41,7 +42,7 @@ static void place(struct kb_statement *st, struct kb_task *t, struct kb_node_inf
                   enum kb_task_status status, enum op_kind kind)
 {
         struct kb_session *s = st->s;
-        struct op op = {kind, t, t->status, NULL, NULL};
+        struct op op = {kind, t, t->status, NULL, NULL, NULL};
         kb__task_move(s, t, status);
         kb__node_attach(s, n, t);
         kb_event(s, t, true);
@@ -59,9 +60,10 @@ void kb_statement_pipeline(struct kb_statement *st, struct kb_task *t, struct kb
 }
 
 void kb_statement_evict(struct kb_statement *st, struct kb_task *t, const char *action,
-                        const char *reason)
+                        const char *reason, const struct kb_job *for_job)
 {
-        struct op op = {OP_EVICT, t, t->status, action, reason};
+        struct op op = {OP_EVICT, t,      t->status,
+                        action,   reason, for_job && for_job->pg ? for_job->name : NULL};
         kb__task_move(st->s, t, KB_TASK_RELEASING);
         kb_event(st->s, t, false);
         KB_PUSH(st->ops, st->nops, st->cap, op);
@@ -123,7 +125,7 @@ void kb_statement_commit(struct kb_statement *st)
                 case OP_PIPELINE:
                         break;
                 case OP_EVICT:
-                        kb__result_add_eviction(s, t, op->action, op->reason);
+                        kb__result_add_eviction(s, t, op->action, op->reason, op->group);
                         break;
                 }
         }

@@ -429,7 +429,10 @@ static void finish(struct kb_kube_call *c, CURLcode res)
         curl_multi_remove_handle(k->multi, c->easy);
         kb__kube_easy_put(k, c->easy);
         c->easy = NULL;
-        if (windowed(c))
+        /* A 429 that answers the request itself says nothing of the
+         * server's load. */
+        bool refused = status == 429 && c->final_429;
+        if (windowed(c) && !refused)
                 adapt_window(k, status);
         deactivate(c);
         /* As client-go: a 401 with an exec credential means it no longer
@@ -437,7 +440,7 @@ static void finish(struct kb_kube_call *c, CURLcode res)
         if (status == 401 && k->have_cred)
                 k->cred.expiry = 1;
 
-        if (!c->stream && kb_kube_retryable(status) && c->attempt < c->max_attempts) {
+        if (!c->stream && !refused && kb_kube_retryable(status) && c->attempt < c->max_attempts) {
                 double d = kb_kube_backoff(c->attempt, 0.2, 10.0, rand01(k));
                 if (status == 429 && c->retry_after > 0)
                         d = c->retry_after;
@@ -515,6 +518,7 @@ struct kb_kube_call *kb_kube_request(struct kb_kube *k, const struct kb_kube_req
         c->content_type = req->content_type ? kb_xstrdup(req->content_type) : NULL;
         c->timeout = req->timeout > 0 ? req->timeout : k->opts.timeout;
         c->max_attempts = req->max_attempts > 0 ? req->max_attempts : k->opts.max_attempts;
+        c->final_429 = req->final_429;
         c->done = done;
         c->arg = arg;
         lane_push(k, c);

@@ -33,6 +33,7 @@ struct kb_kube_call {
         bool stream;
         double timeout;
         int attempt, max_attempts;
+        bool final_429; /* kb_kube_req.final_429 */
         double retry_after;
         enum kb__call_state state;
         bool active;    /* counted in its lane's and the window's transfers */

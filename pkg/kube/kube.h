@@ -10,7 +10,10 @@
  *
  * Retries.  A request (not a watch) that fails to connect, times out, or is
  * answered 429 or 5xx is retried with exponential backoff and jitter, up to
- * its attempt limit; a 429's Retry-After sets the delay.
+ * its attempt limit; a 429's Retry-After sets the delay.  A request marked
+ * final_429 takes a 429 as its answer instead (an eviction a disruption
+ * budget refuses is answered 429 too, and asking again at once only asks
+ * the budget again).
  *
  * Lanes.  Every request travels in a lane (kb_kube_lane).  Lanes are served
  * in strict priority: whenever a place opens, the first waiting request of
@@ -201,6 +204,10 @@ struct kb_kube_req {
         int max_attempts;         /* 0: the client's default; 1: no retries */
         enum kb_kube_lane lane;   /* default READ */
         double timeout;           /* per attempt, seconds; 0: the client's default */
+        /* A 429 is this request's answer, not the server's load (a
+         * PodDisruptionBudget refusing an eviction): it comes back to done
+         * at once, unretried, and does not narrow the window. */
+        bool final_429;
 };
 
 /*

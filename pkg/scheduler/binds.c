@@ -17,8 +17,17 @@
  * window full, never the whole backlog.  Every answer pumps again.  The
  * binds still leave in the order decided, at the rate the server answers.
  *
- * Evictions.  DELETE with the pod's own grace period and its uid as a
- * precondition; one in flight per pod.
+ * Evictions.  Through the Eviction API (POST pods/NAME/eviction, policy/v1),
+ * as kube-scheduler's preemption does, so that PodDisruptionBudgets hold:
+ * the pod's own grace period and its uid as a precondition; one in flight
+ * per pod.  A budget that refuses answers 429, which the client hands back
+ * at once (final_429) rather than retrying.  A refusal is recorded: a
+ * warning and an EvictionRefused event on the pod and on the PodGroup the
+ * room was for, a note in that group's Unschedulable message for a minute
+ * (kb__evictions_refused), and a hold-off: the next sessions will likely
+ * choose the same victim, and for EVICT_HOLD seconds no eviction of it is
+ * sent, so a budget that holds is asked every few seconds, not every
+ * session.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +45,29 @@ struct kb__evicting {
         UT_hash_handle hh;
         char *key;
 };
+
+/* No eviction of a pod is sent for this long after one was refused, and
+ * the refusal is reported on the group the room was for for REFUSAL_KEEP. */
+#define EVICT_HOLD   5.0
+#define REFUSAL_KEEP 60.0
+
+/* A refused eviction, by the victim's "ns/name". */
+struct kb__refusal {
+        UT_hash_handle hh;
+        char *key;
+        char *group;   /* the PodGroup the room was for ("ns/name"), or NULL */
+        char *message; /* the server's */
+        double at;     /* monotonic */
+};
+
+static void refusal_free(struct kb_sched *s, struct kb__refusal *x)
+{
+        HASH_DEL(s->refused, x);
+        free(x->key);
+        free(x->group);
+        free(x->message);
+        free(x);
+}
 
 /* A bind, from the backlog to its answer: one allocation. */
 struct kb__bind {
@@ -86,6 +118,9 @@ void kb__binds_release(struct kb_sched *s)
                 free(x->key);
                 free(x);
         }
+        struct kb__refusal *f, *ft;
+        HASH_ITER(hh, s->refused, f, ft)
+        refusal_free(s, f);
 }
 
 /* Reads a pod after a failed or conflicting bind and puts what the server
@@ -232,8 +267,92 @@ void kb__dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
 struct evict_call {
         struct kb_sched *s;
         char *key; /* "ns/name", in s->evicting while in flight */
-        char *ns, *name, *uid, *action, *reason;
+        char *ns, *name, *uid, *action, *reason, *group;
 };
+
+/* The server's words in a refusal: its message and its causes' ("Cannot
+ * evict pod as it would violate the pod's disruption budget. (The
+ * disruption budget x needs 2 healthy pods and has 2 currently)"), and
+ * whether a disruption budget is what refuses (else the server is
+ * throttling).  The caller frees the text. */
+static char *refusal_text(const struct kb_kube_resp *r, bool *budget)
+{
+        struct kb_value *doc = NULL;
+        struct kb_buf b;
+        kb_buf_init(&b);
+        *budget = false;
+        if (kb_json_parse(r->body, r->len, &doc, NULL, 0) == 0) {
+                const char *msg = kb_value_str(kb_value_get(doc, "message"));
+                kb_buf_adds(&b, msg ? msg : "");
+                *budget = msg && strstr(msg, "disruption budget");
+                const struct kb_value *cs = kb_value_dig(doc, "details", "causes");
+                for (size_t i = 0; kb_value_is(cs, KB_VARRAY) && i < cs->arr.n; i++) {
+                        const char *cm = kb_value_str(kb_value_get(cs->arr.v[i], "message"));
+                        if (kb_streq(kb_value_str(kb_value_get(cs->arr.v[i], "reason")),
+                                     "DisruptionBudget"))
+                                *budget = true;
+                        if (cm && *cm)
+                                kb_buf_printf(&b, "%s(%s)", b.len ? " " : "", cm);
+                }
+        }
+        kb_value_free(doc);
+        if (!b.len)
+                kb_buf_printf(&b, "%.200s", r->body);
+        return kb_buf_detach(&b);
+}
+
+/* A 429: a disruption budget refuses (or the server throttles).  Held off
+ * either way; a budget's refusal is reported where users look. */
+static void evict_refused(struct kb_sched *s, struct evict_call *ev, const struct kb_kube_resp *r)
+{
+        bool budget;
+        char *text = refusal_text(r, &budget);
+        struct kb__refusal *x;
+        HASH_FIND_STR(s->refused, ev->key, x);
+        if (!x) {
+                x = kb_xcalloc(1, sizeof(*x));
+                x->key = kb_xstrdup(ev->key);
+                HASH_ADD_KEYPTR(hh, s->refused, x->key, strlen(x->key), x);
+        }
+        free(x->group);
+        free(x->message);
+        x->group = budget && ev->group ? kb_xstrdup(ev->group) : NULL;
+        x->message = kb_xstrdup(text);
+        x->at = kb_now_mono();
+        if (!budget) {
+                KB_WARN("evict %s/%s (%s): the server refuses for now (429): %s; trying again "
+                        "in %.0fs at the earliest",
+                        ev->ns, ev->name, ev->action, text, EVICT_HOLD);
+                free(text);
+                return;
+        }
+        KB_WARN("eviction of %s/%s (%s) refused by a PodDisruptionBudget: %s", ev->ns, ev->name,
+                ev->action, text);
+        /* The reason says why it was to go: "evicted by preempt to make
+         * room for ns/x (podgroup ns/g)"; the event says what did not. */
+        char *prefix = kb_xasprintf("evicted by %s ", ev->action);
+        const char *why = kb_has_prefix(ev->reason, prefix) ? ev->reason + strlen(prefix) : NULL;
+        char *msg = kb_xasprintf("%s could not evict the pod%s%s: %s", ev->action, why ? " " : "",
+                                 why ? why : "", text);
+        free(prefix);
+        kb__event(s, "Pod", "v1", ev->ns, ev->name, ev->uid, "Warning", "EvictionRefused", msg);
+        free(msg);
+        const char *slash = ev->group ? strchr(ev->group, '/') : NULL;
+        if (slash) {
+                char *gns = kb_xstrndup(ev->group, (size_t)(slash - ev->group));
+                const struct kb_podgroup *pg =
+                    kb_cache_get(s->cache, KB_KIND_PODGROUP, gns, slash + 1);
+                msg = kb_xasprintf("the eviction of %s/%s (%s) to make room for this group was "
+                                   "refused by a PodDisruptionBudget: %s",
+                                   ev->ns, ev->name, ev->action, text);
+                if (pg)
+                        kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", gns, slash + 1,
+                                  pg->meta.uid, "Warning", "EvictionRefused", msg);
+                free(msg);
+                free(gns);
+        }
+        free(text);
+}
 
 static void evict_done(void *arg, const struct kb_kube_resp *r)
 {
@@ -247,7 +366,11 @@ static void evict_done(void *arg, const struct kb_kube_resp *r)
                 free(e);
         }
         if (!r->cancelled) {
-                if (r->status == 200 || r->status == 202) {
+                struct kb__refusal *x;
+                HASH_FIND_STR(s->refused, ev->key, x);
+                if (x && r->status != 429)
+                        refusal_free(s, x);
+                if (r->status == 200 || r->status == 201) {
                         KB_V(1, "evicted %s/%s (%s)", ev->ns, ev->name, ev->action);
                         /* Volcano's evictor records a Warning "Evict" with
                          * the reason on the pod. */
@@ -257,6 +380,8 @@ static void evict_done(void *arg, const struct kb_kube_resp *r)
                         /* Gone already, or replaced by a pod of the same
                          * name (the uid precondition failed): done. */
                         KB_V(1, "evict %s/%s: the pod is gone", ev->ns, ev->name);
+                } else if (r->status == 429) {
+                        evict_refused(s, ev, r);
                 } else {
                         KB_WARN("evict %s/%s failed after %d attempts: %ld %.200s", ev->ns,
                                 ev->name, r->attempts, r->status, r->status ? r->body : r->error);
@@ -269,13 +394,42 @@ static void evict_done(void *arg, const struct kb_kube_resp *r)
         free(ev->uid);
         free(ev->action);
         free(ev->reason);
+        free(ev->group);
         free(ev);
         if (!r->cancelled)
                 kb__sched_shutdown_check(s);
 }
 
-/* DELETE with the pod's own grace period and its uid as a precondition;
- * the client retries transient failures, a 404 means done. */
+char *kb__evictions_refused(struct kb_sched *s, const char *group)
+{
+        struct kb__refusal *x, *xt, *last = NULL;
+        size_t n = 0;
+        double now = kb_now_mono();
+        HASH_ITER(hh, s->refused, x, xt)
+        {
+                if (now - x->at > REFUSAL_KEEP) {
+                        refusal_free(s, x);
+                        continue;
+                }
+                if (!x->group || strcmp(x->group, group))
+                        continue;
+                n++;
+                if (!last || x->at > last->at)
+                        last = x;
+        }
+        if (!last)
+                return NULL;
+        if (n == 1)
+                return kb_xasprintf("the eviction of %s was refused by a PodDisruptionBudget: %s",
+                                    last->key, last->message);
+        return kb_xasprintf("the evictions of %zu pods were refused by PodDisruptionBudgets, "
+                            "the last of %s: %s",
+                            n, last->key, last->message);
+}
+
+/* POST pods/NAME/eviction with the pod's own grace period and its uid as a
+ * precondition; the client retries transient failures, a 404 means done, a
+ * 429 comes back at once (a budget refuses). */
 void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
 {
         const struct kb_pod *p = e->pod;
@@ -292,6 +446,19 @@ void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
                 free(key);
                 return; /* an earlier session's eviction is in flight */
         }
+        struct kb__refusal *f;
+        HASH_FIND_STR(s->refused, key, f);
+        double ago = f ? kb_now_mono() - f->at : 0;
+        if (f && ago > REFUSAL_KEEP) {
+                refusal_free(s, f);
+                f = NULL;
+        }
+        if (f && ago < EVICT_HOLD) {
+                KB_V(2, "evict %s/%s held off: refused %.1fs ago (%s); asking again %.0fs after",
+                     ns, p->meta.name, ago, f->message, EVICT_HOLD);
+                free(key);
+                return;
+        }
         x = kb_xcalloc(1, sizeof(*x));
         x->key = key;
         HASH_ADD_KEYPTR(hh, s->evicting, x->key, strlen(x->key), x);
@@ -304,19 +471,27 @@ void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
         ev->uid = p->meta.uid ? kb_xstrdup(p->meta.uid) : NULL;
         ev->action = kb_xstrdup(e->action ? e->action : "evict");
         ev->reason = kb_xstrdup(e->reason && *e->reason ? e->reason : ev->action);
+        ev->group = e->group ? kb_xstrdup(e->group) : NULL;
         struct kb_value *v = kb_value_new(KB_VOBJECT);
-        kb_value_set(v, "apiVersion", kb_value_new_string("v1"));
-        kb_value_set(v, "kind", kb_value_new_string("DeleteOptions"));
+        kb_value_set(v, "apiVersion", kb_value_new_string("policy/v1"));
+        kb_value_set(v, "kind", kb_value_new_string("Eviction"));
+        struct kb_value *md = kb_value_ensure_object(v, "metadata");
+        kb_value_set(md, "name", kb_value_new_string(p->meta.name));
+        kb_value_set(md, "namespace", kb_value_new_string(ns));
+        struct kb_value *opts = kb_value_ensure_object(v, "deleteOptions");
         if (p->grace_period >= 0)
-                kb_value_set(v, "gracePeriodSeconds", kb_value_new_int(p->grace_period));
+                kb_value_set(opts, "gracePeriodSeconds", kb_value_new_int(p->grace_period));
         if (p->meta.uid)
-                kb_value_set(kb_value_ensure_object(v, "preconditions"), "uid",
+                kb_value_set(kb_value_ensure_object(opts, "preconditions"), "uid",
                              kb_value_new_string(p->meta.uid));
         char *body = kb_json_emit(v, false);
         kb_value_free(v);
-        char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s", ns, p->meta.name);
-        struct kb_kube_req req = {
-            .method = "DELETE", .path = path, .body = body, .lane = KB_KUBE_LANE_BIND};
+        char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/eviction", ns, p->meta.name);
+        struct kb_kube_req req = {.method = "POST",
+                                  .path = path,
+                                  .body = body,
+                                  .lane = KB_KUBE_LANE_BIND,
+                                  .final_429 = true};
         s->binds_inflight++;
         kb_kube_request(s->kube, &req, evict_done, ev);
         free(path);

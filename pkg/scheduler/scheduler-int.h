@@ -22,6 +22,7 @@ struct kb__status_memo;  /* last written status per object (status.c) */
 struct kb__events;       /* the event recorder (events.c) */
 struct kb__invalid_seen; /* undecodable objects reported (status.c) */
 struct kb__evicting;     /* evictions in flight (binds.c) */
+struct kb__refusal;      /* evictions refused, recently (binds.c) */
 struct kb__bind;         /* a bind from the backlog to its answer (binds.c) */
 struct kb__metrics;
 struct kb__workloads; /* the PodGroups made for workloads (workloads.c) */
@@ -88,6 +89,7 @@ struct kb_sched {
         struct kb__bind *backlog, *backlog_tail; /* decided, not handed to the client */
         size_t nbacklog;
         struct kb__evicting *evicting; /* evictions in flight, by "ns/name" */
+        struct kb__refusal *refused;   /* refused evictions of the last minute, by "ns/name" */
 
         /* dispatch.c: the default queue, and discovery of whether podgroups
          * and queues have a status subresource (1), not (0: status is
@@ -159,6 +161,11 @@ void kb__binds_pump(struct kb_sched *s);
  * many there were. */
 size_t kb__binds_drop(struct kb_sched *s);
 void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e);
+/* What the group ("ns/name") should say about evictions made for it that
+ * a PodDisruptionBudget refused in the last minute ("the eviction of ns/x
+ * was refused by a PodDisruptionBudget: ..."), or NULL; the caller frees
+ * it.  Forgets refusals older than a minute. */
+char *kb__evictions_refused(struct kb_sched *s, const char *group);
 void kb__binds_release(struct kb_sched *s);
 
 /* status.c */

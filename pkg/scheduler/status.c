@@ -302,7 +302,7 @@ static bool cond_position_only(const struct kb_condition *c, const struct kb_pg_
         return (double)ts.tv_sec - c->last_transition < POSITION_REFRESH;
 }
 
-void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
+static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
 {
         const struct kb_podgroup *pg = st->pg;
         const char *ns = kb__ns_of(&pg->meta);
@@ -450,6 +450,32 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         }
         free(mkey);
         kb_value_free(body);
+}
+
+/* The session's status, with what it cannot know added to an Unschedulable
+ * message: that a PodDisruptionBudget refused an eviction made for the
+ * group (binds.c keeps those of the last minute).  The note goes before the
+ * queue position, which stays last (see POSITION_PROMPT). */
+void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
+{
+        char *note = NULL;
+        if (st->name && st->cond_type && !strcmp(st->cond_type, "Unschedulable") &&
+            kb_streq(st->cond_status, "True"))
+                note = kb__evictions_refused(s, st->name);
+        if (!note) {
+                pg_status(s, st);
+                return;
+        }
+        struct kb_pg_status noted = *st;
+        const char *m = st->cond_message ? st->cond_message : "", *pos;
+        size_t n = kb_position_split(m, &pos);
+        char *msg = !*m   ? kb_xstrdup(note)
+                    : pos ? kb_xasprintf("%.*s; %s; %s", (int)n, m, note, pos)
+                          : kb_xasprintf("%s; %s", m, note);
+        noted.cond_message = msg;
+        pg_status(s, &noted);
+        free(msg);
+        free(note);
 }
 
 /* ---- Queue status ------------------------------------------------------------------ */

@@ -47,6 +47,11 @@ expect_eq "create priorityclass" "$out" "priorityclass.scheduling.k8s.io/high cr
 expect_eq "priorityclass" "$($K get pc high -o jsonpath='{.value} {.description}')" "1000 batch first"
 out=$($K create priorityclass zero --value=0 2>&1)
 expect_eq "a zero that means zero" "$($K get pc zero -o jsonpath='{.value}')" "0"
+out=$($K create pdb web --selector=app=web --min-available=50% 2>&1)
+expect_eq "create pdb" "$out" "poddisruptionbudget.policy/web created"
+expect_eq "pdb spec" "$($K get pdb web -o jsonpath='{.spec.minAvailable} {.spec.selector.matchLabels.app}')" "50% web"
+out=$($K create pdb none --selector=app=web --max-unavailable=0 2>&1)
+expect_eq "a budget of zero disruptions keeps its zero" "$($K get pdb none -o jsonpath='{.spec.maxUnavailable}')" "0"
 
 out=$($K auth can-i create pods 2>&1)
 expect_eq "auth can-i" "$out" "yes"

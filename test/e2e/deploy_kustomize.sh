@@ -28,7 +28,9 @@ dep=$(doc Deployment kbatch-scheduler)
 expect_match "the Deployment names that lease" "$dep" 'leader-elect-resource-name=kbatch'
 expect_match "... in that namespace" "$dep" 'lock-object-namespace=kbatch-system'
 
-# With the preemption component, and only then, pods may be deleted.
+# With the preemption component, and only then, pods may be evicted: through
+# the Eviction API (create pods/eviction), which PodDisruptionBudgets hold,
+# never by deleting them.
 mkdir -p "$T/overlay"
 rel=$(realpath --relative-to="$T/overlay" "$ROOT/deploy")
 cat >"$T/overlay/kustomization.yaml" <<YAML
@@ -40,8 +42,10 @@ components:
 - $rel/preemption
 YAML
 pre=$(kubectl kustomize "$T/overlay" 2>&1)
-expect_match "preemption grants delete on pods" "$pre" 'name: kbatch-scheduler-evict'
-expect_eq "... and nothing else" "$(printf '%s\n' "$pre" | grep -c '^  - delete$')" 1
+evict=$(printf '%s\n' "$pre" | awk 'BEGIN{RS="\n---\n"} index($0, "\nkind: ClusterRole\n") && index($0, "name: kbatch-scheduler-evict")')
+expect_match "preemption grants create on pods/eviction" "$(printf '%s\n' "$evict" | tr '\n' ' ')" '- pods/eviction +verbs: +- create'
+expect_eq "... and nothing else" "$(printf '%s\n' "$evict" | sed -n '/^rules:/,$p' | tr -s ' \n' ' ')" 'rules: - apiGroups: - "" resources: - pods/eviction verbs: - create '
+expect_eq "no delete anywhere, with preemption too" "$(printf '%s\n' "$pre" | grep -c delete)" 0
 
 # crds/ applies both ways against a live API server, and so does deploy/
 # as a whole (on the real bed: through a real structural-schema validator

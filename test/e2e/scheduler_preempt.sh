@@ -12,6 +12,16 @@
 # (minMember 1) runs eight 1-cpu pods, the whole cluster.  qb's gang b
 # (minMember 2, two 1-cpu pods) arrives.  Deserved: qb asks 2 and gets them,
 # qa the other 6, so qa gives up exactly two pods and b binds.
+#
+# Preempt against a PodDisruptionBudget: the first case again, with a
+# budget (minAvailable 1) over lo-1 alone.  kbatch evicts through the
+# Eviction API, so the budget holds: lo-1's eviction is refused (429), lo-2's
+# goes through.  lo-1 keeps running; hi cannot fit beside it (it needs the
+# whole node) and stays unbound, and nothing is over-committed.  The
+# refusal shows: a warning in the log, an EvictionRefused event on lo-1 and
+# on hi's PodGroup, and hi's Unschedulable message names lo-1 and the
+# budget.  The sessions keep choosing lo-1, but a refused eviction is held
+# off for 5 s, so the budget is asked every few seconds, not every session.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=4
@@ -137,4 +147,65 @@ ev=$($K get events -o jsonpath='{range .items[*]}{.involvedObject.name} {.reason
 expect_eq "two Evict events name reclaim and b" "$(printf '%s\n' "$ev" | grep -c '^a-[0-9] Evict .*reclaim.*b')" 2
 check_no_overcommit
 stop_sched r
+
+# ---- preempt against a PodDisruptionBudget ----
+kill -TERM "$API_PID"
+wait "$API_PID" 2>/dev/null
+API_PID=
+start_api --nodes "1:cpu=4,memory=16Gi"
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: lo}
+value: 10
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: hi}
+value: 1000
+YAML
+start_sched b --scheduler-conf "$T/preempt.conf"
+pods lo 2 2 lo 2
+wait_for "gang lo runs on the node" 20 sh -c \
+        "$K get pg lo -o jsonpath='{.status.phase}' | grep -qx Running"
+$K label pod lo-1 guard=yes >/dev/null
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: keep-lo-1}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {guard: "yes"}}
+YAML
+expect_eq "the budget allows no disruption" \
+        "$($K get pdb keep-lo-1 -o jsonpath='{.metadata.name}' && $K get pdb keep-lo-1 --no-headers | awk '{print $4}')" "keep-lo-10"
+start=$SECONDS
+pods hi 2 2 hi 0
+events() { $K get events -o jsonpath='{range .items[*]}{.involvedObject.kind} {.involvedObject.name} {.reason} {.message}{"\n"}{end}'; }
+wait_for "lo-1 gets an EvictionRefused event naming the budget and the preemptor" 20 sh -c \
+        "$K get events -o jsonpath='{range .items[*]}{.involvedObject.kind} {.involvedObject.name} {.reason} {.message}{\"\\n\"}{end}' | grep -E '^Pod lo-1 EvictionRefused .*podgroup default/hi.*disruption budget keep-lo-1'"
+wait_for "hi's PodGroup says the budget refused lo-1's eviction" 20 sh -c \
+        "$K get pg hi -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q 'the eviction of default/lo-1 was refused by a PodDisruptionBudget'"
+expect_match "hi's PodGroup has an EvictionRefused event naming lo-1" "$(events)" \
+        '^PodGroup hi EvictionRefused .*eviction of default/lo-1 .*refused by a PodDisruptionBudget'
+wait_for "lo-2's eviction goes through: it is gone after its grace period" 20 sh -c "! $K get pod lo-2"
+ev=$(events)
+expect_match "lo-2 has its Evict event" "$ev" '^Pod lo-2 Evict .*preempt.*hi'
+expect_eq "lo-1 has none" "$(printf '%s\n' "$ev" | grep -c '^Pod lo-1 Evict ')" 0
+# Well past the 5 s hold-off, so that lo-1 is asked (and refused) again.
+sleep $((start + 9 - SECONDS > 0 ? start + 9 - SECONDS : 0))
+expect_eq "lo-1 still runs on the node, not terminating" \
+        "$($K get pod lo-1 -o jsonpath='{.spec.nodeName} {.status.phase} {.metadata.deletionTimestamp}')" "node-1 Running "
+expect_eq "hi binds nowhere" "$(node_of hi-1)$(node_of hi-2)" ""
+expect_match "the scheduler logs the refusal with the server's message" "$(cat "$T/b.log")" \
+        'eviction of default/lo-1 \(preempt\) refused by a PodDisruptionBudget: Cannot evict pod .*The disruption budget keep-lo-1 needs 1 healthy pods and has 1 currently'
+n=$(grep -c 'eviction of default/lo-1 (preempt) refused' "$T/b.log")
+secs=$((SECONDS - start + 1))
+if [ "$n" -ge 2 ] && [ "$n" -le $((secs / 5 + 2)) ]; then
+        pass "lo-1 asked again after the hold-off, not every session ($n refusals in ${secs}s)"
+else
+        fail "lo-1's eviction refused $n times in ${secs}s (want 2..$((secs / 5 + 2)))"
+fi
+check_no_overcommit
+stop_sched b
 finish

@@ -258,6 +258,116 @@ static void test_requests(void **state)
         kb_apiserver_free(srv);
 }
 
+/* Evictions honour PodDisruptionBudgets as kube-apiserver's do: a budget
+ * whose healthy pods would fall below minAvailable refuses with 429 and a
+ * DisruptionBudget cause; a pod that is not running goes regardless; a
+ * budget the server cannot read is refused when created. */
+static void make_pod(struct kb_apiserver *srv, const char *name, bool ready)
+{
+        struct kb_api_resp r;
+        char body[256], path[128];
+        snprintf(body, sizeof(body),
+                 "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"%s\","
+                 "\"labels\":{\"app\":\"x\"}},\"spec\":{\"containers\":[{\"name\":\"c\","
+                 "\"image\":\"i\"}]}}",
+                 name);
+        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/pods", body, NULL, &r),
+                         201);
+        kb_api_resp_release(&r);
+        if (!ready)
+                return;
+        snprintf(path, sizeof(path), "/api/v1/namespaces/default/pods/%s/binding", name);
+        assert_int_equal(request(srv, "POST", path, "{\"target\":{\"name\":\"n1\"}}", NULL, &r),
+                         201);
+        kb_api_resp_release(&r);
+        snprintf(path, sizeof(path), "/api/v1/namespaces/default/pods/%s/status", name);
+        assert_int_equal(request(srv, "PATCH", path,
+                                 "{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":"
+                                 "\"Ready\",\"status\":\"True\"}]}}",
+                                 "application/merge-patch+json", &r),
+                         200);
+        kb_api_resp_release(&r);
+}
+
+static int evict(struct kb_apiserver *srv, const char *name, struct kb_api_resp *r)
+{
+        char path[128];
+        snprintf(path, sizeof(path), "/api/v1/namespaces/default/pods/%s/eviction", name);
+        return request(srv, "POST", path,
+                       "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{}}", NULL,
+                       r);
+}
+
+static int make_pdb(struct kb_apiserver *srv, const char *name, const char *min,
+                    struct kb_api_resp *r)
+{
+        char body[256];
+        snprintf(body, sizeof(body),
+                 "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":{"
+                 "\"name\":\"%s\"},\"spec\":{\"minAvailable\":%s,\"selector\":{\"matchLabels\":"
+                 "{\"app\":\"x\"}}}}",
+                 name, min);
+        return request(srv, "POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets", body,
+                       NULL, r);
+}
+
+static void test_disruption_budgets(void **state)
+{
+        (void)state;
+        struct kb_apiserver_opts o;
+        kb_apiserver_opts_init(&o);
+        struct kb_apiserver *srv = kb_apiserver_new(&o);
+        struct kb_api_resp r;
+        make_pod(srv, "a", true);
+        make_pod(srv, "b", true);
+        make_pod(srv, "pending", false);
+
+        /* minAvailable 2 over two healthy pods: none may go. */
+        assert_int_equal(make_pdb(srv, "two", "2", &r), 201);
+        kb_api_resp_release(&r);
+        assert_int_equal(evict(srv, "a", &r), 429);
+        assert_non_null(strstr(r.body.data, "\"reason\":\"TooManyRequests\""));
+        assert_non_null(strstr(r.body.data, "Cannot evict pod as it would violate the pod's "
+                                            "disruption budget."));
+        assert_non_null(strstr(r.body.data, "\"reason\":\"DisruptionBudget\""));
+        assert_non_null(strstr(r.body.data,
+                               "The disruption budget two needs 2 healthy pods and has 2 "
+                               "currently"));
+        kb_api_resp_release(&r);
+        /* A pending pod takes nothing healthy away: evicted regardless. */
+        assert_int_equal(evict(srv, "pending", &r), 201);
+        kb_api_resp_release(&r);
+        assert_int_equal(request(srv, "GET", "/api/v1/namespaces/default/pods/a", NULL, NULL, &r),
+                         200);
+        assert_null(strstr(r.body.data, "deletionTimestamp"));
+        kb_api_resp_release(&r);
+
+        /* minAvailable 1: one goes (and is then being deleted), the other
+         * stays. */
+        assert_int_equal(request(srv, "DELETE",
+                                 "/apis/policy/v1/namespaces/default/poddisruptionbudgets/two",
+                                 NULL, NULL, &r),
+                         200);
+        kb_api_resp_release(&r);
+        assert_int_equal(make_pdb(srv, "one", "1", &r), 201);
+        kb_api_resp_release(&r);
+        assert_int_equal(evict(srv, "a", &r), 201);
+        kb_api_resp_release(&r);
+        assert_int_equal(evict(srv, "b", &r), 429);
+        assert_non_null(strstr(r.body.data,
+                               "The disruption budget one needs 1 healthy pods and has 1 "
+                               "currently"));
+        kb_api_resp_release(&r);
+
+        /* A budget that is neither a number nor a percentage is refused,
+         * naming the field. */
+        assert_int_equal(make_pdb(srv, "bad", "\"abc\"", &r), 422);
+        assert_non_null(strstr(r.body.data, "spec.minAvailable"));
+        assert_non_null(strstr(r.body.data, "abc"));
+        kb_api_resp_release(&r);
+        kb_apiserver_free(srv);
+}
+
 static void test_query_bool(void **state)
 {
         (void)state;
@@ -477,7 +587,7 @@ int main(void)
             cmocka_unit_test(test_requests),    cmocka_unit_test(test_query_bool),
             cmocka_unit_test(test_accept),      cmocka_unit_test(test_event_versions),
             cmocka_unit_test(test_secret_data), cmocka_unit_test(test_index),
-            cmocka_unit_test(test_fieldsets),
+            cmocka_unit_test(test_fieldsets),   cmocka_unit_test(test_disruption_budgets),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -485,7 +485,7 @@ static void test_node_task_lists(void **state)
         struct kb_statement *st = kb_statement_new(s);
         kb_statement_allocate(st, b0, &nodes[0]);
         kb_statement_pipeline(st, b1, &nodes[1]);
-        kb_statement_evict(st, a0, "preempt", "test");
+        kb_statement_evict(st, a0, "preempt", "test", NULL);
         node_list(&nodes[0], buf, sizeof(buf));
         assert_string_equal(buf, "web b-0");
         node_list(&nodes[1], buf, sizeof(buf));

@@ -511,6 +511,53 @@ static void test_window(void **state)
         kb_apiserver_free(srv);
 }
 
+/* A request marked final_429 takes a 429 as its answer: one attempt, and
+ * the window stays (a disruption budget refusing an eviction is not the
+ * server's load). */
+static void final_done(void *arg, const struct kb_kube_resp *r)
+{
+        *(int *)arg = r->attempts;
+        assert_int_equal(r->status, 429);
+        assert_false(r->cancelled);
+}
+
+static void test_final_429(void **state)
+{
+        (void)state;
+        struct kb_apiserver_opts ao;
+        kb_apiserver_opts_init(&ao);
+        ao.fault_write_rate = 1; /* every create refused */
+        ao.fault_write_code = 429;
+        struct kb_apiserver *srv = kb_apiserver_new(&ao);
+        assert_int_equal(kb_apiserver_start(srv, "127.0.0.1", 0), 0);
+        uv_loop_t loop;
+        assert_int_equal(uv_loop_init(&loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(srv));
+        struct kb_kube_config cfg = {.server = server};
+        struct kb_kube_opts o = {.qps = 1000, .burst = 1000, .max_active = 8};
+        struct kb_kube *k = kb_kube_new(&loop, &cfg, &o);
+        free(server);
+        struct kb_kube_req req = {.method = "POST",
+                                  .path = "/api/v1/namespaces/default/pods",
+                                  .body = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+                                          "\"metadata\":{\"name\":\"x\"},\"spec\":{"
+                                          "\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                                  .lane = KB_KUBE_LANE_BIND,
+                                  .final_429 = true};
+        int attempts = 0;
+        double t0 = kb_now_mono();
+        kb_kube_request(k, &req, final_done, &attempts);
+        while (kb_kube_inflight(k))
+                uv_run(&loop, UV_RUN_ONCE);
+        assert_int_equal(attempts, 1);
+        assert_true(kb_now_mono() - t0 < 2);
+        assert_true(kb_kube_window(k) == 8);
+        kb_kube_free(k);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        kb_apiserver_free(srv);
+}
+
 /* A paged list: 1,200 pods in pages of 500, the next page asked for while
  * the last one is read; every pod arrives, in one list. */
 struct count {
@@ -601,6 +648,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_lanes, lanes_setup, lanes_teardown),
             cmocka_unit_test_setup_teardown(test_fence_drop_supersede, lanes_setup, lanes_teardown),
             cmocka_unit_test(test_window),
+            cmocka_unit_test(test_final_429),
             cmocka_unit_test(test_paged_list),
         };
         return cmocka_run_group_tests_name("kube", tests, NULL, NULL);

@@ -152,8 +152,8 @@ static void test_eviction(void **state)
 
         struct kb_result r = {0};
         kb_pool_init(&r.pool, 0);
-        struct kb_eviction ev[2] = {{p, "preempt", "preempted by default/high"},
-                                    {ghost, "reclaim", "reclaimed"}};
+        struct kb_eviction ev[2] = {{p, "preempt", "preempted by default/high", "default/high"},
+                                    {ghost, "reclaim", "reclaimed", NULL}};
         r.evictions = ev;
         r.nevictions = 2;
         struct kb_cache_snap snap = {0};
@@ -255,6 +255,83 @@ static size_t server_events(struct fixture *f, const char *name, const char *rea
         return n;
 }
 
+/* An eviction a PodDisruptionBudget refuses: the 429 comes back at once,
+ * the pod stays, an EvictionRefused event names the budget, the group the
+ * room was for gets a note, and the next session's eviction of the same
+ * pod is held off rather than sent. */
+static void test_eviction_refused(void **state)
+{
+        struct fixture *f = *state;
+        assert_int_equal(
+            call(f->srv, "POST", "/api/v1/namespaces/default/pods",
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"guarded\","
+                 "\"labels\":{\"app\":\"g\"}},\"spec\":{\"nodeName\":\"node-1\","
+                 "\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                 NULL),
+            201);
+        /* Running and ready, as a kubelet would say (a merge patch). */
+        const char *ready = "{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":"
+                            "\"Ready\",\"status\":\"True\"}]}}";
+        struct kb_api_req req = {.method = "PATCH",
+                                 .path = "/api/v1/namespaces/default/pods/guarded/status",
+                                 .content_type = "application/merge-patch+json",
+                                 .body = ready,
+                                 .body_len = strlen(ready)};
+        struct kb_api_resp resp;
+        kb_apiserver_handle(f->srv, &req, &resp);
+        assert_int_equal(resp.status, 200);
+        kb_api_resp_release(&resp);
+        assert_int_equal(call(f->srv, "POST",
+                              "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+                              "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\","
+                              "\"metadata\":{\"name\":\"keep-one\"},\"spec\":{\"minAvailable\":1,"
+                              "\"selector\":{\"matchLabels\":{\"app\":\"g\"}}}}",
+                              NULL),
+                         201);
+        const struct kb_pod *p = cache_pod(f, "guarded");
+        struct kb_result r = {0};
+        struct kb_eviction ev = {p, "preempt", "evicted by preempt to make room for default/high-0",
+                                 "default/high"};
+        r.evictions = &ev;
+        r.nevictions = 1;
+        struct kb_cache_snap snap = {0};
+        double t0 = kb_now_mono();
+        kb__dispatch_result(&f->s, &snap, &r);
+        assert_int_equal(f->s.binds_inflight, 1);
+        drain(f);
+        /* Answered once, not retried with backoff. */
+        assert_true(kb_now_mono() - t0 < 2);
+
+        struct kb_value *doc;
+        assert_int_equal(call(f->srv, "GET", "/api/v1/namespaces/default/pods/guarded", NULL, &doc),
+                         200);
+        assert_null(kb_value_dig(doc, "metadata", "deletionTimestamp", NULL));
+        kb_value_free(doc);
+
+        kb__events_flush(&f->s);
+        drain(f);
+        struct kb_value *e = NULL;
+        assert_int_equal(server_events(f, "guarded", "EvictionRefused", &e), 1);
+        const char *msg = kb_value_str(kb_value_get(e, "message"));
+        assert_non_null(strstr(msg, "disruption budget"));
+        assert_non_null(strstr(msg, "keep-one"));
+        assert_non_null(strstr(msg, "default/high-0"));
+        kb_value_free(e);
+        assert_int_equal(server_events(f, "guarded", "Evict", NULL), 0);
+
+        char *note = kb__evictions_refused(&f->s, "default/high");
+        assert_non_null(note);
+        assert_non_null(strstr(note, "the eviction of default/guarded was refused by a "
+                                     "PodDisruptionBudget"));
+        free(note);
+        assert_null(kb__evictions_refused(&f->s, "default/other"));
+
+        /* The next session picks it again: nothing is sent. */
+        kb__dispatch_result(&f->s, &snap, &r);
+        assert_int_equal(f->s.binds_inflight, 0);
+        assert_int_equal(kb_kube_inflight(f->s.kube), 0);
+}
+
 static void test_events(void **state)
 {
         struct fixture *f = *state;
@@ -331,6 +408,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_eviction_refused, setup, teardown),
             cmocka_unit_test_setup_teardown(test_nomination, setup, teardown),
             cmocka_unit_test_setup_teardown(test_events, setup, teardown),
         };
