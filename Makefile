@@ -32,7 +32,7 @@
 BUILD_PKGS := gcc make pkg-config libcurl4-openssl-dev libyajl-dev libuv1-dev \
               libyaml-dev libmicrohttpd-dev uthash-dev libgnutls28-dev \
               protobuf-c-compiler libprotobuf-c-dev
-TEST_PKGS  := libcmocka-dev curl clang python3-kubernetes
+TEST_PKGS  := libcmocka-dev curl clang python3-kubernetes openssl
 TEST_CMDS  := kubectl=kubernetes-client
 CC      ?= cc
 MODE    ?= release

@@ -80,7 +80,8 @@ YAML
 node_of() { $K get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
 gone() { ! $K get pod "$1" >/dev/null 2>&1; }
 
-$K apply -f - >/dev/null <<'YAML'
+priority_classes() { # lo (10) and hi (1000)
+        $K apply -f - >/dev/null <<'YAML'
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata: {name: lo}
@@ -91,6 +92,8 @@ kind: PriorityClass
 metadata: {name: hi}
 value: 1000
 YAML
+}
+priority_classes
 
 start_sched s --scheduler-conf "$T/preempt.conf"
 pods lo 2 2 lo 2
@@ -115,9 +118,7 @@ wait_for "hi binds to the node" 20 sh -c \
 wait_for "podgroup hi Running" 20 sh -c "$K get pg hi -o jsonpath='{.status.phase}' | grep -qx Running"
 check_no_overcommit
 stop_sched s
-kill -TERM "$API_PID"
-wait "$API_PID" 2>/dev/null
-API_PID=
+stop_api
 
 # ---- reclaim ----
 start_api --nodes "2:cpu=4,memory=16Gi"
@@ -149,21 +150,9 @@ check_no_overcommit
 stop_sched r
 
 # ---- preempt against a PodDisruptionBudget ----
-kill -TERM "$API_PID"
-wait "$API_PID" 2>/dev/null
-API_PID=
+stop_api
 start_api --nodes "1:cpu=4,memory=16Gi"
-$K apply -f - >/dev/null <<'YAML'
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: lo}
-value: 10
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: hi}
-value: 1000
-YAML
+priority_classes
 start_sched b --scheduler-conf "$T/preempt.conf"
 pods lo 2 2 lo 2
 wait_for "gang lo runs on the node" 20 sh -c \

@@ -37,7 +37,7 @@ exec 9>"$CACHE/.lock"
 flock 9
 need=
 for p in $PROGS; do [ -x "$OUT/${p%%=*}" ] || need="$need $p"; done
-if [ -z "$need" ]; then echo "$OUT"; exit 0; fi
+if [ -z "$need" ]; then touch "$OUT"; echo "$OUT"; exit 0; fi
 
 command -v go >/dev/null || { echo "test/k8s: no go command on PATH" >&2; exit 1; }
 mkdir -p "$OUT.tmp"
@@ -73,4 +73,6 @@ done
 mkdir -p "$OUT"
 mv "$OUT.tmp"/* "$OUT"/ 2>/dev/null || true
 rm -rf "$OUT.tmp" "$OUT"/*.log
+# Builds of other go.mod versions that nothing used for a week go.
+find "$CACHE" -mindepth 1 -maxdepth 1 -type d ! -name "$hash" -mtime +7 -exec rm -rf {} + 2>/dev/null || true
 echo "$OUT"

@@ -90,24 +90,10 @@ wait_for() {
 # free_port: a TCP port on 127.0.0.1 that nothing listens on, below the
 # kernel's ephemeral range, so no client connection of this or another
 # test can hold it when the scheduler binds it (a random port in
-# 20000-40000 did, now and then, and the scheduler exited 2).
-free_port() {
-        python3 - <<'PY'
-import random, socket
-low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-for _ in range(200):
-    port = random.randint(10000, max(10001, low - 1))
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", port))
-    except OSError:
-        continue
-    finally:
-        s.close()
-    print(port)
-    break
-PY
-}
+# 20000-40000 did, now and then, and the scheduler exited 2).  The bed's
+# helper, which picks its components' ports the same way.
+. "$ROOT/test/k8s/lib.sh"
+free_port() { k8s_free_port; }
 
 # needs_server kbatch|k8s WHY: this test (from here on) runs only on that
 # server; on the other it ends here, skipped, saying why.
