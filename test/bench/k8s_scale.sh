@@ -13,7 +13,9 @@
 #  requests/pod    kbatch_api_requests_total over the pods bound
 #  start_to_bound  the same gangs created with no scheduler running, then
 #                  the scheduler started: seconds to every pod bound
-#                  (listing included), and that as binds per second
+#                  (listing included), and that as binds per second;
+#                  start_to_first_session is the listing's part, and
+#                  dispatch_binds/s the rate from the first session on
 #  ceiling         the server's own: on a fresh bed with the same pods
 #                  (schedulerName none), kbload binds them all, round-robin,
 #                  64 in flight, with nothing in the way
@@ -53,7 +55,7 @@ bed() { # a fresh bed with the nodes, all Ready
 sched_start() {
         PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
         "$BIN/kbatch-scheduler" --kubeconfig "$BED/scheduler.kubeconfig" --listen-address "127.0.0.1:$PORT" \
-                >"$T/sched.log" 2>&1 &
+                -v 1 >"$T/sched.log" 2>&1 &
         SPID=$!
         until curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null; do sleep 0.1; done
 }
@@ -67,6 +69,13 @@ sched_figures() { # prints "cpu rss_mib requests"
         echo "$cpu $rss $req"
 }
 sched_stop() { kill -TERM "$SPID"; wait "$SPID" || true; SPID=; }
+# Seconds from T0 (date +%s.%N) to the scheduler's first session (its
+# lists done): klog's time of day, on the same day.
+first_session() {
+        local tod
+        tod=$(grep -m1 'first session' "$T/sched.log" | awk '{ print $2 }')
+        python3 -c "import sys,datetime as d; t0=float(sys.argv[1]); day=d.datetime.fromtimestamp(t0, d.timezone.utc).strftime('%Y-%m-%d'); t=d.datetime.strptime(day+' '+sys.argv[2], '%Y-%m-%d %H:%M:%S.%f').replace(tzinfo=d.timezone.utc).timestamp(); print('%.2f' % (t - t0))" "$1" "$tod"
+}
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 : >"$T/runs"
@@ -86,15 +95,18 @@ for r in $(seq 1 "$RUNS"); do
         sched_start
         kbload wait-bound -n "$PODS" >/dev/null
         s2b=$(echo "$(date +%s.%N) - $t0" | bc)
+        lists=$(first_session "$t0")
         sched_stop
         bed "c$r"
         kbload gangs -n "$GANGS" -size "$SIZE" -scheduler none >/dev/null
         ceil=$(kbload bind | field binds_per_second)
         rate=$(echo "$PODS / $s2b" | bc -l)
-        printf 'run %d: apply_to_bound=%.2f apply=%.2f cpu=%s rss_mib=%s requests/pod=%.2f start_to_bound=%.2f kbatch_binds/s=%.0f ceiling_binds/s=%s fraction=%.2f\n' \
-                "$r" "$a2b" "$apply" "$cpu" "$rss" "$(echo "$req / $PODS" | bc -l)" "$s2b" "$rate" "$ceil" "$(echo "$rate / $ceil" | bc -l)" | tee -a "$T/runs"
+        drate=$(echo "$PODS / ($s2b - $lists)" | bc -l)
+        printf 'run %d: apply_to_bound=%.2f apply=%.2f cpu=%s rss_mib=%s requests/pod=%.2f start_to_bound=%.2f start_to_first_session=%s kbatch_binds/s=%.0f dispatch_binds/s=%.0f ceiling_binds/s=%s fraction=%.2f dispatch_fraction=%.2f\n' \
+                "$r" "$a2b" "$apply" "$cpu" "$rss" "$(echo "$req / $PODS" | bc -l)" "$s2b" "$lists" "$rate" "$drate" "$ceil" \
+                "$(echo "$rate / $ceil" | bc -l)" "$(echo "$drate / $ceil" | bc -l)" | tee -a "$T/runs"
 done
 echo "medians of $RUNS runs:"
-for k in apply_to_bound apply cpu rss_mib requests/pod start_to_bound kbatch_binds/s ceiling_binds/s fraction; do
+for k in apply_to_bound apply cpu rss_mib requests/pod start_to_bound start_to_first_session kbatch_binds/s dispatch_binds/s ceiling_binds/s fraction dispatch_fraction; do
         printf '  %-16s %s\n' "$k" "$(sed -n "s|.* $k=\\([0-9.]*\\).*|\\1|p" "$T/runs" | median)"
 done

@@ -471,29 +471,40 @@ static void test_fence_drop_supersede(void **state)
         assert_int_equal(f->cancelled, 3);
 }
 
-/* The window halves on a 429 and grows back with answers. */
-static void test_window(void **state)
+/* A kbatch-apiserver that refuses every create with 429, and a client of
+ * it (window 8) on LOOP; the caller frees both. */
+static struct kb_kube *refusing_server(uv_loop_t *loop, struct kb_apiserver **srv)
 {
         struct kb_apiserver_opts ao;
         kb_apiserver_opts_init(&ao);
         ao.fault_write_rate = 1; /* every create refused */
         ao.fault_write_code = 429;
-        struct kb_apiserver *srv = kb_apiserver_new(&ao);
-        assert_int_equal(kb_apiserver_start(srv, "127.0.0.1", 0), 0);
-        uv_loop_t loop;
-        assert_int_equal(uv_loop_init(&loop), 0);
-        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(srv));
+        *srv = kb_apiserver_new(&ao);
+        assert_int_equal(kb_apiserver_start(*srv, "127.0.0.1", 0), 0);
+        assert_int_equal(uv_loop_init(loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(*srv));
         struct kb_kube_config cfg = {.server = server};
         struct kb_kube_opts o = {.qps = 1000, .burst = 1000, .max_active = 8};
-        struct kb_kube *k = kb_kube_new(&loop, &cfg, &o);
+        struct kb_kube *k = kb_kube_new(loop, &cfg, &o);
         free(server);
+        return k;
+}
+
+#define A_POD_BODY                                                                                 \
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"x\"},\"spec\":{"         \
+        "\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}"
+
+/* The window halves on a 429 and grows back with answers. */
+static void test_window(void **state)
+{
+        struct kb_apiserver *srv;
+        uv_loop_t loop;
+        struct kb_kube *k = refusing_server(&loop, &srv);
         struct lanes_fx f = {.k = k};
         assert_true(kb_kube_window(k) == 8);
         struct kb_kube_req req = {.method = "POST",
                                   .path = "/api/v1/namespaces/default/pods",
-                                  .body = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
-                                          "\"metadata\":{\"name\":\"x\"},\"spec\":{"
-                                          "\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                                  .body = A_POD_BODY,
                                   .max_attempts = 1};
         kb_kube_request(k, &req, window_done, NULL);
         while (kb_kube_inflight(k))
@@ -524,24 +535,12 @@ static void final_done(void *arg, const struct kb_kube_resp *r)
 static void test_final_429(void **state)
 {
         (void)state;
-        struct kb_apiserver_opts ao;
-        kb_apiserver_opts_init(&ao);
-        ao.fault_write_rate = 1; /* every create refused */
-        ao.fault_write_code = 429;
-        struct kb_apiserver *srv = kb_apiserver_new(&ao);
-        assert_int_equal(kb_apiserver_start(srv, "127.0.0.1", 0), 0);
+        struct kb_apiserver *srv;
         uv_loop_t loop;
-        assert_int_equal(uv_loop_init(&loop), 0);
-        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(srv));
-        struct kb_kube_config cfg = {.server = server};
-        struct kb_kube_opts o = {.qps = 1000, .burst = 1000, .max_active = 8};
-        struct kb_kube *k = kb_kube_new(&loop, &cfg, &o);
-        free(server);
+        struct kb_kube *k = refusing_server(&loop, &srv);
         struct kb_kube_req req = {.method = "POST",
                                   .path = "/api/v1/namespaces/default/pods",
-                                  .body = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
-                                          "\"metadata\":{\"name\":\"x\"},\"spec\":{"
-                                          "\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                                  .body = A_POD_BODY,
                                   .lane = KB_KUBE_LANE_BIND,
                                   .final_429 = true};
         int attempts = 0;
