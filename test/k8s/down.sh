@@ -14,7 +14,10 @@ for name in kwok kube-controller-manager kube-apiserver etcd; do
         [ -s "$f" ] || continue
         pid=$(cat "$f")
         if ! kill -0 "$pid" 2>/dev/null; then
-                [ "$quiet" = --quiet ] || echo "test/k8s: $name (pid $pid) had died; its log is $DIR/$name.log" >&2
+                if [ "$quiet" != --quiet ]; then
+                        echo "test/k8s: $name (pid $pid) had died; its log is $DIR/$name.log, which ends:" >&2
+                        tail -20 "$DIR/$name.log" >&2
+                fi
                 rc=1
         else
                 kill -TERM "$pid" 2>/dev/null

@@ -53,10 +53,18 @@ cleanup() {
                 kill -TERM "$API_PID" 2>/dev/null
                 wait "$API_PID" 2>/dev/null
         fi
+        local died=
         if [ -n "$K8S_DIR" ]; then
                 kill -CONT "$API_PID" 2>/dev/null
                 if [ "${FAILS:-0}" != 0 ]; then k8s_tails; fi
-                "$ROOT/test/k8s/down.sh" "$K8S_DIR"
+                # It names a component that died before its time, and its
+                # log; the test fails then.
+                "$ROOT/test/k8s/down.sh" "$K8S_DIR" || died=1
+        fi
+        if [ -n "$died" ]; then
+                echo "FAIL: a component of the real bed died during the test (its log is named above)"
+                [ -n "${KEEP_FAILED:-}" ] && echo "kept $T" || rm -rf "$T"
+                exit 1
         fi
         if [ "${FAILS:-0}" != 0 ] && [ -n "${KEEP_FAILED:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
