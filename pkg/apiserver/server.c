@@ -209,6 +209,41 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
         return MHD_YES;
 }
 
+static int hexval(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+/* Percent-decoding of the path and the query, in place, as MHD's own does
+ * it, except that %00 stays as it is: decoded, the NUL ended the path
+ * there, and DELETE .../pods/%00 named the whole collection (every pod of
+ * the namespace went).  Kept, it is a name no object has: kube-apiserver
+ * answers 404 for it too. */
+static size_t unescape(void *cls, struct MHD_Connection *con, char *s)
+{
+        (void)cls;
+        (void)con;
+        char *w = s;
+        for (const char *r = s; *r;) {
+                int hi = r[0] == '%' ? hexval(r[1]) : -1;
+                int lo = hi >= 0 ? hexval(r[2]) : -1;
+                if (lo >= 0 && (hi | lo)) {
+                        *w++ = (char)(hi * 16 + lo);
+                        r += 3;
+                } else {
+                        *w++ = *r++;
+                }
+        }
+        *w = 0;
+        return (size_t)(w - s);
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)
@@ -396,11 +431,13 @@ int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
             {MHD_OPTION_END, 0, NULL},
         };
         /* The logger goes first, or MHD prints what comes before it (TLS
-         * set-up errors among them) on stderr itself. */
+         * set-up errors among them) on stderr itself.  The unescaper keeps
+         * %00 (see unescape). */
         srv->mhd = MHD_start_daemon(flags, (uint16_t)port, accept_policy, srv, answer, srv,
                                     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_SOCK_ADDR,
                                     &sa, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
-                                    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_ARRAY,
+                                    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
+                                    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_ARRAY,
                                     srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
         if (!srv->mhd)
                 return -EADDRINUSE;

@@ -22,6 +22,18 @@ expect_match "already exists 409" "$r" '^409 .*"reason":"AlreadyExists"'
 r=$(api POST /api/v1/namespaces/nope/pods "$(pod p9)")
 expect_match "missing namespace 404" "$r" '^404 .*namespaces \\"nope\\" not found'
 
+# %00 is a name no pod has, never the collection: before, MHD decoded it
+# and the NUL cut the path, so this DELETE took every pod of the
+# namespace (kube-apiserver answers 404 too).  A trailing slash, though,
+# is the collection on kube-apiserver as well (seen on the real bed).
+api POST /api/v1/namespaces/default/pods "$(pod nul-keep)" >/dev/null
+expect_match "DELETE .../pods/%00: 404" "$(api DELETE /api/v1/namespaces/default/pods/%00)" '^404 .*"reason":"NotFound"'
+expect_match "GET .../pods/%00: 404, not the list" "$(api GET /api/v1/namespaces/default/pods/%00)" '^404 '
+expect_match "GET .../pods?x=%00: the list" "$(api GET '/api/v1/namespaces/default/pods?x=%00')" '^200 .*"kind":"PodList"'
+expect_eq "the namespace's pods are still there" "$(code "$(api GET /api/v1/namespaces/default/pods/nul-keep)")" 200
+expect_eq "an escaped name still reads" "$(code "$(api GET /api/v1/namespaces/default/pods/nul%2Dkeep)")" 200
+api DELETE /api/v1/namespaces/default/pods/nul-keep >/dev/null
+
 # a patch that changes nothing keeps the resourceVersion
 before=$(curl -s $URL/api/v1/namespaces/default/pods/p1 | sed 's/.*"resourceVersion":"\([0-9]*\)".*/\1/')
 api PATCH /api/v1/namespaces/default/pods/p1 '{"metadata":{"labels":{"x":"1"}}}' application/strategic-merge-patch+json >/dev/null

@@ -241,6 +241,20 @@ static void test_workload_podgroup(void **state)
                                  "must be a whole number >= 0, got \"-2\"");
         kb_pod_free(p);
 
+        /* An owner's name that would steer the request elsewhere is not
+         * read: the group is the pod's own. */
+        static const char *const forged[] = {"../../../pods", "..", "a%2F..", "x/y"};
+        for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+                char *y = kb_xasprintf(POD_HEAD "  namespace: ml\n  uid: u-f\n"
+                                                "  ownerReferences: [{apiVersion: batch/v1, kind: "
+                                                "Job, name: '%s', uid: 5c1f, controller: true}]\n",
+                                       forged[i]);
+                p = pod(y);
+                free(y);
+                assert_false(kb_workload_owner_path(p, path, sizeof(path)));
+                kb_pod_free(p);
+        }
+
         /* A bare pod owns its group. */
         p = pod(POD_HEAD "  uid: 9e2d\n");
         assert_false(kb_workload_owner_path(p, path, sizeof(path)));
