@@ -209,21 +209,6 @@ void kb_vcjob_free(struct kb_vcjob *j)
         free(j);
 }
 
-/* validation.IsDNS1123Label, which Volcano's webhook asks of task names. */
-static bool dns_label(const char *s)
-{
-        size_t n = strlen(s);
-        if (n == 0 || n > 63)
-                return false;
-        for (size_t i = 0; i < n; i++) {
-                char c = s[i];
-                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                      (c == '-' && i > 0 && i + 1 < n)))
-                        return false;
-        }
-        return true;
-}
-
 static int vctask_fill(struct kb__api_dec *d, const struct kb_value *v, const char *path,
                        void *elem, void *ctx)
 {
@@ -243,7 +228,8 @@ static int vctask_fill(struct kb__api_dec *d, const struct kb_value *v, const ch
                 free(t->name);
                 t->name = kb_xasprintf("default%zu", index);
         }
-        if (!dns_label(t->name))
+        /* Volcano's webhook asks IsDNS1123Label of task names. */
+        if (!kb_dns_label(t->name))
                 return kb__api_fail(d, p,
                                     "must be a DNS-1123 label (lower case letters, digits and "
                                     "'-', at most 63), got \"%s\"",

@@ -224,8 +224,6 @@ KB_PRINTF(4, 5)
 void kb__cause_add(struct kb_causes *c, const char *reason, const char *field, const char *fmt,
                    ...);
 void kb__causes_release(struct kb_causes *c);
-bool kb__is_dns_label(const char *s);
-bool kb__is_dns_subdomain(const char *s);
 /* Fills in a custom resource's structural-schema defaults (validate.c). */
 void kb__schema_defaults(const struct kb_rtype *rt, struct kb_value *obj);
 void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj,

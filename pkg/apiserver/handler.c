@@ -383,6 +383,18 @@ void kb_apiserver_handle(struct kb_apiserver *srv, const struct kb_api_req *req,
                 free(path);
                 return;
         }
+        /* An empty segment ("pods/", "pods//binding") is refused where
+         * kube-apiserver would clean the path and act on the collection:
+         * a DELETE of a name that came out empty must not take every pod
+         * of the namespace (README, differences from kube-apiserver). */
+        const char *rp = req->path ? req->path : "/";
+        if (api && (strstr(rp, "//") || rp[strlen(rp) - 1] == '/')) {
+                kb__fail(resp, 400, "BadRequest", NULL,
+                         "the request path %s has an empty segment: a name cannot be empty", rp);
+                KB_V(3, "%s %s -> 400 (empty segment)", req->method, req->path);
+                free(path);
+                return;
+        }
         pthread_mutex_lock(&srv->mu);
         if (too_deep)
                 kb__not_found_path(resp);

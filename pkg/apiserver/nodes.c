@@ -40,7 +40,7 @@ int kb__sim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, siz
                         kb_value_set(labels, k, kb_value_new_string(leq ? leq + 1 : ""));
                         free(k);
                 } else if (!strcmp(t, "prefix")) {
-                        if (!kb__is_dns_label(val)) {
+                        if (!kb_dns_label(val)) {
                                 snprintf(err, errlen, "--nodes %s: prefix %s: not a DNS label",
                                          spec, val);
                                 goto out;

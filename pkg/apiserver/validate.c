@@ -42,42 +42,6 @@ void kb__causes_release(struct kb_causes *c)
         memset(c, 0, sizeof(*c));
 }
 
-bool kb__is_dns_label(const char *s)
-{
-        size_t n = s ? strlen(s) : 0;
-        if (n == 0 || n > 63)
-                return false;
-        for (size_t i = 0; i < n; i++) {
-                char ch = s[i];
-                bool ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-                          (ch == '-' && i > 0 && i + 1 < n);
-                if (!ok)
-                        return false;
-        }
-        return true;
-}
-
-bool kb__is_dns_subdomain(const char *s)
-{
-        size_t n = s ? strlen(s) : 0;
-        if (n == 0 || n > 253)
-                return false;
-        const char *p = s;
-        while (p) {
-                const char *dot = strchr(p, '.');
-                size_t len = dot ? (size_t)(dot - p) : strlen(p);
-                char label[64];
-                if (len == 0 || len > 63)
-                        return false;
-                memcpy(label, p, len);
-                label[len] = 0;
-                if (!kb__is_dns_label(label))
-                        return false;
-                p = dot ? dot + 1 : NULL;
-        }
-        return true;
-}
-
 static void invalid_str(struct kb_causes *c, const char *field, const char *val, const char *why)
 {
         kb__cause_add(c, "FieldValueInvalid", field, "Invalid value: \"%s\": %s", val, why);
@@ -121,7 +85,7 @@ static void check_name(const struct kb_value *obj, bool label, struct kb_causes 
                               "Required value: name or generateName is required");
                 return;
         }
-        if (label ? !kb__is_dns_label(name) : !kb__is_dns_subdomain(name))
+        if (label ? !kb_dns_label(name) : !kb_dns_subdomain(name))
                 invalid_str(c, "metadata.name", name,
                             label ? "a lowercase RFC 1123 label must consist of lower case "
                                     "alphanumeric characters or '-', and must start and end "
@@ -173,7 +137,7 @@ void kb__validate_pod_spec(const struct kb_value *spec, const char *path, struct
                 ff = kb_xasprintf("%s.name", cf);
                 if (!name || !name[0])
                         required(c, ff);
-                else if (!kb__is_dns_label(name))
+                else if (!kb_dns_label(name))
                         invalid_str(c, ff, name, "a lowercase RFC 1123 label is required");
                 free(ff);
                 ff = kb_xasprintf("%s.image", cf);
@@ -274,7 +238,7 @@ void kb__validate_crd(const struct kb_value *obj, struct kb_causes *c)
                 invalid_str(c, "spec.group", group, "should be a domain with at least one dot");
         if (!plural || !plural[0])
                 required(c, "spec.names.plural");
-        else if (!kb__is_dns_label(plural))
+        else if (!kb_dns_label(plural))
                 invalid_str(c, "spec.names.plural", plural,
                             "a lowercase RFC 1123 label is required");
         if (!kind || !kind[0])

@@ -284,6 +284,45 @@ bool kb_has_prefix(const char *s, const char *prefix)
         return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+static bool dns_alnum(char c)
+{
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* The characters of s[0..n) form one label: alphanumerics and '-', with
+ * an alphanumeric at each end. */
+static bool dns_label_n(const char *s, size_t n)
+{
+        if (n == 0 || !dns_alnum(s[0]) || !dns_alnum(s[n - 1]))
+                return false;
+        for (size_t i = 1; i + 1 < n; i++)
+                if (!dns_alnum(s[i]) && s[i] != '-')
+                        return false;
+        return true;
+}
+
+bool kb_dns_label(const char *s)
+{
+        size_t n = s ? strlen(s) : 0;
+        return n <= 63 && dns_label_n(s, n);
+}
+
+bool kb_dns_subdomain(const char *s)
+{
+        size_t n = s ? strlen(s) : 0;
+        if (n == 0 || n > 253)
+                return false;
+        for (const char *p = s;;) {
+                const char *dot = strchr(p, '.');
+                size_t len = dot ? (size_t)(dot - p) : strlen(p);
+                if (!dns_label_n(p, len))
+                        return false;
+                if (!dot)
+                        return true;
+                p = dot + 1;
+        }
+}
+
 int kb_read_file(const char *path, char **out, size_t *len)
 {
         FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");

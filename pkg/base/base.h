@@ -126,6 +126,14 @@ char *kb_buf_detach(struct kb_buf *b);
 void kb_format_decimal(double v, int decimals, char *buf, size_t n);
 bool kb_streq(const char *a, const char *b); /* NULL-safe */
 bool kb_has_prefix(const char *s, const char *prefix);
+/* Kubernetes' name rules (apimachinery's validation package): a DNS-1123
+ * label ("kbatch-system": at most 63 of a-z, 0-9 and '-', alphanumeric at
+ * both ends), the rule for namespaces; and a DNS-1123 subdomain (labels
+ * joined by '.', at most 253 bytes in all; IsDNS1123Subdomain limits only
+ * the whole), the rule for the names of pods, jobs, podgroups and most
+ * kinds.  NULL is neither. */
+bool kb_dns_label(const char *s);
+bool kb_dns_subdomain(const char *s);
 /* Reads a whole file into a NUL-terminated heap string; "-" is stdin.
  * Returns 0 or -errno. */
 int kb_read_file(const char *path, char **out, size_t *len);

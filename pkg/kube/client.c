@@ -486,6 +486,100 @@ void kb__kube_check_info(struct kb_kube *k)
 
 /* ---- public ---------------------------------------------------------------------- */
 
+/* The segment s[0..n) is one a path may hold unescaped. */
+static bool plain_segment(const char *s, size_t n)
+{
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char c = s[i];
+                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '.' || c == '_' || c == ':'))
+                        return false;
+        }
+        return true;
+}
+
+/*
+ * The API's paths: /api/v1/... and /apis/GROUP/VERSION/..., then
+ * [namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]], or namespaces/NS alone.
+ * Other paths (/version, /healthz) are checked segment by segment only.
+ */
+bool kb_kube_path_ok(const char *path, char *why, size_t n)
+{
+        size_t len = strcspn(path, "?");
+        if (len == 1 && path[0] == '/')
+                return true;
+        if (len == 0 || path[0] != '/') {
+                snprintf(why, n, "the path does not start with '/'");
+                return false;
+        }
+        char seg[16][254];
+        size_t nseg = 0;
+        for (size_t i = 1; i <= len;) {
+                size_t e = i;
+                while (e < len && path[e] != '/')
+                        e++;
+                if (nseg == KB_ARRAY_SIZE(seg) || e - i >= sizeof(seg[0]) ||
+                    !plain_segment(path + i, e - i)) {
+                        snprintf(why, n, "segment %zu of the path is empty, '.', '..', too long or "
+                                         "holds a character a name cannot",
+                                 nseg + 1);
+                        return false;
+                }
+                memcpy(seg[nseg], path + i, e - i);
+                seg[nseg++][e - i] = 0;
+                i = e + 1;
+        }
+        size_t at = nseg && !strcmp(seg[0], "api") ? 2 : nseg && !strcmp(seg[0], "apis") ? 3 : nseg;
+        if (at < nseg && !strcmp(seg[at], "namespaces") && at + 1 < nseg) {
+                if (!kb_dns_label(seg[at + 1])) {
+                        snprintf(why, n, "namespace '%s' is not a DNS-1123 label", seg[at + 1]);
+                        return false;
+                }
+                at += 2;
+        }
+        if (at + 1 < nseg && !kb_dns_subdomain(seg[at + 1])) {
+                snprintf(why, n, "%s name '%s' is not a DNS-1123 subdomain", seg[at], seg[at + 1]);
+                return false;
+        }
+        return true;
+}
+
+static void refused_fired(uv_timer_t *t)
+{
+        struct kb_kube_call *c = t->data;
+        struct kb_kube_resp r = {
+            .status = 400,
+            .error = c->refused,
+            .body = c->resp.data ? c->resp.data : "",
+            .len = c->resp.len,
+        };
+        kb_kube_done_fn done = c->done;
+        void *arg = c->arg;
+        call_dispose(c, true);
+        if (done)
+                done(arg, &r);
+}
+
+/* A call whose path kb_kube_path_ok refuses: its answer is a Status of
+ * 400, on the next loop turn, and it never reaches the wire. */
+static bool refuse_path(struct kb_kube_call *c, const char *path)
+{
+        char why[160];
+        if (kb_kube_path_ok(path, why, sizeof(why)))
+                return false;
+        snprintf(c->refused, sizeof(c->refused), "not sent: %s", why);
+        KB_ERROR("%s %.*s: %s", c->method, (int)strcspn(path, "?"), path, c->refused);
+        kb_buf_printf(&c->resp,
+                      "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                      "\"reason\":\"BadRequest\",\"code\":400,\"message\":\"%s\"}",
+                      why);
+        c->state = KB__CALL_BACKOFF;
+        uv_timer_start(&c->timer, refused_fired, 0, 0);
+        return true;
+}
+
 static struct kb_kube_call *new_call(struct kb_kube *k, const char *method, const char *path,
                                      enum kb_kube_lane lane)
 {
@@ -521,6 +615,8 @@ struct kb_kube_call *kb_kube_request(struct kb_kube *k, const struct kb_kube_req
         c->final_429 = req->final_429;
         c->done = done;
         c->arg = arg;
+        if (refuse_path(c, req->path))
+                return c;
         lane_push(k, c);
         kick(k);
         return c;
@@ -536,7 +632,8 @@ struct kb_kube_call *kb_kube_watch(struct kb_kube *k, const char *path, double t
         c->line = line;
         c->done = done;
         c->arg = arg;
-        start_transfer(c);
+        if (!refuse_path(c, path))
+                start_transfer(c);
         return c;
 }
 

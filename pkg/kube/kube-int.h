@@ -39,6 +39,7 @@ struct kb_kube_call {
         bool active;    /* counted in its lane's and the window's transfers */
         bool in_write;  /* inside write_cb: curl must not be touched */
         bool cancelled; /* cancelled from a line callback; reaped in finish */
+        char refused[192]; /* why kb_kube_path_ok refused the path, or "" */
         kb_kube_done_fn done;
         kb_kube_line_fn line;
         void *arg;

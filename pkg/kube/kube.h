@@ -211,9 +211,23 @@ struct kb_kube_req {
 };
 
 /*
+ * Whether a request path (its query aside) means what it says: every
+ * segment non-empty and neither "." nor "..", of the characters a
+ * Kubernetes path can hold unescaped (letters, digits, '-', '.', '_',
+ * ':'), the one after "namespaces" a DNS-1123 label and an object's name
+ * (the segment after its resource) a DNS-1123 subdomain.  Names come from
+ * the API's objects; one the server should have refused ("../pods", "",
+ * "a%2Fb") would otherwise make another request, with the scheduler's
+ * identity.  On false, why says which segment, in n bytes.
+ */
+bool kb_kube_path_ok(const char *path, char *why, size_t n);
+
+/*
  * Starts a request; done runs with the final answer after retries.  The
  * returned handle is valid until done runs or kb_kube_cancel is called.
- * Loop thread.
+ * A path kb_kube_path_ok refuses never goes out: done runs on the next
+ * loop turn with status 400 and the reason in error and body (a watch's
+ * done, likewise).  Loop thread.
  */
 struct kb_kube_call *kb_kube_request(struct kb_kube *k, const struct kb_kube_req *req,
                                      kb_kube_done_fn done, void *arg);

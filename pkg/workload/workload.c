@@ -73,22 +73,17 @@ static const struct {
     {"apps/v1", "DaemonSet", "daemonsets"},
 };
 
-/* A name that can stand as one segment of a request path, as
- * kube-apiserver's IsValidPathSegmentName has it: not "." or "..", no "/"
- * or "%".  Kubernetes checks no more of an owner reference's name than
- * that it is not empty, so a pod's could otherwise steer the request
- * ("../../../pods" read the cluster's every pod as the owner). */
-static bool path_segment(const char *s)
-{
-        return s && *s && strcmp(s, ".") && strcmp(s, "..") && !strpbrk(s, "/%");
-}
-
 bool kb_workload_owner_path(const struct kb_pod *p, char *path, size_t n)
 {
         const struct kb_owner_ref *o = p->controller;
         if (p->has_workload_min_member || p->workload_invalid || !o || !o->api_version)
                 return false;
-        if (!path_segment(o->name) || !path_segment(p->meta.namespace))
+        /* Kubernetes checks no more of an owner reference's name than that
+         * it is not empty, so a pod's could otherwise steer the request
+         * ("../../../pods" read the cluster's every pod as the owner).  The
+         * owners read here (Jobs, Volcano Jobs, ReplicaSets...) are named
+         * as DNS-1123 subdomains, in namespaces named as labels. */
+        if (!kb_dns_subdomain(o->name) || !kb_dns_label(p->meta.namespace))
                 return false;
         for (size_t i = 0; i < KB_ARRAY_SIZE(owner_kinds); i++)
                 if (kb_streq(o->api_version, owner_kinds[i].api_version) &&

@@ -24,9 +24,14 @@ expect_match "missing namespace 404" "$r" '^404 .*namespaces \\"nope\\" not foun
 
 # %00 is a name no pod has, never the collection: before, MHD decoded it
 # and the NUL cut the path, so this DELETE took every pod of the
-# namespace (kube-apiserver answers 404 too).  A trailing slash, though,
-# is the collection on kube-apiserver as well (seen on the real bed).
+# namespace (kube-apiserver answers 404 too).  An empty name (a trailing
+# slash, a double one) is refused: kube-apiserver cleans the path and acts
+# on the collection (seen on the real bed), which is how a name that came
+# out empty deletes a namespace's pods.
 api POST /api/v1/namespaces/default/pods "$(pod nul-keep)" >/dev/null
+expect_match "DELETE .../pods/: 400" "$(api DELETE /api/v1/namespaces/default/pods/)" '^400 .*empty segment'
+expect_match "GET .../pods/: 400" "$(api GET /api/v1/namespaces/default/pods/)" '^400 '
+expect_match "DELETE .../pods//status: 400" "$(api DELETE /api/v1/namespaces/default/pods//status)" '^400 '
 expect_match "DELETE .../pods/%00: 404" "$(api DELETE /api/v1/namespaces/default/pods/%00)" '^404 .*"reason":"NotFound"'
 expect_match "GET .../pods/%00: 404, not the list" "$(api GET /api/v1/namespaces/default/pods/%00)" '^404 '
 expect_match "GET .../pods?x=%00: the list" "$(api GET '/api/v1/namespaces/default/pods?x=%00')" '^200 .*"kind":"PodList"'

@@ -182,10 +182,10 @@ static void test_schema(void **state)
         kb__causes_release(&c);
         kb_value_free(v);
         kb_value_free(schema);
-        assert_true(kb__is_dns_subdomain("a.b-c.d"));
-        assert_false(kb__is_dns_subdomain("A"));
-        assert_false(kb__is_dns_label("a.b"));
-        assert_false(kb__is_dns_label("-a"));
+        assert_true(kb_dns_subdomain("a.b-c.d"));
+        assert_false(kb_dns_subdomain("A"));
+        assert_false(kb_dns_label("a.b"));
+        assert_false(kb_dns_label("-a"));
 }
 
 static int request(struct kb_apiserver *srv, const char *method, const char *path, const char *body,

@@ -557,6 +557,105 @@ static void test_final_429(void **state)
         kb_apiserver_free(srv);
 }
 
+/* Request paths: names taken from objects must be names, or the request
+ * does not go out (issue 24: an owner named "../../../pods" made the
+ * scheduler list the cluster's pods with its own identity). */
+static void test_path_ok(void **state)
+{
+        (void)state;
+        char why[160];
+        static const char *const good[] = {
+            "/",
+            "/version",
+            "/api/v1/nodes/node-1.rack-a",
+            "/api/v1/namespaces/default/pods?watch=1&resourceVersion=5",
+            "/api/v1/namespaces/kbatch-system",
+            "/api/v1/namespaces/ml/pods/train-0/binding",
+            "/apis/scheduling.volcano.sh/v1beta1/namespaces/ml/podgroups/train/status",
+            "/apis/coordination.k8s.io/v1/namespaces/kbatch-system/leases/kbatch",
+            "/api/v1/namespaces/ml/events/train-0.17f3a2b4c5d6e7f8",
+        };
+        for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+                if (!kb_kube_path_ok(good[i], why, sizeof(why)))
+                        fail_msg("%s refused: %s", good[i], why);
+        }
+        static const char *const bad[] = {
+            "",
+            "api/v1/pods",
+            "/api/v1/namespaces/victim/pods/",
+            "/api/v1/namespaces/victim/pods//binding",
+            "/apis/batch/v1/namespaces/ml/jobs/../../../pods",
+            "/apis/batch/v1/namespaces/ml/jobs/..",
+            "/api/v1/namespaces/ml/pods/a%2F..",
+            "/api/v1/namespaces/ml/pods/a b",
+            "/api/v1/namespaces/ML/pods/p",
+            "/api/v1/namespaces/ml/pods/Train",
+            "/api/v1/namespaces/ml/pods/-p",
+            "/api/v1/nodes/node_1",
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                if (kb_kube_path_ok(bad[i], why, sizeof(why)))
+                        fail_msg("%s accepted", bad[i]);
+        }
+        kb_kube_path_ok("/api/v1/namespaces/ML/pods/p", why, sizeof(why));
+        assert_string_equal(why, "namespace 'ML' is not a DNS-1123 label");
+        kb_kube_path_ok("/api/v1/namespaces/ml/pods/Train/binding", why, sizeof(why));
+        assert_string_equal(why, "pods name 'Train' is not a DNS-1123 subdomain");
+
+        /* A subdomain's labels are not held to 63 bytes, only the whole to
+         * 253 (IsDNS1123Subdomain), and a label is. */
+        char name[256];
+        memset(name, 'a', 253);
+        name[253] = 0;
+        assert_true(kb_dns_subdomain(name));
+        assert_false(kb_dns_label(name));
+        name[63] = 0;
+        assert_true(kb_dns_label(name));
+        memset(name, 'a', 254);
+        name[254] = 0;
+        assert_false(kb_dns_subdomain(name));
+        assert_false(kb_dns_subdomain("a..b"));
+        assert_false(kb_dns_subdomain("a.-b"));
+        assert_true(kb_dns_subdomain("a.b-c.d"));
+}
+
+/* A refused path never reaches the server: done runs with 400 and why. */
+static void refused_done(void *arg, const struct kb_kube_resp *r)
+{
+        struct kb_kube_resp *out = arg;
+        out->status = r->status;
+        out->error = r->error ? strdup(r->error) : NULL;
+        out->body = strdup(r->body);
+}
+
+static void test_path_refused(void **state)
+{
+        (void)state;
+        struct kb_apiserver *srv;
+        uv_loop_t loop;
+        struct kb_kube *k = refusing_server(&loop, &srv);
+        struct kb_kube_req req = {.method = "DELETE",
+                                  .path = "/api/v1/namespaces/victim/pods/%00",
+                                  .lane = KB_KUBE_LANE_BIND};
+        struct kb_kube_resp got = {0};
+        kb_kube_request(k, &req, refused_done, &got);
+        while (kb_kube_inflight(k))
+                uv_run(&loop, UV_RUN_ONCE);
+        assert_int_equal(got.status, 400);
+        assert_non_null(strstr(got.error, "not sent: segment 6 of the path"));
+        assert_non_null(strstr(got.body, "\"reason\":\"BadRequest\""));
+        struct kb_value *st = NULL;
+        char err[128];
+        assert_int_equal(kb_json_parse(got.body, strlen(got.body), &st, err, sizeof(err)), 0);
+        kb_value_free(st);
+        free((char *)got.error);
+        free((char *)got.body);
+        kb_kube_free(k);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        kb_apiserver_free(srv);
+}
+
 /* A paged list: 1,200 pods in pages of 500, the next page asked for while
  * the last one is read; every pod arrives, in one list. */
 struct count {
@@ -649,6 +748,8 @@ int main(void)
             cmocka_unit_test(test_window),
             cmocka_unit_test(test_final_429),
             cmocka_unit_test(test_paged_list),
+            cmocka_unit_test(test_path_ok),
+            cmocka_unit_test(test_path_refused),
         };
         return cmocka_run_group_tests_name("kube", tests, NULL, NULL);
 }

@@ -243,7 +243,8 @@ static void test_workload_podgroup(void **state)
 
         /* An owner's name that would steer the request elsewhere is not
          * read: the group is the pod's own. */
-        static const char *const forged[] = {"../../../pods", "..", "a%2F..", "x/y"};
+        static const char *const forged[] = {"../../../pods", "..", "a%2F..", "x/y",
+                                             "Job", "a?watch=1", "a b", "-x"};
         for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
                 char *y = kb_xasprintf(POD_HEAD "  namespace: ml\n  uid: u-f\n"
                                                 "  ownerReferences: [{apiVersion: batch/v1, kind: "
