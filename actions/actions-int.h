@@ -28,6 +28,10 @@ struct kb__evictor {
         /* Preempt: the preemptor's queue must also take the task once the
          * victims are gone (allocatable); reclaim asked preemptive first. */
         bool allocatable;
+        /* Set per task by kb__evict_place: allocatable, and the queue does
+         * not take the task before anything is evicted, so victims are
+         * taken until it does. */
+        bool queue_short;
         /* Whether eligible reads the preemptor's own job (preempt's rules:
          * other jobs, or its own): then a node's "nothing to spare" holds
          * for that job only, not for the whole queue. */

@@ -12,7 +12,9 @@
  *      lowest job priority, the lowest task priority, the most recently
  *      created — goes first), go to the plugins' vote (priority, gang, conformance, drf,
  *      proportion...); the shortest prefix of the victims that makes the
- *      task fit the node's future idle room is what that node costs.  The
+ *      task fit the node's future idle room (and, for preempt, its queue
+ *      take it: a queue at its capability needs room freed in the queue
+ *      too) is what that node costs.  The
  *      node with the fewest victims wins, then the lowest victim priority,
  *      then the most recent victims, then node order.  The gang plugin keeps
  *      every victim job at minMember here.
@@ -234,17 +236,48 @@ static bool cheaper(const struct cost *a, const struct cost *b)
 }
 
 /*
+ * Whether the k victims in e->pick are enough for t: t fits avail (the
+ * node's room with them gone) and, when t's queue is short (e->queue_short),
+ * the queue takes t once they are gone.  Volcano's preempt evicts a node's
+ * victims one by one until both hold (actions/preempt/preempt.go: the
+ * preemptor must fit the node's future idle room and ssn.Allocatable must
+ * pass), so a task whose node has room but whose queue is at its
+ * capability still evicts tasks of its own queue.  The queue's answer is
+ * read from the plugins with the victims evicted in the statement, then
+ * the evictions are undone: that is the rare path, taken only while the
+ * queue refuses t.
+ */
+static bool enough(struct kb__evictor *e, const struct kb_task *t, const struct kb_res *avail,
+                   size_t k)
+{
+        if (!fits(&t->resreq, avail))
+                return false;
+        if (!e->queue_short)
+                return true;
+        if (!k)
+                return false;
+        size_t mark = kb_statement_mark(e->st);
+        for (size_t i = 0; i < k; i++)
+                kb_statement_evict(e->st, e->pick[i], e->action, NULL, NULL);
+        bool ok = kb_allocatable(e->s, t->job->queue, t);
+        kb_statement_rollback(e->st, mark);
+        return ok;
+}
+
+/*
  * Chooses, among the permitted victims in e->out (cheapest first), the
- * fewest that make t fit avail, into e->pick; returns how many (0: they do
- * not).  A gang is never left cut below minMember: a victim whose job
- * would fall below it is taken only with every other placed task of the job
- * (all of them permitted, so all on this node), else skipped.
+ * fewest that make t fit avail (and its queue take it: enough), into
+ * e->pick; returns how many (0: they do not).  A gang is never left cut
+ * below minMember: a victim whose job would fall below it is taken only
+ * with every other placed task of the job (all of them permitted, so all on
+ * this node), else skipped.
  */
 static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t, struct kb_res avail,
                            size_t nvotes)
 {
         size_t k = 0;
-        for (size_t i = 0; i < nvotes && !fits(&t->resreq, &avail); i++) {
+        bool done = false;
+        for (size_t i = 0; i < nvotes && !(done = enough(e, t, &avail, k)); i++) {
                 struct kb_task *v = e->out[i];
                 struct kb_job *j = v->job;
                 if (e->picked[v->index] || e->skip[j->index])
@@ -284,7 +317,9 @@ static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t, struc
                 e->taken[e->out[i]->job->index] = 0;
                 e->skip[e->out[i]->job->index] = false;
         }
-        return fits(&t->resreq, &avail) ? k : 0;
+        if (!done)
+                done = enough(e, t, &avail, k);
+        return done ? k : 0;
 }
 
 /* Whether some candidate could go without cutting a gang: its job has
@@ -359,6 +394,10 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                         need = pick_victims(e, t, idle, *nvotes);
                 }
         }
+        /* What a short queue refuses changes as the statement evicts
+         * elsewhere: only the node's own "nothing" is remembered. */
+        if (!need && e->queue_short)
+                return 0;
         if (!need) {
                 m->version = n->version;
                 m->job = t->job->index;
@@ -494,5 +533,6 @@ static bool place_whole(struct kb__evictor *e, struct kb_task *t)
 
 bool kb__evict_place(struct kb__evictor *e, struct kb_task *t)
 {
+        e->queue_short = e->allocatable && !kb_allocatable(e->s, t->job->queue, t);
         return place_free(e, t) || place_parts(e, t) || place_whole(e, t);
 }

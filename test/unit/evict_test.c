@@ -218,6 +218,60 @@ static const struct kb_scenario preempt[] = {
         .evicted = "y-x-2 y-x-3",
         .phases = "x=Running y=Running",
     },
+    {
+        /* Volcano master's preempt_test.go, "preempt low priority job in
+         * same queue but not pod with preemptable=false or higher priority"
+         * (its issue #2232).  Queue q (capability 3 cpu, 3Gi) runs lo
+         * (priority 10, minMember 1): lo-x-0 marked volcano.sh/preemptable
+         * "false", lo-x-1, and lo-x-2 whose pod priority is 1000, 1 cpu
+         * each, on a 12-cpu node that has 9 cpu free.  hi (1000) wants one
+         * 1-cpu pod: the node has room, but q is at its capability (3 + 1 >
+         * 3), so allocate places nothing.  Preempt: the node fits hi-x-0
+         * already, yet the queue must take it too: victims are evicted
+         * until both hold.  lo-x-0 is no candidate; lo-x-2 is one (between
+         * jobs the priority plugin compares job priorities, 10 < 1000) but
+         * victims go cheapest first in task order, and lo-x-2's pod priority
+         * puts it last: lo-x-1 goes, q holds 2 + 1 <= 3, and hi-x-0 is
+         * pipelined on n1. */
+        .name = "preempt: skips non-preemptable and higher-priority pods",
+        .conf = "actions: \"enqueue, allocate, preempt\"\n"
+                "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n"
+                "  - name: priority\n  - name: proportion\n",
+        .manifests = NODE_RES("n1", "12", "12Gi", "10") CLASSES
+            QUEUE("q", "weight: 1, capability: {cpu: '3', memory: 3Gi}", "")
+            PG("lo", "1", "2024-01-01", ", priorityClassName: lo, queue: q")
+            POD("lo-x-0", ", annotations: {scheduling.k8s.io/group-name: lo, "
+                "volcano.sh/preemptable: 'false'}",
+                "  schedulerName: kbatch\n  nodeName: n1\n" LO POD_REQ("1"), "phase: Running")
+            RUN_POD("lo-x-1", "lo", "n1", "1", "", LO)
+            RUN_POD("lo-x-2", "lo", "n1", "1", "", "  priority: 1000\n")
+            PG("hi", "1", "2024-01-02", ", priorityClassName: hi, queue: q")
+            WAIT_POD("hi-x-0", "hi", "1", "", HI),
+        .binds = "",
+        .evicted = "lo-x-1",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* Volcano master's preempt_test.go, "preempt low priority job in
+         * same queue" (its issue #3161): q's capability is 4 cpu; lo
+         * (minMember 0) runs one 3-cpu pod on a 12-cpu node; hi wants a
+         * 3-cpu pod.  The node has room, q does not (3 + 3 > 4): lo-x-0 is
+         * evicted (lo keeps 0 >= minMember 0), q holds 0 + 3 <= 4, and
+         * hi-x-0 is pipelined on n1. */
+        .name = "preempt: a queue at its capability evicts for room the node has",
+        .conf = "actions: \"enqueue, allocate, preempt\"\n"
+                "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n"
+                "  - name: priority\n  - name: proportion\n",
+        .manifests = NODE_RES("n1", "12", "12Gi", "10") CLASSES
+            QUEUE("q", "weight: 1, capability: {cpu: '4', memory: 4Gi}", "")
+            PG("lo", "0", "2024-01-01", ", priorityClassName: lo, queue: q")
+            RUN_POD("lo-x-0", "lo", "n1", "3", "", LO)
+            PG("hi", "1", "2024-01-02", ", priorityClassName: hi, queue: q")
+            WAIT_POD("hi-x-0", "hi", "3", "", HI),
+        .binds = "",
+        .evicted = "lo-x-0",
+        .nominated = "hi-x-0=n1",
+    },
 };
 
 /* Queues qa and qb (weight 1) on two 4-cpu, 8Gi nodes.  qa runs job a
