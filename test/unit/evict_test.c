@@ -476,16 +476,125 @@ static const struct kb_scenario reclaim[] = {
     },
 };
 
+
+/*
+ * kube-batch's preempt_test.go and reclaim_test.go (also Volcano v1.7.0's
+ * reclaim_test.go), under Volcano master's rules.  kube-batch preempted for
+ * every job with a pending task and counted only the victims' room;
+ * Volcano master acts only for starving jobs (its gang plugin's
+ * jobStarving: ready plus pipelined below minMember; reclaim too since
+ * v1.8) and counts the node's future idle room.  So a group with
+ * minMember 0, kube-batch's default, never preempts nor reclaims (README,
+ * Differences from Volcano).  The PodGroups are Inqueue, as Volcano's
+ * transcriptions have them.
+ */
+#define KB_CONF(action) \
+        "actions: \"" action "\"\n" \
+        "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n"
+#define KB_PG(name, min, queue) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
+        "metadata: {name: " name "}\nspec: {minMember: " min ", queue: " queue "}\n" \
+        "status: {phase: Inqueue}\n"
+#define KB_TWO_JOBS(min2) \
+        NODE_RES("n1", "2", "2Gi", "110") QUEUE("q1", "weight: 1", "") KB_PG("pg1", "0", "q1") \
+        RUN_POD("a-x-0", "pg1", "n1", "1", "", "") RUN_POD("a-x-1", "pg1", "n1", "1", "", "") \
+        KB_PG("pg2", min2, "q1") WAIT_POD("b-x-0", "pg2", "1", "", "") \
+        WAIT_POD("b-x-1", "pg2", "1", "", "")
+#define KB_OVERUSED(min) \
+        NODE_RES("n1", "3", "3Gi", "110") QUEUE("q1", "weight: 1", "") \
+        QUEUE("q2", "weight: 1", "") KB_PG("pg1", min, "q1") \
+        RUN_POD("a-x-0", "pg1", "n1", "1", "", "") RUN_POD("a-x-1", "pg1", "n1", "1", "", "") \
+        RUN_POD("a-x-2", "pg1", "n1", "1", "", "") KB_PG("pg2", min, "q2") \
+        WAIT_POD("b-x-0", "pg2", "1", "", "")
+
+static const struct kb_scenario kube_batch[] = {
+    {
+        /* "one Job with two Pods on one node": pg1 (minMember 0) runs two
+         * 1-cpu pods on a 3-cpu node and has two more pending.  kube-batch
+         * evicted one of them for the other.  pg1 is not starving (2 >= 0):
+         * nothing is evicted, nothing pipelined. */
+        .name = "kube-batch: one job, two pods, one node (minMember 0)",
+        .conf = KB_CONF("preempt"),
+        .manifests = NODE_RES("n1", "3", "3Gi", "110") QUEUE("q1", "weight: 1", "")
+            KB_PG("pg1", "0", "q1") RUN_POD("p-x-0", "pg1", "n1", "1", "", "")
+            RUN_POD("p-x-1", "pg1", "n1", "1", "", "") WAIT_POD("p-x-2", "pg1", "1", "", "")
+            WAIT_POD("p-x-3", "pg1", "1", "", ""),
+        .binds = "",
+        .evicted = "",
+        .nominated = "",
+    },
+    {
+        /* Volcano's revision of the same case: minMember 3.  pg1 starves
+         * (2 < 3); p-x-2 takes the free cpu (no eviction) and pg1 is
+         * pipelined (2 + 1 >= 3): nothing more is done. */
+        .name = "kube-batch: one job, two pods, one node (minMember 3)",
+        .conf = KB_CONF("preempt"),
+        .manifests = NODE_RES("n1", "3", "3Gi", "110") QUEUE("q1", "weight: 1", "")
+            KB_PG("pg1", "3", "q1") RUN_POD("p-x-0", "pg1", "n1", "1", "", "")
+            RUN_POD("p-x-1", "pg1", "n1", "1", "", "") WAIT_POD("p-x-2", "pg1", "1", "", "")
+            WAIT_POD("p-x-3", "pg1", "1", "", ""),
+        .binds = "",
+        .evicted = "",
+        .nominated = "p-x-2=n1",
+    },
+    {
+        /* "two Jobs on one node" with pg2's minMember 0: kube-batch evicted
+         * both of pg1's pods; pg2 is not starving: nothing. */
+        .name = "kube-batch: two jobs, one node (minMember 0)",
+        .conf = KB_CONF("preempt"),
+        .manifests = KB_TWO_JOBS("0"),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* The same with pg2's minMember 2 (Volcano's revision): pg2
+         * starves; without the priority plugin the gang plugin alone gives
+         * pg1's pods up (2 > 0, then 1 > 0): b-x-0 evicts a-x-1, b-x-1
+         * evicts a-x-0, pg2 is pipelined and both evictions commit, as in
+         * kube-batch. */
+        .name = "kube-batch: two jobs, one node (minMember 2)",
+        .conf = KB_CONF("preempt"),
+        .manifests = KB_TWO_JOBS("2"),
+        .binds = "",
+        .evicted = "a-x-0 a-x-1",
+        .nominated = "b-x-0=n1 b-x-1=n1",
+    },
+    {
+        /* Reclaim's "Two Queue with one Queue overusing resource": q1's
+         * pg1 fills the 3-cpu node, q2's pg2 waits for one pod.  With
+         * minMember 0 (kube-batch, Volcano v1.7.0) one pod was evicted;
+         * Volcano master reclaims only for starving jobs: nothing. */
+        .name = "kube-batch: reclaim from an overused queue (minMember 0)",
+        .conf = KB_CONF("reclaim"),
+        .manifests = KB_OVERUSED("0"),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* Volcano master's version, minMember 1: pg2 starves; the gang
+         * plugin gives up pg1's pods above its minMember, cheapest first:
+         * a-x-2 is evicted and b-x-0 pipelined on n1. */
+        .name = "kube-batch: reclaim from an overused queue (minMember 1)",
+        .conf = KB_CONF("reclaim"),
+        .manifests = KB_OVERUSED("1"),
+        .binds = "",
+        .evicted = "a-x-2",
+        .nominated = "b-x-0=n1",
+    },
+};
+
 /* clang-format on */
 
 TABLE_TEST(preempt)
 TABLE_TEST(reclaim)
+TABLE_TEST(kube_batch)
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_preempt),
             cmocka_unit_test(test_reclaim),
+            cmocka_unit_test(test_kube_batch),
         };
         return cmocka_run_group_tests_name("evict", tests, NULL, NULL);
 }
