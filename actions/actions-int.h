@@ -32,6 +32,12 @@ struct kb__evictor {
          * not take the task before anything is evicted, so victims are
          * taken until it does. */
         bool queue_short;
+        /* Topology-aware preemption (preempt's argument
+         * enableTopologyAwarePreemption): victims are chosen per node by
+         * simulating the node without them and asking every filter again,
+         * and nodes are ranked as kube-scheduler's DefaultPreemption does
+         * (evict.c). */
+        bool topology;
         /* Whether eligible reads the preemptor's own job (preempt's rules:
          * other jobs, or its own): then a node's "nothing to spare" holds
          * for that job only, not for the whole queue. */

@@ -199,12 +199,13 @@ static bool queue_takes(struct kb__evictor *e, const struct kb_task *t)
         return !e->allocatable || kb_allocatable(e->s, t->job->queue, t);
 }
 
-/* Step 1: room free or being freed, as allocate chooses it. */
-static bool place_free(struct kb__evictor *e, struct kb_task *t)
+/* Step 1: room free or being freed, as allocate chooses it; the queue's
+ * answer is asked unless the caller knows it (queue_known). */
+static bool place_free(struct kb__evictor *e, struct kb_task *t, bool queue_known)
 {
         const char *why = NULL;
         struct kb_node_info *n = kb_select_node(e->s, t, &why);
-        if (!n || !queue_takes(e, t))
+        if (!n || (!queue_known && !queue_takes(e, t)))
                 return false;
         kb_statement_pipeline(e->st, t, n);
         return true;
@@ -224,10 +225,29 @@ struct cost {
         size_t victims;
         int32_t top_priority; /* the highest job priority among them */
         double oldest;        /* the earliest creation among them */
+        /* Topology-aware preemption (kube-scheduler's order): */
+        int32_t top_pod;    /* the highest pod priority among them */
+        int64_t sum;        /* the sum of (pod priority + 2^31) */
+        double top_started; /* the earliest creation among those of top_pod */
 };
 
-static bool cheaper(const struct cost *a, const struct cost *b)
+static bool cheaper(const struct kb__evictor *e, const struct cost *a, const struct cost *b)
 {
+        if (e->topology) {
+                /* kube-scheduler's pickOneNodeForPreemption, as Volcano
+                 * master's actions/utils/topology_aware.go orders it: the
+                 * lowest highest victim priority, the lowest sum of
+                 * priorities, the fewest victims, the latest start of the
+                 * highest-priority victims; then the first node (Volcano:
+                 * map order). */
+                if (a->top_pod != b->top_pod)
+                        return a->top_pod < b->top_pod;
+                if (a->sum != b->sum)
+                        return a->sum < b->sum;
+                if (a->victims != b->victims)
+                        return a->victims < b->victims;
+                return a->top_started > b->top_started;
+        }
         if (a->victims != b->victims)
                 return a->victims < b->victims;
         if (a->top_priority != b->top_priority)
@@ -242,24 +262,26 @@ static bool cheaper(const struct cost *a, const struct cost *b)
  * victims one by one until both hold (actions/preempt/preempt.go: the
  * preemptor must fit the node's future idle room and ssn.Allocatable must
  * pass), so a task whose node has room but whose queue is at its
- * capability still evicts tasks of its own queue.  The queue's answer is
- * read from the plugins with the victims evicted in the statement, then
- * the evictions are undone: that is the rare path, taken only while the
- * queue refuses t.
+ * capability still evicts tasks of its own queue.  Topology-aware
+ * preemption (e->topology) also asks the filters on the node so simulated
+ * (kube-scheduler's SelectVictimsOnNode): a pod whose anti-affinity blocks
+ * t is a victim like one whose room t needs.  Both answers are read from
+ * the plugins with the victims evicted in the statement, then the
+ * evictions are undone: the rare path, taken only while the queue refuses
+ * t or when the conf asks for topology-aware preemption.
  */
-static bool enough(struct kb__evictor *e, const struct kb_task *t, const struct kb_res *avail,
-                   size_t k)
+static bool enough(struct kb__evictor *e, const struct kb_task *t, const struct kb_node_info *n,
+                   const struct kb_res *avail, size_t k)
 {
         if (!fits(&t->resreq, avail))
                 return false;
-        if (!e->queue_short)
+        if (!e->queue_short && !e->topology)
                 return true;
-        if (!k)
-                return false;
         size_t mark = kb_statement_mark(e->st);
         for (size_t i = 0; i < k; i++)
                 kb_statement_evict(e->st, e->pick[i], e->action, NULL, NULL);
-        bool ok = kb_allocatable(e->s, t->job->queue, t);
+        bool ok = (!e->queue_short || kb_allocatable(e->s, t->job->queue, t)) &&
+                  (!e->topology || !kb_predicate(e->s, t, n));
         kb_statement_rollback(e->st, mark);
         return ok;
 }
@@ -272,12 +294,13 @@ static bool enough(struct kb__evictor *e, const struct kb_task *t, const struct 
  * with every other placed task of the job (all of them permitted, so all on
  * this node), else skipped.
  */
-static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t, struct kb_res avail,
-                           size_t nvotes)
+static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t,
+                           const struct kb_node_info *n, struct kb_res avail, size_t nvotes)
 {
         size_t k = 0;
         bool done = false;
-        for (size_t i = 0; i < nvotes && !(done = enough(e, t, &avail, k)); i++) {
+        for (size_t i = 0;
+             i < nvotes && !(done = fits(&t->resreq, &avail) && enough(e, t, n, &avail, k)); i++) {
                 struct kb_task *v = e->out[i];
                 struct kb_job *j = v->job;
                 if (e->picked[v->index] || e->skip[j->index])
@@ -318,7 +341,7 @@ static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t, struc
                 e->skip[e->out[i]->job->index] = false;
         }
         if (!done)
-                done = enough(e, t, &avail, k);
+                done = enough(e, t, n, &avail, k);
         return done ? k : 0;
 }
 
@@ -342,6 +365,53 @@ static bool any_spare(struct kb__evictor *e, const struct kb_task *t, size_t k)
         return spare;
 }
 
+/*
+ * Topology-aware preemption: gives back, highest priority first, each of
+ * the k victims in e->pick that t does not need after all, as
+ * kube-scheduler's SelectVictimsOnNode "reprieves" them (Volcano master's
+ * actions/utils/topology_aware.go): victims were taken cheapest first until
+ * t fit, which may have taken cheap ones before the one whose pod blocked
+ * t's anti-affinity.  A victim is kept when giving it back would leave its
+ * job cut below minMember.  Returns how many victims are left.
+ */
+static size_t reprieve(struct kb__evictor *e, const struct kb_task *t, const struct kb_node_info *n,
+                       const struct kb_res *idle, size_t k)
+{
+        for (size_t i = k; i-- > 0;) {
+                struct kb_task *v = e->pick[i];
+                uint32_t taken = 0;
+                for (size_t x = 0; x < k; x++)
+                        taken += e->pick[x]->job == v->job;
+                if (taken > 1 &&
+                    kb_job_ready_count(v->job) - (taken - 1) < (uint32_t)v->job->min_available)
+                        continue;
+                memmove(&e->pick[i], &e->pick[i + 1], (k - i - 1) * sizeof(*e->pick));
+                struct kb_res avail = *idle;
+                for (size_t x = 0; x < k - 1; x++)
+                        kb_res_add(&avail, &e->pick[x]->resreq);
+                if (enough(e, t, n, &avail, k - 1)) {
+                        k--;
+                        continue;
+                }
+                memmove(&e->pick[i + 1], &e->pick[i], (k - i - 1) * sizeof(*e->pick));
+                e->pick[i] = v;
+        }
+        return k;
+}
+
+/* Whether t could go on n with every candidate of e->cand[0..k) gone:
+ * topology-aware preemption's look at nodes whose filters fail now. */
+static bool passes_without(struct kb__evictor *e, const struct kb_task *t,
+                           const struct kb_node_info *n, size_t k)
+{
+        size_t mark = kb_statement_mark(e->st);
+        for (size_t i = 0; i < k; i++)
+                kb_statement_evict(e->st, e->cand[i], e->action, NULL, NULL);
+        bool ok = !kb_predicate(e->s, t, n);
+        kb_statement_rollback(e->st, mark);
+        return ok;
+}
+
 /* What node n asks of e to take t: its permitted victims (cheapest first)
  * into e->out, the ones it needs into e->pick, and their cost; returns how
  * many it needs, 0 when it cannot take t at all. */
@@ -361,7 +431,10 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
             m->nospare_job == job && m->nospare_best_effort == t->best_effort &&
             m->nospare_rule == e->eligible)
                 return 0;
-        if (kb_predicate(e->s, t, n))
+        /* Topology-aware: a filter that fails now may pass once victims
+         * are gone (pod anti-affinity, topology spread, host ports). */
+        bool blocked = kb_predicate(e->s, t, n) != NULL;
+        if (blocked && !e->topology)
                 return 0;
         struct kb_res avail, idle;
         kb_node_future_idle(n, &idle);
@@ -373,6 +446,8 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                         e->cand[k++] = v;
                         kb_res_add(&avail, &v->resreq);
                 }
+        if (blocked && (!k || !passes_without(e, t, n, k)))
+                return 0;
         bool spare = k && any_spare(e, t, k);
         if (!spare) {
                 m->nospare_version = n->version;
@@ -388,15 +463,18 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                  * may lose is the same whichever of its tasks go first): ask
                  * first, and sort only on nodes that can give enough. */
                 size_t unsorted = e->vote(e->s, t, e->cand, k, e->out);
-                if (unsorted && pick_victims(e, t, idle, unsorted)) {
+                if (unsorted && pick_victims(e, t, n, idle, unsorted)) {
                         sort_victims(e->s, e->cand, k);
                         *nvotes = e->vote(e->s, t, e->cand, k, e->out);
-                        need = pick_victims(e, t, idle, *nvotes);
+                        need = pick_victims(e, t, n, idle, *nvotes);
                 }
+                if (need && e->topology)
+                        need = reprieve(e, t, n, &idle, need);
         }
         /* What a short queue refuses changes as the statement evicts
-         * elsewhere: only the node's own "nothing" is remembered. */
-        if (!need && e->queue_short)
+         * elsewhere, and filters read other nodes' pods (topology spread
+         * across zones): only the node's own "nothing" is remembered. */
+        if (!need && (e->queue_short || e->topology))
                 return 0;
         if (!need) {
                 m->version = n->version;
@@ -415,6 +493,23 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                 if (e->pick[i]->pod->meta.creation < c->oldest)
                         c->oldest = e->pick[i]->pod->meta.creation;
         }
+        if (!e->topology)
+                return need;
+        c->top_pod = e->pick[0]->priority;
+        c->sum = 0;
+        for (size_t i = 0; i < need; i++) {
+                if (e->pick[i]->priority > c->top_pod)
+                        c->top_pod = e->pick[i]->priority;
+                c->sum += (int64_t)e->pick[i]->priority + ((int64_t)1 << 31);
+        }
+        /* kbatch keeps no pod start time: creation stands in for it. */
+        c->top_started = 0;
+        for (size_t i = 0; i < need; i++) {
+                const struct kb_task *v = e->pick[i];
+                if (v->priority == c->top_pod &&
+                    (c->top_started == 0 || v->pod->meta.creation < c->top_started))
+                        c->top_started = v->pod->meta.creation;
+        }
         return need;
 }
 
@@ -427,7 +522,7 @@ static bool place_parts(struct kb__evictor *e, struct kb_task *t)
         for (size_t i = 0; i < nn; i++) {
                 struct cost c;
                 size_t votes = 0, need = node_offer(e, t, &nodes[i], &votes, &c);
-                if (!need || (best && !cheaper(&c, &best_cost)))
+                if (!need || (best && !cheaper(e, &c, &best_cost)))
                         continue;
                 best = &nodes[i];
                 best_cost = c;
@@ -439,8 +534,9 @@ static bool place_parts(struct kb__evictor *e, struct kb_task *t)
         size_t mark = kb_statement_mark(e->st);
         evict_all(e, t, e->best, best_need);
         /* The queue must take the task too (preempt): when its quota is
-         * short, the node is given up. */
-        if (!queue_takes(e, t)) {
+         * short, the node is given up; topology-aware, so must the filters
+         * (Volcano's final PredicateForPreemptAction). */
+        if (!queue_takes(e, t) || (e->topology && kb_predicate(e->s, t, best))) {
                 kb_statement_rollback(e->st, mark);
                 kb__evictor_forget(e);
                 t->job->evictions -= (uint32_t)best_need;
@@ -519,7 +615,7 @@ static bool place_whole(struct kb__evictor *e, struct kb_task *t)
                         continue;
                 size_t mark = kb_statement_mark(e->st);
                 evict_all(e, t, e->out, k);
-                if (place_free(e, t)) {
+                if (place_free(e, t, false)) {
                         placed = true;
                 } else {
                         kb_statement_rollback(e->st, mark);
@@ -533,6 +629,8 @@ static bool place_whole(struct kb__evictor *e, struct kb_task *t)
 
 bool kb__evict_place(struct kb__evictor *e, struct kb_task *t)
 {
-        e->queue_short = e->allocatable && !kb_allocatable(e->s, t->job->queue, t);
-        return place_free(e, t) || place_parts(e, t) || place_whole(e, t);
+        /* Asked once here: free room alone never does for a short queue. */
+        e->queue_short = !queue_takes(e, t);
+        return (!e->queue_short && place_free(e, t, true)) || place_parts(e, t) ||
+               place_whole(e, t);
 }

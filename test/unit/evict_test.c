@@ -583,11 +583,110 @@ static const struct kb_scenario kube_batch[] = {
     },
 };
 
+/*
+ * Topology-aware preemption (preempt's argument
+ * enableTopologyAwarePreemption: true), after Volcano master's
+ * TestTopologyAwarePreempt and kube-scheduler's DefaultPreemption.
+ */
+#define TOPO_CONF \
+        "actions: \"enqueue, allocate, preempt\"\n" \
+        "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n  - name: priority\n" \
+        "  - name: proportion\n  - name: predicates\n" \
+        "configurations:\n- name: preempt\n  arguments: {enableTopologyAwarePreemption: true}\n"
+#define ANTI_TEST \
+        "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n" \
+        "      - labelSelector: {matchLabels: {test: test}}\n" \
+        "        topologyKey: kubernetes.io/hostname\n"
+/* n1 (2 cpu, 2 pods) runs pg1's p1 (labelled test=test, with hostname
+ * anti-affinity against test=test) and pg2's p2, both priority 10,
+ * minMember 0; q's capability is 2 cpu.  pg3 (1000) wants p3, labelled
+ * test=test with the same anti-affinity. */
+#define ANTI_CASE \
+        NODE_X("n1", "cpu: '2', memory: 4Gi, pods: '2'", ", labels: {kubernetes.io/hostname: n1}", \
+               "", "") CLASSES QUEUE("q", "weight: 1, capability: {cpu: '2', memory: 2Gi}", "") \
+        PG("pg1", "0", "2024-01-01", ", priorityClassName: lo, queue: q") \
+        POD("p1", ", labels: {test: test}, annotations: {scheduling.k8s.io/group-name: pg1}", \
+            "  schedulerName: kbatch\n  nodeName: n1\n" LO ANTI_TEST POD_REQ("1"), "phase: Running") \
+        PG("pg2", "0", "2024-01-02", ", priorityClassName: lo, queue: q") \
+        RUN_POD("p2", "pg2", "n1", "1", "", LO) \
+        PG("pg3", "1", "2024-01-03", ", priorityClassName: hi, queue: q") \
+        POD("p3", ", labels: {test: test}, annotations: {scheduling.k8s.io/group-name: pg3}", \
+            "  schedulerName: kbatch\n" HI ANTI_TEST POD_REQ("1"), "")
+/* n1 (2 cpu) runs a's one 2-cpu pod, of pod priority 500 (its group's is
+ * 10); n2 (2 cpu) runs b's two 1-cpu pods of priority 10; hi (1000) wants
+ * a 2-cpu pod. */
+#define PICK_CASE \
+        NODE_RES("n1", "2", "8Gi", "110") NODE_RES("n2", "2", "8Gi", "110") CLASSES \
+        PRIORITY_CLASS("mid", "500") LO_PG("a", "1") \
+        RUN_POD("a-x-0", "a", "n1", "2", "", "  priorityClassName: mid\n") \
+        LO_PG("b", "1") RUN_POD("b-x-0", "b", "n2", "1", "", LO) \
+        RUN_POD("b-x-1", "b", "n2", "1", "", LO) HI_PG("hi", "1") \
+        WAIT_POD("hi-x-0", "hi", "2", "", HI)
+
+static const struct kb_scenario topology_aware[] = {
+    {
+        /* Volcano master's "preempt low-priority pod when high-priority pod
+         * has PodAntiAffinity conflict".  Allocate: n1 is full.  Preempt:
+         * p3's filters fail on n1 (p1's anti-affinity, and its own), but
+         * pass with n1's candidates gone, so n1 is a candidate.  q is at its
+         * capability (2 + 1 > 2).  Victims cheapest first: pg2 (created
+         * last) before pg1: p2 is removed: the room fits and q takes p3, but
+         * p1 still blocks; p1 is removed: everything passes.  Reprieve,
+         * highest first: without p1 the anti-affinity fails (p1 stays a
+         * victim); without p2 (p2 back on n1) the room (2 cpu, 2 pods), q
+         * (1 + 1 <= 2) and the filters pass: p2 is given back.  Only p1 is
+         * evicted and p3 is pipelined on n1.  Without the argument, n1's
+         * filters fail and nothing is evicted. */
+        .name = "topology-aware: the pod in the preemptor's anti-affinity is the victim",
+        .conf = TOPO_CONF,
+        .manifests = ANTI_CASE,
+        .binds = "",
+        .evicted = "p1",
+        .nominated = "p3=n1",
+    },
+    {
+        /* kube-scheduler's node order.  n1 needs one victim (a-x-0, pod
+         * priority 500), n2 two (b-x-1 then b-x-0: b keeps minMember 1 after
+         * the first, and goes whole with the second).  kbatch's own rule
+         * (fewest victims) would pick n1; pickOneNodeForPreemption first
+         * compares the highest victim priority: n1 500, n2 10: n2. */
+        .name = "topology-aware: the node whose victims have the lowest priority wins",
+        .conf = TOPO_CONF,
+        .manifests = PICK_CASE,
+        .binds = "",
+        .evicted = "b-x-0 b-x-1",
+        .nominated = "hi-x-0=n2",
+    },
+    {
+        /* The same without the argument: the fewest victims, n1. */
+        .name = "preempt: without topology-aware preemption the fewest victims win",
+        .conf = "actions: \"enqueue, allocate, preempt\"\n"
+                "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n"
+                "  - name: priority\n  - name: proportion\n  - name: predicates\n",
+        .manifests = PICK_CASE,
+        .binds = "",
+        .evicted = "a-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* preemptionPolicy: Never on p3: it evicts nobody, topology-aware
+         * or not (Volcano's case #3642). */
+        .name = "topology-aware: preemptionPolicy Never evicts nobody",
+        .conf = TOPO_CONF,
+        .manifests = NODE_RES("n1", "1", "1Gi", "1") CLASSES LO_PG("lo", "0")
+            RUN_POD("lo-x-0", "lo", "n1", "1", "", LO) HI_PG("hi", "1")
+            WAIT_POD("hi-x-0", "hi", "1", "", HI "  preemptionPolicy: Never\n"),
+        .binds = "",
+        .evicted = "",
+    },
+};
+
 /* clang-format on */
 
 TABLE_TEST(preempt)
 TABLE_TEST(reclaim)
 TABLE_TEST(kube_batch)
+TABLE_TEST(topology_aware)
 
 int main(void)
 {
@@ -595,6 +694,7 @@ int main(void)
             cmocka_unit_test(test_preempt),
             cmocka_unit_test(test_reclaim),
             cmocka_unit_test(test_kube_batch),
+            cmocka_unit_test(test_topology_aware),
         };
         return cmocka_run_group_tests_name("evict", tests, NULL, NULL);
 }
