@@ -669,6 +669,45 @@ static const struct kb_scenario topology_aware[] = {
         .nominated = "hi-x-0=n1",
     },
     {
+        /* Host ports: n1 (4 cpu) runs lo's a-x-0 (1 cpu, hostPort 8080) and
+         * a-x-1 (1 cpu), minMember 1; hi-x-0 asks 1 cpu and hostPort 8080.
+         * n1 has room but the port is taken: allocate places nothing.
+         * Preempt: cheapest first, a-x-1 is removed (the port is still
+         * taken), then a-x-0 (lo goes whole): everything passes.  Reprieve:
+         * without a-x-0 the port clashes (a victim); a-x-1 can stay (lo
+         * keeps 1 >= minMember 1).  a-x-0 is evicted, hi-x-0 pipelined. */
+        .name = "topology-aware: the pod holding the host port is the victim",
+        .conf = TOPO_CONF,
+        .manifests = NODE("n1") CLASSES LO_PG("lo", "1")
+            POD("a-x-0", IN_GROUP("lo"), "  schedulerName: kbatch\n  nodeName: n1\n" LO
+                "  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], "
+                "resources: {requests: {cpu: '1', memory: 1Gi}}}]\n", "phase: Running")
+            RUN_POD("a-x-1", "lo", "n1", "1", "", LO) HI_PG("hi", "1")
+            POD("hi-x-0", IN_GROUP("hi"), "  schedulerName: kbatch\n" HI
+                "  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], "
+                "resources: {requests: {cpu: '1', memory: 1Gi}}}]\n", ""),
+        .binds = "",
+        .evicted = "a-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* Node affinity is no victim's doing: PICK_CASE with hi-x-0 asking
+         * for nodes labelled pool=b, which only n1 has.  n2 (the cheaper
+         * node) fails the filter even with its victims gone and is no
+         * candidate: a-x-0 on n1 is evicted. */
+        .name = "topology-aware: a node that fails node affinity is no candidate",
+        .conf = TOPO_CONF,
+        .manifests = NODE_X("n1", "cpu: '2', memory: 8Gi, pods: '110'", ", labels: {pool: b}", "", "")
+            NODE_RES("n2", "2", "8Gi", "110") CLASSES PRIORITY_CLASS("mid", "500") LO_PG("a", "1")
+            RUN_POD("a-x-0", "a", "n1", "2", "", "  priorityClassName: mid\n")
+            LO_PG("b", "1") RUN_POD("b-x-0", "b", "n2", "1", "", LO)
+            RUN_POD("b-x-1", "b", "n2", "1", "", LO) HI_PG("hi", "1")
+            WAIT_POD("hi-x-0", "hi", "2", "", HI "  nodeSelector: {pool: b}\n"),
+        .binds = "",
+        .evicted = "a-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
         /* preemptionPolicy: Never on p3: it evicts nobody, topology-aware
          * or not (Volcano's case #3642). */
         .name = "topology-aware: preemptionPolicy Never evicts nobody",
