@@ -46,9 +46,10 @@ struct kb__evictor {
         /* Scratch, owned by evict.c. */
         struct kb__memo *memo; /* per node */
         uint32_t epoch;
-        bool *picked;    /* per task index */
-        uint32_t *taken; /* per job index */
-        bool *skip;      /* per job index */
+        bool *picked;      /* per task index */
+        int32_t *pdb_left; /* per PodDisruptionBudget: disruptions left */
+        uint32_t *taken;   /* per job index */
+        bool *skip;        /* per job index */
         struct kb_task **cand, **out, **pick, **best;
         size_t cap;
 };

@@ -83,6 +83,7 @@ void kb__evictor_init(struct kb__evictor *e, struct kb_session *s, const char *a
         e->picked = kb_xcalloc(ntasks + 1, sizeof(*e->picked));
         e->taken = kb_xcalloc(njobs + 1, sizeof(*e->taken));
         e->skip = kb_xcalloc(njobs + 1, sizeof(*e->skip));
+        e->pdb_left = kb_xcalloc(kb_session_snapshot(s)->npdbs + 1, sizeof(*e->pdb_left));
 }
 
 void kb__evictor_forget(struct kb__evictor *e)
@@ -96,6 +97,7 @@ void kb__evictor_release(struct kb__evictor *e)
         free(e->picked);
         free(e->taken);
         free(e->skip);
+        free(e->pdb_left);
         free(e->pick);
         free(e->cand);
         free(e->out);
@@ -226,6 +228,7 @@ struct cost {
         int32_t top_priority; /* the highest job priority among them */
         double oldest;        /* the earliest creation among them */
         /* Topology-aware preemption (kube-scheduler's order): */
+        size_t pdb_broken;  /* victims that would break a PodDisruptionBudget */
         int32_t top_pod;    /* the highest pod priority among them */
         int64_t sum;        /* the sum of (pod priority + 2^31) */
         double top_started; /* the earliest creation among those of top_pod */
@@ -234,12 +237,16 @@ struct cost {
 static bool cheaper(const struct kb__evictor *e, const struct cost *a, const struct cost *b)
 {
         if (e->topology) {
-                /* kube-scheduler's pickOneNodeForPreemption, as Volcano
-                 * master's actions/utils/topology_aware.go orders it: the
+                /* kube-scheduler's pickOneNodeForPreemption
+                 * (framework/preemption/preemption.go): the fewest victims
+                 * that break a PodDisruptionBudget; then, as Volcano
+                 * master's actions/utils/topology_aware.go goes on, the
                  * lowest highest victim priority, the lowest sum of
                  * priorities, the fewest victims, the latest start of the
                  * highest-priority victims; then the first node (Volcano:
                  * map order). */
+                if (a->pdb_broken != b->pdb_broken)
+                        return a->pdb_broken < b->pdb_broken;
                 if (a->top_pod != b->top_pod)
                         return a->top_pod < b->top_pod;
                 if (a->sum != b->sum)
@@ -366,36 +373,78 @@ static bool any_spare(struct kb__evictor *e, const struct kb_task *t, size_t k)
 }
 
 /*
+ * Marks (e->picked) which of the k victims in e->pick would break a
+ * PodDisruptionBudget, as kube-scheduler's filterPodsWithPDBViolation
+ * counts them, most important first (from the end of e->pick): each
+ * budget may lose status.disruptionsAllowed of the pods it covers; a
+ * victim that takes one below that breaks it.
+ */
+static void mark_pdb_violations(struct kb__evictor *e, size_t k)
+{
+        const struct kb_snapshot *snap = kb_session_snapshot(e->s);
+        for (size_t b = 0; b < snap->npdbs; b++)
+                e->pdb_left[b] = snap->pdbs[b]->disruptions_allowed;
+        for (size_t i = k; i-- > 0;) {
+                struct kb_task *v = e->pick[i];
+                for (size_t b = 0; b < snap->npdbs; b++)
+                        if (kb_pdb_covers(snap->pdbs[b], v->pod) && --e->pdb_left[b] < 0)
+                                e->picked[v->index] = true;
+        }
+}
+
+/* One pass of reprieve over the victims that break a budget (breaking)
+ * or over the others; a breaking one that must go counts in *broken. */
+static size_t reprieve_pass(struct kb__evictor *e, const struct kb_task *t,
+                            const struct kb_node_info *n, const struct kb_res *idle, size_t k,
+                            bool breaking, size_t *broken)
+{
+        for (size_t i = k; i-- > 0;) {
+                struct kb_task *v = e->pick[i];
+                if (e->picked[v->index] != breaking)
+                        continue;
+                uint32_t taken = 0;
+                for (size_t x = 0; x < k; x++)
+                        taken += e->pick[x]->job == v->job;
+                bool gang_ok = taken == 1 || kb_job_ready_count(v->job) - (taken - 1) >=
+                                                 (uint32_t)v->job->min_available;
+                if (gang_ok) {
+                        memmove(&e->pick[i], &e->pick[i + 1], (k - i - 1) * sizeof(*e->pick));
+                        struct kb_res avail = *idle;
+                        for (size_t x = 0; x < k - 1; x++)
+                                kb_res_add(&avail, &e->pick[x]->resreq);
+                        if (enough(e, t, n, &avail, k - 1)) {
+                                e->picked[v->index] = false;
+                                k--;
+                                continue;
+                        }
+                        memmove(&e->pick[i + 1], &e->pick[i], (k - i - 1) * sizeof(*e->pick));
+                        e->pick[i] = v;
+                }
+                *broken += breaking;
+        }
+        return k;
+}
+
+/*
  * Topology-aware preemption: gives back, highest priority first, each of
  * the k victims in e->pick that t does not need after all, as
  * kube-scheduler's SelectVictimsOnNode "reprieves" them (Volcano master's
  * actions/utils/topology_aware.go): victims were taken cheapest first until
  * t fit, which may have taken cheap ones before the one whose pod blocked
- * t's anti-affinity.  A victim is kept when giving it back would leave its
- * job cut below minMember.  Returns how many victims are left.
+ * t's anti-affinity.  Those that would break a PodDisruptionBudget are
+ * tried first, and *broken counts the ones that still must go.  A victim
+ * is kept when giving it back would leave its job cut below minMember.
+ * Returns how many victims are left.
  */
 static size_t reprieve(struct kb__evictor *e, const struct kb_task *t, const struct kb_node_info *n,
-                       const struct kb_res *idle, size_t k)
+                       const struct kb_res *idle, size_t k, size_t *broken)
 {
-        for (size_t i = k; i-- > 0;) {
-                struct kb_task *v = e->pick[i];
-                uint32_t taken = 0;
-                for (size_t x = 0; x < k; x++)
-                        taken += e->pick[x]->job == v->job;
-                if (taken > 1 &&
-                    kb_job_ready_count(v->job) - (taken - 1) < (uint32_t)v->job->min_available)
-                        continue;
-                memmove(&e->pick[i], &e->pick[i + 1], (k - i - 1) * sizeof(*e->pick));
-                struct kb_res avail = *idle;
-                for (size_t x = 0; x < k - 1; x++)
-                        kb_res_add(&avail, &e->pick[x]->resreq);
-                if (enough(e, t, n, &avail, k - 1)) {
-                        k--;
-                        continue;
-                }
-                memmove(&e->pick[i + 1], &e->pick[i], (k - i - 1) * sizeof(*e->pick));
-                e->pick[i] = v;
-        }
+        *broken = 0;
+        mark_pdb_violations(e, k);
+        for (int pass = 0; pass < 2; pass++)
+                k = reprieve_pass(e, t, n, idle, k, pass == 0, broken);
+        for (size_t i = 0; i < k; i++)
+                e->picked[e->pick[i]->index] = false;
         return k;
 }
 
@@ -439,7 +488,7 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
         struct kb_res avail, idle;
         kb_node_future_idle(n, &idle);
         avail = idle;
-        size_t k = 0, need = 0;
+        size_t k = 0, need = 0, broken = 0;
         reserve(e, n->ntasks + 1);
         for (struct kb_task *v = n->tasks; v; v = v->node_next)
                 if (e->eligible(t, v)) {
@@ -469,7 +518,7 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                         need = pick_victims(e, t, n, idle, *nvotes);
                 }
                 if (need && e->topology)
-                        need = reprieve(e, t, n, &idle, need);
+                        need = reprieve(e, t, n, &idle, need, &broken);
         }
         /* What a short queue refuses changes as the statement evicts
          * elsewhere, and filters read other nodes' pods (topology spread
@@ -495,6 +544,7 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
         }
         if (!e->topology)
                 return need;
+        c->pdb_broken = broken;
         c->top_pod = e->pick[0]->priority;
         c->sum = 0;
         for (size_t i = 0; i < need; i++) {

@@ -31,8 +31,9 @@
  * task fits and every filter (pod affinity and anti-affinity, topology
  * spread, host ports, node affinity) passes on the node so simulated, then
  * given back highest priority first while it still does; the node whose
- * victims have the lowest highest pod priority, then the lowest sum of
- * priorities, the fewest victims, the latest start, wins (evict.c).
+ * victims break the fewest PodDisruptionBudgets, then have the lowest
+ * highest pod priority, the lowest sum of priorities, the fewest victims,
+ * the latest start, wins (evict.c).
  *
  * Example: queue q; job lo (priority 1, minMember 2) runs two 2-cpu pods on
  * a 4-cpu node; job hi (priority 10, minMember 1) has a 2-cpu pod pending.

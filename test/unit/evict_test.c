@@ -708,6 +708,44 @@ static const struct kb_scenario topology_aware[] = {
         .nominated = "hi-x-0=n1",
     },
     {
+        /* PodDisruptionBudgets, kube-scheduler's first criterion: n1 and n2
+         * (2 cpu) each run one 2-cpu pod of priority 10 (a-x-0 labelled
+         * app=a, b-x-0 app=b); budget pdb-a covers app=a and allows no
+         * disruption.  hi-x-0 (2 cpu) needs one victim either way, of the
+         * same priority: n1 would win the tie by name, but its victim breaks
+         * pdb-a (0 - 1 < 0) and n2's breaks none: n2. */
+        .name = "topology-aware: a node whose victims break no budget wins",
+        .conf = TOPO_CONF,
+        .manifests = NODE_RES("n1", "2", "8Gi", "110") NODE_RES("n2", "2", "8Gi", "110") CLASSES
+            LO_PG("a", "1") RUN_POD("a-x-0", "a", "n1", "2", ", labels: {app: a}", LO)
+            LO_PG("b", "1") RUN_POD("b-x-0", "b", "n2", "2", ", labels: {app: b}", LO)
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+            "metadata: {name: pdb-a, namespace: default}\n"
+            "spec: {maxUnavailable: 0, selector: {matchLabels: {app: a}}}\n"
+            "status: {disruptionsAllowed: 0}\n"
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "b-x-0",
+        .nominated = "hi-x-0=n2",
+    },
+    {
+        /* The same budget allowing one disruption: nothing breaks, the
+         * nodes tie and n1 (first by name) wins. */
+        .name = "topology-aware: a budget with room left breaks nothing",
+        .conf = TOPO_CONF,
+        .manifests = NODE_RES("n1", "2", "8Gi", "110") NODE_RES("n2", "2", "8Gi", "110") CLASSES
+            LO_PG("a", "1") RUN_POD("a-x-0", "a", "n1", "2", ", labels: {app: a}", LO)
+            LO_PG("b", "1") RUN_POD("b-x-0", "b", "n2", "2", ", labels: {app: b}", LO)
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+            "metadata: {name: pdb-a, namespace: default}\n"
+            "spec: {maxUnavailable: 1, selector: {matchLabels: {app: a}}}\n"
+            "status: {disruptionsAllowed: 1}\n"
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "a-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
         /* preemptionPolicy: Never on p3: it evicts nobody, topology-aware
          * or not (Volcano's case #3642). */
         .name = "topology-aware: preemptionPolicy Never evicts nobody",
