@@ -10,14 +10,22 @@
  *   2. Parts of gangs, per node: the node's eligible tasks, cheapest first
  *      (Volcano's victim order: what the session would place last — the
  *      lowest job priority, the lowest task priority, the most recently
- *      created — goes first), go to the plugins' vote (priority, gang, conformance, drf,
- *      proportion...); the shortest prefix of the victims that makes the
- *      task fit the node's future idle room (and, for preempt, its queue
- *      take it: a queue at its capability needs room freed in the queue
- *      too) is what that node costs.  The
- *      node with the fewest victims wins, then the lowest victim priority,
- *      then the most recent victims, then node order.  The gang plugin keeps
- *      every victim job at minMember here.
+ *      created — goes first), go to the plugins' vote (priority, gang,
+ *      conformance, drf, proportion...); the shortest prefix of the victims
+ *      that makes the task fit the node's future idle room (and, for
+ *      preempt, its queue take it: a queue at its capability needs room
+ *      freed in the queue too) is what that node costs.  The node with the
+ *      fewest victims wins, then the lowest victim priority, then the most
+ *      recent victims, then node order.  The gang plugin keeps every victim
+ *      job at minMember here.
+ *      Topology-aware preemption (e->topology) changes this step as
+ *      kube-scheduler's DefaultPreemption: a node whose filters fail now is
+ *      a candidate when they pass with its candidates gone; the prefix must
+ *      also pass every filter on the node so simulated (the victims evicted
+ *      in the statement, then rolled back); victims it does not need after
+ *      all are given back, highest priority first; and nodes rank by
+ *      budgets broken, highest victim pod priority, sum of priorities,
+ *      count, latest start.
  *   3. Whole gangs: victim jobs, cheapest first (priority, size, age), each
  *      offered whole to the vote (the gang plugin lets a job go whole); the
  *      first one the plugins give up entirely and whose room lets the task
