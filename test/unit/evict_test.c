@@ -691,6 +691,34 @@ static const struct kb_scenario topology_aware[] = {
         .nominated = "hi-x-0=n1",
     },
     {
+        /* Topology spread: n1 (zone a, 2 cpu) runs x's x-x-0 (app=x) and y's
+         * y-x-0, 1 cpu each, priority 10; n2 (zone b) is full with another
+         * scheduler's pod.  hi-x-0 (app=x, 1 cpu) spreads app=x over zones
+         * with maxSkew 1: on n1 zone a would count 2 against zone b's 0.
+         * Victims cheapest first: y-x-0 (y created last) makes room, but the
+         * skew still fails; x-x-0 too: it passes.  Reprieve: without x-x-0
+         * the skew fails; y-x-0 is given back (2 cpu, skew 1 - 0).  x-x-0
+         * is evicted.  Without the argument n1's filters fail and nothing
+         * happens. */
+        .name = "topology-aware: the pod that breaks the preemptor's spread is the victim",
+        .conf = TOPO_CONF,
+        .manifests = NODE_X("n1", "cpu: '2', memory: 8Gi, pods: '110'", ", labels: {zone: a}", "", "")
+            NODE_X("n2", "cpu: '2', memory: 8Gi, pods: '110'", ", labels: {zone: b}", "", "")
+            FOREIGN("web", "n2", "2") CLASSES
+            PG("x", "1", "2024-01-01", ", priorityClassName: lo")
+            RUN_POD("x-x-0", "x", "n1", "1", ", labels: {app: x}", LO)
+            PG("y", "1", "2024-01-02", ", priorityClassName: lo")
+            RUN_POD("y-x-0", "y", "n1", "1", "", LO) HI_PG("hi", "1")
+            POD("hi-x-0", ", labels: {app: x}, annotations: {scheduling.k8s.io/group-name: hi}",
+                "  schedulerName: kbatch\n" HI
+                "  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n"
+                "    whenUnsatisfiable: DoNotSchedule\n    labelSelector: {matchLabels: {app: x}}\n"
+                POD_REQ("1"), ""),
+        .binds = "",
+        .evicted = "x-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
         /* Node affinity is no victim's doing: PICK_CASE with hi-x-0 asking
          * for nodes labelled pool=b, which only n1 has.  n2 (the cheaper
          * node) fails the filter even with its victims gone and is no
