@@ -28,6 +28,16 @@ struct kb__evictor {
         /* Preempt: the preemptor's queue must also take the task once the
          * victims are gone (allocatable); reclaim asked preemptive first. */
         bool allocatable;
+        /* Set per task by kb__evict_place: allocatable, and the queue does
+         * not take the task before anything is evicted, so victims are
+         * taken until it does. */
+        bool queue_short;
+        /* Topology-aware preemption (preempt's argument
+         * enableTopologyAwarePreemption): victims are chosen per node by
+         * simulating the node without them and asking every filter again,
+         * and nodes are ranked as kube-scheduler's DefaultPreemption does
+         * (evict.c). */
+        bool topology;
         /* Whether eligible reads the preemptor's own job (preempt's rules:
          * other jobs, or its own): then a node's "nothing to spare" holds
          * for that job only, not for the whole queue. */
@@ -36,9 +46,10 @@ struct kb__evictor {
         /* Scratch, owned by evict.c. */
         struct kb__memo *memo; /* per node */
         uint32_t epoch;
-        bool *picked;    /* per task index */
-        uint32_t *taken; /* per job index */
-        bool *skip;      /* per job index */
+        bool *picked;      /* per task index */
+        int32_t *pdb_left; /* per PodDisruptionBudget: disruptions left */
+        uint32_t *taken;   /* per job index */
+        bool *skip;        /* per job index */
         struct kb_task **cand, **out, **pick, **best;
         size_t cap;
 };

@@ -10,12 +10,22 @@
  *   2. Parts of gangs, per node: the node's eligible tasks, cheapest first
  *      (Volcano's victim order: what the session would place last — the
  *      lowest job priority, the lowest task priority, the most recently
- *      created — goes first), go to the plugins' vote (priority, gang, conformance, drf,
- *      proportion...); the shortest prefix of the victims that makes the
- *      task fit the node's future idle room is what that node costs.  The
- *      node with the fewest victims wins, then the lowest victim priority,
- *      then the most recent victims, then node order.  The gang plugin keeps
- *      every victim job at minMember here.
+ *      created — goes first), go to the plugins' vote (priority, gang,
+ *      conformance, drf, proportion...); the shortest prefix of the victims
+ *      that makes the task fit the node's future idle room (and, for
+ *      preempt, its queue take it: a queue at its capability needs room
+ *      freed in the queue too) is what that node costs.  The node with the
+ *      fewest victims wins, then the lowest victim priority, then the most
+ *      recent victims, then node order.  The gang plugin keeps every victim
+ *      job at minMember here.
+ *      Topology-aware preemption (e->topology) changes this step as
+ *      kube-scheduler's DefaultPreemption: a node whose filters fail now is
+ *      a candidate when they pass with its candidates gone; the prefix must
+ *      also pass every filter on the node so simulated (the victims evicted
+ *      in the statement, then rolled back); victims it does not need after
+ *      all are given back, highest priority first; and nodes rank by
+ *      budgets broken, highest victim pod priority, sum of priorities,
+ *      count, latest start.
  *   3. Whole gangs: victim jobs, cheapest first (priority, size, age), each
  *      offered whole to the vote (the gang plugin lets a job go whole); the
  *      first one the plugins give up entirely and whose room lets the task
@@ -81,6 +91,7 @@ void kb__evictor_init(struct kb__evictor *e, struct kb_session *s, const char *a
         e->picked = kb_xcalloc(ntasks + 1, sizeof(*e->picked));
         e->taken = kb_xcalloc(njobs + 1, sizeof(*e->taken));
         e->skip = kb_xcalloc(njobs + 1, sizeof(*e->skip));
+        e->pdb_left = kb_xcalloc(kb_session_snapshot(s)->npdbs + 1, sizeof(*e->pdb_left));
 }
 
 void kb__evictor_forget(struct kb__evictor *e)
@@ -94,6 +105,7 @@ void kb__evictor_release(struct kb__evictor *e)
         free(e->picked);
         free(e->taken);
         free(e->skip);
+        free(e->pdb_left);
         free(e->pick);
         free(e->cand);
         free(e->out);
@@ -197,12 +209,13 @@ static bool queue_takes(struct kb__evictor *e, const struct kb_task *t)
         return !e->allocatable || kb_allocatable(e->s, t->job->queue, t);
 }
 
-/* Step 1: room free or being freed, as allocate chooses it. */
-static bool place_free(struct kb__evictor *e, struct kb_task *t)
+/* Step 1: room free or being freed, as allocate chooses it; the queue's
+ * answer is asked unless the caller knows it (queue_known). */
+static bool place_free(struct kb__evictor *e, struct kb_task *t, bool queue_known)
 {
         const char *why = NULL;
         struct kb_node_info *n = kb_select_node(e->s, t, &why);
-        if (!n || !queue_takes(e, t))
+        if (!n || (!queue_known && !queue_takes(e, t)))
                 return false;
         kb_statement_pipeline(e->st, t, n);
         return true;
@@ -222,10 +235,34 @@ struct cost {
         size_t victims;
         int32_t top_priority; /* the highest job priority among them */
         double oldest;        /* the earliest creation among them */
+        /* Topology-aware preemption (kube-scheduler's order): */
+        size_t pdb_broken;  /* victims that would break a PodDisruptionBudget */
+        int32_t top_pod;    /* the highest pod priority among them */
+        int64_t sum;        /* the sum of (pod priority + 2^31) */
+        double top_started; /* the earliest creation among those of top_pod */
 };
 
-static bool cheaper(const struct cost *a, const struct cost *b)
+static bool cheaper(const struct kb__evictor *e, const struct cost *a, const struct cost *b)
 {
+        if (e->topology) {
+                /* kube-scheduler's pickOneNodeForPreemption
+                 * (framework/preemption/preemption.go): the fewest victims
+                 * that break a PodDisruptionBudget; then, as Volcano
+                 * master's actions/utils/topology_aware.go goes on, the
+                 * lowest highest victim priority, the lowest sum of
+                 * priorities, the fewest victims, the latest start of the
+                 * highest-priority victims; then the first node (Volcano:
+                 * map order). */
+                if (a->pdb_broken != b->pdb_broken)
+                        return a->pdb_broken < b->pdb_broken;
+                if (a->top_pod != b->top_pod)
+                        return a->top_pod < b->top_pod;
+                if (a->sum != b->sum)
+                        return a->sum < b->sum;
+                if (a->victims != b->victims)
+                        return a->victims < b->victims;
+                return a->top_started > b->top_started;
+        }
         if (a->victims != b->victims)
                 return a->victims < b->victims;
         if (a->top_priority != b->top_priority)
@@ -234,17 +271,51 @@ static bool cheaper(const struct cost *a, const struct cost *b)
 }
 
 /*
- * Chooses, among the permitted victims in e->out (cheapest first), the
- * fewest that make t fit avail, into e->pick; returns how many (0: they do
- * not).  A gang is never left cut below minMember: a victim whose job
- * would fall below it is taken only with every other placed task of the job
- * (all of them permitted, so all on this node), else skipped.
+ * Whether the k victims in e->pick are enough for t: t fits avail (the
+ * node's room with them gone) and, when t's queue is short (e->queue_short),
+ * the queue takes t once they are gone.  Volcano's preempt evicts a node's
+ * victims one by one until both hold (actions/preempt/preempt.go: the
+ * preemptor must fit the node's future idle room and ssn.Allocatable must
+ * pass), so a task whose node has room but whose queue is at its
+ * capability still evicts tasks of its own queue.  Topology-aware
+ * preemption (e->topology) also asks the filters on the node so simulated
+ * (kube-scheduler's SelectVictimsOnNode): a pod whose anti-affinity blocks
+ * t is a victim like one whose room t needs.  Both answers are read from
+ * the plugins with the victims evicted in the statement, then the
+ * evictions are undone: the rare path, taken only while the queue refuses
+ * t or when the conf asks for topology-aware preemption.
  */
-static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t, struct kb_res avail,
-                           size_t nvotes)
+static bool enough(struct kb__evictor *e, const struct kb_task *t, const struct kb_node_info *n,
+                   const struct kb_res *avail, size_t k)
+{
+        if (!fits(&t->resreq, avail))
+                return false;
+        if (!e->queue_short && !e->topology)
+                return true;
+        size_t mark = kb_statement_mark(e->st);
+        for (size_t i = 0; i < k; i++)
+                kb_statement_evict(e->st, e->pick[i], e->action, NULL, NULL);
+        bool ok = (!e->queue_short || kb_allocatable(e->s, t->job->queue, t)) &&
+                  (!e->topology || !kb_predicate(e->s, t, n));
+        kb_statement_rollback(e->st, mark);
+        return ok;
+}
+
+/*
+ * Chooses, among the permitted victims in e->out (cheapest first), the
+ * fewest that make t fit avail (and its queue take it: enough), into
+ * e->pick; returns how many (0: they do not).  A gang is never left cut
+ * below minMember: a victim whose job would fall below it is taken only
+ * with every other placed task of the job (all of them permitted, so all on
+ * this node), else skipped.
+ */
+static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t,
+                           const struct kb_node_info *n, struct kb_res avail, size_t nvotes)
 {
         size_t k = 0;
-        for (size_t i = 0; i < nvotes && !fits(&t->resreq, &avail); i++) {
+        bool done = false;
+        for (size_t i = 0;
+             i < nvotes && !(done = fits(&t->resreq, &avail) && enough(e, t, n, &avail, k)); i++) {
                 struct kb_task *v = e->out[i];
                 struct kb_job *j = v->job;
                 if (e->picked[v->index] || e->skip[j->index])
@@ -284,7 +355,9 @@ static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t, struc
                 e->taken[e->out[i]->job->index] = 0;
                 e->skip[e->out[i]->job->index] = false;
         }
-        return fits(&t->resreq, &avail) ? k : 0;
+        if (!done)
+                done = enough(e, t, n, &avail, k);
+        return done ? k : 0;
 }
 
 /* Whether some candidate could go without cutting a gang: its job has
@@ -307,6 +380,95 @@ static bool any_spare(struct kb__evictor *e, const struct kb_task *t, size_t k)
         return spare;
 }
 
+/*
+ * Marks (e->picked) which of the k victims in e->pick would break a
+ * PodDisruptionBudget, as kube-scheduler's filterPodsWithPDBViolation
+ * counts them, most important first (from the end of e->pick): each
+ * budget may lose status.disruptionsAllowed of the pods it covers; a
+ * victim that takes one below that breaks it.
+ */
+static void mark_pdb_violations(struct kb__evictor *e, size_t k)
+{
+        const struct kb_snapshot *snap = kb_session_snapshot(e->s);
+        for (size_t b = 0; b < snap->npdbs; b++)
+                e->pdb_left[b] = snap->pdbs[b]->disruptions_allowed;
+        for (size_t i = k; i-- > 0;) {
+                struct kb_task *v = e->pick[i];
+                for (size_t b = 0; b < snap->npdbs; b++)
+                        if (kb_pdb_covers(snap->pdbs[b], v->pod) && --e->pdb_left[b] < 0)
+                                e->picked[v->index] = true;
+        }
+}
+
+/* One pass of reprieve over the victims that break a budget (breaking)
+ * or over the others; a breaking one that must go counts in *broken. */
+static size_t reprieve_pass(struct kb__evictor *e, const struct kb_task *t,
+                            const struct kb_node_info *n, const struct kb_res *idle, size_t k,
+                            bool breaking, size_t *broken)
+{
+        for (size_t i = k; i-- > 0;) {
+                struct kb_task *v = e->pick[i];
+                if (e->picked[v->index] != breaking)
+                        continue;
+                uint32_t taken = 0;
+                for (size_t x = 0; x < k; x++)
+                        taken += e->pick[x]->job == v->job;
+                bool gang_ok = taken == 1 || kb_job_ready_count(v->job) - (taken - 1) >=
+                                                 (uint32_t)v->job->min_available;
+                if (gang_ok) {
+                        memmove(&e->pick[i], &e->pick[i + 1], (k - i - 1) * sizeof(*e->pick));
+                        struct kb_res avail = *idle;
+                        for (size_t x = 0; x < k - 1; x++)
+                                kb_res_add(&avail, &e->pick[x]->resreq);
+                        if (enough(e, t, n, &avail, k - 1)) {
+                                e->picked[v->index] = false;
+                                k--;
+                                continue;
+                        }
+                        memmove(&e->pick[i + 1], &e->pick[i], (k - i - 1) * sizeof(*e->pick));
+                        e->pick[i] = v;
+                }
+                *broken += breaking;
+        }
+        return k;
+}
+
+/*
+ * Topology-aware preemption: gives back, highest priority first, each of
+ * the k victims in e->pick that t does not need after all, as
+ * kube-scheduler's SelectVictimsOnNode "reprieves" them (Volcano master's
+ * actions/utils/topology_aware.go): victims were taken cheapest first until
+ * t fit, which may have taken cheap ones before the one whose pod blocked
+ * t's anti-affinity.  Those that would break a PodDisruptionBudget are
+ * tried first, and *broken counts the ones that still must go.  A victim
+ * is kept when giving it back would leave its job cut below minMember.
+ * Returns how many victims are left.
+ */
+static size_t reprieve(struct kb__evictor *e, const struct kb_task *t, const struct kb_node_info *n,
+                       const struct kb_res *idle, size_t k, size_t *broken)
+{
+        *broken = 0;
+        mark_pdb_violations(e, k);
+        for (int pass = 0; pass < 2; pass++)
+                k = reprieve_pass(e, t, n, idle, k, pass == 0, broken);
+        for (size_t i = 0; i < k; i++)
+                e->picked[e->pick[i]->index] = false;
+        return k;
+}
+
+/* Whether t could go on n with every candidate of e->cand[0..k) gone:
+ * topology-aware preemption's look at nodes whose filters fail now. */
+static bool passes_without(struct kb__evictor *e, const struct kb_task *t,
+                           const struct kb_node_info *n, size_t k)
+{
+        size_t mark = kb_statement_mark(e->st);
+        for (size_t i = 0; i < k; i++)
+                kb_statement_evict(e->st, e->cand[i], e->action, NULL, NULL);
+        bool ok = !kb_predicate(e->s, t, n);
+        kb_statement_rollback(e->st, mark);
+        return ok;
+}
+
 /* What node n asks of e to take t: its permitted victims (cheapest first)
  * into e->out, the ones it needs into e->pick, and their cost; returns how
  * many it needs, 0 when it cannot take t at all. */
@@ -326,18 +488,23 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
             m->nospare_job == job && m->nospare_best_effort == t->best_effort &&
             m->nospare_rule == e->eligible)
                 return 0;
-        if (kb_predicate(e->s, t, n))
+        /* Topology-aware: a filter that fails now may pass once victims
+         * are gone (pod anti-affinity, topology spread, host ports). */
+        bool blocked = kb_predicate(e->s, t, n) != NULL;
+        if (blocked && !e->topology)
                 return 0;
         struct kb_res avail, idle;
         kb_node_future_idle(n, &idle);
         avail = idle;
-        size_t k = 0, need = 0;
+        size_t k = 0, need = 0, broken = 0;
         reserve(e, n->ntasks + 1);
         for (struct kb_task *v = n->tasks; v; v = v->node_next)
                 if (e->eligible(t, v)) {
                         e->cand[k++] = v;
                         kb_res_add(&avail, &v->resreq);
                 }
+        if (blocked && (!k || !passes_without(e, t, n, k)))
+                return 0;
         bool spare = k && any_spare(e, t, k);
         if (!spare) {
                 m->nospare_version = n->version;
@@ -353,12 +520,19 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                  * may lose is the same whichever of its tasks go first): ask
                  * first, and sort only on nodes that can give enough. */
                 size_t unsorted = e->vote(e->s, t, e->cand, k, e->out);
-                if (unsorted && pick_victims(e, t, idle, unsorted)) {
+                if (unsorted && pick_victims(e, t, n, idle, unsorted)) {
                         sort_victims(e->s, e->cand, k);
                         *nvotes = e->vote(e->s, t, e->cand, k, e->out);
-                        need = pick_victims(e, t, idle, *nvotes);
+                        need = pick_victims(e, t, n, idle, *nvotes);
                 }
+                if (need && e->topology)
+                        need = reprieve(e, t, n, &idle, need, &broken);
         }
+        /* What a short queue refuses changes as the statement evicts
+         * elsewhere, and filters read other nodes' pods (topology spread
+         * across zones): only the node's own "nothing" is remembered. */
+        if (!need && (e->queue_short || e->topology))
+                return 0;
         if (!need) {
                 m->version = n->version;
                 m->job = t->job->index;
@@ -376,6 +550,24 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                 if (e->pick[i]->pod->meta.creation < c->oldest)
                         c->oldest = e->pick[i]->pod->meta.creation;
         }
+        if (!e->topology)
+                return need;
+        c->pdb_broken = broken;
+        c->top_pod = e->pick[0]->priority;
+        c->sum = 0;
+        for (size_t i = 0; i < need; i++) {
+                if (e->pick[i]->priority > c->top_pod)
+                        c->top_pod = e->pick[i]->priority;
+                c->sum += (int64_t)e->pick[i]->priority + ((int64_t)1 << 31);
+        }
+        /* kbatch keeps no pod start time: creation stands in for it. */
+        c->top_started = 0;
+        for (size_t i = 0; i < need; i++) {
+                const struct kb_task *v = e->pick[i];
+                if (v->priority == c->top_pod &&
+                    (c->top_started == 0 || v->pod->meta.creation < c->top_started))
+                        c->top_started = v->pod->meta.creation;
+        }
         return need;
 }
 
@@ -388,7 +580,7 @@ static bool place_parts(struct kb__evictor *e, struct kb_task *t)
         for (size_t i = 0; i < nn; i++) {
                 struct cost c;
                 size_t votes = 0, need = node_offer(e, t, &nodes[i], &votes, &c);
-                if (!need || (best && !cheaper(&c, &best_cost)))
+                if (!need || (best && !cheaper(e, &c, &best_cost)))
                         continue;
                 best = &nodes[i];
                 best_cost = c;
@@ -400,8 +592,9 @@ static bool place_parts(struct kb__evictor *e, struct kb_task *t)
         size_t mark = kb_statement_mark(e->st);
         evict_all(e, t, e->best, best_need);
         /* The queue must take the task too (preempt): when its quota is
-         * short, the node is given up. */
-        if (!queue_takes(e, t)) {
+         * short, the node is given up; topology-aware, so must the filters
+         * (Volcano's final PredicateForPreemptAction). */
+        if (!queue_takes(e, t) || (e->topology && kb_predicate(e->s, t, best))) {
                 kb_statement_rollback(e->st, mark);
                 kb__evictor_forget(e);
                 t->job->evictions -= (uint32_t)best_need;
@@ -480,7 +673,7 @@ static bool place_whole(struct kb__evictor *e, struct kb_task *t)
                         continue;
                 size_t mark = kb_statement_mark(e->st);
                 evict_all(e, t, e->out, k);
-                if (place_free(e, t)) {
+                if (place_free(e, t, false)) {
                         placed = true;
                 } else {
                         kb_statement_rollback(e->st, mark);
@@ -494,5 +687,8 @@ static bool place_whole(struct kb__evictor *e, struct kb_task *t)
 
 bool kb__evict_place(struct kb__evictor *e, struct kb_task *t)
 {
-        return place_free(e, t) || place_parts(e, t) || place_whole(e, t);
+        /* Asked once here: free room alone never does for a short queue. */
+        e->queue_short = !queue_takes(e, t);
+        return (!e->queue_short && place_free(e, t, true)) || place_parts(e, t) ||
+               place_whole(e, t);
 }

@@ -24,6 +24,17 @@
  * once the victims are gone.  A task whose pod (or PriorityClass) says
  * preemptionPolicy: Never evicts nothing.
  *
+ * With the argument enableTopologyAwarePreemption: true (Volcano master's
+ * topology-aware preemption, after kube-scheduler's DefaultPreemption),
+ * a node whose filters refuse the task now is still a candidate when they
+ * pass with its victims gone: victims are taken cheapest first until the
+ * task fits and every filter (pod affinity and anti-affinity, topology
+ * spread, host ports, node affinity) passes on the node so simulated, then
+ * given back highest priority first while it still does; the node whose
+ * victims break the fewest PodDisruptionBudgets, then have the lowest
+ * highest pod priority, the lowest sum of priorities, the fewest victims,
+ * the latest start, wins (evict.c).
+ *
  * Example: queue q; job lo (priority 1, minMember 2) runs two 2-cpu pods on
  * a 4-cpu node; job hi (priority 10, minMember 1) has a 2-cpu pod pending.
  * hi starves; no room is free; the node's candidates are lo's two pods, but
@@ -31,15 +42,27 @@
  * is given up (priority 1 < 10): both pods are evicted and hi's pod is
  * pipelined onto the node.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "actions/actions-int.h"
 
 static void preempt_execute(struct kb_session *s);
+static int preempt_check(const struct kb_value *args, char *err, size_t errlen);
+
+/* Volcano master's preempt arguments.  The three candidate limits bound
+ * Volcano's sample of nodes in topology-aware preemption; kbatch looks at
+ * every node, so they are read and change nothing. */
+#define TOPOLOGY_AWARE "enableTopologyAwarePreemption"
+static const char *const arguments[] = {TOPOLOGY_AWARE, "minCandidateNodesPercentage",
+                                        "minCandidateNodesAbsolute", "maxCandidateNodesAbsolute",
+                                        NULL};
 
 const struct kb_action kb_action_preempt = {
     .name = "preempt",
     .execute = preempt_execute,
+    .arguments = arguments,
+    .check = preempt_check,
 };
 
 /* Volcano 1.15's name for its gang-aware preemption: kbatch's preempt is
@@ -47,7 +70,28 @@ const struct kb_action kb_action_preempt = {
 const struct kb_action kb_action_gangpreempt = {
     .name = "gangpreempt",
     .execute = preempt_execute,
+    .arguments = arguments,
+    .check = preempt_check,
 };
+
+static int preempt_check(const struct kb_value *args, char *err, size_t errlen)
+{
+        const struct kb_value *v = kb_value_get(args, TOPOLOGY_AWARE);
+        if (v && v->type != KB_VBOOL) {
+                snprintf(err, errlen, "%s: must be true or false, got %s", TOPOLOGY_AWARE,
+                         kb_value_type_name(v->type));
+                return KB_EBADCONF;
+        }
+        for (size_t i = 1; arguments[i]; i++) {
+                v = kb_value_get(args, arguments[i]);
+                if (v && v->type != KB_VNUMBER) {
+                        snprintf(err, errlen, "%s: must be a number, got %s", arguments[i],
+                                 kb_value_type_name(v->type));
+                        return KB_EBADCONF;
+                }
+        }
+        return 0;
+}
 
 /* (a): a task of another job of the same queue. */
 static bool between_jobs(const struct kb_task *t, const struct kb_task *v)
@@ -146,6 +190,7 @@ static void preempt_execute(struct kb_session *s)
         e.per_job = true;
         e.vote = kb_preemptable;
         e.allocatable = true;
+        e.topology = kb_value_bool(kb_value_get(kb_session_action_args(s), TOPOLOGY_AWARE), false);
         while (!kb_heap_empty(&queues)) {
                 struct kb_queue_info *q = kb_heap_pop(&queues);
                 while (!kb_heap_empty(&starving[q->index]))

@@ -8,7 +8,13 @@
  *   - candidates: the domains of tier <= highestTierAllowed (with
  *     highestTierName instead, those at or below a domain of that
  *     tierName; with neither, every domain).  A gang with tasks on nodes
- *     already stays within the highest allowed domain above them;
+ *     already stays within the highest allowed domain above them, except
+ *     that a domain with no common ancestor with theirs at all (another
+ *     tree of HyperNodes) is a candidate too, as in Volcano master, whose
+ *     allocate limits a rescheduled job by the tier of the lowest common
+ *     HyperNode and sets no limit when there is none (allocate_test.go,
+ *     "... tasks in job rescheduled, can allocate job when LCAHyperNode is
+ *     empty");
  *   - a domain whose free room (future idle) is short of the least the
  *     gang still needs — per resource, the sum of the smallest requests of
  *     as many tasks as it lacks — cannot take it and is not tried; nor is
@@ -234,6 +240,14 @@ static void anchor(struct kb_session *s, const struct kb_job *j, const struct kb
         *root = d;
 }
 
+/* The topmost domain above d (d itself when it has no parent). */
+static const struct kb_domain *top_of(const struct kb_domain *doms, const struct kb_domain *d)
+{
+        while (d->parent >= 0)
+                d = &doms[d->parent];
+        return d;
+}
+
 static void heap_copy(struct kb_heap *dst, const struct kb_heap *src)
 {
         *dst = *src;
@@ -264,10 +278,11 @@ bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct
         bool fresh = !root;
         struct cand *all = kb_xmalloc((nd + 1) * sizeof(*all));
         size_t nall = 0, n = 0;
+        const struct kb_domain *tree = root ? top_of(doms, root) : NULL;
         for (size_t i = 0; i < nd; i++) {
                 const struct kb_domain *d = &doms[i];
                 if (d->hi == d->lo || !allowed(pg, doms, d) ||
-                    (root && (d->lo < root->lo || d->hi > root->hi)))
+                    (root && (d->lo < root->lo || d->hi > root->hi) && top_of(doms, d) == tree))
                         continue;
                 all[nall++] = (struct cand){d, 0, 0};
         }

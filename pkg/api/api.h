@@ -472,6 +472,17 @@ struct kb_namespace {
         struct kb_meta meta;
 };
 
+/*
+ * A policy/v1 PodDisruptionBudget, as preemption reads it
+ * (kube-scheduler's filterPodsWithPDBViolation): the pods of its namespace
+ * that spec.selector matches, and how many of them may still go.
+ */
+struct kb_pdb {
+        struct kb_meta meta;
+        struct kb_label_selector selector; /* spec.selector; unset matches nothing */
+        int32_t disruptions_allowed;       /* status.disruptionsAllowed, 0 when unset */
+};
+
 /* ---- network topology: topology.volcano.sh/v1alpha1 HyperNode ---------- */
 
 enum kb_hn_member_type {
@@ -525,6 +536,7 @@ enum kb_kind {
         KB_KIND_PRIORITYCLASS,
         KB_KIND_NAMESPACE,
         KB_KIND_HYPERNODE,
+        KB_KIND_PDB,
 };
 
 struct kb_object {
@@ -538,6 +550,7 @@ struct kb_object {
                 struct kb_priorityclass *priorityclass;
                 struct kb_namespace *namespace;
                 struct kb_hypernode *hypernode;
+                struct kb_pdb *pdb;
         };
 };
 
@@ -565,6 +578,7 @@ int kb_namespace_decode(const struct kb_value *doc, struct kb_namespace **out, c
                         size_t errlen);
 int kb_hypernode_decode(const struct kb_value *doc, struct kb_hypernode **out, char *err,
                         size_t errlen);
+int kb_pdb_decode(const struct kb_value *doc, struct kb_pdb **out, char *err, size_t errlen);
 void kb_node_free(struct kb_node *n);
 void kb_pod_free(struct kb_pod *p);
 void kb_podgroup_free(struct kb_podgroup *pg);
@@ -572,6 +586,11 @@ void kb_queue_free(struct kb_queue *q);
 void kb_priorityclass_free(struct kb_priorityclass *pc);
 void kb_namespace_free(struct kb_namespace *ns);
 void kb_hypernode_free(struct kb_hypernode *hn);
+void kb_pdb_free(struct kb_pdb *pdb);
+/* Whether pdb covers pod p: the same namespace, and a selector with at
+ * least one requirement that p's labels satisfy (an empty selector covers
+ * nothing in preemption, as kube-scheduler reads it). */
+bool kb_pdb_covers(const struct kb_pdb *pdb, const struct kb_pod *p);
 void kb_meta_release(struct kb_meta *m);
 
 /*

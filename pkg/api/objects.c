@@ -571,6 +571,43 @@ int kb_priorityclass_decode(const struct kb_value *doc, struct kb_priorityclass 
                    kb_priorityclass_free);
 }
 
+void kb_pdb_free(struct kb_pdb *pdb)
+{
+        if (!pdb)
+                return;
+        kb_meta_release(&pdb->meta);
+        kb__api_label_selector_release(&pdb->selector);
+        free(pdb);
+}
+
+static int pdb_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb_pdb *pdb)
+{
+        int rc;
+        const struct kb_value *spec = kb_value_get(doc, "spec");
+        const struct kb_value *status = kb_value_get(doc, "status");
+        if ((rc = kb__api_meta(d, doc, true, &pdb->meta)) ||
+            (rc = kb__api_object(d, spec, "spec")) || (rc = kb__api_object(d, status, "status")) ||
+            (rc = kb__api_label_selector(d, kb_value_get(spec, "selector"), "spec.selector",
+                                         &pdb->selector)) ||
+            (rc = kb__api_int32(d, kb_value_get(status, "disruptionsAllowed"),
+                                "status.disruptionsAllowed", INT32_MIN, INT32_MAX,
+                                &pdb->disruptions_allowed)))
+                return rc;
+        return 0;
+}
+
+int kb_pdb_decode(const struct kb_value *doc, struct kb_pdb **out, char *err, size_t errlen)
+{
+        KB__DECODE("poddisruptionbudget", struct kb_pdb, pdb_fill, kb_pdb_free);
+}
+
+bool kb_pdb_covers(const struct kb_pdb *pdb, const struct kb_pod *p)
+{
+        return pdb->selector.set && pdb->selector.nreqs &&
+               kb_streq(pdb->meta.namespace, p->meta.namespace) &&
+               kb_label_selector_matches(&pdb->selector, &p->meta);
+}
+
 void kb_namespace_free(struct kb_namespace *ns)
 {
         if (!ns)
@@ -607,6 +644,7 @@ static const struct {
     {"scheduling.k8s.io/v1", "PriorityClass", KB_KIND_PRIORITYCLASS},
     /* v1beta1 has the same fields; older clusters and manifests use it. */
     {"scheduling.k8s.io/v1beta1", "PriorityClass", KB_KIND_PRIORITYCLASS},
+    {"policy/v1", "PodDisruptionBudget", KB_KIND_PDB},
 };
 
 int kb_object_decode(const struct kb_value *doc, struct kb_object *out, char *err, size_t errlen)
@@ -676,6 +714,9 @@ int kb_object_decode(const struct kb_value *doc, struct kb_object *out, char *er
         case KB_KIND_HYPERNODE:
                 rc = kb_hypernode_decode(doc, &out->hypernode, err, errlen);
                 break;
+        case KB_KIND_PDB:
+                rc = kb_pdb_decode(doc, &out->pdb, err, errlen);
+                break;
         case KB_KIND_NONE:
         default:
                 return KB_ENOTFOUND; /* not reached: the table has no NONE */
@@ -710,6 +751,9 @@ void kb_object_release(struct kb_object *o)
                 break;
         case KB_KIND_HYPERNODE:
                 kb_hypernode_free(o->hypernode);
+                break;
+        case KB_KIND_PDB:
+                kb_pdb_free(o->pdb);
                 break;
         case KB_KIND_NONE:
                 break;

@@ -27,9 +27,9 @@
 
 const char *kb__cache_kind_name(enum kb_kind k)
 {
-        static const char *const names[KB__NKINDS] = {"object",    "node",     "pod",
-                                                      "podgroup",  "queue",    "priorityclass",
-                                                      "namespace", "hypernode"};
+        static const char *const names[KB__NKINDS] = {
+            "object",        "node",      "pod",       "podgroup",           "queue",
+            "priorityclass", "namespace", "hypernode", "poddisruptionbudget"};
         return (unsigned)k < KB__NKINDS ? names[k] : "object";
 }
 
@@ -202,6 +202,8 @@ static int decode(enum kb_kind kind, const struct kb_value *obj, void **out, cha
                 return kb_namespace_decode(obj, (struct kb_namespace **)out, err, errlen);
         case KB_KIND_HYPERNODE:
                 return kb_hypernode_decode(obj, (struct kb_hypernode **)out, err, errlen);
+        case KB_KIND_PDB:
+                return kb_pdb_decode(obj, (struct kb_pdb **)out, err, errlen);
         default:
                 snprintf(err, errlen, "unknown kind");
                 return KB_EBADINPUT;

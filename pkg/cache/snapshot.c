@@ -62,6 +62,7 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         FILL(priorityclasses, npriorityclasses, KB_KIND_PRIORITYCLASS, struct kb_priorityclass);
         FILL(namespaces, nnamespaces, KB_KIND_NAMESPACE, struct kb_namespace);
         FILL(hypernodes, nhypernodes, KB_KIND_HYPERNODE, struct kb_hypernode);
+        FILL(pdbs, npdbs, KB_KIND_PDB, struct kb_pdb);
 
         /* Assumed pods: the snapshot says which node each pod being bound
          * is on (snap.assumed_node, a pointer per pod: 8 bytes where a
@@ -114,6 +115,7 @@ void kb_cache_snapshot_free(struct kb_cache_snap *s)
         free(s->snap.priorityclasses);
         free(s->snap.namespaces);
         free(s->snap.hypernodes);
+        free(s->snap.pdbs);
         free(s);
 }
 
@@ -122,9 +124,10 @@ void kb_cache_snapshot_free(struct kb_cache_snap *s)
 char *kb_cache_dump_json(const struct kb_cache *c)
 {
         struct kb_value *root = kb_value_new(KB_VOBJECT);
-        static const char *const lists[KB__NKINDS] = {NULL,         "nodes",     "pods",
-                                                      "podGroups",  "queues",    "priorityClasses",
-                                                      "namespaces", "hyperNodes"};
+        static const char *const lists[KB__NKINDS] = {
+            NULL,         "nodes",      "pods",
+            "podGroups",  "queues",     "priorityClasses",
+            "namespaces", "hyperNodes", "podDisruptionBudgets"};
         for (int k = 1; k < KB__NKINDS; k++) {
                 struct kb_value *arr = kb_value_new(KB_VARRAY);
                 struct kb__entry *e, *t;

@@ -46,6 +46,8 @@ struct kb_snapshot {
         size_t nnamespaces;
         struct kb_hypernode **hypernodes;
         size_t nhypernodes;
+        struct kb_pdb **pdbs; /* PodDisruptionBudgets (preemption's tie-break) */
+        size_t npdbs;
         const char *const *scheduler_names;
         size_t nscheduler_names;
         const char *default_queue;       /* "default" when NULL */

@@ -39,6 +39,7 @@ enum {
         KB__R_PRIORITYCLASSES,
         KB__R_NAMESPACES,
         KB__R_HYPERNODES,
+        KB__R_PDBS,
         KB__NREFL,
 };
 

@@ -589,6 +589,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
              KB_KIND_PRIORITYCLASS},
             {"namespaces", "/api/v1/namespaces", KB_KIND_NAMESPACE},
             {"hypernodes", "/apis/topology.volcano.sh/v1alpha1/hypernodes", KB_KIND_HYPERNODE},
+            {"poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", KB_KIND_PDB},
         };
         /* Pods: the pods of each of our scheduler names as sources 1..,
          * and as source 0 every bound pod of the other schedulers (they

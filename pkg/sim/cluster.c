@@ -32,6 +32,8 @@ void kb_cluster_release(struct kb_cluster *c)
                 kb_namespace_free(c->namespaces[i]);
         for (size_t i = 0; i < c->nhypernodes; i++)
                 kb_hypernode_free(c->hypernodes[i]);
+        for (size_t i = 0; i < c->npdbs; i++)
+                kb_pdb_free(c->pdbs[i]);
         for (size_t i = 0; i < c->nowners; i++)
                 kb_value_free(c->owners[i]);
         free(c->owners);
@@ -42,6 +44,7 @@ void kb_cluster_release(struct kb_cluster *c)
         free(c->priorityclasses);
         free(c->namespaces);
         free(c->hypernodes);
+        free(c->pdbs);
         free(c->scheduler_names);
         memset(c, 0, sizeof(*c));
 }
@@ -69,6 +72,8 @@ void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
         snap->nnamespaces = c->nnamespaces;
         snap->hypernodes = c->hypernodes;
         snap->nhypernodes = c->nhypernodes;
+        snap->pdbs = c->pdbs;
+        snap->npdbs = c->npdbs;
         if (c->nscheduler_names) {
                 snap->scheduler_names = c->scheduler_names;
                 snap->nscheduler_names = c->nscheduler_names;
@@ -124,6 +129,8 @@ static const char *kind_name(enum kb_kind k)
                 return "namespace";
         case KB_KIND_HYPERNODE:
                 return "hypernode";
+        case KB_KIND_PDB:
+                return "poddisruptionbudget";
         default:
                 return "object";
         }
@@ -146,6 +153,8 @@ static const struct kb_meta *object_meta(const struct kb_object *o)
                 return &o->namespace->meta;
         case KB_KIND_HYPERNODE:
                 return &o->hypernode->meta;
+        case KB_KIND_PDB:
+                return &o->pdb->meta;
         default:
                 return NULL;
         }
@@ -219,6 +228,7 @@ static void seen_init(struct loader *l)
         ADD_ALL(priorityclasses, npriorityclasses, "priorityclass")
         ADD_ALL(namespaces, nnamespaces, "namespace")
         ADD_ALL(hypernodes, nhypernodes, "hypernode")
+        ADD_ALL(pdbs, npdbs, "poddisruptionbudget")
 #undef ADD_ALL
         for (size_t i = 0; i < c->nowners; i++)
                 owner_add(l, c->owners[i]);
@@ -266,6 +276,9 @@ static int add_object(struct loader *l, struct kb_object *o, int line)
                 break;
         case KB_KIND_HYPERNODE:
                 KB_PUSH(c->hypernodes, c->nhypernodes, c->caphypernodes, o->hypernode);
+                break;
+        case KB_KIND_PDB:
+                KB_PUSH(c->pdbs, c->npdbs, c->cappdbs, o->pdb);
                 break;
         default:
                 break;
@@ -536,6 +549,9 @@ static void rollback(struct loader *l)
                         break;
                 case KB_KIND_HYPERNODE:
                         c->nhypernodes--;
+                        break;
+                case KB_KIND_PDB:
+                        c->npdbs--;
                         break;
                 default:
                         break;

@@ -30,6 +30,8 @@ struct kb_cluster {
         size_t nnamespaces, capnamespaces;
         struct kb_hypernode **hypernodes;
         size_t nhypernodes, caphypernodes;
+        struct kb_pdb **pdbs;
+        size_t npdbs, cappdbs;
         const char **scheduler_names;
         size_t nscheduler_names, capscheduler_names;
         const char *default_queue;

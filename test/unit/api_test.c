@@ -915,6 +915,43 @@ static void test_priorityclass_namespace(void **state)
         kb_object_release(&o);
 }
 
+/* PodDisruptionBudgets, as preemption reads them. */
+static void test_pdb(void **state)
+{
+        (void)state;
+        struct kb_object o;
+        char err[256];
+        decode_ok("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+                  "metadata: {name: web, namespace: team-a}\n"
+                  "spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}\n"
+                  "status: {disruptionsAllowed: 1}\n",
+                  &o, KB_KIND_PDB);
+        assert_string_equal(o.pdb->meta.namespace, "team-a");
+        assert_int_equal(o.pdb->disruptions_allowed, 1);
+        struct kb_pod pod = {.meta = {.name = "w", .namespace = "team-a"}};
+        struct kb_kv web = {"app", "web"};
+        pod.meta.labels = &web;
+        pod.meta.nlabels = 1;
+        assert_true(kb_pdb_covers(o.pdb, &pod));
+        pod.meta.namespace = "team-b";
+        assert_false(kb_pdb_covers(o.pdb, &pod));
+        kb_object_release(&o);
+        /* An empty selector covers nothing in preemption. */
+        decode_ok("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+                  "metadata: {name: all, namespace: team-a}\nspec: {selector: {}}\n",
+                  &o, KB_KIND_PDB);
+        pod.meta.namespace = "team-a";
+        assert_false(kb_pdb_covers(o.pdb, &pod));
+        assert_int_equal(o.pdb->disruptions_allowed, 0);
+        kb_object_release(&o);
+        assert_int_equal(decode("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+                                "metadata: {name: web, namespace: team-a}\n"
+                                "status: {disruptionsAllowed: lots}\n",
+                                &o, err, sizeof(err)),
+                         KB_EBADINPUT);
+        assert_non_null(strstr(err, "poddisruptionbudget team-a/web: status.disruptionsAllowed"));
+}
+
 static void test_dispatch(void **state)
 {
         (void)state;
@@ -1426,6 +1463,7 @@ int main(void)
             cmocka_unit_test(test_network_topology),
             cmocka_unit_test(test_queue),
             cmocka_unit_test(test_priorityclass_namespace),
+            cmocka_unit_test(test_pdb),
             cmocka_unit_test(test_dispatch),
             cmocka_unit_test(test_bad_documents),
             cmocka_unit_test(test_mutations_never_crash),

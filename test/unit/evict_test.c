@@ -218,6 +218,60 @@ static const struct kb_scenario preempt[] = {
         .evicted = "y-x-2 y-x-3",
         .phases = "x=Running y=Running",
     },
+    {
+        /* Volcano master's preempt_test.go, "preempt low priority job in
+         * same queue but not pod with preemptable=false or higher priority"
+         * (its issue #2232).  Queue q (capability 3 cpu, 3Gi) runs lo
+         * (priority 10, minMember 1): lo-x-0 marked volcano.sh/preemptable
+         * "false", lo-x-1, and lo-x-2 whose pod priority is 1000, 1 cpu
+         * each, on a 12-cpu node that has 9 cpu free.  hi (1000) wants one
+         * 1-cpu pod: the node has room, but q is at its capability (3 + 1 >
+         * 3), so allocate places nothing.  Preempt: the node fits hi-x-0
+         * already, yet the queue must take it too: victims are evicted
+         * until both hold.  lo-x-0 is no candidate; lo-x-2 is one (between
+         * jobs the priority plugin compares job priorities, 10 < 1000) but
+         * victims go cheapest first in task order, and lo-x-2's pod priority
+         * puts it last: lo-x-1 goes, q holds 2 + 1 <= 3, and hi-x-0 is
+         * pipelined on n1. */
+        .name = "preempt: skips non-preemptable and higher-priority pods",
+        .conf = "actions: \"enqueue, allocate, preempt\"\n"
+                "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n"
+                "  - name: priority\n  - name: proportion\n",
+        .manifests = NODE_RES("n1", "12", "12Gi", "10") CLASSES
+            QUEUE("q", "weight: 1, capability: {cpu: '3', memory: 3Gi}", "")
+            PG("lo", "1", "2024-01-01", ", priorityClassName: lo, queue: q")
+            POD("lo-x-0", ", annotations: {scheduling.k8s.io/group-name: lo, "
+                "volcano.sh/preemptable: 'false'}",
+                "  schedulerName: kbatch\n  nodeName: n1\n" LO POD_REQ("1"), "phase: Running")
+            RUN_POD("lo-x-1", "lo", "n1", "1", "", LO)
+            RUN_POD("lo-x-2", "lo", "n1", "1", "", "  priority: 1000\n")
+            PG("hi", "1", "2024-01-02", ", priorityClassName: hi, queue: q")
+            WAIT_POD("hi-x-0", "hi", "1", "", HI),
+        .binds = "",
+        .evicted = "lo-x-1",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* Volcano master's preempt_test.go, "preempt low priority job in
+         * same queue" (its issue #3161): q's capability is 4 cpu; lo
+         * (minMember 0) runs one 3-cpu pod on a 12-cpu node; hi wants a
+         * 3-cpu pod.  The node has room, q does not (3 + 3 > 4): lo-x-0 is
+         * evicted (lo keeps 0 >= minMember 0), q holds 0 + 3 <= 4, and
+         * hi-x-0 is pipelined on n1. */
+        .name = "preempt: a queue at its capability evicts for room the node has",
+        .conf = "actions: \"enqueue, allocate, preempt\"\n"
+                "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n"
+                "  - name: priority\n  - name: proportion\n",
+        .manifests = NODE_RES("n1", "12", "12Gi", "10") CLASSES
+            QUEUE("q", "weight: 1, capability: {cpu: '4', memory: 4Gi}", "")
+            PG("lo", "0", "2024-01-01", ", priorityClassName: lo, queue: q")
+            RUN_POD("lo-x-0", "lo", "n1", "3", "", LO)
+            PG("hi", "1", "2024-01-02", ", priorityClassName: hi, queue: q")
+            WAIT_POD("hi-x-0", "hi", "3", "", HI),
+        .binds = "",
+        .evicted = "lo-x-0",
+        .nominated = "hi-x-0=n1",
+    },
 };
 
 /* Queues qa and qb (weight 1) on two 4-cpu, 8Gi nodes.  qa runs job a
@@ -422,16 +476,330 @@ static const struct kb_scenario reclaim[] = {
     },
 };
 
+
+/*
+ * kube-batch's preempt_test.go and reclaim_test.go (also Volcano v1.7.0's
+ * reclaim_test.go), under Volcano master's rules.  kube-batch preempted for
+ * every job with a pending task and counted only the victims' room;
+ * Volcano master acts only for starving jobs (its gang plugin's
+ * jobStarving: ready plus pipelined below minMember; reclaim too since
+ * v1.8) and counts the node's future idle room.  So a group with
+ * minMember 0, kube-batch's default, never preempts nor reclaims (README,
+ * Differences from Volcano).  The PodGroups are Inqueue, as Volcano's
+ * transcriptions have them.
+ */
+#define KB_CONF(action) \
+        "actions: \"" action "\"\n" \
+        "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n"
+#define KB_PG(name, min, queue) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
+        "metadata: {name: " name "}\nspec: {minMember: " min ", queue: " queue "}\n" \
+        "status: {phase: Inqueue}\n"
+#define KB_TWO_JOBS(min2) \
+        NODE_RES("n1", "2", "2Gi", "110") QUEUE("q1", "weight: 1", "") KB_PG("pg1", "0", "q1") \
+        RUN_POD("a-x-0", "pg1", "n1", "1", "", "") RUN_POD("a-x-1", "pg1", "n1", "1", "", "") \
+        KB_PG("pg2", min2, "q1") WAIT_POD("b-x-0", "pg2", "1", "", "") \
+        WAIT_POD("b-x-1", "pg2", "1", "", "")
+#define KB_OVERUSED(min) \
+        NODE_RES("n1", "3", "3Gi", "110") QUEUE("q1", "weight: 1", "") \
+        QUEUE("q2", "weight: 1", "") KB_PG("pg1", min, "q1") \
+        RUN_POD("a-x-0", "pg1", "n1", "1", "", "") RUN_POD("a-x-1", "pg1", "n1", "1", "", "") \
+        RUN_POD("a-x-2", "pg1", "n1", "1", "", "") KB_PG("pg2", min, "q2") \
+        WAIT_POD("b-x-0", "pg2", "1", "", "")
+
+static const struct kb_scenario kube_batch[] = {
+    {
+        /* "one Job with two Pods on one node": pg1 (minMember 0) runs two
+         * 1-cpu pods on a 3-cpu node and has two more pending.  kube-batch
+         * evicted one of them for the other.  pg1 is not starving (2 >= 0):
+         * nothing is evicted, nothing pipelined. */
+        .name = "kube-batch: one job, two pods, one node (minMember 0)",
+        .conf = KB_CONF("preempt"),
+        .manifests = NODE_RES("n1", "3", "3Gi", "110") QUEUE("q1", "weight: 1", "")
+            KB_PG("pg1", "0", "q1") RUN_POD("p-x-0", "pg1", "n1", "1", "", "")
+            RUN_POD("p-x-1", "pg1", "n1", "1", "", "") WAIT_POD("p-x-2", "pg1", "1", "", "")
+            WAIT_POD("p-x-3", "pg1", "1", "", ""),
+        .binds = "",
+        .evicted = "",
+        .nominated = "",
+    },
+    {
+        /* Volcano's revision of the same case: minMember 3.  pg1 starves
+         * (2 < 3); p-x-2 takes the free cpu (no eviction) and pg1 is
+         * pipelined (2 + 1 >= 3): nothing more is done. */
+        .name = "kube-batch: one job, two pods, one node (minMember 3)",
+        .conf = KB_CONF("preempt"),
+        .manifests = NODE_RES("n1", "3", "3Gi", "110") QUEUE("q1", "weight: 1", "")
+            KB_PG("pg1", "3", "q1") RUN_POD("p-x-0", "pg1", "n1", "1", "", "")
+            RUN_POD("p-x-1", "pg1", "n1", "1", "", "") WAIT_POD("p-x-2", "pg1", "1", "", "")
+            WAIT_POD("p-x-3", "pg1", "1", "", ""),
+        .binds = "",
+        .evicted = "",
+        .nominated = "p-x-2=n1",
+    },
+    {
+        /* "two Jobs on one node" with pg2's minMember 0: kube-batch evicted
+         * both of pg1's pods; pg2 is not starving: nothing. */
+        .name = "kube-batch: two jobs, one node (minMember 0)",
+        .conf = KB_CONF("preempt"),
+        .manifests = KB_TWO_JOBS("0"),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* The same with pg2's minMember 2 (Volcano's revision): pg2
+         * starves; without the priority plugin the gang plugin alone gives
+         * pg1's pods up (2 > 0, then 1 > 0): b-x-0 evicts a-x-1, b-x-1
+         * evicts a-x-0, pg2 is pipelined and both evictions commit, as in
+         * kube-batch. */
+        .name = "kube-batch: two jobs, one node (minMember 2)",
+        .conf = KB_CONF("preempt"),
+        .manifests = KB_TWO_JOBS("2"),
+        .binds = "",
+        .evicted = "a-x-0 a-x-1",
+        .nominated = "b-x-0=n1 b-x-1=n1",
+    },
+    {
+        /* Reclaim's "Two Queue with one Queue overusing resource": q1's
+         * pg1 fills the 3-cpu node, q2's pg2 waits for one pod.  With
+         * minMember 0 (kube-batch, Volcano v1.7.0) one pod was evicted;
+         * Volcano master reclaims only for starving jobs: nothing. */
+        .name = "kube-batch: reclaim from an overused queue (minMember 0)",
+        .conf = KB_CONF("reclaim"),
+        .manifests = KB_OVERUSED("0"),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* Volcano master's version, minMember 1: pg2 starves; the gang
+         * plugin gives up pg1's pods above its minMember, cheapest first:
+         * a-x-2 is evicted and b-x-0 pipelined on n1. */
+        .name = "kube-batch: reclaim from an overused queue (minMember 1)",
+        .conf = KB_CONF("reclaim"),
+        .manifests = KB_OVERUSED("1"),
+        .binds = "",
+        .evicted = "a-x-2",
+        .nominated = "b-x-0=n1",
+    },
+};
+
+/*
+ * Topology-aware preemption (preempt's argument
+ * enableTopologyAwarePreemption: true), after Volcano master's
+ * TestTopologyAwarePreempt and kube-scheduler's DefaultPreemption.
+ */
+#define TOPO_CONF \
+        "actions: \"enqueue, allocate, preempt\"\n" \
+        "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n  - name: priority\n" \
+        "  - name: proportion\n  - name: predicates\n" \
+        "configurations:\n- name: preempt\n  arguments: {enableTopologyAwarePreemption: true}\n"
+#define ANTI_TEST \
+        "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n" \
+        "      - labelSelector: {matchLabels: {test: test}}\n" \
+        "        topologyKey: kubernetes.io/hostname\n"
+/* n1 (2 cpu, 2 pods) runs pg1's p1 (labelled test=test, with hostname
+ * anti-affinity against test=test) and pg2's p2, both priority 10,
+ * minMember 0; q's capability is 2 cpu.  pg3 (1000) wants p3, labelled
+ * test=test with the same anti-affinity. */
+#define ANTI_CASE \
+        NODE_X("n1", "cpu: '2', memory: 4Gi, pods: '2'", ", labels: {kubernetes.io/hostname: n1}", \
+               "", "") CLASSES QUEUE("q", "weight: 1, capability: {cpu: '2', memory: 2Gi}", "") \
+        PG("pg1", "0", "2024-01-01", ", priorityClassName: lo, queue: q") \
+        POD("p1", ", labels: {test: test}, annotations: {scheduling.k8s.io/group-name: pg1}", \
+            "  schedulerName: kbatch\n  nodeName: n1\n" LO ANTI_TEST POD_REQ("1"), "phase: Running") \
+        PG("pg2", "0", "2024-01-02", ", priorityClassName: lo, queue: q") \
+        RUN_POD("p2", "pg2", "n1", "1", "", LO) \
+        PG("pg3", "1", "2024-01-03", ", priorityClassName: hi, queue: q") \
+        POD("p3", ", labels: {test: test}, annotations: {scheduling.k8s.io/group-name: pg3}", \
+            "  schedulerName: kbatch\n" HI ANTI_TEST POD_REQ("1"), "")
+/* n1 (2 cpu) runs a's one 2-cpu pod, of pod priority 500 (its group's is
+ * 10); n2 (2 cpu) runs b's two 1-cpu pods of priority 10; hi (1000) wants
+ * a 2-cpu pod. */
+#define PICK_CASE \
+        NODE_RES("n1", "2", "8Gi", "110") NODE_RES("n2", "2", "8Gi", "110") CLASSES \
+        PRIORITY_CLASS("mid", "500") LO_PG("a", "1") \
+        RUN_POD("a-x-0", "a", "n1", "2", "", "  priorityClassName: mid\n") \
+        LO_PG("b", "1") RUN_POD("b-x-0", "b", "n2", "1", "", LO) \
+        RUN_POD("b-x-1", "b", "n2", "1", "", LO) HI_PG("hi", "1") \
+        WAIT_POD("hi-x-0", "hi", "2", "", HI)
+
+static const struct kb_scenario topology_aware[] = {
+    {
+        /* Volcano master's "preempt low-priority pod when high-priority pod
+         * has PodAntiAffinity conflict".  Allocate: n1 is full.  Preempt:
+         * p3's filters fail on n1 (p1's anti-affinity, and its own), but
+         * pass with n1's candidates gone, so n1 is a candidate.  q is at its
+         * capability (2 + 1 > 2).  Victims cheapest first: pg2 (created
+         * last) before pg1: p2 is removed: the room fits and q takes p3, but
+         * p1 still blocks; p1 is removed: everything passes.  Reprieve,
+         * highest first: without p1 the anti-affinity fails (p1 stays a
+         * victim); without p2 (p2 back on n1) the room (2 cpu, 2 pods), q
+         * (1 + 1 <= 2) and the filters pass: p2 is given back.  Only p1 is
+         * evicted and p3 is pipelined on n1.  Without the argument, n1's
+         * filters fail and nothing is evicted. */
+        .name = "topology-aware: the pod in the preemptor's anti-affinity is the victim",
+        .conf = TOPO_CONF,
+        .manifests = ANTI_CASE,
+        .binds = "",
+        .evicted = "p1",
+        .nominated = "p3=n1",
+    },
+    {
+        /* kube-scheduler's node order.  n1 needs one victim (a-x-0, pod
+         * priority 500), n2 two (b-x-1 then b-x-0: b keeps minMember 1 after
+         * the first, and goes whole with the second).  kbatch's own rule
+         * (fewest victims) would pick n1; pickOneNodeForPreemption first
+         * compares the highest victim priority: n1 500, n2 10: n2. */
+        .name = "topology-aware: the node whose victims have the lowest priority wins",
+        .conf = TOPO_CONF,
+        .manifests = PICK_CASE,
+        .binds = "",
+        .evicted = "b-x-0 b-x-1",
+        .nominated = "hi-x-0=n2",
+    },
+    {
+        /* The same without the argument: the fewest victims, n1. */
+        .name = "preempt: without topology-aware preemption the fewest victims win",
+        .conf = "actions: \"enqueue, allocate, preempt\"\n"
+                "tiers:\n- plugins:\n  - name: conformance\n  - name: gang\n"
+                "  - name: priority\n  - name: proportion\n  - name: predicates\n",
+        .manifests = PICK_CASE,
+        .binds = "",
+        .evicted = "a-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* Host ports: n1 (4 cpu) runs lo's a-x-0 (1 cpu, hostPort 8080) and
+         * a-x-1 (1 cpu), minMember 1; hi-x-0 asks 1 cpu and hostPort 8080.
+         * n1 has room but the port is taken: allocate places nothing.
+         * Preempt: cheapest first, a-x-1 is removed (the port is still
+         * taken), then a-x-0 (lo goes whole): everything passes.  Reprieve:
+         * without a-x-0 the port clashes (a victim); a-x-1 can stay (lo
+         * keeps 1 >= minMember 1).  a-x-0 is evicted, hi-x-0 pipelined. */
+        .name = "topology-aware: the pod holding the host port is the victim",
+        .conf = TOPO_CONF,
+        .manifests = NODE("n1") CLASSES LO_PG("lo", "1")
+            POD("a-x-0", IN_GROUP("lo"), "  schedulerName: kbatch\n  nodeName: n1\n" LO
+                "  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], "
+                "resources: {requests: {cpu: '1', memory: 1Gi}}}]\n", "phase: Running")
+            RUN_POD("a-x-1", "lo", "n1", "1", "", LO) HI_PG("hi", "1")
+            POD("hi-x-0", IN_GROUP("hi"), "  schedulerName: kbatch\n" HI
+                "  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], "
+                "resources: {requests: {cpu: '1', memory: 1Gi}}}]\n", ""),
+        .binds = "",
+        .evicted = "a-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* Topology spread: n1 (zone a, 2 cpu) runs x's x-x-0 (app=x) and y's
+         * y-x-0, 1 cpu each, priority 10; n2 (zone b) is full with another
+         * scheduler's pod.  hi-x-0 (app=x, 1 cpu) spreads app=x over zones
+         * with maxSkew 1: on n1 zone a would count 2 against zone b's 0.
+         * Victims cheapest first: y-x-0 (y created last) makes room, but the
+         * skew still fails; x-x-0 too: it passes.  Reprieve: without x-x-0
+         * the skew fails; y-x-0 is given back (2 cpu, skew 1 - 0).  x-x-0
+         * is evicted.  Without the argument n1's filters fail and nothing
+         * happens. */
+        .name = "topology-aware: the pod that breaks the preemptor's spread is the victim",
+        .conf = TOPO_CONF,
+        .manifests = NODE_X("n1", "cpu: '2', memory: 8Gi, pods: '110'", ", labels: {zone: a}", "", "")
+            NODE_X("n2", "cpu: '2', memory: 8Gi, pods: '110'", ", labels: {zone: b}", "", "")
+            FOREIGN("web", "n2", "2") CLASSES
+            PG("x", "1", "2024-01-01", ", priorityClassName: lo")
+            RUN_POD("x-x-0", "x", "n1", "1", ", labels: {app: x}", LO)
+            PG("y", "1", "2024-01-02", ", priorityClassName: lo")
+            RUN_POD("y-x-0", "y", "n1", "1", "", LO) HI_PG("hi", "1")
+            POD("hi-x-0", ", labels: {app: x}, annotations: {scheduling.k8s.io/group-name: hi}",
+                "  schedulerName: kbatch\n" HI
+                "  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n"
+                "    whenUnsatisfiable: DoNotSchedule\n    labelSelector: {matchLabels: {app: x}}\n"
+                POD_REQ("1"), ""),
+        .binds = "",
+        .evicted = "x-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* Node affinity is no victim's doing: PICK_CASE with hi-x-0 asking
+         * for nodes labelled pool=b, which only n1 has.  n2 (the cheaper
+         * node) fails the filter even with its victims gone and is no
+         * candidate: a-x-0 on n1 is evicted. */
+        .name = "topology-aware: a node that fails node affinity is no candidate",
+        .conf = TOPO_CONF,
+        .manifests = NODE_X("n1", "cpu: '2', memory: 8Gi, pods: '110'", ", labels: {pool: b}", "", "")
+            NODE_RES("n2", "2", "8Gi", "110") CLASSES PRIORITY_CLASS("mid", "500") LO_PG("a", "1")
+            RUN_POD("a-x-0", "a", "n1", "2", "", "  priorityClassName: mid\n")
+            LO_PG("b", "1") RUN_POD("b-x-0", "b", "n2", "1", "", LO)
+            RUN_POD("b-x-1", "b", "n2", "1", "", LO) HI_PG("hi", "1")
+            WAIT_POD("hi-x-0", "hi", "2", "", HI "  nodeSelector: {pool: b}\n"),
+        .binds = "",
+        .evicted = "a-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* PodDisruptionBudgets, kube-scheduler's first criterion: n1 and n2
+         * (2 cpu) each run one 2-cpu pod of priority 10 (a-x-0 labelled
+         * app=a, b-x-0 app=b); budget pdb-a covers app=a and allows no
+         * disruption.  hi-x-0 (2 cpu) needs one victim either way, of the
+         * same priority: n1 would win the tie by name, but its victim breaks
+         * pdb-a (0 - 1 < 0) and n2's breaks none: n2. */
+        .name = "topology-aware: a node whose victims break no budget wins",
+        .conf = TOPO_CONF,
+        .manifests = NODE_RES("n1", "2", "8Gi", "110") NODE_RES("n2", "2", "8Gi", "110") CLASSES
+            LO_PG("a", "1") RUN_POD("a-x-0", "a", "n1", "2", ", labels: {app: a}", LO)
+            LO_PG("b", "1") RUN_POD("b-x-0", "b", "n2", "2", ", labels: {app: b}", LO)
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+            "metadata: {name: pdb-a, namespace: default}\n"
+            "spec: {maxUnavailable: 0, selector: {matchLabels: {app: a}}}\n"
+            "status: {disruptionsAllowed: 0}\n"
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "b-x-0",
+        .nominated = "hi-x-0=n2",
+    },
+    {
+        /* The same budget allowing one disruption: nothing breaks, the
+         * nodes tie and n1 (first by name) wins. */
+        .name = "topology-aware: a budget with room left breaks nothing",
+        .conf = TOPO_CONF,
+        .manifests = NODE_RES("n1", "2", "8Gi", "110") NODE_RES("n2", "2", "8Gi", "110") CLASSES
+            LO_PG("a", "1") RUN_POD("a-x-0", "a", "n1", "2", ", labels: {app: a}", LO)
+            LO_PG("b", "1") RUN_POD("b-x-0", "b", "n2", "2", ", labels: {app: b}", LO)
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+            "metadata: {name: pdb-a, namespace: default}\n"
+            "spec: {maxUnavailable: 1, selector: {matchLabels: {app: a}}}\n"
+            "status: {disruptionsAllowed: 1}\n"
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "a-x-0",
+        .nominated = "hi-x-0=n1",
+    },
+    {
+        /* preemptionPolicy: Never on p3: it evicts nobody, topology-aware
+         * or not (Volcano's case #3642). */
+        .name = "topology-aware: preemptionPolicy Never evicts nobody",
+        .conf = TOPO_CONF,
+        .manifests = NODE_RES("n1", "1", "1Gi", "1") CLASSES LO_PG("lo", "0")
+            RUN_POD("lo-x-0", "lo", "n1", "1", "", LO) HI_PG("hi", "1")
+            WAIT_POD("hi-x-0", "hi", "1", "", HI "  preemptionPolicy: Never\n"),
+        .binds = "",
+        .evicted = "",
+    },
+};
+
 /* clang-format on */
 
 TABLE_TEST(preempt)
 TABLE_TEST(reclaim)
+TABLE_TEST(kube_batch)
+TABLE_TEST(topology_aware)
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_preempt),
             cmocka_unit_test(test_reclaim),
+            cmocka_unit_test(test_kube_batch),
+            cmocka_unit_test(test_topology_aware),
         };
         return cmocka_run_group_tests_name("evict", tests, NULL, NULL);
 }

@@ -827,6 +827,11 @@ static void test_conf_errors(void **state)
                           "- name: enqueue\n  arguments: {inqueueTimeout: 600}\n",
                           "configurations[0] (enqueue).arguments.inqueueTimeout: must be a "
                           "duration such as \"10m\"");
+        /* preempt's topology-aware switch (actions/preempt.c). */
+        expect_conf_error("actions: \"allocate, preempt\"\nconfigurations:\n"
+                          "- name: preempt\n  arguments: {enableTopologyAwarePreemption: \"yes\"}\n",
+                          "configurations[0] (preempt).arguments.enableTopologyAwarePreemption: "
+                          "must be true or false, got string");
 }
 
 static void test_conf_unimplemented_skipped(void **state)

@@ -270,6 +270,49 @@ static const struct kb_scenario placement[] = {
         .domains = "g=r1",
     },
     {
+        /* Volcano master's allocate_test.go, "hard network topology
+         * constrain and tasks in job rescheduled, can allocate job when
+         * LCAHyperNode is empty": HyperNodes s0 (s0-n1, s0-n2) and s1
+         * (s1-n3, s1-n4), tier 1 both, and nothing above them.  Gang g
+         * (hard, highestTierAllowed 2, minMember 2) runs g-0 and g-1 (2 cpu
+         * each) on s0's nodes, which are full, and g-2 waits.  Volcano keeps
+         * a rescheduled gang to the domains whose lowest common HyperNode
+         * with its own is within the allowed tier; s1 and s0 have none
+         * (different trees), and Volcano lets such a domain take the task:
+         * g-2 goes to s1 (s1-n3, the first of two empty nodes). */
+        .name = "topology: a gang's tasks may go to a domain with no common ancestor",
+        .manifests = NODE_RES("s0-n1", "2", "8Gi", "110") NODE_RES("s0-n2", "2", "8Gi", "110")
+            NODE_RES("s1-n3", "2", "8Gi", "110") NODE_RES("s1-n4", "2", "8Gi", "110")
+            HN("s0", "1", M_NODE("s0-n1") ", " M_NODE("s0-n2"))
+            HN("s1", "1", M_NODE("s1-n3") ", " M_NODE("s1-n4"))
+            PG("g", "2", "2024-01-01", HARD("2"))
+            POD("g-0", IN_GROUP("g"), "  schedulerName: kbatch\n  nodeName: s0-n1\n" POD_REQ("2"),
+                "phase: Running")
+            POD("g-1", IN_GROUP("g"), "  schedulerName: kbatch\n  nodeName: s0-n2\n" POD_REQ("2"),
+                "phase: Running")
+            POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("2"), ""),
+        .binds = "g-2=s1-n3",
+    },
+    {
+        /* The same with a tier-2 HyperNode s2 above s0 and s1 and
+         * highestTierAllowed 1: the common ancestor, s2, is wider than
+         * allowed, and g-2 stays pending (Volcano's "can not allocate job
+         * when cross highestTierAllowed tier"). */
+        .name = "topology: a gang's tasks never go past the allowed common ancestor",
+        .manifests = NODE_RES("s0-n1", "2", "8Gi", "110") NODE_RES("s0-n2", "2", "8Gi", "110")
+            NODE_RES("s1-n3", "2", "8Gi", "110") NODE_RES("s1-n4", "2", "8Gi", "110")
+            HN("s0", "1", M_NODE("s0-n1") ", " M_NODE("s0-n2"))
+            HN("s1", "1", M_NODE("s1-n3") ", " M_NODE("s1-n4"))
+            HN("s2", "2", M_HN("s0") ", " M_HN("s1"))
+            PG("g", "2", "2024-01-01", HARD("1"))
+            POD("g-0", IN_GROUP("g"), "  schedulerName: kbatch\n  nodeName: s0-n1\n" POD_REQ("2"),
+                "phase: Running")
+            POD("g-1", IN_GROUP("g"), "  schedulerName: kbatch\n  nodeName: s0-n2\n" POD_REQ("2"),
+                "phase: Running")
+            POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("2"), ""),
+        .binds = "",
+    },
+    {
         /* No HyperNode and no tier labels: a hard gang has nowhere to go
          * and says so; a gang without the constraint binds. */
         .name = "topology: a hard gang without a topology waits",
