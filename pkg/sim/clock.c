@@ -554,6 +554,7 @@ static void join_gangs(struct run *r)
                 struct kb_sim_gang *g = &rep->gangs[sp->gang];
                 sp->queue = find_queue(rep, g->queue);
                 g->pods++;
+                kb_res_add(&g->requests, &sp->pod->requests);
                 r->gang_first[sp->gang + 1]++;
         }
         for (size_t g = 0; g < ng; g++)
