@@ -5,6 +5,7 @@
  * kbatch lacks).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -617,6 +618,131 @@ static void test_swf_trace(void **state)
 }
 
 /*
+ * Greedy, EASY and conservative backfilling on one hand-worked trace: five
+ * one-cpu nodes, runtimes declared exactly (SWF field 9 is -1), sessions at
+ * every arrival and end.
+ *   A  t0  3 procs 100 s     B  t1  4 procs 50 s      C  t2  5 procs 100 s
+ *   D  t3  1 proc  200 s     E  t4  1 proc  300 s
+ * Greedy (allocate alone): A at 0; B and C wait; D (t3) and E (t4) take the
+ * two free nodes.  At 100 A ends but D and E hold two: B waits for D's end
+ * at 203, C for E's at 304.  B 203, C 304, D 3, E 4.
+ * EASY (depth 1): at t3 B's shadow time is 100 (A ends) with one node
+ * spare: D (ends 203) takes it.  At t4 nothing is spare: E would hold a
+ * node B needs at 100 and waits.  B starts at 100; C's shadow is then 203
+ * (D's end), and E still waits; C 203, E after C at 303.
+ * Conservative (depth all): at t3 B is reserved [100, 150) and C [150,
+ * 250); D would hold a node C needs at 150: it waits, reserved at 250,
+ * as E.  B 100, C 150, D 250, E 250.
+ */
+static const char three_ways[] = "; MaxNodes: 5\n"
+                                 "1 0 -1 100 3 -1 -1 -1 -1\n"
+                                 "2 1 -1 50 4 -1 -1 -1 -1\n"
+                                 "3 2 -1 100 5 -1 -1 -1 -1\n"
+                                 "4 3 -1 200 1 -1 -1 -1 -1\n"
+                                 "5 4 -1 300 1 -1 -1 -1 -1\n";
+
+static const char resv_conf[] = "actions: \"enqueue, allocate, backfill\"\n"
+                                "tiers:\n"
+                                "- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n"
+                                "- plugins:\n"
+                                "  - {name: overcommit}\n  - {name: drf}\n  - {name: predicates}\n"
+                                "  - {name: proportion}\n  - {name: nodeorder}\n"
+                                "  - name: reservation\n"
+                                "    arguments: {depth: %s, resolution: 1s}\n";
+
+static void starts_under(const char *trace, const char *conf_text, const int64_t *want, size_t n)
+{
+        struct kb_cluster c;
+        struct kb_swf_opts so;
+        struct kb_swf_stats st;
+        struct kb_conf conf;
+        struct kb_sim_opts o;
+        struct kb_sim_report rep;
+        struct steps steps = {0};
+        char err[512] = "";
+        kb_cluster_init(&c);
+        kb_swf_opts_init(&so);
+        assert_int_equal(kb_cluster_swf(&c, "t.swf", trace, strlen(trace), &so, &st, err,
+                                        sizeof(err)),
+                         0);
+        kb_cluster_ensure_default_queue(&c);
+        if (parse(conf_text, &conf, err, sizeof(err)))
+                fail_msg("conf: %s", err);
+        kb_sim_opts_init(&o);
+        assert_int_equal(kb_sim_run(&c, &conf, &o, record_step, &steps, &rep, err, sizeof(err)),
+                         0);
+        assert_int_equal(rep.stop, KB_SIM_DONE);
+        for (size_t i = 0; i < n; i++) {
+                char name[48];
+                snprintf(name, sizeof(name), "default/job-%06zu", i + 1);
+                int64_t got = gang(&rep, name)->start / 1000000000LL;
+                if (got != want[i])
+                        fail_msg("%s started at %lld, want %lld", name, (long long)got,
+                                 (long long)want[i]);
+        }
+        kb_sim_report_release(&rep);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
+
+static void test_reservation_three_ways(void **state)
+{
+        (void)state;
+        static const int64_t greedy[] = {0, 203, 304, 3, 4};
+        static const int64_t easy[] = {0, 100, 203, 3, 303};
+        static const int64_t conservative[] = {0, 100, 150, 250, 250};
+        starts_under(three_ways, kb_default_conf_yaml, greedy, 5);
+        char *conf = kb_xasprintf(resv_conf, "1");
+        starts_under(three_ways, conf, easy, 5);
+        free(conf);
+        conf = kb_xasprintf(resv_conf, "all");
+        starts_under(three_ways, conf, conservative, 5);
+        free(conf);
+}
+
+/*
+ * The banner's example (plugins/reservation.c), on four nodes: A (2 procs,
+ * 100 s) runs; W (4 procs, 50 s) waits for 100; S (1 proc, 60 s, t20) ends
+ * at 80 and may use reserved room; L (1 proc, 500 s, t21) would hold a
+ * node W needs: it waits for W's end at 150.  Declared runtimes longer than
+ * the actual ones (field 9) move the plan, not the run: S declaring 75 s
+ * still ends (by its declaration) at 95, before 100; declaring 120 s it
+ * would end at 140: it waits until W has started and ended, and starts at
+ * 150 with L.
+ */
+static void test_reservation_declared(void **state)
+{
+        (void)state;
+        char *conf = kb_xasprintf(resv_conf, "1");
+        static const int64_t easy[] = {0, 100, 20, 150};
+        starts_under("; MaxNodes: 4\n1 0 -1 100 2 -1 -1 -1 -1\n2 10 -1 50 4 -1 -1 -1 -1\n"
+                     "3 20 -1 60 1 -1 -1 -1 75\n4 21 -1 500 1 -1 -1 -1 -1\n",
+                     conf, easy, 4);
+        static const int64_t late[] = {0, 100, 150, 150};
+        starts_under("; MaxNodes: 4\n1 0 -1 100 2 -1 -1 -1 -1\n2 10 -1 50 4 -1 -1 -1 -1\n"
+                     "3 20 -1 60 1 -1 -1 -1 120\n4 21 -1 500 1 -1 -1 -1 -1\n",
+                     conf, late, 4);
+        free(conf);
+        /* Bad arguments are refused when the conf loads, by name. */
+        struct kb_conf c;
+        char err[512];
+        static const char *const bad[][2] = {
+            {"depth: -1", "depth: want a whole number >= 1 or \"all\", got \"-1\""},
+            {"window: abc", "window: want a duration (24h, 60s), got \"abc\""},
+            {"resolution: 0s", "resolution: must be greater than 0, got \"0s\""},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
+                char *text = kb_xasprintf("actions: allocate\ntiers:\n- plugins:\n"
+                                          "  - name: reservation\n    arguments: {%s}\n",
+                                          bad[i][0]);
+                assert_int_not_equal(parse(text, &c, err, sizeof(err)), 0);
+                if (!strstr(err, bad[i][1]))
+                        fail_msg("%s: got \"%s\"", bad[i][0], err);
+                free(text);
+        }
+}
+
+/*
  * The Inqueue timeout on the clock.  One 4-cpu node; big (minResources cpu
  * 4, two pods of 3 cpu: never placed) arrives at 0, small (minResources cpu
  * 2, one 2-cpu pod of 10m) at 1s.  At 0 big is admitted and reserves the
@@ -1149,6 +1275,8 @@ int main(void)
             cmocka_unit_test(test_percentile),
             cmocka_unit_test(test_clock_jumps),
             cmocka_unit_test(test_swf_trace),
+            cmocka_unit_test(test_reservation_three_ways),
+            cmocka_unit_test(test_reservation_declared),
             cmocka_unit_test(test_clock_inqueue_timeout),
             cmocka_unit_test(test_clock_completion),
             cmocka_unit_test(test_clock_eviction_grace),
