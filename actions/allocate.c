@@ -292,6 +292,10 @@ static bool allocate_job(struct kb__alloc *c, struct kb_queue_info *q, struct kb
                 j->partial_never = true;
         }
         kb_statement_discard(st);
+        /* A gang with a network topology would be reserved within one
+         * domain: not planned yet (docs/scheduling.md). */
+        if (!kb_job_has_topology(j))
+                kb_job_unplaced(s, j);
         return false;
 }
 

@@ -55,6 +55,14 @@ static void usage(FILE *out)
                 "                            runtime=NONE (kbatch.io/runtime of the pods)\n"
                 "                            group-size-max=0 (sizes up to it) blocks=0 racks=0\n"
                 "                            (a topology) hypernodes=0 hard-tier=NONE\n"
+                "  --swf FILE              a Standard Workload Format trace (Parallel Workloads\n"
+                "                          Archive): each job a gang of one pod a processor,\n"
+                "                          arriving at its submit time, running its run time,\n"
+                "                          declaring its requested time (activeDeadlineSeconds)\n"
+                "  --swf-processor RES     one processor as a pod (cpu=1,memory=1Gi)\n"
+                "  --swf-node RES          a node's capacity (one processor)\n"
+                "  --swf-nodes N           nodes (the header's MaxNodes, or MaxProcs over the\n"
+                "                          processors a node holds)\n"
                 "  --full-scan             choose nodes by scanning every node (for checking\n"
                 "                          the caches; same placements, slower)\n"
                 "  --stats                 print timing, bind counts and peak memory to stderr\n"
@@ -174,7 +182,11 @@ int main(int argc, char **argv)
                 OPT_LIMIT,
                 OPT_CSV,
                 OPT_PLOT,
-                OPT_WORKLOAD
+                OPT_WORKLOAD,
+                OPT_SWF,
+                OPT_SWF_PROC,
+                OPT_SWF_NODE,
+                OPT_SWF_NODES
         };
         static const struct option opts[] = {
             {"scheduler-conf", required_argument, NULL, OPT_CONF},
@@ -193,6 +205,10 @@ int main(int argc, char **argv)
             {"csv", required_argument, NULL, OPT_CSV},
             {"plot", required_argument, NULL, OPT_PLOT},
             {"workload-podgroups", optional_argument, NULL, OPT_WORKLOAD},
+            {"swf", required_argument, NULL, OPT_SWF},
+            {"swf-processor", required_argument, NULL, OPT_SWF_PROC},
+            {"swf-node", required_argument, NULL, OPT_SWF_NODE},
+            {"swf-nodes", required_argument, NULL, OPT_SWF_NODES},
             {"v", required_argument, NULL, 'v'},
             {"version", no_argument, NULL, OPT_VERSION},
             {"help", no_argument, NULL, 'h'},
@@ -205,6 +221,10 @@ int main(int argc, char **argv)
         size_t nsynthetic = 0;
         long sessions = 1;
         bool full_scan = false, stats = false, strict = false;
+        const char *swf = NULL;
+        struct kb_swf_opts swf_opts;
+        struct kb_swf_stats swf_stats = {0};
+        kb_swf_opts_init(&swf_opts);
         struct kb_cluster cluster;
         struct kb_conf conf;
         char err[2048];
@@ -291,6 +311,29 @@ int main(int argc, char **argv)
                         }
                         synthetic[nsynthetic++] = optarg;
                         break;
+                case OPT_SWF:
+                        swf = optarg;
+                        break;
+                case OPT_SWF_PROC:
+                case OPT_SWF_NODE:
+                        if (kb_swf_res_parse(optarg,
+                                             opt == OPT_SWF_PROC ? "--swf-processor" : "--swf-node",
+                                             opt == OPT_SWF_PROC ? &swf_opts.processor
+                                                                 : &swf_opts.node,
+                                             err, sizeof(err))) {
+                                fprintf(stderr, "kbatch-sim: %s\n", err);
+                                goto out;
+                        }
+                        break;
+                case OPT_SWF_NODES:
+                        swf_opts.nodes = strtol(optarg, &end, 10);
+                        if (*end || swf_opts.nodes < 1 || swf_opts.nodes > 10000000) {
+                                fprintf(stderr, "kbatch-sim: --swf-nodes: want a number >= 1, "
+                                                "got \"%s\"\n",
+                                        optarg);
+                                goto out;
+                        }
+                        break;
                 case OPT_FULL:
                         full_scan = true;
                         break;
@@ -313,8 +356,8 @@ int main(int argc, char **argv)
                         goto out;
                 }
         }
-        if (!nsynthetic && optind == argc) {
-                fprintf(stderr, "kbatch-sim: no manifests and no --synthetic; see --help\n");
+        if (!nsynthetic && !swf && optind == argc) {
+                fprintf(stderr, "kbatch-sim: no manifests, no --synthetic and no --swf; see --help\n");
                 goto out;
         }
         if (!output)
@@ -358,6 +401,29 @@ int main(int argc, char **argv)
                         fprintf(stderr, "kbatch-sim: %s\n", err);
                         goto out_conf;
                 }
+        if (swf) {
+                char *text;
+                size_t len;
+                int frc = kb_read_file(swf, &text, &len);
+                if (frc) {
+                        fprintf(stderr, "kbatch-sim: --swf %s: %s\n", swf, kb_strerror(frc));
+                        goto out_conf;
+                }
+                frc = kb_cluster_swf(&cluster, swf, text, len, &swf_opts, &swf_stats, err,
+                                     sizeof(err));
+                free(text);
+                if (frc) {
+                        fprintf(stderr, "kbatch-sim: --swf %s\n", err);
+                        goto out_conf;
+                }
+                fprintf(stderr,
+                        "kbatch-sim: %s: %zu job(s) as gangs (%zu pods) on %lld node(s) of "
+                        "%lld processor(s) in all; skipped %zu with no run time, %zu with no "
+                        "processor count, %zu wider than the machine\n",
+                        swf, swf_stats.jobs, swf_stats.pods, (long long)swf_stats.nodes,
+                        (long long)swf_stats.processors, swf_stats.skipped_runtime,
+                        swf_stats.skipped_procs, swf_stats.skipped_wide);
+        }
         for (int i = optind; i < argc; i++) {
                 char *text;
                 size_t len;

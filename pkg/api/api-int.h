@@ -126,6 +126,11 @@ void kb__api_pod_placement_free(struct kb_pod *pod);
  * makes for a pod of no group reads from it (workload.c); d has read the
  * pod's metadata. */
 int kb__api_pod_group(struct kb__api_dec *d, const struct kb_value *doc, struct kb_pod *pod);
+/* The declared-runtime fields of a pod (from its spec and its metadata,
+ * decoded first) and of a PodGroup (runtime.c).  Never fail: an unusable
+ * value is kept in runtime_invalid. */
+void kb__api_pod_runtime(const struct kb_value *spec, struct kb_pod *pod);
+void kb__api_podgroup_runtime(struct kb_podgroup *pg);
 void kb__api_owner_free(struct kb_owner_ref *o);
 
 /* Reads doc's metadata into m and points d->ns/d->name at it.

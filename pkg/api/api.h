@@ -372,6 +372,16 @@ struct kb_pod {
         struct kb_res requests;
         bool best_effort; /* no container requests anything (pods slot aside) */
         enum kb_pod_phase phase;
+        double start_time; /* status.startTime, seconds since the epoch; 0 when unset */
+        /* What the pod declares of its runtime, in ns, 0 where unset:
+         * spec.activeDeadlineSeconds, the label
+         * kueue.x-k8s.io/max-exec-time-seconds and the annotation
+         * kbatch.io/runtime-limit (kb_pod_declared_runtime ranks them).
+         * runtime_invalid names one that is set but unusable ("pod ml/a-0:
+         * spec.activeDeadlineSeconds: must be greater than 0, got 0"),
+         * which then counts as unset. */
+        int64_t active_deadline, kueue_limit, runtime_limit;
+        char *runtime_invalid;
         /* Fields set on the pod that kbatch reads but does not evaluate yet
          * (dynamic resource claims), as "spec.resourceClaims, ...", or
          * NULL: the session reports them instead of ignoring them
@@ -432,6 +442,12 @@ struct kb_podgroup {
          * NULL. */
         char *unevaluated;
         /* status */
+        /* Its annotations kbatch.io/runtime-limit (a Go duration) and
+         * kbatch.io/job-active-deadline-seconds (the owning batch/v1 Job's
+         * spec.activeDeadlineSeconds, copied by kbatch onto the PodGroups it
+         * makes), in ns, 0 where unset; runtime_invalid as for pods. */
+        int64_t runtime_limit, job_deadline;
+        char *runtime_invalid;
         char *phase; /* NULL when the object has no status yet */
         int32_t running, succeeded, failed;
         struct kb_condition *conditions;
@@ -607,6 +623,20 @@ void kb_meta_release(struct kb_meta *m);
                 "volcano.sh/task-spec", "volcano.sh/preemptable"                                   \
         }
 void kb_pod_trim(struct kb_pod *p);
+
+/*
+ * Declared runtimes, for reservations (issue 19; docs/scheduling.md).  A
+ * pod's is, in this order: its spec.activeDeadlineSeconds (the kubelet's
+ * hard limit, Kubernetes' counterpart of Slurm's --time); its Job's
+ * spec.activeDeadlineSeconds (pg's job_deadline); its label
+ * kueue.x-k8s.io/max-exec-time-seconds; the annotation
+ * kbatch.io/runtime-limit on its PodGroup, else on the pod.  ns, or 0 when
+ * it declares none (unbounded).  pg may be NULL.
+ */
+#define KB_RUNTIME_LIMIT_ANNOTATION "kbatch.io/runtime-limit"
+#define KB_JOB_DEADLINE_ANNOTATION  "kbatch.io/job-active-deadline-seconds"
+#define KB_KUEUE_MAX_EXEC_LABEL     "kueue.x-k8s.io/max-exec-time-seconds"
+int64_t kb_pod_declared_runtime(const struct kb_pod *p, const struct kb_podgroup *pg);
 
 /*
  * Decodes a resource list ({cpu: "2", memory: 4Gi, ...}) adding into out.

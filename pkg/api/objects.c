@@ -216,6 +216,7 @@ void kb_podgroup_free(struct kb_podgroup *pg)
         free(pg->priority_class_name);
         free(pg->highest_tier_name);
         free(pg->unevaluated);
+        free(pg->runtime_invalid);
         free(pg->phase);
         for (size_t i = 0; i < pg->nconditions; i++) {
                 struct kb_condition *c = &pg->conditions[i];
@@ -397,6 +398,7 @@ static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, stru
         /* Read, not evaluated yet: said in the session's warnings. */
         if (kb__api_set(kb_value_get(spec, "subGroupPolicy")))
                 pg->unevaluated = kb_xstrdup("spec.subGroupPolicy");
+        kb__api_podgroup_runtime(pg);
         return podgroup_status(d, kb_value_get(doc, "status"), pg);
 }
 

@@ -76,6 +76,7 @@ void kb_pod_free(struct kb_pod *p)
         free(p->workload_queue);
         free(p->workload_invalid);
         free(p->unevaluated);
+        free(p->runtime_invalid);
         kb__api_kvs_free(p->node_selector, p->nnode_selector);
         for (size_t i = 0; i < p->nrequired; i++)
                 term_release(&p->required[i]);
@@ -620,6 +621,11 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
                 return rc;
         pod->unevaluated = unevaluated(spec);
         kb__api_pod_placement(d, spec, pod);
+        kb__api_pod_runtime(spec, pod);
+        const struct kb_value *started = kb_value_get(status, "startTime");
+        if (kb__api_set(started) &&
+            (rc = kb__api_time(d, started, "status.startTime", &pod->start_time)))
+                return rc;
 
         const struct kb_value *tols = kb_value_get(spec, "tolerations");
         if ((rc = kb__api_list(d, tols, "spec.tolerations")))

@@ -287,6 +287,14 @@ void kb_job_enqueued(struct kb_session *s, const struct kb_job *j)
                 e->fn.job_enqueued(e->arg, j);
 }
 
+/* Every plugin is told, in order (the reservation plugin plans for the
+ * first gangs allocate could not place). */
+void kb_job_unplaced(struct kb_session *s, const struct kb_job *j)
+{
+        EACH_CB (s, KB_POINT_JOB_UNPLACED, e)
+                e->fn.job_unplaced(e->arg, j);
+}
+
 /* The first tier in which some plugin answers decides, all of its answers
  * must be true; with no answer anywhere, false (Volcano's JobStarving). */
 bool kb_job_starving(struct kb_session *s, const struct kb_job *j)

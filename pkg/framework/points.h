@@ -65,6 +65,10 @@
         /* Everyone is told, once every vote admitted the job. */                                  \
         XX(JOB_ENQUEUED, job_enqueued, kb_job_event_fn, PLAIN, "enableJobEnqueued", void,          \
            kb_job_enqueued, (struct kb_session * s, const struct kb_job *j))                       \
+        /* Everyone is told: allocate could not place the job (its turn left it neither ready   \
+         * nor pipelined), in the order it met such jobs. */                                       \
+        XX(JOB_UNPLACED, job_unplaced, kb_job_event_fn, PLAIN, NULL, void, kb_job_unplaced,        \
+           (struct kb_session * s, const struct kb_job *j))                                        \
         /* All true, and someone answered. */                                                      \
         XX(JOB_STARVING, job_starving, kb_job_bool_fn, PLAIN, "enableJobStarving", bool,           \
            kb_job_starving, (struct kb_session * s, const struct kb_job *j))                       \

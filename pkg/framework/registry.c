@@ -22,6 +22,7 @@
         XX(predicates)                                                                             \
         XX(nodeorder)                                                                              \
         XX(binpack)                                                                                \
+        XX(reservation)                                                                            \
         XX(network_topology_aware)
 
 #define XX(name) extern const struct kb_action kb_action_##name;

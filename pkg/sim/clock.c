@@ -287,6 +287,7 @@ static void start_pod(struct run *r, uint32_t i, int64_t t)
 {
         struct spod *sp = &r->pods[i];
         sp->gen++;
+        sp->pod->start_time = r->rep->origin + (double)t / 1e9; /* as the kubelet's status.startTime */
         hold(r, sp, 1, t);
         if (sp->gang >= 0 && r->rep->gangs[sp->gang].start < 0)
                 r->rep->gangs[sp->gang].start = t;
@@ -326,6 +327,7 @@ static void on_reap(struct run *r, const struct event *e)
         free(p->nominated_node_name);
         p->nominated_node_name = NULL;
         p->phase = KB_POD_PENDING;
+        p->start_time = 0;
         p->meta.deletion = 0;
         sp->gen++;
 }
@@ -554,6 +556,7 @@ static void join_gangs(struct run *r)
                 struct kb_sim_gang *g = &rep->gangs[sp->gang];
                 sp->queue = find_queue(rep, g->queue);
                 g->pods++;
+                kb_res_add(&g->requests, &sp->pod->requests);
                 r->gang_first[sp->gang + 1]++;
         }
         for (size_t g = 0; g < ng; g++)

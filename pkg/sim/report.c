@@ -106,6 +106,48 @@ static struct waits queue_waits(const struct kb_sim_report *rep, const char *que
         return w;
 }
 
+/* Asks half the cluster or more of some resource (the pods slot aside). */
+static bool wide(const struct kb_sim_report *rep, const struct kb_sim_gang *g)
+{
+        for (int i = 0; i < KB_RES_MAX; i++)
+                if (i != KB_RES_PODS && rep->total.q[i] > 0 &&
+                    g->requests.q[i] >= rep->total.q[i] - rep->total.q[i] / 2)
+                        return true;
+        return false;
+}
+
+void kb_sim_report_jobs(const struct kb_sim_report *rep, struct kb_sim_jobs *j)
+{
+        memset(j, 0, sizeof(*j));
+        double *v = kb_xmalloc((rep->ngangs + 1) * sizeof(*v));
+        double slowdown = 0;
+        for (size_t i = 0; i < rep->ngangs; i++) {
+                const struct kb_sim_gang *g = &rep->gangs[i];
+                if (g->prior || g->end < 0 || g->start < 0)
+                        continue;
+                double wait = (double)(g->start - g->arrival) / NS_PER_S;
+                double run = (double)(g->end - g->start) / NS_PER_S;
+                v[j->finished++] = wait;
+                slowdown += KB_MAX(1.0, (wait + run) / KB_MAX(run, 10.0));
+                if (wide(rep, g)) {
+                        j->wide++;
+                        j->wide_wait_max = KB_MAX(j->wide_wait_max, wait);
+                }
+        }
+        if (j->finished) {
+                for (size_t i = 0; i < j->finished; i++)
+                        j->wait_mean += v[i];
+                j->wait_mean /= (double)j->finished;
+                j->slowdown_mean = slowdown / (double)j->finished;
+                qsort(v, j->finished, sizeof(*v), cmp_double);
+                j->wait_p50 = kb_sim_percentile(v, j->finished, 50);
+                j->wait_p95 = kb_sim_percentile(v, j->finished, 95);
+                j->wait_p99 = kb_sim_percentile(v, j->finished, 99);
+                j->wait_max = v[j->finished - 1];
+        }
+        free(v);
+}
+
 static const char *stop_name(enum kb_sim_stop s)
 {
         switch (s) {
@@ -216,6 +258,20 @@ struct kb_value *kb_sim_report_to_json(const struct kb_sim_report *rep)
         kb_value_set(o, "utilization", series_json(rep, &rep->used, idx, nidx));
         kb_value_set(o, "averageUtilization", averages_json(rep, &rep->used, idx, nidx, false));
         kb_value_set(o, "peakUtilization", averages_json(rep, &rep->used, idx, nidx, true));
+        struct kb_sim_jobs j;
+        kb_sim_report_jobs(rep, &j);
+        struct kb_value *jo = kb_value_new(KB_VOBJECT), *jw = kb_value_new(KB_VOBJECT);
+        kb_value_set(jo, "finished", kb_value_new_int((int64_t)j.finished));
+        kb_value_set(jw, "mean", num(j.wait_mean, 3));
+        kb_value_set(jw, "p50", num(j.wait_p50, 3));
+        kb_value_set(jw, "p95", num(j.wait_p95, 3));
+        kb_value_set(jw, "p99", num(j.wait_p99, 3));
+        kb_value_set(jw, "max", num(j.wait_max, 3));
+        kb_value_set(jo, "waitSeconds", jw);
+        kb_value_set(jo, "meanBoundedSlowdown", num(j.slowdown_mean, 3));
+        kb_value_set(jo, "wide", kb_value_new_int((int64_t)j.wide));
+        kb_value_set(jo, "wideMaxWaitSeconds", num(j.wide_wait_max, 3));
+        kb_value_set(o, "finishedGangs", jo);
 
         struct kb_value *queues = kb_value_new(KB_VARRAY);
         for (size_t i = 0; i < rep->nqueues; i++) {
@@ -335,6 +391,23 @@ void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
                 kb__table_row_take(&t, c);
         }
         kb__table_print(&t, out, "  ");
+
+        struct kb_sim_jobs j;
+        kb_sim_report_jobs(rep, &j);
+        if (j.finished) {
+                char *w[6] = {wait_text(j.wait_mean), wait_text(j.wait_p50), wait_text(j.wait_p95),
+                              wait_text(j.wait_p99),  wait_text(j.wait_max),
+                              wait_text(j.wide_wait_max)};
+                fprintf(out,
+                        "\nFinished gangs: %zu; wait mean %s (%.1fs), p50 %s, p95 %s, p99 %s, "
+                        "max %s (%.0fs)\n"
+                        "  mean bounded slowdown %.2f (runs under 10s count as 10s)\n"
+                        "  wide gangs (half the cluster or more): %zu, longest wait %s (%.0fs)\n",
+                        j.finished, w[0], j.wait_mean, w[1], w[2], w[3], w[4], j.wait_max,
+                        j.slowdown_mean, j.wide, w[5], j.wide_wait_max);
+                for (int i = 0; i < 6; i++)
+                        free(w[i]);
+        }
 
         fprintf(out, "\nQueues (wait = start - arrival; share = average of the cluster held)\n");
         kb__table_init(&t, 9, "QUEUE", "GANGS", "FINISHED", "WAIT P50", "WAIT P95", "WAIT MAX",

@@ -84,6 +84,37 @@ int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, s
  */
 int kb_cluster_synthetic(struct kb_cluster *c, const char *spec, char *err, size_t errlen);
 
+/* ---- real traces (kbatch-sim --swf; swf.c) ----------------------------------- */
+
+struct kb_swf_opts {
+        struct kb_res processor; /* one processor as a pod's requests: cpu=1, memory=1Gi */
+        struct kb_res node;      /* a node's allocatable; all zero: one processor */
+        int64_t nodes;           /* > 0: this many; else the header's MaxNodes, or
+                                  * MaxProcs over the processors a node holds */
+};
+void kb_swf_opts_init(struct kb_swf_opts *o);
+struct kb_swf_stats {
+        size_t jobs, pods;      /* the jobs that became gangs, and their pods */
+        size_t skipped_runtime; /* run time 0 or less (cancelled, failed at once) */
+        size_t skipped_procs;   /* no processor count */
+        size_t skipped_wide;    /* wider than the machine */
+        int64_t nodes, processors;
+};
+/*
+ * Reads a Standard Workload Format trace (swf.c says which fields) into c:
+ * the nodes, then one PodGroup a job with a pod per processor, created at
+ * its submit time, running its run time, declaring its requested time.
+ * Returns 0 with st filled, or KB_EBADINPUT with err naming the line and
+ * the field ("lublin.swf:12: field 4 (run time): want a whole number, got
+ * \"x\"").
+ */
+int kb_cluster_swf(struct kb_cluster *c, const char *label, const char *text, size_t len,
+                   const struct kb_swf_opts *o, struct kb_swf_stats *st, char *err,
+                   size_t errlen);
+/* "cpu=1,memory=1Gi" (flag names it in errors) into out. */
+int kb_swf_res_parse(const char *text, const char *flag, struct kb_res *out, char *err,
+                     size_t errlen);
+
 /* Adds the default queue (weight 1) when no queue has that name, as the
  * daemon creates it in a real cluster.  Returns whether it added one. */
 bool kb_cluster_ensure_default_queue(struct kb_cluster *c);
@@ -141,6 +172,7 @@ struct kb_sim_gang {
         int64_t arrival, start, end;
         char *why;  /* the latest Unschedulable message, or NULL */
         bool prior; /* every pod had finished before time 0: no part of the run */
+        struct kb_res requests; /* of all its pods */
 };
 
 struct kb_sim_queue {
@@ -241,6 +273,21 @@ void kb_result_print_table(const struct kb_result *r, const struct kb_session_vi
 
 /* A timed run's report: "simulation" member of the JSON document. */
 struct kb_value *kb_sim_report_to_json(const struct kb_sim_report *rep);
+/*
+ * The figures of batch-scheduling studies, over the gangs of the run that
+ * finished (wait = start - arrival, run = end - start):
+ * mean and percentile waits, the longest wait, the mean bounded slowdown
+ * max(1, (wait + run) / max(run, 10 s)) (Feitelson's, the threshold
+ * keeping very short jobs from dominating), and the longest wait of wide
+ * gangs (asking half the cluster or more of some resource).
+ */
+struct kb_sim_jobs {
+        size_t finished, wide;
+        double wait_mean, wait_p50, wait_p95, wait_p99, wait_max;
+        double slowdown_mean;
+        double wide_wait_max;
+};
+void kb_sim_report_jobs(const struct kb_sim_report *rep, struct kb_sim_jobs *out);
 /* The gangs of the run (not those already done when it started) that had
  * not finished when it stopped. */
 size_t kb_sim_report_unfinished(const struct kb_sim_report *rep);

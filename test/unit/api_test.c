@@ -462,6 +462,90 @@ static void test_pod_defaults(void **state)
         kb_object_release(&o);
 }
 
+/* Declared runtimes (issue 19): each source, its rank, and a bad value
+ * named and counted as unset. */
+static void test_declared_runtime(void **state)
+{
+        (void)state;
+        struct kb_object o, g;
+        const int64_t S = 1000000000LL;
+        /* Every source at once: the pod's activeDeadlineSeconds wins. */
+        decode_ok("apiVersion: v1\nkind: Pod\n"
+                  "metadata: {name: p, namespace: ml, labels: "
+                  "{kueue.x-k8s.io/max-exec-time-seconds: '300'}, annotations: "
+                  "{kbatch.io/runtime-limit: 1h}}\n"
+                  "spec: {activeDeadlineSeconds: 600, containers: [{name: a}]}\n"
+                  "status: {startTime: '2026-11-26T10:00:00Z'}\n",
+                  &o, KB_KIND_POD);
+        decode_ok("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                  "metadata: {name: g, namespace: ml, annotations: "
+                  "{kbatch.io/job-active-deadline-seconds: '900', kbatch.io/runtime-limit: 2h}}\n"
+                  "spec: {minMember: 1}\n",
+                  &g, KB_KIND_PODGROUP);
+        struct kb_pod *p = o.pod;
+        struct kb_podgroup *pg = g.podgroup;
+        assert_true(p->start_time == 1795687200.0);
+        assert_int_equal(p->active_deadline, 600 * S);
+        assert_int_equal(p->kueue_limit, 300 * S);
+        assert_int_equal(p->runtime_limit, 3600 * S);
+        assert_null(p->runtime_invalid);
+        assert_int_equal(pg->job_deadline, 900 * S);
+        assert_int_equal(pg->runtime_limit, 7200 * S);
+        assert_int_equal(kb_pod_declared_runtime(p, pg), 600 * S);
+        /* Then the Job's, the kueue label, the PodGroup's annotation, the
+         * pod's. */
+        p->active_deadline = 0;
+        assert_int_equal(kb_pod_declared_runtime(p, pg), 900 * S);
+        pg->job_deadline = 0;
+        assert_int_equal(kb_pod_declared_runtime(p, pg), 300 * S);
+        p->kueue_limit = 0;
+        assert_int_equal(kb_pod_declared_runtime(p, pg), 7200 * S);
+        assert_int_equal(kb_pod_declared_runtime(p, NULL), 3600 * S);
+        p->runtime_limit = 0;
+        assert_int_equal(kb_pod_declared_runtime(p, NULL), 0); /* unbounded */
+        kb_object_release(&o);
+        kb_object_release(&g);
+
+        /* Bad values are named, and count as unset. */
+        static const struct {
+                const char *fields;
+                const char *want;
+        } bad[] = {
+            {"annotations: {kbatch.io/runtime-limit: 1h}}\nspec: {activeDeadlineSeconds: 0, ",
+             "pod ml/p: spec.activeDeadlineSeconds: must be greater than 0 (and at most "
+             "9223372036), got 0"},
+            {"annotations: {kbatch.io/runtime-limit: 1h}}\nspec: {activeDeadlineSeconds: -5, ",
+             "pod ml/p: spec.activeDeadlineSeconds: must be greater than 0 (and at most "
+             "9223372036), got -5"},
+            {"annotations: {kbatch.io/runtime-limit: 1h}}\nspec: {activeDeadlineSeconds: 1.5, ",
+             "pod ml/p: spec.activeDeadlineSeconds: must be a whole number of seconds, got \"1.5\""},
+            {"labels: {kueue.x-k8s.io/max-exec-time-seconds: 5m}, annotations: "
+             "{kbatch.io/runtime-limit: 1h}}\nspec: {",
+             "pod ml/p: label kueue.x-k8s.io/max-exec-time-seconds: must be a whole number of "
+             "seconds, got \"5m\""},
+            {"annotations: {kbatch.io/runtime-limit: 12Qi}}\nspec: {",
+             "pod ml/p: annotation kbatch.io/runtime-limit: "},
+            {"annotations: {kbatch.io/runtime-limit: -1h}}\nspec: {",
+             "pod ml/p: annotation kbatch.io/runtime-limit: \"-1h\": must be greater than 0"},
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                char *y = kb_xasprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: "
+                                       "ml, %scontainers: [{name: a}]}\n",
+                                       bad[i].fields);
+                decode_ok(y, &o, KB_KIND_POD);
+                free(y);
+                p = o.pod;
+                assert_non_null(p->runtime_invalid);
+                if (strncmp(p->runtime_invalid, bad[i].want, strlen(bad[i].want)))
+                        fail_msg("case %zu: got \"%s\"", i, p->runtime_invalid);
+                assert_int_equal(p->active_deadline, 0);
+                assert_int_equal(p->kueue_limit, 0);
+                /* The annotation still counts where it is good. */
+                assert_int_equal(kb_pod_declared_runtime(p, NULL), i < 4 ? 3600 * S : 0);
+                kb_object_release(&o);
+        }
+}
+
 static int64_t pod_cpu(const char *spec_yaml, int64_t *memory, bool *best_effort)
 {
         char doc[2048];
@@ -1458,6 +1542,7 @@ int main(void)
             cmocka_unit_test(test_pod_full),
             cmocka_unit_test(test_pod_defaults),
             cmocka_unit_test(test_pod_requests),
+            cmocka_unit_test(test_declared_runtime),
             cmocka_unit_test(test_node),
             cmocka_unit_test(test_podgroup),
             cmocka_unit_test(test_network_topology),

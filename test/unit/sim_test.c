@@ -4,6 +4,8 @@
  * was) and the conf parser (Volcano's format, its flag spellings, names
  * kbatch lacks).
  */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -496,6 +498,248 @@ static void test_clock_jumps(void **state)
         assert_true(rep.origin == 1735689600.0);
         kb_sim_report_release(&rep);
         kb_cluster_release(&c);
+}
+
+/*
+ * A Standard Workload Format trace (kbatch-sim --swf) on four one-cpu
+ * nodes (the header's MaxNodes; a node is one processor by default):
+ *   job 1  submit 0,  run 100, 2 procs, requested 120 s
+ *   job 2  submit 10, run 50,  4 procs (field 5 is -1: field 8's 4)
+ *   job 3  submit 20, run 5,   1 proc
+ *   job 4  run 0: skipped;  job 5  9 procs: wider than the machine
+ * Greedy, as allocate is: 1 starts at 0; 2 needs all four, two are busy:
+ * it waits; 3 fits at 20 and starts; at 100, 1 ends and 2 starts.
+ * Waits 0, 90, 0: mean 30, p50 0, p95 90, max 90.  Bounded slowdowns
+ * max(1, (wait + run) / max(run, 10)): 1, (90 + 50) / 50 = 2.8, and
+ * max(1, 5 / 10) = 1: mean 1.6.  Wide (half the cpu or more): 1 and 2, the
+ * longest wait 90.
+ */
+static const char swf_trace[] = "; Version: 2\n"
+                                "; MaxNodes: 4\n"
+                                "1 0 -1 100 2 -1 -1 2 120 -1 1 -1 -1 -1 0 -1 -1 -1\n"
+                                "2 10 -1 50 -1 -1 -1 4 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
+                                "\n"
+                                "3 20 -1 5 1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
+                                "4 30 -1 0 1 -1 -1 -1 -1 -1 0 -1 -1 -1 0 -1 -1 -1\n"
+                                "5 40 -1 10 9 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n";
+
+static void test_swf_trace(void **state)
+{
+        (void)state;
+        const int64_t S = 1000000000LL;
+        struct kb_cluster c;
+        struct kb_swf_opts so;
+        struct kb_swf_stats st;
+        struct kb_conf conf;
+        struct kb_sim_opts o;
+        struct kb_sim_report rep;
+        struct steps steps = {0};
+        char err[512] = "";
+        kb_cluster_init(&c);
+        kb_swf_opts_init(&so);
+        assert_int_equal(kb_cluster_swf(&c, "t.swf", swf_trace, strlen(swf_trace), &so, &st, err,
+                                        sizeof(err)),
+                         0);
+        assert_int_equal(st.jobs, 3);
+        assert_int_equal(st.pods, 7);
+        assert_int_equal(st.skipped_runtime, 1);
+        assert_int_equal(st.skipped_wide, 1);
+        assert_int_equal(st.nodes, 4);
+        assert_int_equal(c.nnodes, 4);
+        assert_int_equal(c.nodes[0]->allocatable.q[KB_RES_CPU], 1000);
+        assert_int_equal(c.npodgroups, 3);
+        assert_string_equal(c.podgroups[1]->meta.name, "job-000002");
+        assert_int_equal(c.podgroups[1]->min_member, 4);
+        /* Declared: the requested time, else the run time. */
+        assert_int_equal(kb_pod_declared_runtime(c.pods[0], c.podgroups[0]), 120 * S);
+        assert_int_equal(kb_pod_declared_runtime(c.pods[2], c.podgroups[1]), 50 * S);
+        assert_string_equal(kb_meta_annotation(&c.pods[0]->meta, KB_RUNTIME_ANNOTATION), "100s");
+
+        kb_cluster_ensure_default_queue(&c);
+        assert_int_equal(parse(kb_default_conf_yaml, &conf, err, sizeof(err)), 0);
+        kb_sim_opts_init(&o);
+        assert_int_equal(kb_sim_run(&c, &conf, &o, record_step, &steps, &rep, err, sizeof(err)),
+                         0);
+        assert_int_equal(rep.stop, KB_SIM_DONE);
+        assert_int_equal(gang(&rep, "default/job-000002")->start, 100 * S);
+        assert_int_equal(gang(&rep, "default/job-000003")->start, 20 * S);
+        struct kb_sim_jobs j;
+        kb_sim_report_jobs(&rep, &j);
+        assert_int_equal(j.finished, 3);
+        assert_true(j.wait_mean == 30);
+        assert_true(j.wait_p50 == 0);
+        assert_true(j.wait_p95 == 90);
+        assert_true(j.wait_max == 90);
+        assert_true(fabs(j.slowdown_mean - 1.6) < 1e-9);
+        assert_int_equal(j.wide, 2);
+        assert_true(j.wide_wait_max == 90);
+        kb_sim_report_release(&rep);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+
+        /* Malformed lines are named with their field; nothing is kept. */
+        static const struct {
+                const char *text, *want;
+        } bad[] = {
+            {"; MaxNodes: 4\n1 0 -1 abc 2 -1 -1 -1 -1\n",
+             "t.swf:2: field 4 (run time): want a whole number, got \"abc\""},
+            {"1 0 -1 10\n", "t.swf:1: field 5 (allocated processors): want a whole number, got \"\""},
+            {"1 -5 -1 10 1 -1 -1 -1 -1\n",
+             "t.swf:1: field 2 (submit time): must not be negative, got -5"},
+            {"1 0 -1 10 1 -1 -1 -1 -1\n",
+             "t.swf: no node count: give --swf-nodes (the header has neither MaxNodes nor "
+             "MaxProcs)"},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
+                kb_cluster_init(&c);
+                assert_int_equal(kb_cluster_swf(&c, "t.swf", bad[i].text, strlen(bad[i].text), &so,
+                                                &st, err, sizeof(err)),
+                                 KB_EBADINPUT);
+                assert_string_equal(err, bad[i].want);
+                assert_int_equal(c.npods, 0);
+                kb_cluster_release(&c);
+        }
+        /* Two processors a node: MaxProcs 8 makes four nodes. */
+        kb_cluster_init(&c);
+        assert_int_equal(kb_swf_res_parse("cpu=2,memory=2Gi", "--swf-node", &so.node, err,
+                                          sizeof(err)),
+                         0);
+        const char two[] = "; MaxProcs: 8\n1 0 -1 10 8 -1 -1 -1 -1\n";
+        assert_int_equal(kb_cluster_swf(&c, "t.swf", two, strlen(two), &so, &st, err, sizeof(err)),
+                         0);
+        assert_int_equal(st.nodes, 4);
+        assert_int_equal(st.processors, 8);
+        assert_int_equal(st.jobs, 1);
+        kb_cluster_release(&c);
+        assert_int_equal(kb_swf_res_parse("cpu=1,memory=12Qi", "--swf-node", &so.node, err,
+                                          sizeof(err)),
+                         KB_EBADINPUT);
+        assert_non_null(strstr(err, "--swf-node"));
+}
+
+/*
+ * Greedy, EASY and conservative backfilling on one hand-worked trace: five
+ * one-cpu nodes, runtimes declared exactly (SWF field 9 is -1), sessions at
+ * every arrival and end.
+ *   A  t0  3 procs 100 s     B  t1  4 procs 50 s      C  t2  5 procs 100 s
+ *   D  t3  1 proc  200 s     E  t4  1 proc  300 s
+ * Greedy (allocate alone): A at 0; B and C wait; D (t3) and E (t4) take the
+ * two free nodes.  At 100 A ends but D and E hold two: B waits for D's end
+ * at 203, C for E's at 304.  B 203, C 304, D 3, E 4.
+ * EASY (depth 1): at t3 B's shadow time is 100 (A ends) with one node
+ * spare: D (ends 203) takes it.  At t4 nothing is spare: E would hold a
+ * node B needs at 100 and waits.  B starts at 100; C's shadow is then 203
+ * (D's end), and E still waits; C 203, E after C at 303.
+ * Conservative (depth all): at t3 B is reserved [100, 150) and C [150,
+ * 250); D would hold a node C needs at 150: it waits, reserved at 250,
+ * as E.  B 100, C 150, D 250, E 250.
+ */
+static const char three_ways[] = "; MaxNodes: 5\n"
+                                 "1 0 -1 100 3 -1 -1 -1 -1\n"
+                                 "2 1 -1 50 4 -1 -1 -1 -1\n"
+                                 "3 2 -1 100 5 -1 -1 -1 -1\n"
+                                 "4 3 -1 200 1 -1 -1 -1 -1\n"
+                                 "5 4 -1 300 1 -1 -1 -1 -1\n";
+
+static const char resv_conf[] = "actions: \"enqueue, allocate, backfill\"\n"
+                                "tiers:\n"
+                                "- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n"
+                                "- plugins:\n"
+                                "  - {name: overcommit}\n  - {name: drf}\n  - {name: predicates}\n"
+                                "  - {name: proportion}\n  - {name: nodeorder}\n"
+                                "  - name: reservation\n"
+                                "    arguments: {depth: %s, resolution: 1s}\n";
+
+static void starts_under(const char *trace, const char *conf_text, const int64_t *want, size_t n)
+{
+        struct kb_cluster c;
+        struct kb_swf_opts so;
+        struct kb_swf_stats st;
+        struct kb_conf conf;
+        struct kb_sim_opts o;
+        struct kb_sim_report rep;
+        struct steps steps = {0};
+        char err[512] = "";
+        kb_cluster_init(&c);
+        kb_swf_opts_init(&so);
+        assert_int_equal(kb_cluster_swf(&c, "t.swf", trace, strlen(trace), &so, &st, err,
+                                        sizeof(err)),
+                         0);
+        kb_cluster_ensure_default_queue(&c);
+        if (parse(conf_text, &conf, err, sizeof(err)))
+                fail_msg("conf: %s", err);
+        kb_sim_opts_init(&o);
+        assert_int_equal(kb_sim_run(&c, &conf, &o, record_step, &steps, &rep, err, sizeof(err)),
+                         0);
+        assert_int_equal(rep.stop, KB_SIM_DONE);
+        for (size_t i = 0; i < n; i++) {
+                char name[48];
+                snprintf(name, sizeof(name), "default/job-%06zu", i + 1);
+                int64_t got = gang(&rep, name)->start / 1000000000LL;
+                if (got != want[i])
+                        fail_msg("%s started at %lld, want %lld", name, (long long)got,
+                                 (long long)want[i]);
+        }
+        kb_sim_report_release(&rep);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
+
+static void test_reservation_three_ways(void **state)
+{
+        (void)state;
+        static const int64_t greedy[] = {0, 203, 304, 3, 4};
+        static const int64_t easy[] = {0, 100, 203, 3, 303};
+        static const int64_t conservative[] = {0, 100, 150, 250, 250};
+        starts_under(three_ways, kb_default_conf_yaml, greedy, 5);
+        char *conf = kb_xasprintf(resv_conf, "1");
+        starts_under(three_ways, conf, easy, 5);
+        free(conf);
+        conf = kb_xasprintf(resv_conf, "all");
+        starts_under(three_ways, conf, conservative, 5);
+        free(conf);
+}
+
+/*
+ * The banner's example (plugins/reservation.c), on four nodes: A (2 procs,
+ * 100 s) runs; W (4 procs, 50 s) waits for 100; S (1 proc, 60 s, t20) ends
+ * at 80 and may use reserved room; L (1 proc, 500 s, t21) would hold a
+ * node W needs: it waits for W's end at 150.  Declared runtimes longer than
+ * the actual ones (field 9) move the plan, not the run: S declaring 75 s
+ * still ends (by its declaration) at 95, before 100; declaring 120 s it
+ * would end at 140: it waits until W has started and ended, and starts at
+ * 150 with L.
+ */
+static void test_reservation_declared(void **state)
+{
+        (void)state;
+        char *conf = kb_xasprintf(resv_conf, "1");
+        static const int64_t easy[] = {0, 100, 20, 150};
+        starts_under("; MaxNodes: 4\n1 0 -1 100 2 -1 -1 -1 -1\n2 10 -1 50 4 -1 -1 -1 -1\n"
+                     "3 20 -1 60 1 -1 -1 -1 75\n4 21 -1 500 1 -1 -1 -1 -1\n",
+                     conf, easy, 4);
+        static const int64_t late[] = {0, 100, 150, 150};
+        starts_under("; MaxNodes: 4\n1 0 -1 100 2 -1 -1 -1 -1\n2 10 -1 50 4 -1 -1 -1 -1\n"
+                     "3 20 -1 60 1 -1 -1 -1 120\n4 21 -1 500 1 -1 -1 -1 -1\n",
+                     conf, late, 4);
+        free(conf);
+        /* Bad arguments are refused when the conf loads, by name. */
+        struct kb_conf c;
+        char err[512];
+        static const char *const bad[][2] = {
+            {"depth: -1", "depth: want a whole number >= 1 or \"all\", got \"-1\""},
+            {"window: abc", "window: want a duration (24h, 60s), got \"abc\""},
+            {"resolution: 0s", "resolution: must be greater than 0, got \"0s\""},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(bad); i++) {
+                char *text = kb_xasprintf("actions: allocate\ntiers:\n- plugins:\n"
+                                          "  - name: reservation\n    arguments: {%s}\n",
+                                          bad[i][0]);
+                assert_int_not_equal(parse(text, &c, err, sizeof(err)), 0);
+                if (!strstr(err, bad[i][1]))
+                        fail_msg("%s: got \"%s\"", bad[i][0], err);
+                free(text);
+        }
 }
 
 /*
@@ -1035,6 +1279,9 @@ int main(void)
             cmocka_unit_test(test_runtime_annotation_refused),
             cmocka_unit_test(test_percentile),
             cmocka_unit_test(test_clock_jumps),
+            cmocka_unit_test(test_swf_trace),
+            cmocka_unit_test(test_reservation_three_ways),
+            cmocka_unit_test(test_reservation_declared),
             cmocka_unit_test(test_clock_inqueue_timeout),
             cmocka_unit_test(test_clock_completion),
             cmocka_unit_test(test_clock_eviction_grace),
