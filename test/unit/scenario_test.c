@@ -109,6 +109,50 @@ static const struct kb_scenario basics[] = {
         .phases = "tf=Running",
     },
     {
+        /* Volcano master's allocate_test.go, "prepredicate failed and tasks
+         * are not used up, continue on until min member meet": the role is
+         * in the label volcano.sh/task-spec only (Volcano's job controller
+         * writes both; getTaskRole in pkg/scheduler/api/job_info.go reads
+         * the annotation, then the label).  minMember 2, minTaskMember
+         * {master: 1, worker: 1}; n1 (1 cpu, nodeRole master), n2 (1 cpu,
+         * worker).  No pod name has an index, no uid: task order by name.
+         * p0 (master) to n1; p1 (master) fits nowhere (n1 full, n2 the
+         * wrong role); p2 (worker) to n2: two ready, one of each role, the
+         * gang is ready and binds; p3 finds no room.  Read from the
+         * annotation alone, no pod has a role and the gang is refused
+         * ("Not enough valid pods of each task"). */
+        .name = "the task role from the label volcano.sh/task-spec",
+        .manifests =
+            NODE_X("n1", "cpu: '1', memory: 2Gi, pods: '10'", ", labels: {nodeRole: master}", "", "")
+            NODE_X("n2", "cpu: '1', memory: 2Gi, pods: '10'", ", labels: {nodeRole: worker}", "", "")
+            PG("pg1", "2", "2024-01-01", ", minTaskMember: {master: 1, worker: 1}")
+            POD("p0", ", labels: {volcano.sh/task-spec: master}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: master}\n" POD_REQ("1"), "")
+            POD("p1", ", labels: {volcano.sh/task-spec: master}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: master}\n" POD_REQ("1"), "")
+            POD("p2", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: worker}\n" POD_REQ("1"), "")
+            POD("p3", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: worker}\n" POD_REQ("1"), ""),
+        .binds = "p0=n1 p2=n2",
+        .phases = "pg1=Running",
+    },
+    {
+        /* The annotation wins over the label: p0's annotation says worker
+         * (its label master), so the gang has two workers and no master
+         * and is refused, as Volcano's getTaskRole decides. */
+        .name = "the task role: the annotation before the label",
+        .manifests = NODE("n1")
+            PG("pg1", "2", "2024-01-01", ", minTaskMember: {master: 1, worker: 1}")
+            POD("p0", ", labels: {volcano.sh/task-spec: master}, annotations: "
+                "{scheduling.k8s.io/group-name: pg1, volcano.sh/task-spec: worker}",
+                "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("p1", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "",
+        .message = "Not enough valid pods of each task",
+    },
+    {
         /* A pod with no group annotation is a job of its own, minMember 1,
          * in the default queue: it binds to n1 (two empty nodes tie). */
         .name = "lone pod without a group binds",
