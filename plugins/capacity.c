@@ -2,8 +2,8 @@
  * capacity: queue quotas as Volcano master's plugins/capacity, where each
  * queue says what it deserves (spec.deserved) instead of a weight.  The
  * other limits are proportion's: spec.capability caps a queue, and
- * spec.guarantee is kept for it alone.  A conf runs proportion or capacity,
- * never both (conf.c refuses that).
+ * spec.guarantee is kept for it alone.  A conf may name proportion too, as
+ * in Volcano: both then vote, each on its own shares (conf.c warns).
  *
  *   real capability  what a queue may hold at most.  Flat (the default):
  *                    the cluster less every queue's guarantee, plus its own

@@ -269,18 +269,104 @@ static const struct kb_scenario states[] = {
     },
 };
 
+/*
+ * proportion and capacity in one conf, as Volcano allows (its
+ * preempt_test.go's TestTopologyAwarePreempt runs both): each plugin keeps
+ * its own shares and every vote must pass (pkg/framework/points.c).
+ */
+#define BOTH CONF_WITH("  - name: proportion\n  - name: capacity\n    enableHierarchy: true\n")
+
+static const struct kb_scenario both[] = {
+    {
+        /* root -> p (capability 6 cpu) -> {a, b}; a has weight 3 and
+         * deserves 2 cpu (capacity), b weight 1 and deserves 4; each has
+         * eight 1-cpu pods; n1 has 8 cpu.  proportion (weights, only a and
+         * b have jobs): a deserves 6, b 2, and allocatable holds each
+         * there.  capacity: p's capability bounds a + b at 6.  Queue
+         * order asks proportion (listed first), then capacity on a tie.
+         * a-0 (0 = 0 in both, then the name); b-0 (a 1/6 > b 0); a-1
+         * (2/6 < b's 1/2), a-2 (3/6); 1/2 = 1/2, capacity: a 3/2 > b 1/4:
+         * b-1 (b at 2 of 2); a-3 (4/6 < 1); now p holds 6: a-4 is refused
+         * by capacity, b-2 by proportion.  a 4, b 2.  proportion alone
+         * would give a 6, b 2 (the node is full), capacity alone a 2, b 4
+         * (by its shares); today a conf naming both is refused. */
+        .name = "proportion and capacity: every vote must pass",
+        .conf = BOTH,
+        .manifests = N8 QUEUE("p", "capability: {cpu: '6'}", "")
+            QUEUE("a", "parent: p, weight: 3, deserved: {cpu: '2'}", "")
+                QUEUE("b", "parent: p, weight: 1, deserved: {cpu: '4'}", "")
+                    GANG("a", "1", "8", "1", ", queue: a") GANG("b", "1", "8", "1", ", queue: b"),
+        .binds = "a-0=n1 a-1=n1 a-2=n1 a-3=n1 b-0=n1 b-1=n1",
+    },
+    {
+        /* The same queues and jobs with the two plugins listed the other
+         * way round: capacity's queue order is asked first.  a-0 (0 = 0,
+         * name); b-0 (a 1/2 > 0); b-1 (1/4 < 1/2); a 1/2 = b 2/4, then
+         * proportion: a 1/6 < b 2/2: a-1 (2/2); b-2 is refused by
+         * proportion (2 + 1 > 2), and b's job is done; a-2, a-3 (p at 6:
+         * a 4, b 2); a-4 is refused by capacity.  The same binds: the
+         * quotas, not the order, decide here. */
+        .name = "proportion and capacity: the other order, the same quotas",
+        .conf = CONF_WITH("  - name: capacity\n    enableHierarchy: true\n  - name: proportion\n"),
+        .manifests = N8 QUEUE("p", "capability: {cpu: '6'}", "")
+            QUEUE("a", "parent: p, weight: 3, deserved: {cpu: '2'}", "")
+                QUEUE("b", "parent: p, weight: 1, deserved: {cpu: '4'}", "")
+                    GANG("a", "1", "8", "1", ", queue: a") GANG("b", "1", "8", "1", ", queue: b"),
+        .binds = "a-0=n1 a-1=n1 a-2=n1 a-3=n1 b-0=n1 b-1=n1",
+    },
+    {
+        /* Enqueue with both in one tier: a group is admitted only when
+         * neither rejects it.  root -> p (capability 4 cpu) -> a; group g
+         * in a asks minResources cpu 5.  proportion sees a alone (no
+         * capability of its own: real capability 8) and admits; capacity
+         * hands p's capability down to a (4) and rejects: g waits, with
+         * capacity's numbers.  proportion alone would bind g-0. */
+        .name = "proportion and capacity: enqueue needs capacity's vote too",
+        .conf = BOTH,
+        .manifests = N8 QUEUE("p", "capability: {cpu: '4'}", "") QUEUE("a", "parent: p", "")
+            PG("g", "1", "2024-01-01", ", queue: a, minResources: {cpu: '5'}")
+                JOB("g", "g", "1", "", REQ1, ""),
+        .binds = "",
+        .phases = "g=Pending",
+        .message = "queue resource quota insufficient: queue a: insufficient cpu: the group "
+                   "needs 5, the queue has 0 allocated, 0 reserved for admitted groups, 0 "
+                   "elastic, capability 4",
+        .reasons = "g=QueueQuotaExceeded",
+    },
+    {
+        /* And proportion's: root -> p (guarantee 4 cpu) -> a; g in a asks
+         * minResources cpu 5.  capacity: the implicit root has no limit,
+         * so neither has p nor a: admitted.  proportion counts p's
+         * guarantee against a flat cluster: a may hold 8 - 4 = 4 < 5:
+         * rejected, with proportion's numbers.  capacity alone would
+         * bind g-0. */
+        .name = "proportion and capacity: enqueue needs proportion's vote too",
+        .conf = BOTH,
+        .manifests = N8 QUEUE("p", "guarantee: {resource: {cpu: '4'}}", "") QUEUE(
+            "a", "parent: p", "") PG("g", "1", "2024-01-01", ", queue: a, minResources: {cpu: '5'}")
+            JOB("g", "g", "1", "", REQ1, ""),
+        .binds = "",
+        .phases = "g=Pending",
+        .message = "queue resource quota insufficient: queue a: insufficient cpu: the group "
+                   "needs 5, the queue has 0 allocated, 0 reserved for admitted groups, 0 "
+                   "elastic, capability 4",
+        .reasons = "g=QueueQuotaExceeded",
+    },
+};
+
 TABLE_TEST(limits)
 TABLE_TEST(order)
 TABLE_TEST(tree)
 TABLE_TEST(enqueue)
 TABLE_TEST(states)
+TABLE_TEST(both)
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_limits), cmocka_unit_test(test_order),
             cmocka_unit_test(test_tree),   cmocka_unit_test(test_enqueue),
-            cmocka_unit_test(test_states),
+            cmocka_unit_test(test_states), cmocka_unit_test(test_both),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
