@@ -42,9 +42,9 @@ const char kb_default_conf_yaml[] = "actions: \"enqueue, allocate, backfill\"\n"
 /* Volcano actions and plugins that kbatch does not implement yet. */
 static const char *const unimplemented_actions[] = {"shuffle", "elect", "reserve", "dispatch"};
 static const char *const unimplemented_plugins[] = {
-    "task-topology",         "sla",       "tdm",           "numaaware",   "cdp",
-    "rescheduling",          "usage",     "extender",      "deviceshare", "pdb",
-    "resource-strategy-fit", "nodegroup", "resourcequota", "cpuquota"};
+    "task-topology", "tdm",           "numaaware",   "cdp", "rescheduling",
+    "usage",         "extender",      "deviceshare", "pdb", "resource-strategy-fit",
+    "nodegroup",     "resourcequota", "cpuquota"};
 /* Volcano flags that govern features kbatch does not have. */
 static const char *const ignored_flags[] = {"Hierarchy",     "BestNode",        "TargetJob",
                                             "ReservedNodes", "ClusterOrder",    "SubJobReady",

@@ -9,9 +9,13 @@
  * (nodeorder); on identical empty nodes the tie goes to the first name, and a
  * node that just took a task scores lower, so tasks spread: n1, n2, n1, ...
  */
+#include <string.h>
+
 #include "testutil.h"
 
+#include "framework/framework.h"
 #include "manifests.h"
+#include "sim/sim.h"
 
 /* The tables are laid out by hand; clang-format would break them. */
 /* clang-format off */
@@ -846,7 +850,159 @@ static const struct kb_scenario sessions[] = {
     },
 };
 
+
+/*
+ * The sla plugin (Volcano's plugins/sla): a job's waiting time is its
+ * PodGroup's annotation volcano.sh/sla-waiting-time, else sla-waiting-time,
+ * else the plugin's argument.  Jobs with one go first, by deadline
+ * (creation + waiting time); a job past its deadline is permitted at
+ * enqueue.  The scenarios' clock reads 2027-01-15T08:00:00Z (testutil.c).
+ */
+#define SLA_CONF(args) \
+        "actions: \"enqueue, allocate, backfill\"\n" \
+        "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: sla\n" args \
+        "- plugins:\n  - name: predicates\n  - name: proportion\n  - name: nodeorder\n"
+/* A PodGroup created at ts, with metadata extra (", annotations: {...}"),
+ * spec extra and a status body. */
+#define PG_AT(name, min, ts, meta_extra, extra_spec, status) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
+        "metadata: {name: " name ", creationTimestamp: '2027-01-15T" ts ":00Z'" meta_extra "}\n" \
+        "spec: {minMember: " min extra_spec "}\nstatus: {" status "}\n"
+
+static const struct kb_scenario sla[] = {
+    {
+        /* Global waiting time 5m; queue q capped at 4 cpu; n1 has 8.  r
+         * (Inqueue, minResources cpu 3, its pods fit no node) reserves 3.
+         * g (created 07:50, deadline 07:55: passed) asks minResources cpu
+         * 2: proportion would reject it (2 + 3 reserved > 4), but sla, in
+         * the first tier, permits it and the second tier is not asked; its
+         * 2 join the reservations.  h (07:59, deadline 08:04) is left to
+         * proportion: 1 + 5 > 4, rejected.  Allocate: q deserves 4 (its
+         * request 6 capped at 4); r goes first (deadline 07:05) and fits
+         * nowhere; g-0 and g-1 fit q's share and n1: g binds.  Without
+         * sla, g would be rejected and h admitted (1 + 3 <= 4) and bound. */
+        .name = "sla: a job past its waiting time is admitted whatever its queue's room",
+        .conf = SLA_CONF("    arguments: {sla-waiting-time: 5m}\n"),
+        .manifests = NODE_RES("n1", "8", "32Gi", "110")
+            QUEUE("q", "weight: 1, capability: {cpu: '4'}", "")
+            PG_AT("r", "3", "07:00", "", ", queue: q, minResources: {cpu: '3'}", "phase: Inqueue")
+            JOB("r", "r", "3", "", REQ1, "      nodeSelector: {disk: ssd}\n")
+            PG_AT("g", "2", "07:50", "", ", queue: q, minResources: {cpu: '2'}", "")
+            JOB("g", "g", "2", "", REQ1, "")
+            PG_AT("h", "1", "07:59", "", ", queue: q, minResources: {cpu: '1'}", "")
+            JOB("h", "h", "1", "", REQ1, ""),
+        .binds = "g-0=n1 g-1=n1",
+        .phases = "g=Running h=Pending r=Inqueue",
+        .reasons = "h=QueueQuotaExceeded",
+    },
+    {
+        /* The same, with proportion in sla's own tier: its reject is final
+         * (Volcano's vote), so g waits too; r and g reserve nothing new. */
+        .name = "sla: a quota plugin in the same tier still rejects",
+        .conf = "actions: \"enqueue, allocate, backfill\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: proportion\n"
+                "  - name: sla\n    arguments: {sla-waiting-time: 5m}\n"
+                "- plugins:\n  - name: predicates\n  - name: nodeorder\n",
+        .manifests = NODE_RES("n1", "8", "32Gi", "110")
+            QUEUE("q", "weight: 1, capability: {cpu: '4'}", "")
+            PG_AT("r", "3", "07:00", "", ", queue: q, minResources: {cpu: '3'}", "phase: Inqueue")
+            JOB("r", "r", "3", "", REQ1, "      nodeSelector: {disk: ssd}\n")
+            PG_AT("g", "2", "07:50", "", ", queue: q, minResources: {cpu: '2'}", "")
+            JOB("g", "g", "2", "", REQ1, ""),
+        .binds = "",
+        .phases = "g=Pending r=Inqueue",
+        .reasons = "g=QueueQuotaExceeded",
+    },
+    {
+        /* No global waiting time; late (created 07:00) has the annotation
+         * sla-waiting-time: 2h, early (06:00) none.  A job with a waiting
+         * time goes first, passed or not: late takes three of n1's four
+         * cpu, early's first task the last, its second fits nowhere and
+         * early is rolled back.  By creation, early would have won. */
+        .name = "sla: a job with a waiting time goes before one without",
+        .conf = SLA_CONF(""),
+        .manifests = NODE("n1")
+            PG_AT("early", "3", "06:00", "", "", "") JOB("early", "early", "3", "", REQ1, "")
+            PG_AT("late", "3", "07:00", ", annotations: {sla-waiting-time: 2h}", "", "")
+            JOB("late", "late", "3", "", REQ1, ""),
+        .binds = "late-0=n1 late-1=n1 late-2=n1",
+        .phases = "late=Running early=Inqueue",
+    },
+    {
+        /* Global 10m.  x (07:00) says volcano.sh/sla-waiting-time: 2h and
+         * sla-waiting-time: 1m; the first key wins: deadline 09:00.  y
+         * (07:30) takes the global 10m: deadline 07:40, so y goes first
+         * and wins n1.  Reading the second key (07:01) or the global
+         * (07:10) for x, x would have won. */
+        .name = "sla: the earlier deadline first, volcano.sh/sla-waiting-time first",
+        .conf = SLA_CONF("    arguments: {sla-waiting-time: 10m}\n"),
+        .manifests = NODE("n1")
+            PG_AT("x", "3", "07:00",
+                  ", annotations: {volcano.sh/sla-waiting-time: 2h, sla-waiting-time: 1m}", "", "")
+            JOB("x", "x", "3", "", REQ1, "")
+            PG_AT("y", "3", "07:30", "", "", "") JOB("y", "y", "3", "", REQ1, ""),
+        .binds = "y-0=n1 y-1=n1 y-2=n1",
+        .phases = "y=Running x=Inqueue",
+    },
+};
+
 /* clang-format on */
+
+/* A waiting time that is no positive duration: in the conf, refused with
+ * the key; on a PodGroup, ignored (as Volcano does) with a warning naming
+ * the annotation, and the plugin's own waiting time applies. */
+static void test_sla_invalid(void **state)
+{
+        (void)state;
+        struct kb_conf conf;
+        char err[512];
+        const char *bad = SLA_CONF("    arguments: {sla-waiting-time: 5x}\n");
+        assert_int_equal(kb_conf_parse(bad, strlen(bad), &conf, err, sizeof(err)), KB_EBADCONF);
+        assert_string_equal(err, "tiers[0].plugins[2] (sla).arguments.sla-waiting-time: unknown "
+                                 "unit \"x\" in duration \"5x\" (units: ns, us, ms, s, m, h)");
+        bad = SLA_CONF("    arguments: {sla-waiting-time: 0s}\n");
+        assert_int_equal(kb_conf_parse(bad, strlen(bad), &conf, err, sizeof(err)), KB_EBADCONF);
+        assert_string_equal(err, "tiers[0].plugins[2] (sla).arguments.sla-waiting-time: must be "
+                                 "above zero, got \"0s\"");
+        /* An argument sla does not know is said and recorded, never
+         * silently dropped. */
+        const char *odd = SLA_CONF("    arguments: {sla-waiting-time: 5m, sla-grace: 1m}\n");
+        assert_int_equal(kb_conf_parse(odd, strlen(odd), &conf, err, sizeof(err)), 0);
+        char summary[128];
+        kb_conf_skipped_summary(&conf, summary, sizeof(summary));
+        assert_string_equal(summary, "argument sla sla-grace");
+        kb_conf_release(&conf);
+
+        /* x's annotation is no duration: ignored with a warning, so the
+         * global 10m applies (deadline 07:10) and x goes before y (07:40). */
+        const char *text = NODE("n1")
+            PG_AT("x", "3", "07:00", ", annotations: {volcano.sh/sla-waiting-time: soon}", "", "")
+                JOB("x", "x", "3", "", REQ1, "") PG_AT("y", "3", "07:30", "", "", "")
+                    JOB("y", "y", "3", "", REQ1, "");
+        const char *good = SLA_CONF("    arguments: {sla-waiting-time: 10m}\n");
+        struct kb_cluster c;
+        struct kb_snapshot snap;
+        struct kb_result r;
+        kb_cluster_init(&c);
+        c.now = 1.8e9;
+        assert_int_equal(kb_cluster_load(&c, "t", text, strlen(text), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&c);
+        assert_int_equal(kb_conf_parse(good, strlen(good), &conf, err, sizeof(err)), 0);
+        kb_cluster_snapshot(&c, &snap);
+        assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+        assert_int_equal(r.nwarnings, 1);
+        assert_string_equal(r.warnings[0].object, "podgroup default/x");
+        assert_non_null(r.warnings[0].pg);
+        assert_string_equal(r.warnings[0].message,
+                            "metadata.annotations.volcano.sh/sla-waiting-time: invalid "
+                            "duration \"soon\"; ignored (the sla plugin's waiting time applies, "
+                            "if any)");
+        assert_int_equal(r.nbinds, 3);
+        assert_string_equal(r.binds[0].pod->meta.name, "x-0");
+        kb_result_release(&r);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
 
 TABLE_TEST(basics)
 TABLE_TEST(queues)
@@ -856,6 +1012,7 @@ TABLE_TEST(backfill)
 TABLE_TEST(enqueue)
 TABLE_TEST(accounting)
 TABLE_TEST(sessions)
+TABLE_TEST(sla)
 
 /* The tables hold at least 40 scenarios; a shrinking suite should be a
  * decision, not an accident. */
@@ -864,7 +1021,7 @@ static void test_count(void **state)
         (void)state;
         size_t n = KB_ARRAY_SIZE(basics) + KB_ARRAY_SIZE(queues) + KB_ARRAY_SIZE(ordering) +
                    KB_ARRAY_SIZE(nodes) + KB_ARRAY_SIZE(backfill) + KB_ARRAY_SIZE(enqueue) +
-                   KB_ARRAY_SIZE(accounting) + KB_ARRAY_SIZE(sessions);
+                   KB_ARRAY_SIZE(accounting) + KB_ARRAY_SIZE(sessions) + KB_ARRAY_SIZE(sla);
         print_message("[ SCENARIOS ] %zu\n", n);
         assert_true(n >= 40);
 }
@@ -876,6 +1033,7 @@ int main(void)
             cmocka_unit_test(test_ordering),   cmocka_unit_test(test_nodes),
             cmocka_unit_test(test_backfill),   cmocka_unit_test(test_enqueue),
             cmocka_unit_test(test_accounting), cmocka_unit_test(test_sessions),
+            cmocka_unit_test(test_sla),        cmocka_unit_test(test_sla_invalid),
             cmocka_unit_test(test_count),
         };
         return cmocka_run_group_tests_name("scenarios", tests, NULL, NULL);
