@@ -193,6 +193,12 @@ static inline int kb__capacity_above(const struct kb__capacity *c, int q, int64_
                 q = c->q[q].parent;
         return q;
 }
+/* With hierarchy, Volcano's victimQueueOrder: of two victims' queues, the
+ * one whose lowest common ancestor with the preemptor's is deeper first
+ * (plugins/capacity_victims.c), a kb_victim_queue_order_fn. */
+int kb__capacity_victim_queue_order(void *arg, const struct kb_queue_info *l,
+                                    const struct kb_queue_info *r,
+                                    const struct kb_queue_info *preemptor);
 /* capacity's reclaimable (plugins/capacity_victims.c), a kb_victims_fn. */
 int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
                              struct kb_task *const *cand, size_t n, struct kb_task **out);

@@ -337,20 +337,25 @@ static void test_preemptive_ancestor(void **state)
 static const char overused_flat[] =
     NODE_RES("n1", "2", "2Gi", "110") QUEUE("full", "", "") QUEUE("other", "", "")
     GROUP("g", "full", "Running") RUN("g-0", "g", CPU1) RUN("g-1", "g", CPU1);
-#define OVERUSED_TREE(cap) \
-    NODE_RES("n1", "8", "8Gi", "110") QUEUE("p", "capability: " cap, "") QUEUE("l", "parent: p", "") \
+#define OVERUSED_TREE(cap, lspec) \
+    NODE_RES("n1", "8", "8Gi", "110") QUEUE("p", "capability: " cap, "") \
+    QUEUE("l", "parent: p" lspec, "") \
     QUEUE("m", "parent: p", "") GROUP("g", "l", "Running") RUN("g-0", "g", CPU1) \
     GROUP("h", "m", "Running") RUN("h-0", "h", CPU1)
 /* clang-format on */
 
 /*
- * Overused (kbatch's): a queue that could take no task.  Flat, on a node of
- * 2 cpu and 2Gi: full holds both (2 cpu, 2Gi): every resource its real
- * capability counts is reached: overused; other holds nothing: not.  With
- * hierarchy, l and m under p (capability 2 cpu and 2Gi) hold 1 cpu and 1Gi
- * each: l has room of its own, but p is full, so l is overused; with p
- * capped in cpu alone, memory has no limit and a task asking memory alone
- * could still go: not overused.
+ * Overused (kbatch's): a queue that could take no task, not even by
+ * reclaim.  Flat, on a node of 2 cpu and 2Gi: full holds both (2 cpu,
+ * 2Gi): every resource its real capability counts is reached: overused;
+ * other holds nothing: not.  With hierarchy, l and m under p (capability 2
+ * cpu and 2Gi) hold 1 cpu and 1Gi each: p is full, but l is below its own
+ * real capability (p's, handed down) and may still reclaim from m, as
+ * Volcano's capacity_test.go ("case3: Can reclaim from other queues when
+ * allocated < deserved") does inside a full parent: not overused.  With l
+ * capped at 1 cpu and 1Gi itself, l is full: overused.  With l capped in
+ * cpu alone (memory has no limit), a task asking memory alone could still
+ * go: not overused.
  */
 static void test_overused(void **state)
 {
@@ -361,10 +366,16 @@ static void test_overused(void **state)
         assert_false(kb_overused(f.s, kb_session_queue(f.s, "other")));
         close_session(&f);
         open_session(&f, ONLY_CAPACITY("    enableHierarchy: true\n"),
-                     OVERUSED_TREE("{cpu: '2', memory: 2Gi}"));
+                     OVERUSED_TREE("{cpu: '2', memory: 2Gi}", ""));
+        assert_false(kb_overused(f.s, kb_session_queue(f.s, "l")));
+        close_session(&f);
+        open_session(
+            &f, ONLY_CAPACITY("    enableHierarchy: true\n"),
+            OVERUSED_TREE("{cpu: '2', memory: 2Gi}", ", capability: {cpu: '1', memory: 1Gi}"));
         assert_true(kb_overused(f.s, kb_session_queue(f.s, "l")));
         close_session(&f);
-        open_session(&f, ONLY_CAPACITY("    enableHierarchy: true\n"), OVERUSED_TREE("{cpu: '2'}"));
+        open_session(&f, ONLY_CAPACITY("    enableHierarchy: true\n"),
+                     OVERUSED_TREE("{cpu: '2'}", ", capability: {cpu: '1'}"));
         assert_false(kb_overused(f.s, kb_session_queue(f.s, "l")));
         close_session(&f);
 }
