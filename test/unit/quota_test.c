@@ -407,23 +407,25 @@ static void test_conf(void **state)
                          0);
         assert_int_equal(conf.ntiers, 2);
         kb_conf_release(&conf);
-        /* capacity acts on enableHierarchy and ancestorReclaimLevel; drf
-         * does not act on enableHierarchy; DRA quotas are Volcano's and
-         * skipped when asked for. */
+        /* capacity and drf act on enableHierarchy (capacity on
+         * ancestorReclaimLevel too); nodeorder does not; DRA quotas are
+         * Volcano's and skipped when asked for. */
         assert_int_equal(parse("actions: allocate\ntiers:\n- plugins:\n  - name: drf\n"
                                "    enableHierarchy: true\n  - name: capacity\n"
                                "    enableHierarchy: true\n"
                                "    arguments: {ancestorReclaimLevel: 2,\n"
                                "      capacity.DRAConsumableCapacityEnable: false,\n"
-                               "      capacity.DynamicResourceAllocationEnable: true}\n",
+                               "      capacity.DynamicResourceAllocationEnable: true}\n"
+                               "  - name: nodeorder\n    enableHierarchy: true\n",
                                &conf, err, sizeof(err)),
                          0);
         char summary[256];
         kb_conf_skipped_summary(&conf, summary, sizeof(summary));
-        assert_string_equal(summary, "flag drf enableHierarchy, argument capacity "
-                                     "capacity.DynamicResourceAllocationEnable");
-        assert_false(conf.tiers[0].plugins[0].hierarchy);
+        assert_string_equal(summary, "argument capacity capacity.DynamicResourceAllocationEnable, "
+                                     "flag nodeorder enableHierarchy");
+        assert_true(conf.tiers[0].plugins[0].hierarchy);
         assert_true(conf.tiers[0].plugins[1].hierarchy);
+        assert_false(conf.tiers[0].plugins[2].hierarchy);
         kb_conf_release(&conf);
         assert_int_equal(parse("actions: allocate\ntiers:\n- plugins:\n  - name: capacity\n"
                                "    enableHierarchy: yes\n",

@@ -946,6 +946,167 @@ static const struct kb_scenario sla[] = {
     },
 };
 
+/*
+ * drf with enableHierarchy (hierarchical drf, Volcano v1.7.0's hdrf; the
+ * banner of plugins/hdrf.c has the rules).  Queues are placed in the tree
+ * by their annotations volcano.sh/hierarchy and volcano.sh/hierarchy-weights.
+ */
+#define HQUEUE(name, hier, weights) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n" \
+        "metadata: {name: " name ", annotations: {volcano.sh/hierarchy: " hier ", " \
+        "volcano.sh/hierarchy-weights: " weights "}}\nspec: {weight: 1}\n"
+/* Volcano's hdrf_test.go tier: drf (hierarchy, queue order, job order)
+ * and proportion (enqueued, queue order, reclaimable), nothing else. */
+#define HDRF_VOLCANO_CONF \
+        "actions: allocate\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n" \
+        "    enablePreemptable: false\n  - name: proportion\n    enableAllocatable: false\n" \
+        "    enableOverused: false\n    enablePreemptive: false\n"
+#define HDRF_CONF(actions) \
+        "actions: \"" actions "\"\ntiers:\n- plugins:\n  - name: gang\n  - name: drf\n" \
+        "    enableHierarchy: true\n  - name: predicates\n"
+/* An Inqueue PodGroup of minMember 0 in queue q, and n pods asking cpu and
+ * mem (hdrf_test.go's pgSpec). */
+#define HPG(name, q, n, cpu, mem) \
+        PG_PHASE_MIN(name, q) JOB(name, name, n, "", "{cpu: '" cpu "', memory: " mem "}", "")
+#define PG_PHASE_MIN(name, q) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
+        "metadata: {name: " name "}\nspec: {minMember: 0, queue: " q "}\nstatus: {phase: Inqueue}\n"
+
+/* pg1, pg2, pg31: ten tasks each; pg32, pg4: fifteen (pod names have no
+ * index: tasks go by name, pg1-0, pg1-1, pg1-10, ...). */
+#define BLOCKING_BINDS \
+        "pg1-0=n pg1-1=n pg1-10=n pg1-11=n pg1-12=n pg1-13=n pg1-14=n pg1-15=n pg1-16=n " \
+        "pg1-17=n pg2-0=n pg2-1=n pg2-10=n pg2-11=n pg2-12=n pg2-13=n pg2-14=n pg2-15=n " \
+        "pg2-16=n pg2-17=n pg31-0=n pg31-1=n pg31-10=n pg31-11=n pg31-12=n pg31-13=n " \
+        "pg31-14=n pg31-15=n pg31-16=n pg31-17=n pg32-0=n pg32-1=n pg32-10=n pg32-11=n " \
+        "pg32-12=n pg32-13=n pg32-14=n pg32-15=n pg32-16=n pg32-17=n pg32-18=n pg32-19=n " \
+        "pg32-2=n pg32-20=n pg32-21=n pg4-0=n pg4-1=n pg4-10=n pg4-11=n pg4-12=n " \
+        "pg4-13=n pg4-14=n pg4-15=n pg4-16=n pg4-17=n pg4-18=n pg4-19=n pg4-2=n pg4-20=n " \
+        "pg4-21=n"
+
+static const struct kb_scenario hdrf[] = {
+    {
+        /* hdrf_test.go, "rescaling test": 10 cpu, 10G; root -> sci (50)
+         * with pg1 (ten tasks of 1 cpu, 1G); root -> eng (50) -> {dev (50)
+         * with pg21 (1 cpu), prod (50) with pg22 (1G)}.  Whenever sci and
+         * eng tie, eng's share is dev's and prod's rescaled to the smaller
+         * of their shares (not their sum): pg1 at k cpu and kG has share
+         * k/10, eng with pg21 at k cpu and pg22 at kG has k/10 too.  So
+         * each subtree takes a turn in step (ties by name: root-eng-dev
+         * and root-eng-prod before root-sci), and under eng dev and prod
+         * alternate; the node is full when each job holds 5: pg1 5 cpu
+         * and 5G, pg21 5 cpu, pg22 5G.  (This and the next one pass
+         * without the hierarchy too, proportion's order giving the same
+         * split; they are kept as Volcano's own checks.  The ones after
+         * them tell the hierarchy apart.) */
+        .name = "hdrf: Volcano's rescaling test",
+        .conf = HDRF_VOLCANO_CONF,
+        .manifests = NODE_RES("n", "10", "10G", "110")
+            HQUEUE("root-sci", "root/sci", "100/50")
+            HQUEUE("root-eng-dev", "root/eng/dev", "100/50/50")
+            HQUEUE("root-eng-prod", "root/eng/prod", "100/50/50")
+            HPG("pg1", "root-sci", "10", "1", "1G")
+            HPG("pg21", "root-eng-dev", "10", "1", "0")
+            HPG("pg22", "root-eng-prod", "10", "0", "1G"),
+        .binds = "pg1-0=n pg1-1=n pg1-2=n pg1-3=n pg1-4=n "
+                 "pg21-0=n pg21-1=n pg21-2=n pg21-3=n pg21-4=n "
+                 "pg22-0=n pg22-1=n pg22-2=n pg22-3=n pg22-4=n",
+    },
+    {
+        /* hdrf_test.go, "blocking nodes test": 30 cpu, 30G; under the root
+         * pg1, pg2 and pg4 (weight 25 each) and pg3 (25) -> {pg31, pg32}
+         * (50 each); thirty tasks per job, of 1 cpu (pg1, pg2, pg31) or 1G
+         * (pg32, pg4).  The three cpu jobs share the cpu evenly, 10 each;
+         * once cpu is gone they are saturated and stop blocking: the
+         * memory jobs pg32 and pg4 split the memory, 15G each, pg3's
+         * share being pg32's once pg31 is saturated. */
+        .name = "hdrf: Volcano's blocking nodes test",
+        .conf = HDRF_VOLCANO_CONF,
+        .manifests = NODE_RES("n", "30", "30G", "200")
+            HQUEUE("root-pg1", "root/pg1", "100/25") HQUEUE("root-pg2", "root/pg2", "100/25")
+            HQUEUE("root-pg3-pg31", "root/pg3/pg31", "100/25/50")
+            HQUEUE("root-pg3-pg32", "root/pg3/pg32", "100/25/50")
+            HQUEUE("root-pg4", "root/pg4", "100/25")
+            HPG("pg1", "root-pg1", "30", "1", "0") HPG("pg2", "root-pg2", "30", "1", "0")
+            HPG("pg31", "root-pg3-pg31", "30", "1", "0")
+            HPG("pg32", "root-pg3-pg32", "30", "0", "1G")
+            HPG("pg4", "root-pg4", "30", "0", "1G"),
+        .binds = BLOCKING_BINDS,
+    },
+    {
+        /* The same without proportion, whose queue order broke the ties
+         * above: a tie between sci and eng now goes by queue name, to eng
+         * (root-eng-dev, root-eng-prod before root-sci), and eng's share
+         * is the smaller of dev's and prod's, so it moves only once both
+         * have taken a task: pg21-0, pg22-0, pg1-0, then pg21 and pg22 a
+         * task each for every one of pg1's, out of step by one.  cpu runs
+         * out at pg21 6, pg1 4 (pg1 is then saturated: the cpu it asks for
+         * is gone); pg22 takes the memory pg1 leaves: 6G.  Today
+         * (hierarchy skipped) queues would go by name alone: root-eng-dev
+         * all 10 cpu, root-eng-prod all 10G, pg1 nothing. */
+        .name = "hdrf: rescaling without proportion",
+        .conf = "actions: allocate\ntiers:\n- plugins:\n  - name: drf\n"
+                "    enableHierarchy: true\n",
+        .manifests = NODE_RES("n", "10", "10G", "110")
+            HQUEUE("root-sci", "root/sci", "100/50")
+            HQUEUE("root-eng-dev", "root/eng/dev", "100/50/50")
+            HQUEUE("root-eng-prod", "root/eng/prod", "100/50/50")
+            HPG("pg1", "root-sci", "10", "1", "1G")
+            HPG("pg21", "root-eng-dev", "10", "1", "0")
+            HPG("pg22", "root-eng-prod", "10", "0", "1G"),
+        .binds = "pg1-0=n pg1-1=n pg1-2=n pg1-3=n "
+                 "pg21-0=n pg21-1=n pg21-2=n pg21-3=n pg21-4=n pg21-5=n "
+                 "pg22-0=n pg22-1=n pg22-2=n pg22-3=n pg22-4=n pg22-5=n",
+    },
+    {
+        /* Weights: root -> a (3), root -> b (1); eight 1-cpu pods each
+         * (and 1Gi: cpu dominates on 8 cpu, 32Gi).  a goes first while
+         * a/3 < b/1: 0 = 0 (name): a 1; b 1; a 2, a 3 (1/8 = 3/8 / 3,
+         * name); a 4; b 2; a 5, a 6: the node is full, a 6 b 2.  Without
+         * the hierarchy, a (first by name) would take all eight. */
+        .name = "hdrf: level weights divide the cluster",
+        .conf = HDRF_CONF("allocate"),
+        .manifests = NODE_RES("n1", "8", "32Gi", "110")
+            HQUEUE("a", "root/a", "1/3") HQUEUE("b", "root/b", "1/1")
+            GANG("ga", "1", "8", "1", ", queue: a") GANG("gb", "1", "8", "1", ", queue: b"),
+        .binds = "ga-0=n1 ga-1=n1 ga-2=n1 ga-3=n1 ga-4=n1 ga-5=n1 gb-0=n1 gb-1=n1",
+    },
+    {
+        /* Reclaim: a (root/a, weight 4) runs four 1-cpu pods, the whole
+         * of n1 (4 cpu); b (root/b, weight 1) has one pending.  With b's
+         * task given, b's share is 1/4 per weight 1 = 0.25; a without one
+         * of its tasks 3/4 per weight 4 = 0.19: b would not come first, so
+         * no task of a is a victim (gang alone would give up three). */
+        .name = "hdrf: reclaim spares a queue its weight keeps ahead",
+        .conf = HDRF_CONF("enqueue, reclaim"),
+        .manifests = NODE("n1") HQUEUE("a", "root/a", "1/4") HQUEUE("b", "root/b", "1/1")
+            PG_PHASE_MIN("ra", "a")
+            POD("ra-0", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-1", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-2", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-3", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            GANG("gb", "1", "1", "1", ", queue: b"),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* The same with a at weight 1: b with its task 0.25, a without one
+         * 0.75: b comes first, every task of a is a victim, and reclaim
+         * takes the cheapest one (the last in task order), ra-3. */
+        .name = "hdrf: reclaim from a queue above its weighted share",
+        .conf = HDRF_CONF("enqueue, reclaim"),
+        .manifests = NODE("n1") HQUEUE("a", "root/a", "1/1") HQUEUE("b", "root/b", "1/1")
+            PG_PHASE_MIN("ra", "a")
+            POD("ra-0", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-1", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-2", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-3", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            GANG("gb", "1", "1", "1", ", queue: b"),
+        .binds = "",
+        .evicted = "ra-3",
+    },
+};
+
 /* clang-format on */
 
 /* A waiting time that is no positive duration: in the conf, refused with
@@ -1013,6 +1174,7 @@ TABLE_TEST(enqueue)
 TABLE_TEST(accounting)
 TABLE_TEST(sessions)
 TABLE_TEST(sla)
+TABLE_TEST(hdrf)
 
 /* The tables hold at least 40 scenarios; a shrinking suite should be a
  * decision, not an accident. */
@@ -1021,7 +1183,8 @@ static void test_count(void **state)
         (void)state;
         size_t n = KB_ARRAY_SIZE(basics) + KB_ARRAY_SIZE(queues) + KB_ARRAY_SIZE(ordering) +
                    KB_ARRAY_SIZE(nodes) + KB_ARRAY_SIZE(backfill) + KB_ARRAY_SIZE(enqueue) +
-                   KB_ARRAY_SIZE(accounting) + KB_ARRAY_SIZE(sessions) + KB_ARRAY_SIZE(sla);
+                   KB_ARRAY_SIZE(accounting) + KB_ARRAY_SIZE(sessions) + KB_ARRAY_SIZE(sla) +
+                   KB_ARRAY_SIZE(hdrf);
         print_message("[ SCENARIOS ] %zu\n", n);
         assert_true(n >= 40);
 }
@@ -1034,7 +1197,7 @@ int main(void)
             cmocka_unit_test(test_backfill),   cmocka_unit_test(test_enqueue),
             cmocka_unit_test(test_accounting), cmocka_unit_test(test_sessions),
             cmocka_unit_test(test_sla),        cmocka_unit_test(test_sla_invalid),
-            cmocka_unit_test(test_count),
+            cmocka_unit_test(test_hdrf),       cmocka_unit_test(test_count),
         };
         return cmocka_run_group_tests_name("scenarios", tests, NULL, NULL);
 }
