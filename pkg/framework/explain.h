@@ -59,10 +59,11 @@ void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *re
  * numbers); the first of a session is kept. */
 void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const char *reason,
                           const char *why);
-/* A warning about j that is no reason for it to wait (an annotation a
- * plugin could not read, say): the daemon makes it a Warning event on its
- * PodGroup (on its pod when it has none), kbatch-sim prints it.  msg is
- * copied.  Call it once per job and session. */
+/* A warning about an annotation of j a plugin could not read (no reason
+ * for j to wait): the daemon makes it a Warning event, reason
+ * InvalidAnnotation, on its PodGroup (on its pod when it has none),
+ * kbatch-sim prints it.  msg is copied.  Call it once per job and
+ * session. */
 void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *msg);
 /* Records that t fit no node, why (kube-scheduler's summary): on t, and
  * on its job when it is the job's first ("13/16 placed; the 14th: ..."). */

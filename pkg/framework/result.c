@@ -36,7 +36,7 @@ void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *msg)
         struct kb_warning w = {
             j->pg, j->pg || !j->ntasks ? NULL : j->tasks[0]->pod,
             kb_pool_printf(&r->pool, "%s %s", j->pg ? "podgroup" : "pod", j->name),
-            kb_pool_strdup(&r->pool, msg), NULL};
+            kb_pool_strdup(&r->pool, msg), NULL, "InvalidAnnotation"};
         kb__result_add_warning(s, &w);
 }
 

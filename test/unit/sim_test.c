@@ -941,7 +941,7 @@ static void test_conf_skipped_listed(void **state)
         char err[1024] = "", summary[1024];
         const char *text = "actions: \"enqueue, allocate, shuffle, backfill, elect\"\n"
                            "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
-                           "- plugins:\n  - name: drf\n    enableHierarchy: true\n"
+                           "- plugins:\n  - name: overcommit\n    enableHierarchy: true\n"
                            "  - name: tdm\n"
                            "  - name: predicates\n"
                            "    arguments: {predicate.NodeAffinityEnable: false,\n"
@@ -971,7 +971,7 @@ static void test_conf_skipped_listed(void **state)
          * predicate.PodAffinityEnable: false and podaffinity.weight: 0 (they
          * ask for nothing kbatch lacks), binpack's resource weights. */
         assert_string_equal(summary,
-                            "action shuffle, action elect, flag drf enableHierarchy, plugin "
+                            "action shuffle, action elect, flag overcommit enableHierarchy, plugin "
                             "tdm, argument predicates predicate.GPUSharingEnable, argument "
                             "nodeorder selectorspread.weight, argument nodeorder bogus.weight, "
                             "argument allocate x, key shards");
