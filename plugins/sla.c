@@ -29,7 +29,8 @@
  *
  * A waiting time that is no positive duration: as an argument the conf is
  * refused (Volcano logs it and runs without one); as an annotation it is
- * ignored, as Volcano does, with a warning on the PodGroup.
+ * ignored, as Volcano does, with a warning on the PodGroup.  The reading
+ * is pkg/framework/waiting.c's, shared with kbatch-sim's clock.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,14 +38,10 @@
 
 #include "framework/framework.h"
 
-#define SLA_ARG            "sla-waiting-time"
-#define SLA_ANNOTATION     "volcano.sh/sla-waiting-time"
-#define SLA_ANNOTATION_OLD "sla-waiting-time"
-
 static void *sla_open(struct kb_session *s, const struct kb_value *args);
 static int sla_check(const struct kb_value *args, char *err, size_t errlen);
 
-static const char *const sla_args[] = {SLA_ARG, NULL};
+static const char *const sla_args[] = {KB_SLA_ARGUMENT, NULL};
 
 const struct kb_plugin kb_plugin_sla = {
     .name = "sla",
@@ -55,38 +52,19 @@ const struct kb_plugin kb_plugin_sla = {
 
 struct sla {
         struct kb_session *s;
-        /* Per job index: the deadline (creation + waiting time, seconds),
-         * or a negative value when the job has no waiting time. */
+        /* Per job index: whether it has a waiting time, and its deadline
+         * (creation + waiting time, wall-clock seconds). */
         double *deadline;
         bool *has;
 };
 
-/* A positive Go duration in seconds into *out; 0, or nonzero with why
- * saying what is wrong. */
-static int parse_wait(const char *text, double *out, char *why, size_t whylen)
-{
-        int64_t ns;
-        if (!text) {
-                snprintf(why, whylen, "must be a duration such as \"10m\"");
-                return -1;
-        }
-        if (kb_duration_parse(text, &ns, why, whylen))
-                return -1;
-        if (ns <= 0) {
-                snprintf(why, whylen, "must be above zero, got \"%s\"", text);
-                return -1;
-        }
-        *out = (double)ns / 1e9;
-        return 0;
-}
-
 static int sla_check(const struct kb_value *args, char *err, size_t errlen)
 {
-        const struct kb_value *v = kb_value_get(args, SLA_ARG);
+        const struct kb_value *v = kb_value_get(args, KB_SLA_ARGUMENT);
         char why[200];
         double secs;
-        if (v && parse_wait(kb_value_str(v), &secs, why, sizeof(why))) {
-                snprintf(err, errlen, "%s: %s", SLA_ARG, why);
+        if (v && kb_sla_parse(kb_value_str(v), &secs, why, sizeof(why))) {
+                snprintf(err, errlen, "%s: %s", KB_SLA_ARGUMENT, why);
                 return KB_EBADCONF;
         }
         return 0;
@@ -112,31 +90,6 @@ static int permit(void *arg, const struct kb_job *j)
         return 1;
 }
 
-/* j's own waiting time from its PodGroup's annotations: 1 and *out when it
- * has a valid one, 0 when none, -1 (warned about) when invalid. */
-static int own_wait(struct sla *p, const struct kb_job *j, double *out)
-{
-        if (!j->pg)
-                return 0;
-        const char *key = SLA_ANNOTATION;
-        const char *text = kb_meta_annotation(&j->pg->meta, key);
-        if (!text) {
-                key = SLA_ANNOTATION_OLD;
-                text = kb_meta_annotation(&j->pg->meta, key);
-        }
-        if (!text)
-                return 0;
-        char why[200];
-        if (parse_wait(text, out, why, sizeof(why)) == 0)
-                return 1;
-        char *msg = kb_xasprintf("metadata.annotations.%s: %s; ignored (the sla plugin's "
-                                 "waiting time applies, if any)",
-                                 key, why);
-        kb_job_warn(p->s, j, msg);
-        free(msg);
-        return -1;
-}
-
 static void *sla_open(struct kb_session *s, const struct kb_value *args)
 {
         struct sla *p = kb_pool_alloc(kb_session_pool(s), sizeof(*p));
@@ -145,18 +98,20 @@ static void *sla_open(struct kb_session *s, const struct kb_value *args)
         p->s = s;
         p->deadline = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*p->deadline));
         p->has = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*p->has));
-        double global = 0;
-        char why[200];
-        const struct kb_value *v = kb_value_get(args, SLA_ARG);
-        bool has_global = v && parse_wait(kb_value_str(v), &global, why, sizeof(why)) == 0;
         for (size_t i = 0; i < njobs; i++) {
                 const struct kb_job *j = jobs[i];
-                double wait = global;
-                bool has = own_wait(p, j, &wait) > 0 || has_global;
-                if (!has)
-                        wait = 0;
-                p->has[j->index] = has;
+                double wait = 0;
+                const char *bad;
+                char why[200];
+                p->has[j->index] = kb_sla_waiting(args, j->pg, &wait, &bad, why, sizeof(why));
                 p->deadline[j->index] = j->creation + wait;
+                if (bad) {
+                        char *msg = kb_xasprintf("metadata.annotations.%s: %s; ignored (the sla "
+                                                 "plugin's waiting time applies, if any)",
+                                                 bad, why);
+                        kb_job_warn(s, j, msg);
+                        free(msg);
+                }
         }
         kb_on_job_order(s, job_order, p);
         kb_on_job_enqueueable(s, permit, p);

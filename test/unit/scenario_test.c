@@ -944,6 +944,21 @@ static const struct kb_scenario sla[] = {
         .binds = "y-0=n1 y-1=n1 y-2=n1",
         .phases = "y=Running x=Inqueue",
     },
+    {
+        /* x's volcano.sh/sla-waiting-time is no duration: as Volcano's
+         * SetPodGroup, the plain annotation is read next: 2h, deadline
+         * 09:00, so y (global 10m: 07:40) goes first.  Falling back to
+         * the global instead, x (07:10) would have won. */
+        .name = "sla: a bad volcano.sh/sla-waiting-time falls through to sla-waiting-time",
+        .conf = SLA_CONF("    arguments: {sla-waiting-time: 10m}\n"),
+        .manifests = NODE("n1")
+            PG_AT("x", "3", "07:00",
+                  ", annotations: {volcano.sh/sla-waiting-time: soon, sla-waiting-time: 2h}", "", "")
+            JOB("x", "x", "3", "", REQ1, "")
+            PG_AT("y", "3", "07:30", "", "", "") JOB("y", "y", "3", "", REQ1, ""),
+        .binds = "y-0=n1 y-1=n1 y-2=n1",
+        .phases = "y=Running x=Inqueue",
+    },
 };
 
 /*
