@@ -27,7 +27,8 @@
  * #4756), and becomes Inqueue when its gang is pipelined; and a node's idle
  * room counts toward what is reclaimed (Volcano pipelines only onto the
  * evicted tasks' room).  Tasks are compared in the resources they ask for
- * only.
+ * only.  A turn that evicts nothing for an admitted job is undone: free
+ * room is allocate's to fill.
  *
  * Example: queues a and b (weight 1) on 8 cpu; a runs eight 1-cpu pods of
  * minMember-1 jobs, b has a 2-cpu pod pending.  Deserved: a 6, b 2.  b is
