@@ -37,8 +37,9 @@
  * subtrees tie and each ends with half the cluster: pg1 5 cpu 5G, pg21 5
  * cpu, pg22 5G.
  *
- * Every change recomputes the tree (as Volcano does); nodes live in one
- * array, so a candidate's what-if is a copy of it.
+ * The tree is recomputed when asked after a change (Volcano recomputes it
+ * on every change); nodes live in one array, so a candidate's what-if is
+ * a copy of it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -74,6 +75,7 @@ struct kb__hdrf {
         const char ***path;
         double **weights;
         int *depth;
+        bool dirty; /* an allocation changed since the tree was computed */
         /* what-if scratch (reclaimable) */
         struct hnode *base, *work;
         kb__vec base_total, work_total;
@@ -329,7 +331,18 @@ void kb__hdrf_account(struct kb__hdrf *h, const struct kb_task *t, double sign)
                 h->job_alloc[t->job->index][r] += sign * (double)t->resreq.q[r];
                 h->total_alloc[r] += sign * (double)t->resreq.q[r];
         }
+        h->dirty = true;
+}
+
+/* The tree as the allocations stand, recomputed only when one changed
+ * since: a job's turn in allocate places several tasks, and the tree is
+ * asked about once per turn (Volcano recomputes it on every event). */
+static void refresh(struct kb__hdrf *h)
+{
+        if (!h->dirty)
+                return;
         update(h, h->n, 0, h->total_alloc);
+        h->dirty = false;
 }
 
 /* ---- queue order ----------------------------------------------------------------------- */
@@ -368,7 +381,8 @@ static double compare(const struct kb__hdrf *h, const struct hnode *n, size_t l,
 
 int kb__hdrf_queue_order(void *arg, const struct kb_queue_info *l, const struct kb_queue_info *r)
 {
-        const struct kb__hdrf *h = arg;
+        struct kb__hdrf *h = arg;
+        refresh(h);
         double c = compare(h, h->n, l->index, r->index);
         return c < 0 ? -1 : c > 0 ? 1 : 0;
 }
@@ -393,6 +407,7 @@ int kb__hdrf_reclaimable(void *arg, const struct kb_task *reclaimer, struct kb_t
         const struct kb_job *lj = reclaimer->job;
         if (!lj || !lj->queue || h->leaf[lj->index] < 0)
                 return 0;
+        refresh(h);
         size_t bytes = h->nn * sizeof(struct hnode);
         /* The tree with the reclaimer's task given to its job; job_alloc
          * is changed in place and restored before returning. */

@@ -211,7 +211,8 @@ int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
 struct kb__hdrf;
 struct kb__hdrf *kb__hdrf_open(struct kb_session *s);
 void kb__hdrf_close(struct kb__hdrf *h);
-/* t took room (sign 1) or gave it back (-1): the tree is recomputed. */
+/* t took room (sign 1) or gave it back (-1): the tree is recomputed when
+ * next asked. */
 void kb__hdrf_account(struct kb__hdrf *h, const struct kb_task *t, double sign);
 /* A kb_queue_order_fn and a kb_victims_fn over the tree. */
 int kb__hdrf_queue_order(void *arg, const struct kb_queue_info *l, const struct kb_queue_info *r);
