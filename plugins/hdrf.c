@@ -211,11 +211,16 @@ static int split(struct kb_pool *pool, const char *text, const char ***out)
         return n;
 }
 
-/* q's path and weights: from its annotations when it has both, else from
- * spec.parent up to the root with each queue's weight (a parent that does
- * not exist, or a cycle, ends the walk at the root). */
-static void queue_path(struct kb__hdrf *h, const struct kb_queue_info *queues, size_t nq, size_t q)
+/* q's path and weights (master's BuildEffectiveQueueHierarchy): from its
+ * annotations when it has both; the root's is empty; any other queue's is
+ * its parent's (spec.parent, else the root) and then its own name and
+ * spec.weight.  state: 0 not seen, 1 being built, 2 built; a cycle, or a
+ * parent that does not exist, puts the queue right under the root. */
+static void queue_path(struct kb__hdrf *h, const struct kb_queue_info *queues, size_t q,
+                       char *state)
 {
+        if (state[q] == 2)
+                return;
         struct kb_pool *pool = kb_session_pool(h->s);
         const struct kb_meta *m = &queues[q].queue->meta;
         const char *hier = kb_meta_annotation(m, "volcano.sh/hierarchy");
@@ -228,33 +233,36 @@ static void queue_path(struct kb__hdrf *h, const struct kb_queue_info *queues, s
                 h->weights[q] = kb_pool_alloc(pool, (size_t)n * sizeof(double));
                 for (int i = 1; i < n; i++)
                         h->weights[q][i - 1] = i < nw ? parse_weight(ws[i], strlen(ws[i])) : 1;
+                state[q] = 2;
                 return;
         }
-        /* Up the parents: at most nq steps. */
-        size_t *chain = kb_xmalloc((nq + 1) * sizeof(*chain));
-        int n = 0;
-        size_t k = q;
-        for (;;) {
-                if (strcmp(queues[k].name, "root") == 0)
-                        break;
-                chain[n++] = k;
-                const char *p = queues[k].queue->parent;
-                const struct kb_queue_info *pq = p && *p ? kb_session_queue(h->s, p) : NULL;
-                if (!pq || n > (int)nq)
-                        break;
-                k = pq->index;
+        if (strcmp(queues[q].name, "root") == 0) {
+                h->depth[q] = 0;
+                h->path[q] = NULL;
+                h->weights[q] = NULL;
+                state[q] = 2;
+                return;
         }
-        if (n > (int)nq)
-                n = 1; /* a cycle: the queue alone, under the root */
-        h->depth[q] = n;
-        h->path[q] = kb_pool_alloc(pool, (size_t)(n + 1) * sizeof(char *));
-        h->weights[q] = kb_pool_alloc(pool, (size_t)(n + 1) * sizeof(double));
-        for (int i = 0; i < n; i++) {
-                size_t at = chain[n - 1 - i];
-                h->path[q][i] = queues[at].name;
-                h->weights[q][i] = queues[at].weight >= 1 ? queues[at].weight : 1;
+        const char *pname = queues[q].queue->parent;
+        const struct kb_queue_info *pq = kb_session_queue(h->s, pname && *pname ? pname : "root");
+        int pdepth = 0;
+        state[q] = 1;
+        if (pq && state[pq->index] != 1) {
+                queue_path(h, queues, pq->index, state);
+                pdepth = h->depth[pq->index];
+        } else {
+                pq = NULL;
         }
-        free(chain);
+        h->depth[q] = pdepth + 1;
+        h->path[q] = kb_pool_alloc(pool, (size_t)(pdepth + 1) * sizeof(char *));
+        h->weights[q] = kb_pool_alloc(pool, (size_t)(pdepth + 1) * sizeof(double));
+        for (int i = 0; i < pdepth; i++) {
+                h->path[q][i] = h->path[pq->index][i];
+                h->weights[q][i] = h->weights[pq->index][i];
+        }
+        h->path[q][pdepth] = queues[q].name;
+        h->weights[q][pdepth] = queues[q].weight >= 1 ? queues[q].weight : 1;
+        state[q] = 2;
 }
 
 /* The node at the end of q's path, made when missing (the first weight
@@ -283,8 +291,10 @@ struct kb__hdrf *kb__hdrf_open(struct kb_session *s)
         h->path = kb_pool_alloc(pool, (nq + 1) * sizeof(*h->path));
         h->weights = kb_pool_alloc(pool, (nq + 1) * sizeof(*h->weights));
         h->depth = kb_pool_alloc(pool, (nq + 1) * sizeof(*h->depth));
+        char *state = kb_xcalloc(nq + 1, 1);
         for (size_t q = 0; q < nq; q++)
-                queue_path(h, queues, nq, q);
+                queue_path(h, queues, q, state);
+        free(state);
         h->leaf = kb_pool_alloc(pool, (nj + 1) * sizeof(*h->leaf));
         h->job_alloc = kb_pool_alloc(pool, (nj + 1) * sizeof(*h->job_alloc));
         h->job_request = kb_pool_alloc(pool, (nj + 1) * sizeof(*h->job_request));

@@ -1087,6 +1087,20 @@ static const struct kb_scenario hdrf[] = {
         .binds = "ga-0=n1 ga-1=n1 ga-2=n1 ga-3=n1 ga-4=n1 ga-5=n1 gb-0=n1 gb-1=n1",
     },
     {
+        /* Queues without the annotations take their place from
+         * spec.parent and spec.weight (Volcano master's
+         * BuildEffectiveQueueHierarchy): dev under eng (weight 3), ops
+         * (weight 1) under the root.  At the top, eng's share / 3 against
+         * ops' / 1, as in the case above: dev 6, ops 2 (ties by queue
+         * name: dev first). */
+        .name = "hdrf: spec.parent and spec.weight without annotations",
+        .conf = HDRF_CONF("allocate"),
+        .manifests = NODE_RES("n1", "8", "32Gi", "110") QUEUE("eng", "weight: 3", "")
+            QUEUE("dev", "parent: eng", "") QUEUE("ops", "weight: 1", "")
+            GANG("gd", "1", "8", "1", ", queue: dev") GANG("go", "1", "8", "1", ", queue: ops"),
+        .binds = "gd-0=n1 gd-1=n1 gd-2=n1 gd-3=n1 gd-4=n1 gd-5=n1 go-0=n1 go-1=n1",
+    },
+    {
         /* Reclaim: a (root/a, weight 4) runs four 1-cpu pods, the whole
          * of n1 (4 cpu); b (root/b, weight 1) has one pending.  With b's
          * task given, b's share is 1/4 per weight 1 = 0.25; a without one
