@@ -142,6 +142,29 @@ static const struct kb_scenario basics[] = {
         .phases = "pg1=Running",
     },
     {
+        /* allocate_test.go, "master's min member can not be allocated,
+         * break from allocating": the same pods (roles in labels), but
+         * minTaskMember {master: 2, worker: 0} and n2 with 2 cpu.  p0 to
+         * n1; p1 (master) fits nowhere; p2 and p3 to n2: three
+         * placed, above minMember 2, but master has 1 of its 2: not ready,
+         * not pipelined, everything is rolled back. */
+        .name = "the task role from the label: a role short of its minimum binds nothing",
+        .manifests =
+            NODE_X("n1", "cpu: '1', memory: 2Gi, pods: '10'", ", labels: {nodeRole: master}", "", "")
+            NODE_X("n2", "cpu: '2', memory: 2Gi, pods: '10'", ", labels: {nodeRole: worker}", "", "")
+            PG("pg1", "2", "2024-01-01", ", minTaskMember: {master: 2, worker: 0}")
+            POD("p0", ", labels: {volcano.sh/task-spec: master}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: master}\n" POD_REQ("1"), "")
+            POD("p1", ", labels: {volcano.sh/task-spec: master}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: master}\n" POD_REQ("1"), "")
+            POD("p2", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: worker}\n" POD_REQ("1"), "")
+            POD("p3", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: worker}\n" POD_REQ("1"), ""),
+        .binds = "",
+        .phases = "pg1=Inqueue",
+    },
+    {
         /* The annotation wins over the label: p0's annotation says worker
          * (its label master), so the gang has two workers and no master
          * and is refused, as Volcano's getTaskRole decides. */
