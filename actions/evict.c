@@ -164,15 +164,18 @@ static bool fits(const struct kb_res *req, const struct kb_res *avail)
         return true;
 }
 
-/* The session whose orders victim_cmp follows (qsort has no context). */
+/* The session whose orders victim_cmp follows, and the preemptor's queue
+ * (qsort has no context). */
 static _Thread_local struct kb_session *order_session;
+static _Thread_local const struct kb_queue_info *order_queue;
 
 /* Cheapest first, as Volcano's BuildVictimsPriorityQueue orders victims:
  * what the session would place last goes first — across queues the queue
  * that comes last, then the job that comes last in job order (with the
  * priority plugin, the lowest priority), then the task that comes last in
  * task order (the lowest priority, the highest pod index, the most recently
- * created). */
+ * created).  Across queues the plugins' victim queue order comes first
+ * (capacity's hierarchy: the queue closer to the preemptor's). */
 static int victim_cmp(const void *a, const void *b)
 {
         struct kb_task *x = *(struct kb_task *const *)a, *y = *(struct kb_task *const *)b;
@@ -180,7 +183,9 @@ static int victim_cmp(const void *a, const void *b)
         int c;
         if (x->job != y->job) {
                 if (x->job->queue != y->job->queue && x->job->queue && y->job->queue &&
-                    (c = kb_queue_order(s, y->job->queue, x->job->queue)))
+                    ((order_queue &&
+                      (c = kb_victim_queue_order(s, x->job->queue, y->job->queue, order_queue))) ||
+                     (c = kb_queue_order(s, y->job->queue, x->job->queue))))
                         return c;
                 if ((c = kb_job_order(s, y->job, x->job)))
                         return c;
@@ -188,11 +193,14 @@ static int victim_cmp(const void *a, const void *b)
         return kb_task_order(s, y, x);
 }
 
-static void sort_victims(struct kb_session *s, struct kb_task **v, size_t n)
+static void sort_victims(struct kb_session *s, const struct kb_task *t, struct kb_task **v,
+                         size_t n)
 {
         order_session = s;
+        order_queue = t->job ? t->job->queue : NULL;
         qsort(v, n, sizeof(*v), victim_cmp);
         order_session = NULL;
+        order_queue = NULL;
 }
 
 /* ---- placing --------------------------------------------------------------------- */
@@ -521,7 +529,7 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                  * first, and sort only on nodes that can give enough. */
                 size_t unsorted = e->vote(e->s, t, e->cand, k, e->out);
                 if (unsorted && pick_victims(e, t, n, idle, unsorted)) {
-                        sort_victims(e->s, e->cand, k);
+                        sort_victims(e->s, t, e->cand, k);
                         *nvotes = e->vote(e->s, t, e->cand, k, e->out);
                         need = pick_victims(e, t, n, idle, *nvotes);
                 }

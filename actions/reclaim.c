@@ -27,7 +27,8 @@
  * #4756), and becomes Inqueue when its gang is pipelined; and a node's idle
  * room counts toward what is reclaimed (Volcano pipelines only onto the
  * evicted tasks' room).  Tasks are compared in the resources they ask for
- * only.
+ * only.  A turn that evicts nothing for an admitted job is undone: free
+ * room is allocate's to fill.
  *
  * Example: queues a and b (weight 1) on 8 cpu; a runs eight 1-cpu pods of
  * minMember-1 jobs, b has a 2-cpu pod pending.  Deserved: a 6, b 2.  b is
@@ -70,6 +71,7 @@ static bool reclaim_job(struct kb__evictor *e, struct kb_queue_info *q, struct k
         for (uint32_t i = 0; i < j->ntasks; i++)
                 if (j->tasks[i]->status == KB_TASK_PENDING)
                         kb_heap_push(&tasks, j->tasks[i]);
+        uint32_t evicted_before = j->evictions;
         e->st = kb_statement_new(s);
         while (kb_job_starving(s, j) && !kb_heap_empty(&tasks)) {
                 struct kb_task *t = kb_heap_pop(&tasks);
@@ -80,7 +82,13 @@ static bool reclaim_job(struct kb__evictor *e, struct kb_queue_info *q, struct k
                 placed = true;
         }
         kb_heap_release(&tasks);
-        if (!kb_job_pipelined(s, j)) {
+        /* A turn of an admitted job that evicted nothing placed it on room
+         * that is free anyway: that is allocate's to place (and bind in
+         * this session), not reclaim's to pipeline (Volcano's reclaim
+         * pipelines only where it evicted; its capacity_test.go runs
+         * "enqueue, reclaim, allocate" and expects the bind). */
+        bool none_evicted = j->evictions == evicted_before && j->phase != KB_PG_PENDING;
+        if (none_evicted || !kb_job_pipelined(s, j)) {
                 kb_statement_discard(e->st);
                 kb__evictor_forget(e);
                 j->evictions = 0;

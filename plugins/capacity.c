@@ -2,8 +2,8 @@
  * capacity: queue quotas as Volcano master's plugins/capacity, where each
  * queue says what it deserves (spec.deserved) instead of a weight.  The
  * other limits are proportion's: spec.capability caps a queue, and
- * spec.guarantee is kept for it alone.  A conf runs proportion or capacity,
- * never both (conf.c refuses that).
+ * spec.guarantee is kept for it alone.  A conf may name proportion too, as
+ * in Volcano: both then vote, each on its own shares (conf.c warns).
  *
  *   real capability  what a queue may hold at most.  Flat (the default):
  *                    the cluster less every queue's guarantee, plus its own
@@ -42,11 +42,14 @@
  *                within the real capability of the leaf and of every
  *                ancestor, in the resources the task requests (pods aside).
  *   overused     Volcano's capacity registers none; kbatch's skips a queue
- *                that could take no task anyway: on the leaf or an
- *                ancestor, allocated has reached the real capability in
- *                every resource but pods (a resource without a limit is
- *                never reached, so a queue capped in cpu alone is never
- *                skipped: a task asking memory alone could still go).
+ *                that could take no task anyway, not even by reclaim: the
+ *                leaf's allocated has reached its real capability in every
+ *                resource but pods (a resource without a limit is never
+ *                reached, so a queue capped in cpu alone is never skipped:
+ *                a task asking memory alone could still go).  A full
+ *                ancestor does not count: the leaf may still reclaim from
+ *                its siblings under it (Volcano's capacity_test.go, case3
+ *                of the hierarchy tests), and allocatable refuses the rest.
  *   enqueueable  only an Open leaf admits; a group with minResources is
  *                admitted while minResources + allocated + reserved -
  *                elastic fits the real capability of the leaf and of every
@@ -239,15 +242,11 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
 static bool overused(void *arg, const struct kb_queue_info *q)
 {
         struct kb__capacity *c = arg;
-        EACH_UP (c, k, (int)q->index) {
-                const struct kb__capq *a = &c->q[k];
-                bool full = true;
-                for (int i = 0; i < kb_res_count() && full; i++)
-                        full = i == KB_RES_PODS || a->allocated[i] >= a->real_cap[i];
-                if (full)
-                        return true;
-        }
-        return false;
+        const struct kb__capq *a = &c->q[q->index];
+        bool full = true;
+        for (int i = 0; i < kb_res_count() && full; i++)
+                full = i == KB_RES_PODS || a->allocated[i] >= a->real_cap[i];
+        return full;
 }
 
 static const char *job_valid(void *arg, const struct kb_job *j, const char **reason)
@@ -419,6 +418,9 @@ static void *capacity_open(struct kb_session *s, const struct kb_value *args)
         kb_on_job_enqueued(s, enqueued, c);
         kb_on_preemptive(s, preemptive, c);
         kb_on_reclaimable(s, kb__capacity_reclaimable, c);
+        /* Volcano registers it with the hierarchy only. */
+        if (c->hierarchy)
+                kb_on_victim_queue_order(s, kb__capacity_victim_queue_order, c);
         kb_on_event(s, (struct kb_event_handler){on_allocate, on_deallocate}, c);
         return c;
 }

@@ -74,9 +74,20 @@ static int common_depth(const struct kb__capacity *c, int a, int b)
 
 /* ---- the victim order ------------------------------------------------------------ */
 
+int kb__capacity_victim_queue_order(void *arg, const struct kb_queue_info *l,
+                                    const struct kb_queue_info *r,
+                                    const struct kb_queue_info *preemptor)
+{
+        const struct kb__capacity *c = arg;
+        int p = (int)preemptor->index;
+        int ll = common_depth(c, (int)l->index, p), rl = common_depth(c, (int)r->index, p);
+        return ll == rl ? 0 : ll > rl ? -1 : 1;
+}
+
 struct order {
         struct kb__capacity *c;
         int reclaimer; /* the reclaimer's queue */
+        const struct kb_queue_info *rq;
 };
 
 static const struct kb_queue_info *queue_of(const struct kb_task *t)
@@ -101,12 +112,9 @@ static int victim_order(void *ctx, const void *pa, const void *pb)
         if (!qa || !qb)
                 return qa ? 1 : qb ? -1 : 0;
         if (qa != qb) {
-                if (o->c->hierarchy) {
-                        int la = common_depth(o->c, (int)qa->index, o->reclaimer);
-                        int lb = common_depth(o->c, (int)qb->index, o->reclaimer);
-                        if (la != lb)
-                                return la > lb ? -1 : 1;
-                }
+                int c = o->c->hierarchy ? kb__capacity_victim_queue_order(o->c, qa, qb, o->rq) : 0;
+                if (c)
+                        return c;
                 return kb_queue_order(s, qb, qa);
         }
         int c = kb_job_order(s, b->job, a->job);
@@ -200,7 +208,7 @@ int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
         if (!rq || c->q[rq->index].refuse || n == 0)
                 return 0;
         int p = (int)rq->index;
-        struct order o = {c, p};
+        struct order o = {c, p, rq};
         struct kb_heap h;
         kb_heap_init(&h, victim_order, &o);
         for (size_t i = 0; i < n; i++)

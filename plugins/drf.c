@@ -18,20 +18,26 @@
  * 1e-6.  (Equal tasks cannot swap back and forth this way: after a move the
  * shares differ by two tasks the other way round.)
  *
- * Volcano's hierarchical drf (enableHierarchy) is not done.
+ * With enableHierarchy: true, queues are ordered, and reclaim victims
+ * chosen, by hierarchical drf (plugins/hdrf.c, Volcano's hdrf).
  */
 #include <math.h>
 
 #include "framework/framework.h"
+#include "plugins/plugins-int.h"
 
 static void *drf_open(struct kb_session *s, const struct kb_value *args);
+static void drf_close(struct kb_session *s, void *state);
 
 const struct kb_plugin kb_plugin_drf = {
     .name = "drf",
     .open = drf_open,
+    .close = drf_close,
+    .hierarchy = true,
 };
 
 struct drf {
+        struct kb__hdrf *tree; /* with enableHierarchy, else NULL */
         const struct kb_res *total;
         /* Per job index: what the job would hold after the candidates
          * taken so far in one call, and whether it was set. */
@@ -87,10 +93,27 @@ static int victims(void *arg, const struct kb_task *preemptor, struct kb_task *c
         return k;
 }
 
+static void on_allocate(void *arg, const struct kb_task *t)
+{
+        kb__hdrf_account(arg, t, 1);
+}
+
+static void on_deallocate(void *arg, const struct kb_task *t)
+{
+        kb__hdrf_account(arg, t, -1);
+}
+
 static void *drf_open(struct kb_session *s, const struct kb_value *args)
 {
         (void)args;
         struct drf *d = kb_pool_alloc(kb_session_pool(s), sizeof(*d));
+        d->tree = NULL;
+        if (kb_session_hierarchy(s, "drf")) {
+                d->tree = kb__hdrf_open(s);
+                kb_on_queue_order(s, kb__hdrf_queue_order, d->tree);
+                kb_on_reclaimable(s, kb__hdrf_reclaimable, d->tree);
+                kb_on_event(s, (struct kb_event_handler){on_allocate, on_deallocate}, d->tree);
+        }
         size_t njobs;
         kb_session_jobs(s, &njobs);
         d->total = kb_session_total(s);
@@ -99,4 +122,11 @@ static void *drf_open(struct kb_session *s, const struct kb_value *args)
         kb_on_job_order(s, job_order, d);
         kb_on_preemptable(s, victims, d, 0);
         return d;
+}
+
+static void drf_close(struct kb_session *s, void *state)
+{
+        (void)s;
+        struct drf *d = state;
+        kb__hdrf_close(d->tree);
 }

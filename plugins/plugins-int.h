@@ -193,9 +193,31 @@ static inline int kb__capacity_above(const struct kb__capacity *c, int q, int64_
                 q = c->q[q].parent;
         return q;
 }
+/* With hierarchy, Volcano's victimQueueOrder: of two victims' queues, the
+ * one whose lowest common ancestor with the preemptor's is deeper first
+ * (plugins/capacity_victims.c), a kb_victim_queue_order_fn. */
+int kb__capacity_victim_queue_order(void *arg, const struct kb_queue_info *l,
+                                    const struct kb_queue_info *r,
+                                    const struct kb_queue_info *preemptor);
 /* capacity's reclaimable (plugins/capacity_victims.c), a kb_victims_fn. */
 int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
                              struct kb_task *const *cand, size_t n, struct kb_task **out);
+
+/* ---- drf's hierarchy (plugins/hdrf.c) ---- */
+
+/* The hierarchical drf tree of a session (Volcano's hdrf): built from the
+ * session's queues and jobs; kb__hdrf_close frees what open allocated
+ * outside the session pool. */
+struct kb__hdrf;
+struct kb__hdrf *kb__hdrf_open(struct kb_session *s);
+void kb__hdrf_close(struct kb__hdrf *h);
+/* t took room (sign 1) or gave it back (-1): the tree is recomputed when
+ * next asked. */
+void kb__hdrf_account(struct kb__hdrf *h, const struct kb_task *t, double sign);
+/* A kb_queue_order_fn and a kb_victims_fn over the tree. */
+int kb__hdrf_queue_order(void *arg, const struct kb_queue_info *l, const struct kb_queue_info *r);
+int kb__hdrf_reclaimable(void *arg, const struct kb_task *reclaimer, struct kb_task *const *cand,
+                         size_t n, struct kb_task **out);
 
 /* Volcano's binpack weights under a key prefix ("binpack.", and
  * network-topology-aware's "hypernode.binpack."): <prefix>cpu and

@@ -12,6 +12,11 @@
 typedef int (*kb_job_order_fn)(void *arg, const struct kb_job *l, const struct kb_job *r);
 typedef int (*kb_queue_order_fn)(void *arg, const struct kb_queue_info *l,
                                  const struct kb_queue_info *r);
+/* Which of two victims' queues gives up its tasks first to preemptor's
+ * queue (< 0: l), 0 for no opinion (Volcano's VictimQueueOrderFn). */
+typedef int (*kb_victim_queue_order_fn)(void *arg, const struct kb_queue_info *l,
+                                        const struct kb_queue_info *r,
+                                        const struct kb_queue_info *preemptor);
 typedef int (*kb_task_order_fn)(void *arg, const struct kb_task *l, const struct kb_task *r);
 /* NULL when the task may go to the node, else the reason in kube-scheduler's
  * words ("node(s) didn't match Pod's node affinity/selector"), a string that

@@ -136,9 +136,12 @@ static void warnings(struct kb_session *s)
                 if (!msg)
                         continue;
                 struct kb_warning w = {
-                    j->pg, j->pg || !j->ntasks ? NULL : j->tasks[0]->pod,
+                    j->pg,
+                    j->pg || !j->ntasks ? NULL : j->tasks[0]->pod,
                     kb_pool_printf(&r->pool, "%s %s", j->pg ? "podgroup" : "pod", j->name),
-                    kb_pool_strdup(&r->pool, msg), NULL};
+                    kb_pool_strdup(&r->pool, msg),
+                    NULL,
+                    NULL};
                 free(msg);
                 kb__result_add_warning(s, &w);
         }

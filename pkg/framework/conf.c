@@ -42,9 +42,9 @@ const char kb_default_conf_yaml[] = "actions: \"enqueue, allocate, backfill\"\n"
 /* Volcano actions and plugins that kbatch does not implement yet. */
 static const char *const unimplemented_actions[] = {"shuffle", "elect", "reserve", "dispatch"};
 static const char *const unimplemented_plugins[] = {
-    "task-topology",         "sla",       "tdm",           "numaaware",   "cdp",
-    "rescheduling",          "usage",     "extender",      "deviceshare", "pdb",
-    "resource-strategy-fit", "nodegroup", "resourcequota", "cpuquota"};
+    "task-topology", "tdm",           "numaaware",   "cdp", "rescheduling",
+    "usage",         "extender",      "deviceshare", "pdb", "resource-strategy-fit",
+    "nodegroup",     "resourcequota", "cpuquota"};
 /* Volcano flags that govern features kbatch does not have. */
 static const char *const ignored_flags[] = {"Hierarchy",     "BestNode",        "TargetJob",
                                             "ReservedNodes", "ClusterOrder",    "SubJobReady",
@@ -290,10 +290,10 @@ static int parse_tiers(const struct kb_value *v, struct kb_conf *conf, char *err
                 snprintf(err, errlen, "tiers: must be a list");
                 return KB_EBADCONF;
         }
-        /* Where proportion and capacity are, if named: both divide the
-         * cluster among the queues, each its own way, so one conf takes
-         * one of them (Volcano would run both and let their votes fight). */
+        /* Where proportion and capacity are, if named, and which comes
+         * last (its close publishes the queues' deserved last). */
         char quota[2][64] = {"", ""};
+        const char *last_quota = NULL;
         conf->tiers = kb_xcalloc(v->arr.n + 1, sizeof(*conf->tiers));
         for (size_t t = 0; t < v->arr.n; t++) {
                 const struct kb_value *plugins = kb_value_get(v->arr.v[t], "plugins");
@@ -319,19 +319,33 @@ static int parse_tiers(const struct kb_value *v, struct kb_conf *conf, char *err
                         if (skipped)
                                 continue;
                         tier->nplugins++;
-                        if (strcmp(pc->name, "proportion") == 0)
+                        if (strcmp(pc->name, "proportion") == 0) {
                                 snprintf(quota[0], sizeof(quota[0]), "%s", where);
-                        else if (strcmp(pc->name, "capacity") == 0)
+                                last_quota = "proportion";
+                        } else if (strcmp(pc->name, "capacity") == 0) {
                                 snprintf(quota[1], sizeof(quota[1]), "%s", where);
+                                last_quota = "capacity";
+                        }
                 }
         }
-        if (quota[0][0] && quota[1][0]) {
-                snprintf(err, errlen,
-                         "%s (proportion) and %s (capacity): both set the queues' quotas; a conf "
-                         "takes one of the two",
-                         quota[0], quota[1]);
-                return KB_EBADCONF;
-        }
+        /* Both quota plugins: Volcano runs both, and so does kbatch, each
+         * with its own shares, their votes combined by the dispatchers'
+         * rules (pkg/framework/points.c): a task must be allocatable in
+         * both, a victim reclaimable in both, a queue is skipped when
+         * either finds it overused, a group is admitted by the enqueue
+         * votes' tier rule (in one tier, both must admit it), and queue
+         * order asks the first-listed one first.  Volcano's own preempt tests
+         * (preempt_test.go, TestTopologyAwarePreempt) run this way.  Said
+         * as a warning, since the stricter of two quotas is rarely what a
+         * conf means. */
+        if (quota[0][0] && quota[1][0])
+                KB_WARN("conf: %s (proportion) and %s (capacity): both set the queues' quotas; "
+                        "each plugin votes and every vote must pass (allocatable, reclaimable and "
+                        "preemptive in both, enqueueable in both when in one tier, overused in "
+                        "either, queue order from the first listed), so a queue is held to the "
+                        "stricter of the two; "
+                        "queue status shows %s's deserved",
+                        quota[0], quota[1], last_quota);
         return 0;
 }
 

@@ -47,6 +47,26 @@ void kb_inqueue_limits(const struct kb_conf *conf, const struct kb_podgroup *pg,
 double kb_inqueue_deadline(const struct kb_conf *conf, const struct kb_podgroup *pg);
 /* The enqueue action's check of inqueueTimeout and inqueueBackoff. */
 int kb_inqueue_check(const struct kb_value *args, char *err, size_t errlen);
+/*
+ * The sla plugin's waiting time (waiting.c): the PodGroup annotations, in
+ * the order they are read, and the plugin's argument.
+ */
+#define KB_SLA_ANNOTATION       "volcano.sh/sla-waiting-time"
+#define KB_SLA_ANNOTATION_PLAIN "sla-waiting-time"
+#define KB_SLA_ARGUMENT         "sla-waiting-time"
+/* A waiting time: a Go duration above zero, in seconds into *secs; 0, or
+ * KB_EBADCONF with why saying what is wrong. */
+int kb_sla_parse(const char *text, double *secs, char *why, size_t whylen);
+/* pg's waiting time into *secs: its annotation, else the sla plugin's
+ * arguments args; false when it has none.  An annotation that is no
+ * waiting time is skipped (Volcano ignores it): its key into *bad_key
+ * (else NULL), why into why.  Any thread. */
+bool kb_sla_waiting(const struct kb_value *args, const struct kb_podgroup *pg, double *secs,
+                    const char **bad_key, char *why, size_t whylen);
+/* When a Pending pg's waiting time runs out (creation + waiting time,
+ * wall-clock seconds), for kbatch-sim's clock; 0 when the conf has no sla
+ * plugin, pg no waiting time, or pg is not Pending. */
+double kb_sla_deadline(const struct kb_conf *conf, const struct kb_podgroup *pg);
 /* pg's condition of type, or NULL. */
 const struct kb_condition *kb_pg_condition(const struct kb_podgroup *pg, const char *type);
 
@@ -59,6 +79,12 @@ void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *re
  * numbers); the first of a session is kept. */
 void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const char *reason,
                           const char *why);
+/* A warning about an annotation of j a plugin could not read (no reason
+ * for j to wait): the daemon makes it a Warning event, reason
+ * InvalidAnnotation, on its PodGroup (on its pod when it has none),
+ * kbatch-sim prints it.  msg is copied.  Call it once per job and
+ * session. */
+void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *msg);
 /* Records that t fit no node, why (kube-scheduler's summary): on t, and
  * on its job when it is the job's first ("13/16 placed; the 14th: ..."). */
 void kb_task_fit_failed(struct kb_task *t, const char *why);

@@ -169,7 +169,7 @@ struct kb_task {
         const struct kb_pod *pod;
         struct kb_job *job; /* NULL for another scheduler's pod */
         const char *name;   /* "namespace/name" */
-        const char *role;   /* annotation volcano.sh/task-spec, or "" */
+        const char *role;   /* volcano.sh/task-spec (annotation, else label), or "" */
         uint32_t index;     /* position in the session's task array */
         uint32_t eclass;    /* placement class: tasks with equal placement specs */
         enum kb_task_status status;

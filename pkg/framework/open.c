@@ -303,7 +303,12 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
         t->pod = p;
         t->index = (uint32_t)s->ntasks;
         t->name = kb_pool_path(&s->pool, ns, p->meta.name);
+        /* The annotation, else the label of the same name (Volcano
+         * master's getTaskRole in pkg/scheduler/api/job_info.go: its job
+         * controller writes both); an empty value counts as none. */
         t->role = kb_meta_annotation(&p->meta, "volcano.sh/task-spec");
+        if (!t->role || !*t->role)
+                t->role = kb_meta_label(&p->meta, "volcano.sh/task-spec");
         if (!t->role)
                 t->role = "";
         t->status = st;

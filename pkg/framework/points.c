@@ -109,6 +109,20 @@ int kb_queue_order(struct kb_session *s, const struct kb_queue_info *l,
         return c ? c : strcmp(l->name, r->name);
 }
 
+/* Victims' queues (Volcano's VictimQueueOrderFn): the first non-zero
+ * answer; with no opinion 0, and the caller falls back on the reverse of
+ * queue order. */
+int kb_victim_queue_order(struct kb_session *s, const struct kb_queue_info *l,
+                          const struct kb_queue_info *r, const struct kb_queue_info *preemptor)
+{
+        EACH_CB (s, KB_POINT_VICTIM_QUEUE_ORDER, e) {
+                int c = e->fn.victim_queue_order(e->arg, l, r, preemptor);
+                if (c)
+                        return c;
+        }
+        return 0;
+}
+
 /*
  * The pod-name index: the part after the last '-' when the name has at
  * least three '-'-separated parts ("job-worker-3" -> 3), as Volcano's

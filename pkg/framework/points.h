@@ -32,6 +32,10 @@
         XX(QUEUE_ORDER, queue_order, kb_queue_order_fn, PLAIN, "enableQueueOrder", int,            \
            kb_queue_order,                                                                         \
            (struct kb_session * s, const struct kb_queue_info *l, const struct kb_queue_info *r))  \
+        XX(VICTIM_QUEUE_ORDER, victim_queue_order, kb_victim_queue_order_fn, PLAIN,                \
+           "enableQueueOrder", int, kb_victim_queue_order,                                         \
+           (struct kb_session * s, const struct kb_queue_info *l, const struct kb_queue_info *r,   \
+            const struct kb_queue_info *preemptor))                                                \
         XX(TASK_ORDER, task_order, kb_task_order_fn, PLAIN, "enableTaskOrder", int, kb_task_order, \
            (struct kb_session * s, const struct kb_task *l, const struct kb_task *r))              \
         /* All must pass, then every filter; the first failure is the reason. */                   \

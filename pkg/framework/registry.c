@@ -19,6 +19,7 @@
         XX(drf)                                                                                    \
         XX(proportion)                                                                             \
         XX(capacity)                                                                               \
+        XX(sla)                                                                                    \
         XX(predicates)                                                                             \
         XX(nodeorder)                                                                              \
         XX(binpack)                                                                                \

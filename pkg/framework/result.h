@@ -78,6 +78,7 @@ struct kb_warning {
         const char *object;           /* "podgroup ns/name", "pod ns/name", "hypernode name" */
         const char *message;
         const struct kb_hypernode *hn; /* a HyperNode that does not fit (then pg, pod NULL) */
+        const char *reason;            /* the event's reason; NULL: "Unsupported" */
 };
 
 /* A HyperNode's nodes as the session resolved them (its status.nodeCount,

@@ -61,7 +61,8 @@ static void dispatch_warning(struct kb_sched *s, const struct kb_warning *w)
         if (!m)
                 return;
         kb__event(s, w->pg ? "PodGroup" : "Pod", w->pg ? "scheduling.volcano.sh/v1beta1" : "v1",
-                  kb__ns_of(m), m->name, m->uid, "Warning", "Unsupported", w->message);
+                  kb__ns_of(m), m->name, m->uid, "Warning", w->reason ? w->reason : "Unsupported",
+                  w->message);
 }
 
 void kb__dispatch_result(struct kb_sched *s, const struct kb_cache_snap *snap,

@@ -343,8 +343,8 @@ static void arrive(struct run *r, const struct arrival *a)
 
 /* Time of the next event or arrival, or -1 when there is none. */
 /* The next event after now: an arrival, a pod's end or reaping, or a
- * PodGroup's Inqueue timeout or backoff running out (sessions depend on
- * the clock there); -1 when none. */
+ * PodGroup's Inqueue timeout or backoff, or a Pending one's sla waiting
+ * time, running out (sessions depend on the clock there); -1 when none. */
 static int64_t next_event(const struct run *r, int64_t now)
 {
         int64_t t = -1;
@@ -353,10 +353,13 @@ static int64_t next_event(const struct run *r, int64_t now)
         if (r->nheap && (t < 0 || r->heap[0].t < t))
                 t = r->heap[0].t;
         for (size_t i = 0; i < r->c->npodgroups; i++) {
-                double d = kb_inqueue_deadline(r->conf, r->c->podgroups[i]);
-                int64_t off = d > 0 ? offset_of(r->rep->origin, d) : -1;
-                if (off > now && (t < 0 || off < t))
-                        t = off;
+                const struct kb_podgroup *pg = r->c->podgroups[i];
+                double ds[2] = {kb_inqueue_deadline(r->conf, pg), kb_sla_deadline(r->conf, pg)};
+                for (int k = 0; k < 2; k++) {
+                        int64_t off = ds[k] > 0 ? offset_of(r->rep->origin, ds[k]) : -1;
+                        if (off > now && (t < 0 || off < t))
+                                t = off;
+                }
         }
         return t;
 }

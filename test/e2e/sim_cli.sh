@@ -252,6 +252,56 @@ printf 'actions: ""\n' >"$TMP/idle.conf"
 run "a conf without actions" 2 --scheduler-conf "$TMP/idle.conf" "$TMP/gang.yaml"
 check "no action is an error" "$TMP/err" "actions: no action given; the scheduler would do nothing"
 
+# sla, and proportion with capacity: Volcano confs that load (strictly
+# too).  A bad sla-waiting-time argument is an error naming it; a bad
+# annotation is a warning naming the PodGroup and the annotation, and the
+# gang binds.
+cat >"$TMP/sla.conf" <<'EOF'
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: gang
+  - name: sla
+    arguments: {sla-waiting-time: 5m}
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: capacity
+EOF
+sed 's/5m/soon/' "$TMP/sla.conf" >"$TMP/badsla.conf"
+cat >"$TMP/slagang.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: a, namespace: team, annotations: {volcano.sh/sla-waiting-time: soon}}
+spec: {minMember: 2}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: a, namespace: team}
+spec:
+  parallelism: 2
+  template:
+    metadata: {annotations: {scheduling.k8s.io/group-name: a}}
+    spec:
+      schedulerName: kbatch
+      containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]
+YAML
+run "sla, proportion and capacity in one conf" 0 --strict-conf \
+        --scheduler-conf "$TMP/sla.conf" "$TMP/slagang.yaml"
+check "the gang binds" "$TMP/out" "team/a-1"
+check "proportion with capacity is said" "$TMP/err" \
+        "(proportion) and tiers[1].plugins[2] (capacity): both set the queues' quotas"
+check "a bad sla annotation is said" "$TMP/out" \
+        "metadata.annotations.volcano.sh/sla-waiting-time: invalid duration"
+run "a bad sla-waiting-time argument" 2 --scheduler-conf "$TMP/badsla.conf" "$TMP/gang.yaml"
+check "the bad argument is named" "$TMP/err" \
+        "tiers[0].plugins[1] (sla).arguments.sla-waiting-time: invalid duration"
+
 # ---- network topology ---------------------------------------------------------------
 
 EX="$(dirname "$0")/../../examples/sim/topology.yaml"

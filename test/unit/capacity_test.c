@@ -269,18 +269,223 @@ static const struct kb_scenario states[] = {
     },
 };
 
+/*
+ * Volcano master's capacity_test.go, Test_capacityPlugin_OnSessionOpenWithHierarchy,
+ * transcribed: its actions (enqueue, reclaim, allocate) and its one tier
+ * (capacity with enableHierarchy, predicates, gang) with exactly the
+ * extension points that test enables (a PluginOption flag it leaves unset
+ * is off there): gang only says whether a job starves, so a job is ready
+ * and pipelined with any task placed.  Queues built there
+ * with BuildQueueWithResourcesQuantity(name, deserved, capability).
+ */
+/* clang-format off */
+#define VTREE \
+        "actions: \"enqueue, reclaim, allocate\"\n" \
+        "tiers:\n- plugins:\n  - name: capacity\n    enableHierarchy: true\n" \
+        "    enableAllocatable: true\n    enablePreemptive: true\n" \
+        "    enableReclaimable: true\n    enableQueueOrder: true\n" \
+        "    enableJobEnqueued: true\n    enableOverused: false\n" \
+        "  - name: predicates\n    enablePredicate: true\n    enableNodeOrder: false\n" \
+        "  - name: gang\n    enableJobStarving: true\n    enableJobOrder: false\n" \
+        "    enableJobReady: false\n    enableJobPipelined: false\n" \
+        "    enablePreemptable: false\n    enableReclaimable: false\n"
+#define VQ(name, parent, spec) QUEUE(name, "parent: " parent spec, "")
+/* A pod of group g asking req (a requests map), on node (or "" pending). */
+#define VPOD(name, g, node, req, status) \
+        POD(name, IN_GROUP(g), "  schedulerName: kbatch\n" node \
+            "  containers: [{name: c, resources: {requests: " req "}}]\n", status)
+#define ON_N1 "  nodeName: n1\n"
+#define Q3_TREE QUEUE("root", "", "") \
+        VQ("q3", "root", ", deserved: {cpu: '4', memory: 4Gi, pods: '10'}, " \
+           "capability: {cpu: '4', memory: 4Gi, pods: '10'}") \
+        VQ("q4", "root", ", deserved: {cpu: '2', memory: 2Gi, pods: '1'}, " \
+           "capability: {cpu: '4', memory: 4Gi, pods: '4'}") \
+        VQ("q31", "q3", ", deserved: {cpu: '2', memory: 2Gi, pods: '2'}, " \
+           "capability: {cpu: '4', memory: 4Gi, pods: '4'}") \
+        VQ("q32", "q3", ", deserved: {cpu: '2', memory: 2Gi, pods: '2'}, " \
+           "capability: {cpu: '4', memory: 4Gi, pods: '4'}")
+#define VN1 NODE_RES("n1", "8", "8Gi", "11")
+/* clang-format on */
+
+static const struct kb_scenario volcano_tree[] = {
+    {
+        /* case2 "Pod allocatable when queue has not exceed capability":
+         * root -> q3 (deserved and capability 4 cpu, 4Gi, 10 pods) -> {q31,
+         * q32} (deserved 2 cpu, 2Gi, 2 pods; capability 4, 4Gi, 4 pods);
+         * q4 beside q3.  pg3 (minMember 2, Inqueue) in q31: p3 and p4, 2
+         * cpu and 2Gi each.  q31's real capability: q3's 4 (no guarantees
+         * anywhere), within its own 4: p3 (2 <= 4) and p4 (4 <= 4) fit,
+         * and q3 (4 <= 4) too: both bind on n1. */
+        .name = "volcano hierarchy case2: a child below its capability allocates",
+        .conf = VTREE,
+        .manifests = VN1 Q3_TREE PG_PHASE("pg3", "2", "2024-01-01", ", queue: q31", "Inqueue")
+            VPOD("p3", "pg3", "", "{cpu: '2', memory: 2Gi}", "")
+                VPOD("p4", "pg3", "", "{cpu: '2', memory: 2Gi}", ""),
+        .binds = "p3=n1 p4=n1",
+    },
+    {
+        /* case3 "Can reclaim from other queues when allocated < deserved":
+         * the same queues; n1 (8 cpu, 8Gi) is full: p5 (4 cpu, q4), p6
+         * (2 cpu, q31, not preemptable) and p7 (2 cpu, q31).  pg6 in q32
+         * (Inqueue) asks p8, 2 cpu: q32 holds 0 of its deserved 2, so it
+         * may reclaim.  Victims in Volcano's order: q31 first (it shares
+         * q3 with the reclaimer), p6 is not preemptable; p7: q31 holds 4
+         * > 2 deserved in cpu: a victim, and its 2 cpu are enough, so q4's
+         * p5 (4 > 2 too) is left.  p7 is evicted, p8 pipelined on n1. */
+        .name = "volcano hierarchy case3: reclaim from a sibling above its deserved",
+        .conf = VTREE,
+        .manifests = VN1 Q3_TREE PG_PHASE("pg4", "1", "2024-01-01", ", queue: q4", "Running")
+            VPOD("p5", "pg4", ON_N1, "{cpu: '4', memory: 4Gi}",
+                 "phase: Running") PG_PHASE("pg5", "1", "2024-01-01", ", queue: q31", "Running")
+                POD("p6",
+                    ", annotations: {scheduling.k8s.io/group-name: pg5, "
+                    "volcano.sh/preemptable: 'false'}",
+                    "  schedulerName: kbatch\n" ON_N1
+                    "  containers: [{name: c, resources: {requests: {cpu: '2', memory: 2Gi}}}]\n",
+                    "phase: Running")
+                    VPOD("p7", "pg5", ON_N1, "{cpu: '2', memory: 2Gi}", "phase: Running")
+                        PG_PHASE("pg6", "1", "2024-01-01", ", queue: q32", "Inqueue")
+                            VPOD("p8", "pg6", "", "{cpu: '2', memory: 2Gi}", ""),
+        .binds = "",
+        .evicted = "p7",
+    },
+    {
+        /* case8 "When the queue's deserved value has a scalar resource
+         * set, the check can pass": root -> q8 (deserved 4 cpu, 4Gi, 8
+         * nvidia.com/gpu) -> {q81, q82} (deserved 2, 2Gi, 4 gpu each), no
+         * capabilities.  p12 in q81 asks 2 cpu, 2Gi, 1 gpu on a node of 8
+         * cpu, 8Gi, 8 gpu: nothing limits q81, so it binds. */
+        .name = "volcano hierarchy case8: a scalar resource in deserved",
+        .conf = VTREE,
+        .manifests = NODE_RES("n-gpu", "8", "8Gi", "10', nvidia.com/gpu: '8") QUEUE("root", "", "")
+            VQ("q8", "root", ", deserved: {cpu: '4', memory: 4Gi, nvidia.com/gpu: '8'}")
+                VQ("q81", "q8", ", deserved: {cpu: '2', memory: 2Gi, nvidia.com/gpu: '4'}")
+                    VQ("q82", "q8", ", deserved: {cpu: '2', memory: 2Gi, nvidia.com/gpu: '4'}")
+                        PG_PHASE("pg12", "1", "2024-01-01", ", queue: q81", "Inqueue") VPOD(
+                            "p12", "pg12", "", "{cpu: '2', memory: 2Gi, nvidia.com/gpu: '1'}", ""),
+        .binds = "p12=n-gpu",
+    },
+    {
+        /* case9 "When some scalar resources are 0 in deserved, the check
+         * can still pass": q9 and q91 deserve hugepages-1Gi 0 besides cpu,
+         * memory and gpu; the node has hugepages-1Gi 0.  p13 asks 2 cpu,
+         * 2Gi, 1 gpu and no hugepages: the zero it does not ask for blocks
+         * nothing, and it binds. */
+        .name = "volcano hierarchy case9: a zero scalar in deserved",
+        .conf = VTREE,
+        .manifests = NODE_RES("n2", "8", "8Gi", "10', nvidia.com/gpu: '8', hugepages-1Gi: '0")
+            QUEUE("root", "", "") VQ("q9", "root",
+                                     ", deserved: {cpu: '2', memory: 2Gi, nvidia.com/gpu: '8', "
+                                     "hugepages-1Gi: '0'}")
+                VQ("q91", "q9",
+                   ", deserved: {cpu: '2', memory: 2Gi, nvidia.com/gpu: '4', "
+                   "hugepages-1Gi: '0'}")
+                    PG_PHASE("pg13", "1", "2024-01-01", ", queue: q91", "Inqueue")
+                        VPOD("p13", "pg13", "", "{cpu: '2', memory: 2Gi, nvidia.com/gpu: '1'}", ""),
+        .binds = "p13=n2",
+    },
+};
+
+/*
+ * proportion and capacity in one conf, as Volcano allows (its
+ * preempt_test.go's TestTopologyAwarePreempt runs both): each plugin keeps
+ * its own shares and every vote must pass (pkg/framework/points.c).
+ */
+#define BOTH CONF_WITH("  - name: proportion\n  - name: capacity\n    enableHierarchy: true\n")
+
+static const struct kb_scenario both[] = {
+    {
+        /* root -> p (capability 6 cpu) -> {a, b}; a has weight 3 and
+         * deserves 2 cpu (capacity), b weight 1 and deserves 4; each has
+         * eight 1-cpu pods; n1 has 8 cpu.  proportion (weights, only a and
+         * b have jobs): a deserves 6, b 2, and allocatable holds each
+         * there.  capacity: p's capability bounds a + b at 6.  Queue
+         * order asks proportion (listed first), then capacity on a tie.
+         * a-0 (0 = 0 in both, then the name); b-0 (a 1/6 > b 0); a-1
+         * (2/6 < b's 1/2), a-2 (3/6); 1/2 = 1/2, capacity: a 3/2 > b 1/4:
+         * b-1 (b at 2 of 2); a-3 (4/6 < 1); now p holds 6: a-4 is refused
+         * by capacity, b-2 by proportion.  a 4, b 2.  proportion alone
+         * would give a 6, b 2 (the node is full), capacity alone a 2, b 4
+         * (by its shares); today a conf naming both is refused. */
+        .name = "proportion and capacity: every vote must pass",
+        .conf = BOTH,
+        .manifests = N8 QUEUE("p", "capability: {cpu: '6'}", "")
+            QUEUE("a", "parent: p, weight: 3, deserved: {cpu: '2'}", "")
+                QUEUE("b", "parent: p, weight: 1, deserved: {cpu: '4'}", "")
+                    GANG("a", "1", "8", "1", ", queue: a") GANG("b", "1", "8", "1", ", queue: b"),
+        .binds = "a-0=n1 a-1=n1 a-2=n1 a-3=n1 b-0=n1 b-1=n1",
+    },
+    {
+        /* The same queues and jobs with the two plugins listed the other
+         * way round: capacity's queue order is asked first.  a-0 (0 = 0,
+         * name); b-0 (a 1/2 > 0); b-1 (1/4 < 1/2); a 1/2 = b 2/4, then
+         * proportion: a 1/6 < b 2/2: a-1 (2/2); b-2 is refused by
+         * proportion (2 + 1 > 2), and b's job is done; a-2, a-3 (p at 6:
+         * a 4, b 2); a-4 is refused by capacity.  The same binds: the
+         * quotas, not the order, decide here. */
+        .name = "proportion and capacity: the other order, the same quotas",
+        .conf = CONF_WITH("  - name: capacity\n    enableHierarchy: true\n  - name: proportion\n"),
+        .manifests = N8 QUEUE("p", "capability: {cpu: '6'}", "")
+            QUEUE("a", "parent: p, weight: 3, deserved: {cpu: '2'}", "")
+                QUEUE("b", "parent: p, weight: 1, deserved: {cpu: '4'}", "")
+                    GANG("a", "1", "8", "1", ", queue: a") GANG("b", "1", "8", "1", ", queue: b"),
+        .binds = "a-0=n1 a-1=n1 a-2=n1 a-3=n1 b-0=n1 b-1=n1",
+    },
+    {
+        /* Enqueue with both in one tier: a group is admitted only when
+         * neither rejects it.  root -> p (capability 4 cpu) -> a; group g
+         * in a asks minResources cpu 5.  proportion sees a alone (no
+         * capability of its own: real capability 8) and admits; capacity
+         * hands p's capability down to a (4) and rejects: g waits, with
+         * capacity's numbers.  proportion alone would bind g-0. */
+        .name = "proportion and capacity: enqueue needs capacity's vote too",
+        .conf = BOTH,
+        .manifests = N8 QUEUE("p", "capability: {cpu: '4'}", "") QUEUE("a", "parent: p", "")
+            PG("g", "1", "2024-01-01", ", queue: a, minResources: {cpu: '5'}")
+                JOB("g", "g", "1", "", REQ1, ""),
+        .binds = "",
+        .phases = "g=Pending",
+        .message = "queue resource quota insufficient: queue a: insufficient cpu: the group "
+                   "needs 5, the queue has 0 allocated, 0 reserved for admitted groups, 0 "
+                   "elastic, capability 4",
+        .reasons = "g=QueueQuotaExceeded",
+    },
+    {
+        /* And proportion's: root -> p (guarantee 4 cpu) -> a; g in a asks
+         * minResources cpu 5.  capacity: the implicit root has no limit,
+         * so neither has p nor a: admitted.  proportion counts p's
+         * guarantee against a flat cluster: a may hold 8 - 4 = 4 < 5:
+         * rejected, with proportion's numbers.  capacity alone would
+         * bind g-0. */
+        .name = "proportion and capacity: enqueue needs proportion's vote too",
+        .conf = BOTH,
+        .manifests = N8 QUEUE("p", "guarantee: {resource: {cpu: '4'}}", "") QUEUE(
+            "a", "parent: p", "") PG("g", "1", "2024-01-01", ", queue: a, minResources: {cpu: '5'}")
+            JOB("g", "g", "1", "", REQ1, ""),
+        .binds = "",
+        .phases = "g=Pending",
+        .message = "queue resource quota insufficient: queue a: insufficient cpu: the group "
+                   "needs 5, the queue has 0 allocated, 0 reserved for admitted groups, 0 "
+                   "elastic, capability 4",
+        .reasons = "g=QueueQuotaExceeded",
+    },
+};
+
 TABLE_TEST(limits)
 TABLE_TEST(order)
 TABLE_TEST(tree)
 TABLE_TEST(enqueue)
 TABLE_TEST(states)
+TABLE_TEST(both)
+TABLE_TEST(volcano_tree)
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_limits), cmocka_unit_test(test_order),
-            cmocka_unit_test(test_tree),   cmocka_unit_test(test_enqueue),
-            cmocka_unit_test(test_states),
+            cmocka_unit_test(test_limits),       cmocka_unit_test(test_order),
+            cmocka_unit_test(test_tree),         cmocka_unit_test(test_enqueue),
+            cmocka_unit_test(test_states),       cmocka_unit_test(test_both),
+            cmocka_unit_test(test_volcano_tree),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

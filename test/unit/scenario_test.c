@@ -9,9 +9,13 @@
  * (nodeorder); on identical empty nodes the tie goes to the first name, and a
  * node that just took a task scores lower, so tasks spread: n1, n2, n1, ...
  */
+#include <string.h>
+
 #include "testutil.h"
 
+#include "framework/framework.h"
 #include "manifests.h"
+#include "sim/sim.h"
 
 /* The tables are laid out by hand; clang-format would break them. */
 /* clang-format off */
@@ -107,6 +111,73 @@ static const struct kb_scenario basics[] = {
             JOB("tf-ps", "tf", "1", ", volcano.sh/task-spec: ps", REQ1, ""),
         .binds = "tf-worker-0=n1 tf-worker-1=n2 tf-ps-0=n1",
         .phases = "tf=Running",
+    },
+    {
+        /* Volcano master's allocate_test.go, "prepredicate failed and tasks
+         * are not used up, continue on until min member meet": the role is
+         * in the label volcano.sh/task-spec only (Volcano's job controller
+         * writes both; getTaskRole in pkg/scheduler/api/job_info.go reads
+         * the annotation, then the label).  minMember 2, minTaskMember
+         * {master: 1, worker: 1}; n1 (1 cpu, nodeRole master), n2 (1 cpu,
+         * worker).  No pod name has an index, no uid: task order by name.
+         * p0 (master) to n1; p1 (master) fits nowhere (n1 full, n2 the
+         * wrong role); p2 (worker) to n2: two ready, one of each role, the
+         * gang is ready and binds; p3 finds no room.  Read from the
+         * annotation alone, no pod has a role and the gang is refused
+         * ("Not enough valid pods of each task"). */
+        .name = "the task role from the label volcano.sh/task-spec",
+        .manifests =
+            NODE_X("n1", "cpu: '1', memory: 2Gi, pods: '10'", ", labels: {nodeRole: master}", "", "")
+            NODE_X("n2", "cpu: '1', memory: 2Gi, pods: '10'", ", labels: {nodeRole: worker}", "", "")
+            PG("pg1", "2", "2024-01-01", ", minTaskMember: {master: 1, worker: 1}")
+            POD("p0", ", labels: {volcano.sh/task-spec: master}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: master}\n" POD_REQ("1"), "")
+            POD("p1", ", labels: {volcano.sh/task-spec: master}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: master}\n" POD_REQ("1"), "")
+            POD("p2", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: worker}\n" POD_REQ("1"), "")
+            POD("p3", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: worker}\n" POD_REQ("1"), ""),
+        .binds = "p0=n1 p2=n2",
+        .phases = "pg1=Running",
+    },
+    {
+        /* allocate_test.go, "master's min member can not be allocated,
+         * break from allocating": the same pods (roles in labels), but
+         * minTaskMember {master: 2, worker: 0} and n2 with 2 cpu.  p0 to
+         * n1; p1 (master) fits nowhere; p2 and p3 to n2: three
+         * placed, above minMember 2, but master has 1 of its 2: not ready,
+         * not pipelined, everything is rolled back. */
+        .name = "the task role from the label: a role short of its minimum binds nothing",
+        .manifests =
+            NODE_X("n1", "cpu: '1', memory: 2Gi, pods: '10'", ", labels: {nodeRole: master}", "", "")
+            NODE_X("n2", "cpu: '2', memory: 2Gi, pods: '10'", ", labels: {nodeRole: worker}", "", "")
+            PG("pg1", "2", "2024-01-01", ", minTaskMember: {master: 2, worker: 0}")
+            POD("p0", ", labels: {volcano.sh/task-spec: master}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: master}\n" POD_REQ("1"), "")
+            POD("p1", ", labels: {volcano.sh/task-spec: master}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: master}\n" POD_REQ("1"), "")
+            POD("p2", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: worker}\n" POD_REQ("1"), "")
+            POD("p3", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n  nodeSelector: {nodeRole: worker}\n" POD_REQ("1"), ""),
+        .binds = "",
+        .phases = "pg1=Inqueue",
+    },
+    {
+        /* The annotation wins over the label: p0's annotation says worker
+         * (its label master), so the gang has two workers and no master
+         * and is refused, as Volcano's getTaskRole decides. */
+        .name = "the task role: the annotation before the label",
+        .manifests = NODE("n1")
+            PG("pg1", "2", "2024-01-01", ", minTaskMember: {master: 1, worker: 1}")
+            POD("p0", ", labels: {volcano.sh/task-spec: master}, annotations: "
+                "{scheduling.k8s.io/group-name: pg1, volcano.sh/task-spec: worker}",
+                "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("p1", ", labels: {volcano.sh/task-spec: worker}" IN_GROUP("pg1"),
+                "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "",
+        .message = "Not enough valid pods of each task",
     },
     {
         /* A pod with no group annotation is a job of its own, minMember 1,
@@ -802,7 +873,349 @@ static const struct kb_scenario sessions[] = {
     },
 };
 
+
+/*
+ * The sla plugin (Volcano's plugins/sla): a job's waiting time is its
+ * PodGroup's annotation volcano.sh/sla-waiting-time, else sla-waiting-time,
+ * else the plugin's argument.  Jobs with one go first, by deadline
+ * (creation + waiting time); a job past its deadline is permitted at
+ * enqueue.  The scenarios' clock reads 2027-01-15T08:00:00Z (testutil.c).
+ */
+#define SLA_CONF(args) \
+        "actions: \"enqueue, allocate, backfill\"\n" \
+        "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: sla\n" args \
+        "- plugins:\n  - name: predicates\n  - name: proportion\n  - name: nodeorder\n"
+/* A PodGroup created at ts, with metadata extra (", annotations: {...}"),
+ * spec extra and a status body. */
+#define PG_AT(name, min, ts, meta_extra, extra_spec, status) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
+        "metadata: {name: " name ", creationTimestamp: '2027-01-15T" ts ":00Z'" meta_extra "}\n" \
+        "spec: {minMember: " min extra_spec "}\nstatus: {" status "}\n"
+
+static const struct kb_scenario sla[] = {
+    {
+        /* Global waiting time 5m; queue q capped at 4 cpu; n1 has 8.  r
+         * (Inqueue, minResources cpu 3, its pods fit no node) reserves 3.
+         * g (created 07:50, deadline 07:55: passed) asks minResources cpu
+         * 2: proportion would reject it (2 + 3 reserved > 4), but sla, in
+         * the first tier, permits it and the second tier is not asked; its
+         * 2 join the reservations.  h (07:59, deadline 08:04) is left to
+         * proportion: 1 + 5 > 4, rejected.  Allocate: q deserves 4 (its
+         * request 6 capped at 4); r goes first (deadline 07:05) and fits
+         * nowhere; g-0 and g-1 fit q's share and n1: g binds.  Without
+         * sla, g would be rejected and h admitted (1 + 3 <= 4) and bound. */
+        .name = "sla: a job past its waiting time is admitted whatever its queue's room",
+        .conf = SLA_CONF("    arguments: {sla-waiting-time: 5m}\n"),
+        .manifests = NODE_RES("n1", "8", "32Gi", "110")
+            QUEUE("q", "weight: 1, capability: {cpu: '4'}", "")
+            PG_AT("r", "3", "07:00", "", ", queue: q, minResources: {cpu: '3'}", "phase: Inqueue")
+            JOB("r", "r", "3", "", REQ1, "      nodeSelector: {disk: ssd}\n")
+            PG_AT("g", "2", "07:50", "", ", queue: q, minResources: {cpu: '2'}", "")
+            JOB("g", "g", "2", "", REQ1, "")
+            PG_AT("h", "1", "07:59", "", ", queue: q, minResources: {cpu: '1'}", "")
+            JOB("h", "h", "1", "", REQ1, ""),
+        .binds = "g-0=n1 g-1=n1",
+        .phases = "g=Running h=Pending r=Inqueue",
+        .reasons = "h=QueueQuotaExceeded",
+    },
+    {
+        /* The same, with proportion in sla's own tier: its reject is final
+         * (Volcano's vote), so g waits too; r and g reserve nothing new. */
+        .name = "sla: a quota plugin in the same tier still rejects",
+        .conf = "actions: \"enqueue, allocate, backfill\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: proportion\n"
+                "  - name: sla\n    arguments: {sla-waiting-time: 5m}\n"
+                "- plugins:\n  - name: predicates\n  - name: nodeorder\n",
+        .manifests = NODE_RES("n1", "8", "32Gi", "110")
+            QUEUE("q", "weight: 1, capability: {cpu: '4'}", "")
+            PG_AT("r", "3", "07:00", "", ", queue: q, minResources: {cpu: '3'}", "phase: Inqueue")
+            JOB("r", "r", "3", "", REQ1, "      nodeSelector: {disk: ssd}\n")
+            PG_AT("g", "2", "07:50", "", ", queue: q, minResources: {cpu: '2'}", "")
+            JOB("g", "g", "2", "", REQ1, ""),
+        .binds = "",
+        .phases = "g=Pending r=Inqueue",
+        .reasons = "g=QueueQuotaExceeded",
+    },
+    {
+        /* No global waiting time; late (created 07:00) has the annotation
+         * sla-waiting-time: 2h, early (06:00) none.  A job with a waiting
+         * time goes first, passed or not: late takes three of n1's four
+         * cpu, early's first task the last, its second fits nowhere and
+         * early is rolled back.  By creation, early would have won. */
+        .name = "sla: a job with a waiting time goes before one without",
+        .conf = SLA_CONF(""),
+        .manifests = NODE("n1")
+            PG_AT("early", "3", "06:00", "", "", "") JOB("early", "early", "3", "", REQ1, "")
+            PG_AT("late", "3", "07:00", ", annotations: {sla-waiting-time: 2h}", "", "")
+            JOB("late", "late", "3", "", REQ1, ""),
+        .binds = "late-0=n1 late-1=n1 late-2=n1",
+        .phases = "late=Running early=Inqueue",
+    },
+    {
+        /* Global 10m.  x (07:00) says volcano.sh/sla-waiting-time: 2h and
+         * sla-waiting-time: 1m; the first key wins: deadline 09:00.  y
+         * (07:30) takes the global 10m: deadline 07:40, so y goes first
+         * and wins n1.  Reading the second key (07:01) or the global
+         * (07:10) for x, x would have won. */
+        .name = "sla: the earlier deadline first, volcano.sh/sla-waiting-time first",
+        .conf = SLA_CONF("    arguments: {sla-waiting-time: 10m}\n"),
+        .manifests = NODE("n1")
+            PG_AT("x", "3", "07:00",
+                  ", annotations: {volcano.sh/sla-waiting-time: 2h, sla-waiting-time: 1m}", "", "")
+            JOB("x", "x", "3", "", REQ1, "")
+            PG_AT("y", "3", "07:30", "", "", "") JOB("y", "y", "3", "", REQ1, ""),
+        .binds = "y-0=n1 y-1=n1 y-2=n1",
+        .phases = "y=Running x=Inqueue",
+    },
+    {
+        /* x's volcano.sh/sla-waiting-time is no duration: as Volcano's
+         * SetPodGroup, the plain annotation is read next: 2h, deadline
+         * 09:00, so y (global 10m: 07:40) goes first.  Falling back to
+         * the global instead, x (07:10) would have won. */
+        .name = "sla: a bad volcano.sh/sla-waiting-time falls through to sla-waiting-time",
+        .conf = SLA_CONF("    arguments: {sla-waiting-time: 10m}\n"),
+        .manifests = NODE("n1")
+            PG_AT("x", "3", "07:00",
+                  ", annotations: {volcano.sh/sla-waiting-time: soon, sla-waiting-time: 2h}", "", "")
+            JOB("x", "x", "3", "", REQ1, "")
+            PG_AT("y", "3", "07:30", "", "", "") JOB("y", "y", "3", "", REQ1, ""),
+        .binds = "y-0=n1 y-1=n1 y-2=n1",
+        .phases = "y=Running x=Inqueue",
+    },
+};
+
+/*
+ * drf with enableHierarchy (hierarchical drf, Volcano v1.7.0's hdrf; the
+ * banner of plugins/hdrf.c has the rules).  Queues are placed in the tree
+ * by their annotations volcano.sh/hierarchy and volcano.sh/hierarchy-weights.
+ */
+#define HQUEUE(name, hier, weights) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n" \
+        "metadata: {name: " name ", annotations: {volcano.sh/hierarchy: " hier ", " \
+        "volcano.sh/hierarchy-weights: " weights "}}\nspec: {weight: 1}\n"
+/* Volcano's hdrf_test.go tier: drf (hierarchy, queue order, job order)
+ * and proportion (enqueued, queue order, reclaimable), nothing else. */
+#define HDRF_VOLCANO_CONF \
+        "actions: allocate\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n" \
+        "    enablePreemptable: false\n  - name: proportion\n    enableAllocatable: false\n" \
+        "    enableOverused: false\n    enablePreemptive: false\n"
+#define HDRF_CONF(actions) \
+        "actions: \"" actions "\"\ntiers:\n- plugins:\n  - name: gang\n  - name: drf\n" \
+        "    enableHierarchy: true\n  - name: predicates\n"
+/* An Inqueue PodGroup of minMember 0 in queue q, and n pods asking cpu and
+ * mem (hdrf_test.go's pgSpec). */
+#define HPG(name, q, n, cpu, mem) \
+        PG_PHASE_MIN(name, q) JOB(name, name, n, "", "{cpu: '" cpu "', memory: " mem "}", "")
+#define PG_PHASE_MIN(name, q) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
+        "metadata: {name: " name "}\nspec: {minMember: 0, queue: " q "}\nstatus: {phase: Inqueue}\n"
+
+/* pg1, pg2, pg31: ten tasks each; pg32, pg4: fifteen (pod names have no
+ * index: tasks go by name, pg1-0, pg1-1, pg1-10, ...). */
+#define BLOCKING_BINDS \
+        "pg1-0=n pg1-1=n pg1-10=n pg1-11=n pg1-12=n pg1-13=n pg1-14=n pg1-15=n pg1-16=n " \
+        "pg1-17=n pg2-0=n pg2-1=n pg2-10=n pg2-11=n pg2-12=n pg2-13=n pg2-14=n pg2-15=n " \
+        "pg2-16=n pg2-17=n pg31-0=n pg31-1=n pg31-10=n pg31-11=n pg31-12=n pg31-13=n " \
+        "pg31-14=n pg31-15=n pg31-16=n pg31-17=n pg32-0=n pg32-1=n pg32-10=n pg32-11=n " \
+        "pg32-12=n pg32-13=n pg32-14=n pg32-15=n pg32-16=n pg32-17=n pg32-18=n pg32-19=n " \
+        "pg32-2=n pg32-20=n pg32-21=n pg4-0=n pg4-1=n pg4-10=n pg4-11=n pg4-12=n " \
+        "pg4-13=n pg4-14=n pg4-15=n pg4-16=n pg4-17=n pg4-18=n pg4-19=n pg4-2=n pg4-20=n " \
+        "pg4-21=n"
+
+static const struct kb_scenario hdrf[] = {
+    {
+        /* hdrf_test.go, "rescaling test": 10 cpu, 10G; root -> sci (50)
+         * with pg1 (ten tasks of 1 cpu, 1G); root -> eng (50) -> {dev (50)
+         * with pg21 (1 cpu), prod (50) with pg22 (1G)}.  Whenever sci and
+         * eng tie, eng's share is dev's and prod's rescaled to the smaller
+         * of their shares (not their sum): pg1 at k cpu and kG has share
+         * k/10, eng with pg21 at k cpu and pg22 at kG has k/10 too.  So
+         * each subtree takes a turn in step (ties by name: root-eng-dev
+         * and root-eng-prod before root-sci), and under eng dev and prod
+         * alternate; the node is full when each job holds 5: pg1 5 cpu
+         * and 5G, pg21 5 cpu, pg22 5G.  (This and the next one pass
+         * without the hierarchy too, proportion's order giving the same
+         * split; they are kept as Volcano's own checks.  The ones after
+         * them tell the hierarchy apart.) */
+        .name = "hdrf: Volcano's rescaling test",
+        .conf = HDRF_VOLCANO_CONF,
+        .manifests = NODE_RES("n", "10", "10G", "110")
+            HQUEUE("root-sci", "root/sci", "100/50")
+            HQUEUE("root-eng-dev", "root/eng/dev", "100/50/50")
+            HQUEUE("root-eng-prod", "root/eng/prod", "100/50/50")
+            HPG("pg1", "root-sci", "10", "1", "1G")
+            HPG("pg21", "root-eng-dev", "10", "1", "0")
+            HPG("pg22", "root-eng-prod", "10", "0", "1G"),
+        .binds = "pg1-0=n pg1-1=n pg1-2=n pg1-3=n pg1-4=n "
+                 "pg21-0=n pg21-1=n pg21-2=n pg21-3=n pg21-4=n "
+                 "pg22-0=n pg22-1=n pg22-2=n pg22-3=n pg22-4=n",
+    },
+    {
+        /* hdrf_test.go, "blocking nodes test": 30 cpu, 30G; under the root
+         * pg1, pg2 and pg4 (weight 25 each) and pg3 (25) -> {pg31, pg32}
+         * (50 each); thirty tasks per job, of 1 cpu (pg1, pg2, pg31) or 1G
+         * (pg32, pg4).  The three cpu jobs share the cpu evenly, 10 each;
+         * once cpu is gone they are saturated and stop blocking: the
+         * memory jobs pg32 and pg4 split the memory, 15G each, pg3's
+         * share being pg32's once pg31 is saturated. */
+        .name = "hdrf: Volcano's blocking nodes test",
+        .conf = HDRF_VOLCANO_CONF,
+        .manifests = NODE_RES("n", "30", "30G", "200")
+            HQUEUE("root-pg1", "root/pg1", "100/25") HQUEUE("root-pg2", "root/pg2", "100/25")
+            HQUEUE("root-pg3-pg31", "root/pg3/pg31", "100/25/50")
+            HQUEUE("root-pg3-pg32", "root/pg3/pg32", "100/25/50")
+            HQUEUE("root-pg4", "root/pg4", "100/25")
+            HPG("pg1", "root-pg1", "30", "1", "0") HPG("pg2", "root-pg2", "30", "1", "0")
+            HPG("pg31", "root-pg3-pg31", "30", "1", "0")
+            HPG("pg32", "root-pg3-pg32", "30", "0", "1G")
+            HPG("pg4", "root-pg4", "30", "0", "1G"),
+        .binds = BLOCKING_BINDS,
+    },
+    {
+        /* The same without proportion, whose queue order broke the ties
+         * above: a tie between sci and eng now goes by queue name, to eng
+         * (root-eng-dev, root-eng-prod before root-sci), and eng's share
+         * is the smaller of dev's and prod's, so it moves only once both
+         * have taken a task: pg21-0, pg22-0, pg1-0, then pg21 and pg22 a
+         * task each for every one of pg1's, out of step by one.  cpu runs
+         * out at pg21 6, pg1 4 (pg1 is then saturated: the cpu it asks for
+         * is gone); pg22 takes the memory pg1 leaves: 6G.  Today
+         * (hierarchy skipped) queues would go by name alone: root-eng-dev
+         * all 10 cpu, root-eng-prod all 10G, pg1 nothing. */
+        .name = "hdrf: rescaling without proportion",
+        .conf = "actions: allocate\ntiers:\n- plugins:\n  - name: drf\n"
+                "    enableHierarchy: true\n",
+        .manifests = NODE_RES("n", "10", "10G", "110")
+            HQUEUE("root-sci", "root/sci", "100/50")
+            HQUEUE("root-eng-dev", "root/eng/dev", "100/50/50")
+            HQUEUE("root-eng-prod", "root/eng/prod", "100/50/50")
+            HPG("pg1", "root-sci", "10", "1", "1G")
+            HPG("pg21", "root-eng-dev", "10", "1", "0")
+            HPG("pg22", "root-eng-prod", "10", "0", "1G"),
+        .binds = "pg1-0=n pg1-1=n pg1-2=n pg1-3=n "
+                 "pg21-0=n pg21-1=n pg21-2=n pg21-3=n pg21-4=n pg21-5=n "
+                 "pg22-0=n pg22-1=n pg22-2=n pg22-3=n pg22-4=n pg22-5=n",
+    },
+    {
+        /* Weights: root -> a (3), root -> b (1); eight 1-cpu pods each
+         * (and 1Gi: cpu dominates on 8 cpu, 32Gi).  a goes first while
+         * a/3 < b/1: 0 = 0 (name): a 1; b 1; a 2, a 3 (1/8 = 3/8 / 3,
+         * name); a 4; b 2; a 5, a 6: the node is full, a 6 b 2.  Without
+         * the hierarchy, a (first by name) would take all eight. */
+        .name = "hdrf: level weights divide the cluster",
+        .conf = HDRF_CONF("allocate"),
+        .manifests = NODE_RES("n1", "8", "32Gi", "110")
+            HQUEUE("a", "root/a", "1/3") HQUEUE("b", "root/b", "1/1")
+            GANG("ga", "1", "8", "1", ", queue: a") GANG("gb", "1", "8", "1", ", queue: b"),
+        .binds = "ga-0=n1 ga-1=n1 ga-2=n1 ga-3=n1 ga-4=n1 ga-5=n1 gb-0=n1 gb-1=n1",
+    },
+    {
+        /* Queues without the annotations take their place from
+         * spec.parent and spec.weight (Volcano master's
+         * BuildEffectiveQueueHierarchy): dev under eng (weight 3), ops
+         * (weight 1) under the root.  At the top, eng's share / 3 against
+         * ops' / 1, as in the case above: dev 6, ops 2 (ties by queue
+         * name: dev first). */
+        .name = "hdrf: spec.parent and spec.weight without annotations",
+        .conf = HDRF_CONF("allocate"),
+        .manifests = NODE_RES("n1", "8", "32Gi", "110") QUEUE("eng", "weight: 3", "")
+            QUEUE("dev", "parent: eng", "") QUEUE("ops", "weight: 1", "")
+            GANG("gd", "1", "8", "1", ", queue: dev") GANG("go", "1", "8", "1", ", queue: ops"),
+        .binds = "gd-0=n1 gd-1=n1 gd-2=n1 gd-3=n1 gd-4=n1 gd-5=n1 go-0=n1 go-1=n1",
+    },
+    {
+        /* Reclaim: a (root/a, weight 4) runs four 1-cpu pods, the whole
+         * of n1 (4 cpu); b (root/b, weight 1) has one pending.  With b's
+         * task given, b's share is 1/4 per weight 1 = 0.25; a without one
+         * of its tasks 3/4 per weight 4 = 0.19: b would not come first, so
+         * no task of a is a victim (gang alone would give up three). */
+        .name = "hdrf: reclaim spares a queue its weight keeps ahead",
+        .conf = HDRF_CONF("enqueue, reclaim"),
+        .manifests = NODE("n1") HQUEUE("a", "root/a", "1/4") HQUEUE("b", "root/b", "1/1")
+            PG_PHASE_MIN("ra", "a")
+            POD("ra-0", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-1", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-2", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-3", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            GANG("gb", "1", "1", "1", ", queue: b"),
+        .binds = "",
+        .evicted = "",
+    },
+    {
+        /* The same with a at weight 1: b with its task 0.25, a without one
+         * 0.75: b comes first, every task of a is a victim, and reclaim
+         * takes the cheapest one (the last in task order), ra-3. */
+        .name = "hdrf: reclaim from a queue above its weighted share",
+        .conf = HDRF_CONF("enqueue, reclaim"),
+        .manifests = NODE("n1") HQUEUE("a", "root/a", "1/1") HQUEUE("b", "root/b", "1/1")
+            PG_PHASE_MIN("ra", "a")
+            POD("ra-0", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-1", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-2", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            POD("ra-3", IN_GROUP("ra"), "  schedulerName: kbatch\n  nodeName: n1\n" POD_REQ("1"), "phase: Running")
+            GANG("gb", "1", "1", "1", ", queue: b"),
+        .binds = "",
+        .evicted = "ra-3",
+    },
+};
+
 /* clang-format on */
+
+/* A waiting time that is no positive duration: in the conf, refused with
+ * the key; on a PodGroup, ignored (as Volcano does) with a warning naming
+ * the annotation, and the plugin's own waiting time applies. */
+static void test_sla_invalid(void **state)
+{
+        (void)state;
+        struct kb_conf conf;
+        char err[512];
+        const char *bad = SLA_CONF("    arguments: {sla-waiting-time: 5x}\n");
+        assert_int_equal(kb_conf_parse(bad, strlen(bad), &conf, err, sizeof(err)), KB_EBADCONF);
+        assert_string_equal(err, "tiers[0].plugins[2] (sla).arguments.sla-waiting-time: unknown "
+                                 "unit \"x\" in duration \"5x\" (units: ns, us, ms, s, m, h)");
+        bad = SLA_CONF("    arguments: {sla-waiting-time: 0s}\n");
+        assert_int_equal(kb_conf_parse(bad, strlen(bad), &conf, err, sizeof(err)), KB_EBADCONF);
+        assert_string_equal(err, "tiers[0].plugins[2] (sla).arguments.sla-waiting-time: must be "
+                                 "above zero, got \"0s\"");
+        /* An argument sla does not know is said and recorded, never
+         * silently dropped. */
+        const char *odd = SLA_CONF("    arguments: {sla-waiting-time: 5m, sla-grace: 1m}\n");
+        assert_int_equal(kb_conf_parse(odd, strlen(odd), &conf, err, sizeof(err)), 0);
+        char summary[128];
+        kb_conf_skipped_summary(&conf, summary, sizeof(summary));
+        assert_string_equal(summary, "argument sla sla-grace");
+        kb_conf_release(&conf);
+
+        /* x's annotation is no duration: ignored with a warning, so the
+         * global 10m applies (deadline 07:10) and x goes before y (07:40). */
+        const char *text = NODE("n1")
+            PG_AT("x", "3", "07:00", ", annotations: {volcano.sh/sla-waiting-time: soon}", "", "")
+                JOB("x", "x", "3", "", REQ1, "") PG_AT("y", "3", "07:30", "", "", "")
+                    JOB("y", "y", "3", "", REQ1, "");
+        const char *good = SLA_CONF("    arguments: {sla-waiting-time: 10m}\n");
+        struct kb_cluster c;
+        struct kb_snapshot snap;
+        struct kb_result r;
+        kb_cluster_init(&c);
+        c.now = 1.8e9;
+        assert_int_equal(kb_cluster_load(&c, "t", text, strlen(text), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&c);
+        assert_int_equal(kb_conf_parse(good, strlen(good), &conf, err, sizeof(err)), 0);
+        kb_cluster_snapshot(&c, &snap);
+        assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+        assert_int_equal(r.nwarnings, 1);
+        assert_string_equal(r.warnings[0].object, "podgroup default/x");
+        assert_non_null(r.warnings[0].pg);
+        assert_string_equal(r.warnings[0].message,
+                            "metadata.annotations.volcano.sh/sla-waiting-time: invalid "
+                            "duration \"soon\"; ignored (the sla plugin's waiting time applies, "
+                            "if any)");
+        assert_int_equal(r.nbinds, 3);
+        assert_string_equal(r.binds[0].pod->meta.name, "x-0");
+        kb_result_release(&r);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
 
 TABLE_TEST(basics)
 TABLE_TEST(queues)
@@ -812,6 +1225,8 @@ TABLE_TEST(backfill)
 TABLE_TEST(enqueue)
 TABLE_TEST(accounting)
 TABLE_TEST(sessions)
+TABLE_TEST(sla)
+TABLE_TEST(hdrf)
 
 /* The tables hold at least 40 scenarios; a shrinking suite should be a
  * decision, not an accident. */
@@ -820,7 +1235,8 @@ static void test_count(void **state)
         (void)state;
         size_t n = KB_ARRAY_SIZE(basics) + KB_ARRAY_SIZE(queues) + KB_ARRAY_SIZE(ordering) +
                    KB_ARRAY_SIZE(nodes) + KB_ARRAY_SIZE(backfill) + KB_ARRAY_SIZE(enqueue) +
-                   KB_ARRAY_SIZE(accounting) + KB_ARRAY_SIZE(sessions);
+                   KB_ARRAY_SIZE(accounting) + KB_ARRAY_SIZE(sessions) + KB_ARRAY_SIZE(sla) +
+                   KB_ARRAY_SIZE(hdrf);
         print_message("[ SCENARIOS ] %zu\n", n);
         assert_true(n >= 40);
 }
@@ -832,7 +1248,8 @@ int main(void)
             cmocka_unit_test(test_ordering),   cmocka_unit_test(test_nodes),
             cmocka_unit_test(test_backfill),   cmocka_unit_test(test_enqueue),
             cmocka_unit_test(test_accounting), cmocka_unit_test(test_sessions),
-            cmocka_unit_test(test_count),
+            cmocka_unit_test(test_sla),        cmocka_unit_test(test_sla_invalid),
+            cmocka_unit_test(test_hdrf),       cmocka_unit_test(test_count),
         };
         return cmocka_run_group_tests_name("scenarios", tests, NULL, NULL);
 }

@@ -804,6 +804,60 @@ static void test_clock_inqueue_timeout(void **state)
         kb_cluster_release(&c);
 }
 
+/*
+ * sla's waiting time on the clock.  One 4-cpu node, Volcano's default conf
+ * with sla (sla-waiting-time 5m) in the first tier.  hold (minResources cpu
+ * 3, one 3-cpu pod of 1h) arrives at 0, is admitted and binds.  late
+ * (minResources cpu 2, one 1-cpu pod of 10m) arrives at 1 s: overcommit
+ * (3 + 2 > 4 x 1.2) and proportion (2 + 3 > 4) reject it.  Nothing else
+ * happens before hold ends at 3600, but late's waiting time runs out at
+ * 301: the clock stops there, sla permits late in the first tier, and its
+ * pod takes the free cpu (proportion's deserved is 4: 3 + 1 fits).  late
+ * runs 301 .. 901.  Without the deadline on the clock, late would start at
+ * 3600.
+ */
+static void test_clock_sla(void **state)
+{
+        (void)state;
+        static const char text[] =
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {allocatable: {cpu: '4', memory: 8Gi}}\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: hold, creationTimestamp: '2025-01-01T00:00:00Z'}\n"
+            "spec: {minMember: 1, minResources: {cpu: '3'}}\n"
+            "---\napiVersion: v1\nkind: Pod\n"
+            "metadata: {name: hold-0, creationTimestamp: '2025-01-01T00:00:00Z',\n"
+            "  annotations: {scheduling.k8s.io/group-name: hold, kbatch.io/runtime: 1h}}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'3'}}}]}\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: late, creationTimestamp: '2025-01-01T00:00:01Z'}\n"
+            "spec: {minMember: 1, minResources: {cpu: '2'}}\n"
+            "---\napiVersion: v1\nkind: Pod\n"
+            "metadata: {name: late-0, creationTimestamp: '2025-01-01T00:00:01Z',\n"
+            "  annotations: {scheduling.k8s.io/group-name: late, kbatch.io/runtime: 10m}}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'1'}}}]}\n";
+        static const char conf[] = "actions: \"enqueue, allocate, backfill\"\n"
+                                   "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+                                   "  - name: conformance\n  - name: sla\n"
+                                   "    arguments: {sla-waiting-time: 5m}\n"
+                                   "- plugins:\n  - name: overcommit\n  - name: drf\n"
+                                   "  - name: predicates\n  - name: proportion\n"
+                                   "  - name: nodeorder\n";
+        struct kb_cluster c;
+        struct kb_sim_report rep;
+        struct steps st;
+        run_timed(text, conf, &c, &rep, &st);
+        const struct kb_sim_gang *late = gang(&rep, "default/late");
+        assert_int_equal(late->arrival, 1 * 1000000000LL);
+        assert_int_equal(late->start, 301 * 1000000000LL);
+        assert_int_equal(late->end, 901 * 1000000000LL);
+        assert_int_equal(gang(&rep, "default/hold")->end, 3600 * 1000000000LL);
+        kb_sim_report_release(&rep);
+        kb_cluster_release(&c);
+}
+
 /* Every pod Succeeded, every PodGroup Completed, and every object back in
  * the cluster (finished ones leave it during the run). */
 static void test_clock_completion(void **state)
@@ -1190,7 +1244,7 @@ static void test_conf_skipped_listed(void **state)
         char err[1024] = "", summary[1024];
         const char *text = "actions: \"enqueue, allocate, shuffle, backfill, elect\"\n"
                            "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
-                           "- plugins:\n  - name: drf\n    enableHierarchy: true\n"
+                           "- plugins:\n  - name: overcommit\n    enableHierarchy: true\n"
                            "  - name: tdm\n"
                            "  - name: predicates\n"
                            "    arguments: {predicate.NodeAffinityEnable: false,\n"
@@ -1220,7 +1274,7 @@ static void test_conf_skipped_listed(void **state)
          * predicate.PodAffinityEnable: false and podaffinity.weight: 0 (they
          * ask for nothing kbatch lacks), binpack's resource weights. */
         assert_string_equal(summary,
-                            "action shuffle, action elect, flag drf enableHierarchy, plugin "
+                            "action shuffle, action elect, flag overcommit enableHierarchy, plugin "
                             "tdm, argument predicates predicate.GPUSharingEnable, argument "
                             "nodeorder selectorspread.weight, argument nodeorder bogus.weight, "
                             "argument allocate x, key shards");
@@ -1283,6 +1337,7 @@ int main(void)
             cmocka_unit_test(test_reservation_three_ways),
             cmocka_unit_test(test_reservation_declared),
             cmocka_unit_test(test_clock_inqueue_timeout),
+            cmocka_unit_test(test_clock_sla),
             cmocka_unit_test(test_clock_completion),
             cmocka_unit_test(test_clock_eviction_grace),
             cmocka_unit_test(test_clock_stuck),
