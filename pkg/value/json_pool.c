@@ -22,6 +22,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "base/base.h"
+#include "value/value-int.h"
 #include "value/value.h"
 
 /* Strings are packed into blocks of this size (longer ones get their own). */
@@ -31,7 +32,13 @@ struct level {
         struct kb_value *v; /* the open container */
         struct kb_member *m;
         size_t n, cap;
-        char *key; /* the pending key of an object */
+        char *key;        /* the pending key of an object */
+        const char *name; /* this container's key in its parent, for messages */
+        /* An object's key index once it has KB_VALUE_INDEX_MIN members
+         * (value-int.h): allocated once per depth and reused, cleared only
+         * when a container reaches that size. */
+        uint32_t *idx;
+        size_t idx_cap;
 };
 
 struct pbuilder {
@@ -42,6 +49,7 @@ struct pbuilder {
         int depth, nlv;
         struct kb_value *root;
         bool too_deep;
+        char *nul_at; /* the field holding a NUL character, when one did */
 };
 
 static char *pstr(struct pbuilder *b, const char *s, size_t n)
@@ -70,6 +78,38 @@ static struct kb_value *node(struct pbuilder *b, enum kb_value_type t)
         return v;
 }
 
+/* The member of l (an object) whose key is key, or -1. */
+static ptrdiff_t level_find(const struct level *l, const char *key)
+{
+        if (l->n >= KB_VALUE_INDEX_MIN)
+                return kb__value_index_find(l->idx, kb__value_index_slots(l->n), l->m, key);
+        for (size_t i = 0; i < l->n; i++) {
+                KB__KEY_COMPARED();
+                if (l->m[i].key[0] == key[0] && !strcmp(l->m[i].key, key))
+                        return (ptrdiff_t)i;
+        }
+        return -1;
+}
+
+/* Member l->n - 1 was added to object l: keep its index. */
+static void level_indexed(struct level *l)
+{
+        size_t n = l->n;
+        if (n < KB_VALUE_INDEX_MIN)
+                return;
+        size_t slots = kb__value_index_slots(n);
+        if (n > KB_VALUE_INDEX_MIN && slots == kb__value_index_slots(n - 1)) {
+                kb__value_index_add(l->idx, slots, l->m, n - 1);
+                return;
+        }
+        if (slots > l->idx_cap) {
+                free(l->idx);
+                l->idx = kb_xmalloc(slots * sizeof(*l->idx));
+                l->idx_cap = slots;
+        }
+        kb__value_index_build(l->idx, slots, l->m, n);
+}
+
 static int put(struct pbuilder *b, struct kb_value *v)
 {
         if (b->depth == 0) {
@@ -86,16 +126,40 @@ static int put(struct pbuilder *b, struct kb_value *v)
                 if (!key)
                         return 0;
                 /* A repeated key: the last one wins, as kb_json_parse. */
-                for (size_t i = 0; i < l->n; i++) {
-                        if (l->m[i].key[0] == key[0] && !strcmp(l->m[i].key, key)) {
-                                l->m[i].val = v;
-                                return 1;
-                        }
+                ptrdiff_t i = level_find(l, key);
+                if (i >= 0) {
+                        l->m[i].val = v;
+                        return 1;
                 }
         }
         struct kb_member m = {key, v};
         KB_PUSH(l->m, l->n, l->cap, m);
+        if (key)
+                level_indexed(l);
         return 1;
+}
+
+/* Where the builder is, as Kubernetes names fields ("spec.containers[0]"):
+ * the innermost open container, then with leaf true the value about to be
+ * added to it (its pending key, or its next index). */
+static char *where(const struct pbuilder *b, bool leaf)
+{
+        struct kb_buf path;
+        kb_buf_init(&path);
+        for (int d = 1; d <= b->depth; d++) {
+                const struct level *parent = &b->lv[d - 1];
+                if (d == b->depth && !leaf)
+                        break;
+                size_t i = d == b->depth ? parent->n : parent->n - 1;
+                const char *name = d == b->depth ? parent->key : b->lv[d].name;
+                if (parent->v->type == KB_VARRAY)
+                        kb_buf_printf(&path, "[%zu]", i);
+                else
+                        kb_buf_printf(&path, "%s%s", path.len ? "." : "", name ? name : "");
+        }
+        char *s = kb_xstrdup(path.data);
+        kb_buf_release(&path);
+        return s;
 }
 
 static int cb_null(void *ctx)
@@ -119,6 +183,11 @@ static int cb_number(void *ctx, const char *s, size_t len)
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
+        struct pbuilder *b = ctx;
+        if (memchr(s, 0, len)) {
+                b->nul_at = kb__value_nul_message(where(b, true), NULL, 0);
+                return 0;
+        }
         struct kb_value *n = node(ctx, KB_VSTRING);
         n->s = pstr(ctx, (const char *)s, len);
         return put(ctx, n);
@@ -131,6 +200,7 @@ static int open_level(struct pbuilder *b, enum kb_value_type t)
                 return 0;
         }
         struct kb_value *v = node(b, t);
+        const char *name = b->depth ? b->lv[b->depth - 1].key : NULL;
         if (!put(b, v))
                 return 0;
         if (b->depth == b->nlv) {
@@ -143,6 +213,7 @@ static int open_level(struct pbuilder *b, enum kb_value_type t)
         l->v = v;
         l->n = 0;
         l->key = NULL;
+        l->name = name;
         return 1;
 }
 
@@ -159,6 +230,10 @@ static int cb_start_array(void *ctx)
 static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
         struct pbuilder *b = ctx;
+        if (memchr(s, 0, len)) {
+                b->nul_at = kb__value_nul_message(where(b, false), (const char *)s, len);
+                return 0;
+        }
         b->lv[b->depth - 1].key = pstr(b, (const char *)s, len);
         return 1;
 }
@@ -172,9 +247,17 @@ static int cb_end(void *ctx)
         if (!l->n)
                 return 1;
         if (v->type == KB_VOBJECT) {
+                if (l->n >= UINT32_MAX)
+                        return 0;
                 v->obj.m = kb_pool_alloc(b->pool, l->n * sizeof(*v->obj.m));
                 memcpy(v->obj.m, l->m, l->n * sizeof(*v->obj.m));
-                v->obj.n = v->obj.cap = l->n;
+                v->obj.n = v->obj.cap = (uint32_t)l->n;
+                if (l->n >= KB_VALUE_INDEX_MIN) {
+                        /* The scratch index fits these positions exactly. */
+                        size_t slots = kb__value_index_slots(l->n);
+                        v->obj.idx = kb_pool_alloc(b->pool, slots * sizeof(*v->obj.idx));
+                        memcpy(v->obj.idx, l->idx, slots * sizeof(*v->obj.idx));
+                }
         } else {
                 v->arr.v = kb_pool_alloc(b->pool, l->n * sizeof(*v->arr.v));
                 for (size_t i = 0; i < l->n; i++)
@@ -210,7 +293,9 @@ int kb_json_parse_pool(const char *text, size_t len, struct kb_pool *pool, struc
         *out = NULL;
         if (st != yajl_status_ok || !b.root) {
                 if (err && errlen) {
-                        if (b.too_deep) {
+                        if (b.nul_at) {
+                                snprintf(err, errlen, "%s", b.nul_at);
+                        } else if (b.too_deep) {
                                 snprintf(err, errlen, "nesting deeper than %d", KB_VALUE_MAX_DEPTH);
                         } else if (st == yajl_status_ok) {
                                 snprintf(err, errlen, "empty document");
@@ -228,8 +313,11 @@ int kb_json_parse_pool(const char *text, size_t len, struct kb_pool *pool, struc
                 *out = b.root;
         }
         yajl_free(h);
-        for (int i = 0; i < b.nlv; i++)
+        for (int i = 0; i < b.nlv; i++) {
                 free(b.lv[i].m);
+                free(b.lv[i].idx);
+        }
         free(b.lv);
+        free(b.nul_at);
         return rc;
 }
