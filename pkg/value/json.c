@@ -21,6 +21,7 @@ struct builder {
         struct kb_value *root;
         bool too_deep;
         char *nul_at;               /* the message for a NUL character */
+        uintptr_t text, text_end;   /* the input (see may_hold_nul) */
         struct kb_value_dups *dups; /* where repeated keys are noted, or NULL */
 };
 
@@ -48,7 +49,10 @@ static char *where(const struct builder *b, bool leaf)
         return s;
 }
 
-static int add(struct builder *b, struct kb_value *v)
+/* Adds v to the open container.  With keep, an object's key for v is
+ * handed to *keep rather than freed (an opening container's name, for
+ * messages, without a copy). */
+static int add_keep(struct builder *b, struct kb_value *v, char **keep)
 {
         if (b->depth == 0) {
                 if (b->root) { /* yajl_allow_multiple_values is off: cannot happen */
@@ -73,10 +77,18 @@ static int add(struct builder *b, struct kb_value *v)
                                 kb_xasprintf("duplicate field \"%s\"", path));
                         free(path);
                 }
-                free(key);
+                if (keep)
+                        *keep = key;
+                else
+                        free(key);
                 b->pending_key[b->depth - 1] = NULL;
         }
         return 1;
+}
+
+static int add(struct builder *b, struct kb_value *v)
+{
+        return add_keep(b, v, NULL);
 }
 
 static int open_container(struct builder *b, enum kb_value_type t)
@@ -86,10 +98,8 @@ static int open_container(struct builder *b, enum kb_value_type t)
                 return 0;
         }
         struct kb_value *v = kb_value_new(t);
-        struct kb_value *top = b->depth ? b->stack[b->depth - 1] : NULL;
-        char *name =
-            top && top->type == KB_VOBJECT ? kb_xstrdup(b->pending_key[b->depth - 1]) : NULL;
-        add(b, v);
+        char *name = NULL;
+        add_keep(b, v, &name);
         b->name[b->depth] = name;
         b->stack[b->depth++] = v;
         return 1;
@@ -112,10 +122,22 @@ static int cb_number(void *ctx, const char *s, size_t n)
         return add(ctx, v);
 }
 
+/*
+ * Whether a string yajl hands over may hold a NUL.  yajl refuses raw
+ * control characters in strings, so only an escape (\u0000) makes one, and
+ * a string with escapes comes from yajl's decode buffer, never from the
+ * input itself: a string inside the input needs no scan (most of them).
+ */
+static bool may_hold_nul(uintptr_t text, uintptr_t end, const unsigned char *s, size_t n)
+{
+        uintptr_t p = (uintptr_t)s;
+        return !(p >= text && p < end) && memchr(s, 0, n);
+}
+
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
         struct builder *b = ctx;
-        if (memchr(s, 0, n)) {
+        if (may_hold_nul(b->text, b->text_end, s, n)) {
                 b->nul_at = kb__value_nul_message(where(b, true), NULL, 0);
                 return 0;
         }
@@ -130,7 +152,7 @@ static int cb_start_map(void *ctx)
 static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 {
         struct builder *b = ctx;
-        if (memchr(s, 0, n)) {
+        if (may_hold_nul(b->text, b->text_end, s, n)) {
                 b->nul_at = kb__value_nul_message(where(b, false), (const char *)s, n);
                 return 0;
         }
@@ -184,6 +206,8 @@ int kb_json_parse_dups(const char *text, size_t len, struct kb_value **out,
         struct builder b;
         memset(&b, 0, sizeof(b));
         b.dups = dups;
+        b.text = (uintptr_t)text;
+        b.text_end = (uintptr_t)text + len;
         yajl_handle h = yajl_alloc(&callbacks, NULL, &b);
         if (!h)
                 kb_die("yajl_alloc failed");

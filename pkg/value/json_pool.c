@@ -49,7 +49,8 @@ struct pbuilder {
         int depth, nlv;
         struct kb_value *root;
         bool too_deep;
-        char *nul_at; /* the field holding a NUL character, when one did */
+        char *nul_at;                /* the field holding a NUL character, when one did */
+        uintptr_t text_in, text_end; /* the input (see may_hold_nul) */
 };
 
 static char *pstr(struct pbuilder *b, const char *s, size_t n)
@@ -134,7 +135,7 @@ static int put(struct pbuilder *b, struct kb_value *v)
         }
         struct kb_member m = {key, v};
         KB_PUSH(l->m, l->n, l->cap, m);
-        if (key)
+        if (key && l->n >= KB_VALUE_INDEX_MIN)
                 level_indexed(l);
         return 1;
 }
@@ -181,13 +182,28 @@ static int cb_number(void *ctx, const char *s, size_t len)
         return put(ctx, n);
 }
 
+/* As json.c's: only a string with escapes, from yajl's decode buffer
+ * rather than the input, can hold a NUL. */
+static bool may_hold_nul(const struct pbuilder *b, const unsigned char *s, size_t n)
+{
+        uintptr_t p = (uintptr_t)s;
+        return !(p >= b->text_in && p < b->text_end) && memchr(s, 0, n);
+}
+
+/* Stops the parse at a NUL in a string (key: in the key s), naming the
+ * field; kept out of the callbacks so that they stay small and inlined. */
+static int refuse_nul(struct pbuilder *b, const unsigned char *key, size_t len)
+{
+        b->nul_at = key ? kb__value_nul_message(where(b, false), (const char *)key, len)
+                        : kb__value_nul_message(where(b, true), NULL, 0);
+        return 0;
+}
+
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
         struct pbuilder *b = ctx;
-        if (memchr(s, 0, len)) {
-                b->nul_at = kb__value_nul_message(where(b, true), NULL, 0);
-                return 0;
-        }
+        if (may_hold_nul(b, s, len))
+                return refuse_nul(b, NULL, 0);
         struct kb_value *n = node(ctx, KB_VSTRING);
         n->s = pstr(ctx, (const char *)s, len);
         return put(ctx, n);
@@ -230,10 +246,8 @@ static int cb_start_array(void *ctx)
 static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
         struct pbuilder *b = ctx;
-        if (memchr(s, 0, len)) {
-                b->nul_at = kb__value_nul_message(where(b, false), (const char *)s, len);
-                return 0;
-        }
+        if (may_hold_nul(b, s, len))
+                return refuse_nul(b, s, len);
         b->lv[b->depth - 1].key = pstr(b, (const char *)s, len);
         return 1;
 }
@@ -282,7 +296,8 @@ static const yajl_callbacks callbacks = {
 int kb_json_parse_pool(const char *text, size_t len, struct kb_pool *pool, struct kb_value **out,
                        char *err, size_t errlen)
 {
-        struct pbuilder b = {.pool = pool};
+        struct pbuilder b = {
+            .pool = pool, .text_in = (uintptr_t)text, .text_end = (uintptr_t)text + len};
         yajl_handle h = yajl_alloc(&callbacks, NULL, &b);
         if (!h)
                 kb_die("yajl_alloc failed");

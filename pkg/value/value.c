@@ -307,7 +307,7 @@ void kb_value_set(struct kb_value *obj, const char *key, struct kb_value *val)
         if (n == UINT32_MAX - 1)
                 kb_die("object with more than %u members", (unsigned)n);
         if (n == obj->obj.cap) {
-                size_t cap = n ? 2 * (size_t)n : 4;
+                size_t cap = n ? 2 * (size_t)n : 8;
                 if (cap > UINT32_MAX - 1)
                         cap = UINT32_MAX - 1;
                 obj->obj.m = kb_xrealloc(obj->obj.m, cap * sizeof(*obj->obj.m));

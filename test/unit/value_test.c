@@ -393,6 +393,24 @@ static void test_nul_refused(void **state)
         }
 }
 
+/* A raw NUL byte inside a JSON string is no JSON (yajl refuses control
+ * characters there), which the parsers' quick NUL check relies on. */
+static void test_raw_nul_refused(void **state)
+{
+        (void)state;
+        static const char doc[] = "{\"a\":\"x\0y\",\"b\0c\":1}";
+        char err[256] = "";
+        struct kb_value *v = NULL;
+        assert_int_equal(kb_json_parse(doc, sizeof(doc) - 1, &v, err, sizeof(err)), KB_EBADINPUT);
+        struct kb_pool pool;
+        kb_pool_init(&pool, 0);
+        assert_int_equal(kb_json_parse_pool(doc, sizeof(doc) - 1, &pool, &v, err, sizeof(err)),
+                         KB_EBADINPUT);
+        kb_pool_release(&pool);
+        static const char key[] = "{\"b\0c\":1}";
+        assert_int_equal(kb_json_parse(key, sizeof(key) - 1, &v, err, sizeof(err)), KB_EBADINPUT);
+}
+
 /* Repeated keys: the last wins, in the first one's place, and each repeat
  * is noted as kube-apiserver's strict decoding names it. */
 static void test_duplicate_keys_noted(void **state)
@@ -442,6 +460,7 @@ int main(void)
             cmocka_unit_test(test_yaml_alias_bomb),
             cmocka_unit_test(test_nul_refused),
             cmocka_unit_test(test_duplicate_keys_noted),
+            cmocka_unit_test(test_raw_nul_refused),
         };
         return cmocka_run_group_tests_name("value", tests, NULL, NULL);
 }
