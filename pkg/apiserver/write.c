@@ -287,6 +287,13 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
                         return;
                 }
         }
+        /* Repeated keys in a merge patch are warned of, as upstream does
+         * under Warn (under Strict upstream refuses the patch; kbatch only
+         * warns, see docs/apiserver.md). */
+        const char *mode = kb__query(c->req, "fieldValidation");
+        if ((merge || strategic) && c->body && (!mode || !mode[0] || !strcmp(mode, "Warn")))
+                for (size_t i = 0; i < c->body->dups.n; i++)
+                        kb__warn(c->resp, c->body->dups.v[i]);
         if (apply) {
                 struct kb_value *merged =
                     kb__ssa_apply(c, o, c->view ? kb__event_from_v1(patch) : patch);

@@ -37,6 +37,9 @@ r=$(curl -s -D "$T/h" -o "$T/b" -w '%{http_code}' -XPOST -H 'Content-Type: appli
         --data-binary "${dup//d2/d3}" "$URL$CM?fieldValidation=Ignore")
 expect_eq "duplicates under Ignore: created" "$r" 201
 expect_no_match "no warning under Ignore" "$(cat "$T/h")" '^[Ww]arning'
+curl -s -D "$T/h" -o "$T/b" -XPATCH -H 'Content-Type: application/merge-patch+json' \
+        --data-binary '{"metadata":{"labels":{"a":"3","a":"4"}}}' "$URL$CM/d2"
+expect_eq "a merge patch's repeats are warned of" "$(grep -i '^warning:' "$T/h" | tr -d '\r')" 'Warning: 299 - "duplicate field \"metadata.labels.a\""'
 r=$(api POST "$CM?fieldValidation=Strict" $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y1\n  labels:\n    a: "1"\n    a: "2"\n' application/yaml)
 expect_eq "YAML duplicates under Strict" "$r" '400 {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 7: key \"a\" already set in map","reason":"BadRequest","code":400}'
 
