@@ -6,7 +6,8 @@
  * searched linearly.  From KB_VALUE_INDEX_MIN members on, an object also
  * keeps an open-addressing table of its member positions: a power of two
  * of at least twice the member count, each slot 0 (empty) or a position
- * plus 1, probed linearly from the key's hash.  The table's size follows
+ * plus 1, probed linearly from the key's hash (SipHash under a per-process
+ * random key, so that no sender can choose keys that collide).  The table's size follows
  * from the member count alone (kb__value_index_slots), so it needs no
  * field of its own.  So building an object of n keys, with each new key
  * checked against the earlier ones, costs O(n) key comparisons rather
