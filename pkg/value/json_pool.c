@@ -191,7 +191,7 @@ static bool may_hold_nul(const struct pbuilder *b, const unsigned char *s, size_
 }
 
 /* Stops the parse at a NUL in a string (key: in the key s), naming the
- * field; kept out of the callbacks so that they stay small and inlined. */
+ * field; the rare path, kept out of the callbacks that run per string. */
 static int refuse_nul(struct pbuilder *b, const unsigned char *key, size_t len)
 {
         b->nul_at = key ? kb__value_nul_message(where(b, false), (const char *)key, len)
