@@ -107,12 +107,28 @@ bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj, const s
                 kb__field_check(&fc, c->rt->def, obj, old, "", c->rt->kind);
         }
         const struct kb_rtype *shown = c->view ? c->view : c->rt;
-        if (fc.decode_err || (strict && fc.nunknown)) {
+        /* Repeated keys of a created or replaced object count as unknown
+         * fields do: kube-apiserver's strict decoding says `duplicate field
+         * "metadata.labels.a"` (JSON) or `yaml: unmarshal errors:\n  line 7:
+         * key "a" already set in map` (YAML), in a 400 under Strict and a
+         * Warning each under Warn. */
+        const struct kb_value_dups *dups = c->judged ? &c->judged->dups : NULL;
+        size_t ndups = dups ? dups->n : 0;
+        if (fc.decode_err || (strict && (fc.nunknown || ndups))) {
+                struct kb_buf why;
+                kb_buf_init(&why);
+                kb_buf_adds(&why, fc.unknown.data);
+                if (ndups && c->judged->yaml)
+                        kb_buf_printf(&why, "%syaml: unmarshal errors:", why.len ? ", " : "");
+                for (size_t i = 0; i < ndups; i++)
+                        kb_buf_printf(&why, "%s%s",
+                                      c->judged->yaml ? "\n  " : (why.len ? ", " : ""), dups->v[i]);
                 kb__fail(c->resp, 400, "BadRequest", NULL,
                          "%s in version \"%s\" cannot be handled as a %s: %s%s", shown->kind,
                          shown->version, shown->kind,
                          fc.decode_err ? "" : "strict decoding error: ",
-                         fc.decode_err ? fc.decode_err : fc.unknown.data);
+                         fc.decode_err ? fc.decode_err : why.data);
+                kb_buf_release(&why);
                 goto out;
         }
         for (size_t i = 0; warn && i < fc.nunknown && i < KB_ARRAY_SIZE(fc.paths); i++) {
@@ -120,6 +136,8 @@ bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj, const s
                 kb__warn(c->resp, w);
                 free(w);
         }
+        for (size_t i = 0; warn && i < ndups; i++)
+                kb__warn(c->resp, dups->v[i]);
         kb__schema_defaults(c->rt, obj);
         char err[256];
         if (kb__normalize(c->rt, obj, err, sizeof(err))) {

@@ -341,6 +341,18 @@ int kb__openapi_gv(struct kb_apiserver *srv, const char *group, const char *vers
 #define CT_JSON "application/json"
 
 /* One request on its way through the handlers, with srv->mu held. */
+/* A request body as kb__body_decode leaves it. */
+struct kb_body {
+        bool decoded;
+        bool taken;                /* a handler has had it (kb__parse_body) */
+        struct kb_value *v;        /* owned until taken */
+        int status;                /* 0, or the failure to answer: 400, 415 */
+        const char *reason;        /* static */
+        char msg[320];             /* the failure's message */
+        struct kb_value_dups dups; /* repeated keys, for fieldValidation */
+        bool yaml;                 /* decoded from YAML (how dups read) */
+};
+
 struct kb_ctx {
         struct kb_apiserver *srv;
         const struct kb_api_req *req;
@@ -352,6 +364,11 @@ struct kb_ctx {
         /* The type the path named when it is a view of rt (see kb_rtype). */
         struct kb_rtype *view;
         bool apply; /* a server-side apply: managedFields are already set */
+        /* The body, decoded before the lock (handler.c), or NULL. */
+        struct kb_body *body;
+        /* Set for a create or update (not a patch) from body: admission
+         * judges its repeated keys by fieldValidation. */
+        const struct kb_body *judged;
 };
 
 /* The value of a query parameter ("" when given without one), or NULL. */
@@ -377,6 +394,14 @@ bool kb__is_protobuf(const char *ct);
 /* The body as JSON (or YAML when the content type says so); NULL after
  * answering 400 or 415. */
 struct kb_value *kb__parse_body(struct kb_ctx *c);
+/* Decodes req's body into b (which it initialises); any thread, no lock. */
+void kb__body_decode(const struct kb_api_req *req, struct kb_body *b);
+void kb__body_release(struct kb_body *b);
+#ifdef KB_TESTING
+/* Bodies decoded with srv->mu held (kb__parse_body without a decoded
+ * body): none for creates, updates and patches. */
+extern unsigned long kb__body_decodes_locked;
+#endif
 /* Whether an injected fault failed this write (the reply is made). */
 bool kb__fault_write(struct kb_ctx *c, const char *what);
 bool kb__namespace_exists(struct kb_apiserver *srv, const char *ns);
@@ -431,7 +456,8 @@ double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const str
  * deletion has it: not at all when it is on no node, has ended, or no
  * kubelet runs; else the grace asked for (ASKED, when not NULL), or the
  * pod's own spec.terminationGracePeriodSeconds. */
-double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod, const int64_t *asked);
+double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
+                     const int64_t *asked);
 void kb__do_delete_collection(struct kb_ctx *c);
 void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
 void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);

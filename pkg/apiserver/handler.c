@@ -5,7 +5,10 @@
  * subresources.c; what they share (errors, bodies) in request.c.
  *
  * Every handler runs with srv->mu held from routing to the reply, so a
- * request sees and makes one consistent change.
+ * request sees and makes one consistent change.  What needs no state is
+ * done before: the body is decoded (JSON, YAML or protobuf, which for a
+ * large object is most of its cost) without the lock, so a request holds
+ * the lock only for its own object's admission, storing and reply.
  */
 #include "apiserver/apiserver-int.h"
 
@@ -43,6 +46,8 @@ static void create_only(struct kb_ctx *c)
 static struct kb_value *body_in(struct kb_ctx *c)
 {
         struct kb_value *obj = kb__parse_body(c);
+        if (obj && c->body)
+                c->judged = c->body;
         if (!obj || !c->view)
                 return obj;
         struct kb_rtype *stored = c->rt;
@@ -386,7 +391,7 @@ void kb_apiserver_handle(struct kb_apiserver *srv, const struct kb_api_req *req,
         /* An empty segment ("pods/", "pods//binding") is refused where
          * kube-apiserver would clean the path and act on the collection:
          * a DELETE of a name that came out empty must not take every pod
-         * of the namespace (README, differences from kube-apiserver). */
+         * of the namespace (docs/apiserver.md, Limitations). */
         const char *rp = req->path ? req->path : "/";
         if (api && (strstr(rp, "//") || rp[strlen(rp) - 1] == '/')) {
                 kb__fail(resp, 400, "BadRequest", NULL,
@@ -394,6 +399,11 @@ void kb_apiserver_handle(struct kb_apiserver *srv, const struct kb_api_req *req,
                 KB_V(3, "%s %s -> 400 (empty segment)", req->method, req->path);
                 free(path);
                 return;
+        }
+        struct kb_body body = {0};
+        if (api && !too_deep && req->body_len) {
+                kb__body_decode(req, &body);
+                c.body = &body;
         }
         pthread_mutex_lock(&srv->mu);
         if (too_deep)
@@ -410,6 +420,7 @@ void kb_apiserver_handle(struct kb_apiserver *srv, const struct kb_api_req *req,
         } else
                 route(&c, seg, n);
         pthread_mutex_unlock(&srv->mu);
+        kb__body_release(&body);
         if (yaml && !resp->watch && !strcmp(resp->content_type, CT_JSON))
                 resp->content_type = "application/yaml";
         KB_V(3, "%s %s -> %d", req->method, req->path, resp->status);

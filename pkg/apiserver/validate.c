@@ -120,6 +120,25 @@ static void check_labels(const struct kb_value *obj, struct kb_causes *c)
         }
 }
 
+/* Kubernetes caps an object's annotations at 256 KiB, keys and values
+ * counted together (apimachinery's ValidateAnnotationsSize). */
+#define ANNOTATIONS_MAX (256 * 1024)
+
+static void check_annotations(const struct kb_value *obj, struct kb_causes *c)
+{
+        const struct kb_value *a = kb_value_dig(obj, "metadata", "annotations");
+        if (!kb_value_is(a, KB_VOBJECT))
+                return;
+        size_t total = 0;
+        for (size_t i = 0; i < a->obj.n; i++) {
+                const char *v = kb_value_str(a->obj.m[i].val);
+                total += strlen(a->obj.m[i].key) + (v ? strlen(v) : 0);
+        }
+        if (total > ANNOTATIONS_MAX)
+                kb__cause_add(c, "FieldValueTooLong", "metadata.annotations",
+                              "Too long: may not be more than %d bytes", ANNOTATIONS_MAX);
+}
+
 void kb__validate_pod_spec(const struct kb_value *spec, const char *path, struct kb_causes *c)
 {
         const struct kb_value *cs = kb_value_get(spec, "containers");
@@ -476,6 +495,7 @@ void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj, 
         bool label = !rt->custom && !rt->group[0] && !strcmp(rt->resource, "namespaces");
         check_name(obj, label, c);
         check_labels(obj, c);
+        check_annotations(obj, c);
         if (rt->validate)
                 rt->validate(obj, c);
         if (rt->custom && rt->schema) {

@@ -6,6 +6,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "base/base.h"
+#include "value/value-int.h"
 #include "value/value.h"
 
 /*
@@ -15,12 +16,43 @@
 struct builder {
         struct kb_value *stack[KB_VALUE_MAX_DEPTH + 1];
         char *pending_key[KB_VALUE_MAX_DEPTH + 1];
+        char *name[KB_VALUE_MAX_DEPTH + 1]; /* stack[i]'s key in its parent */
         int depth;
         struct kb_value *root;
         bool too_deep;
+        char *nul_at;               /* the message for a NUL character */
+        uintptr_t text, text_end;   /* the input (see may_hold_nul) */
+        struct kb_value_dups *dups; /* where repeated keys are noted, or NULL */
 };
 
-static int add(struct builder *b, struct kb_value *v)
+/* Where the builder is, as Kubernetes names fields ("spec.containers[0]"):
+ * the innermost open container, then with leaf true the value about to be
+ * added to it (its pending key, or its next index). */
+static char *where(const struct builder *b, bool leaf)
+{
+        struct kb_buf path;
+        kb_buf_init(&path);
+        for (int d = 1; d <= b->depth; d++) {
+                const struct kb_value *parent = b->stack[d - 1];
+                if (d == b->depth && !leaf)
+                        break;
+                if (parent->type == KB_VARRAY) {
+                        kb_buf_printf(&path, "[%zu]",
+                                      d == b->depth ? parent->arr.n : parent->arr.n - 1);
+                } else {
+                        const char *name = d == b->depth ? b->pending_key[d - 1] : b->name[d];
+                        kb_buf_printf(&path, "%s%s", path.len ? "." : "", name ? name : "");
+                }
+        }
+        char *s = kb_xstrdup(path.data);
+        kb_buf_release(&path);
+        return s;
+}
+
+/* Adds v to the open container.  With keep, an object's key for v is
+ * handed to *keep rather than freed (an opening container's name, for
+ * messages, without a copy). */
+static int add_keep(struct builder *b, struct kb_value *v, char **keep)
 {
         if (b->depth == 0) {
                 if (b->root) { /* yajl_allow_multiple_values is off: cannot happen */
@@ -35,11 +67,28 @@ static int add(struct builder *b, struct kb_value *v)
                 kb_value_append(top, v);
         } else {
                 char *key = b->pending_key[b->depth - 1];
+                size_t had = top->obj.n;
                 kb_value_set(top, key, v);
-                free(key);
+                /* The last of repeated keys wins, in the first one's place;
+                 * kube-apiserver's strict decoding names each repeat. */
+                if (top->obj.n == had && b->dups && b->dups->n < KB_VALUE_DUPS_MAX) {
+                        char *path = where(b, true);
+                        KB_PUSH(b->dups->v, b->dups->n, b->dups->cap,
+                                kb_xasprintf("duplicate field \"%s\"", path));
+                        free(path);
+                }
+                if (keep)
+                        *keep = key;
+                else
+                        free(key);
                 b->pending_key[b->depth - 1] = NULL;
         }
         return 1;
+}
+
+static int add(struct builder *b, struct kb_value *v)
+{
+        return add_keep(b, v, NULL);
 }
 
 static int open_container(struct builder *b, enum kb_value_type t)
@@ -49,7 +98,9 @@ static int open_container(struct builder *b, enum kb_value_type t)
                 return 0;
         }
         struct kb_value *v = kb_value_new(t);
-        add(b, v);
+        char *name = NULL;
+        add_keep(b, v, &name);
+        b->name[b->depth] = name;
         b->stack[b->depth++] = v;
         return 1;
 }
@@ -71,8 +122,25 @@ static int cb_number(void *ctx, const char *s, size_t n)
         return add(ctx, v);
 }
 
+/*
+ * Whether a string yajl hands over may hold a NUL.  yajl refuses raw
+ * control characters in strings, so only an escape (\u0000) makes one, and
+ * a string with escapes comes from yajl's decode buffer, never from the
+ * input itself: a string inside the input needs no scan (most of them).
+ */
+static bool may_hold_nul(uintptr_t text, uintptr_t end, const unsigned char *s, size_t n)
+{
+        uintptr_t p = (uintptr_t)s;
+        return !(p >= text && p < end) && memchr(s, 0, n);
+}
+
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
+        struct builder *b = ctx;
+        if (may_hold_nul(b->text, b->text_end, s, n)) {
+                b->nul_at = kb__value_nul_message(where(b, true), NULL, 0);
+                return 0;
+        }
         return add(ctx, kb_value_new_stringn((const char *)s, n));
 }
 
@@ -84,6 +152,10 @@ static int cb_start_map(void *ctx)
 static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 {
         struct builder *b = ctx;
+        if (may_hold_nul(b->text, b->text_end, s, n)) {
+                b->nul_at = kb__value_nul_message(where(b, false), (const char *)s, n);
+                return 0;
+        }
         free(b->pending_key[b->depth - 1]);
         b->pending_key[b->depth - 1] = kb_xstrndup((const char *)s, n);
         return 1;
@@ -93,6 +165,8 @@ static int cb_end(void *ctx)
 {
         struct builder *b = ctx;
         b->depth--;
+        free(b->name[b->depth]);
+        b->name[b->depth] = NULL;
         return 1;
 }
 
@@ -123,8 +197,17 @@ static int line_of(const char *text, size_t off)
 
 int kb_json_parse(const char *text, size_t len, struct kb_value **out, char *err, size_t errlen)
 {
+        return kb_json_parse_dups(text, len, out, NULL, err, errlen);
+}
+
+int kb_json_parse_dups(const char *text, size_t len, struct kb_value **out,
+                       struct kb_value_dups *dups, char *err, size_t errlen)
+{
         struct builder b;
         memset(&b, 0, sizeof(b));
+        b.dups = dups;
+        b.text = (uintptr_t)text;
+        b.text_end = (uintptr_t)text + len;
         yajl_handle h = yajl_alloc(&callbacks, NULL, &b);
         if (!h)
                 kb_die("yajl_alloc failed");
@@ -135,7 +218,10 @@ int kb_json_parse(const char *text, size_t len, struct kb_value **out, char *err
         if (st != yajl_status_ok || !b.root) {
                 if (err && errlen) {
                         size_t off = yajl_get_bytes_consumed(h);
-                        if (b.too_deep) {
+                        if (b.nul_at) {
+                                snprintf(err, errlen, "line %d: %s",
+                                         line_of(text, off < len ? off : len), b.nul_at);
+                        } else if (b.too_deep) {
                                 snprintf(err, errlen, "line %d: nesting deeper than %d",
                                          line_of(text, off < len ? off : len), KB_VALUE_MAX_DEPTH);
                         } else if (st == yajl_status_ok) {
@@ -150,13 +236,16 @@ int kb_json_parse(const char *text, size_t len, struct kb_value **out, char *err
                                 yajl_free_error(h, msg);
                         }
                 }
-                for (int i = 0; i <= KB_VALUE_MAX_DEPTH; i++)
+                for (int i = 0; i <= KB_VALUE_MAX_DEPTH; i++) {
                         free(b.pending_key[i]);
+                        free(b.name[i]);
+                }
                 kb_value_free(b.root);
                 rc = KB_EBADINPUT;
         } else {
                 *out = b.root;
         }
+        free(b.nul_at);
         yajl_free(h);
         return rc;
 }

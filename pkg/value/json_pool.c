@@ -22,6 +22,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "base/base.h"
+#include "value/value-int.h"
 #include "value/value.h"
 
 /* Strings are packed into blocks of this size (longer ones get their own). */
@@ -31,7 +32,13 @@ struct level {
         struct kb_value *v; /* the open container */
         struct kb_member *m;
         size_t n, cap;
-        char *key; /* the pending key of an object */
+        char *key;        /* the pending key of an object */
+        const char *name; /* this container's key in its parent, for messages */
+        /* An object's key index once it has KB_VALUE_INDEX_MIN members
+         * (value-int.h): allocated once per depth and reused, cleared only
+         * when a container reaches that size. */
+        uint32_t *idx;
+        size_t idx_cap;
 };
 
 struct pbuilder {
@@ -42,6 +49,8 @@ struct pbuilder {
         int depth, nlv;
         struct kb_value *root;
         bool too_deep;
+        char *nul_at;                /* the first field holding a NUL character, if any */
+        uintptr_t text_in, text_end; /* the input (see may_hold_nul) */
 };
 
 static char *pstr(struct pbuilder *b, const char *s, size_t n)
@@ -70,6 +79,38 @@ static struct kb_value *node(struct pbuilder *b, enum kb_value_type t)
         return v;
 }
 
+/* The member of l (an object) whose key is key, or -1. */
+static ptrdiff_t level_find(const struct level *l, const char *key)
+{
+        if (l->n >= KB_VALUE_INDEX_MIN)
+                return kb__value_index_find(l->idx, kb__value_index_slots(l->n), l->m, key);
+        for (size_t i = 0; i < l->n; i++) {
+                KB__KEY_COMPARED();
+                if (l->m[i].key[0] == key[0] && !strcmp(l->m[i].key, key))
+                        return (ptrdiff_t)i;
+        }
+        return -1;
+}
+
+/* Member l->n - 1 was added to object l: keep its index. */
+static void level_indexed(struct level *l)
+{
+        size_t n = l->n;
+        if (n < KB_VALUE_INDEX_MIN)
+                return;
+        size_t slots = kb__value_index_slots(n);
+        if (n > KB_VALUE_INDEX_MIN && slots == kb__value_index_slots(n - 1)) {
+                kb__value_index_add(l->idx, slots, l->m, n - 1);
+                return;
+        }
+        if (slots > l->idx_cap) {
+                free(l->idx);
+                l->idx = kb_xmalloc(slots * sizeof(*l->idx));
+                l->idx_cap = slots;
+        }
+        kb__value_index_build(l->idx, slots, l->m, n);
+}
+
 static int put(struct pbuilder *b, struct kb_value *v)
 {
         if (b->depth == 0) {
@@ -86,16 +127,40 @@ static int put(struct pbuilder *b, struct kb_value *v)
                 if (!key)
                         return 0;
                 /* A repeated key: the last one wins, as kb_json_parse. */
-                for (size_t i = 0; i < l->n; i++) {
-                        if (l->m[i].key[0] == key[0] && !strcmp(l->m[i].key, key)) {
-                                l->m[i].val = v;
-                                return 1;
-                        }
+                ptrdiff_t i = level_find(l, key);
+                if (i >= 0) {
+                        l->m[i].val = v;
+                        return 1;
                 }
         }
         struct kb_member m = {key, v};
         KB_PUSH(l->m, l->n, l->cap, m);
+        if (key && l->n >= KB_VALUE_INDEX_MIN)
+                level_indexed(l);
         return 1;
+}
+
+/* Where the builder is, as Kubernetes names fields ("spec.containers[0]"):
+ * the innermost open container, then with leaf true the value about to be
+ * added to it (its pending key, or its next index). */
+static char *where(const struct pbuilder *b, bool leaf)
+{
+        struct kb_buf path;
+        kb_buf_init(&path);
+        for (int d = 1; d <= b->depth; d++) {
+                const struct level *parent = &b->lv[d - 1];
+                if (d == b->depth && !leaf)
+                        break;
+                size_t i = d == b->depth ? parent->n : parent->n - 1;
+                const char *name = d == b->depth ? parent->key : b->lv[d].name;
+                if (parent->v->type == KB_VARRAY)
+                        kb_buf_printf(&path, "[%zu]", i);
+                else
+                        kb_buf_printf(&path, "%s%s", path.len ? "." : "", name ? name : "");
+        }
+        char *s = kb_xstrdup(path.data);
+        kb_buf_release(&path);
+        return s;
 }
 
 static int cb_null(void *ctx)
@@ -117,10 +182,51 @@ static int cb_number(void *ctx, const char *s, size_t len)
         return put(ctx, n);
 }
 
+/* As json.c's: only a string with escapes, from yajl's decode buffer
+ * rather than the input, can hold a NUL. */
+static bool may_hold_nul(const struct pbuilder *b, const unsigned char *s, size_t n)
+{
+        uintptr_t p = (uintptr_t)s;
+        return !(p >= b->text_in && p < b->text_end) && memchr(s, 0, n);
+}
+
+/*
+ * A NUL in a string (key: in the key s).  The API server accepts one in an
+ * annotation's value, and this parser reads what the scheduler lists and
+ * watches: refusing would make every page holding such a pod fail for
+ * ever.  Cutting the string at the NUL would be worse ("g\u0000x" read as
+ * group "g").  So each NUL becomes U+FFFD, a character no name has, and
+ * the first one is logged with its field (kb_json_parse_pool).  Returns
+ * the copy, in the pool.  The rare path, kept out of the callbacks that
+ * run per string.
+ */
+static char *replace_nul(struct pbuilder *b, const unsigned char *s, size_t len, bool key)
+{
+        if (!b->nul_at)
+                b->nul_at = key ? kb__value_nul_message(where(b, false), (const char *)s, len)
+                                : kb__value_nul_message(where(b, true), NULL, 0);
+        size_t nul = 0;
+        for (size_t i = 0; i < len; i++)
+                nul += s[i] == 0;
+        char *d = kb_pool_alloc(b->pool, len + 2 * nul + 1), *o = d;
+        for (size_t i = 0; i < len; i++) {
+                if (s[i]) {
+                        *o++ = (char)s[i];
+                        continue;
+                }
+                memcpy(o, "\xEF\xBF\xBD", 3);
+                o += 3;
+        }
+        *o = 0;
+        return d;
+}
+
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
+        struct pbuilder *b = ctx;
         struct kb_value *n = node(ctx, KB_VSTRING);
-        n->s = pstr(ctx, (const char *)s, len);
+        n->s = may_hold_nul(b, s, len) ? replace_nul(b, s, len, false)
+                                       : pstr(ctx, (const char *)s, len);
         return put(ctx, n);
 }
 
@@ -131,6 +237,7 @@ static int open_level(struct pbuilder *b, enum kb_value_type t)
                 return 0;
         }
         struct kb_value *v = node(b, t);
+        const char *name = b->depth ? b->lv[b->depth - 1].key : NULL;
         if (!put(b, v))
                 return 0;
         if (b->depth == b->nlv) {
@@ -143,6 +250,7 @@ static int open_level(struct pbuilder *b, enum kb_value_type t)
         l->v = v;
         l->n = 0;
         l->key = NULL;
+        l->name = name;
         return 1;
 }
 
@@ -159,7 +267,8 @@ static int cb_start_array(void *ctx)
 static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
         struct pbuilder *b = ctx;
-        b->lv[b->depth - 1].key = pstr(b, (const char *)s, len);
+        b->lv[b->depth - 1].key = may_hold_nul(b, s, len) ? replace_nul(b, s, len, true)
+                                                          : pstr(b, (const char *)s, len);
         return 1;
 }
 
@@ -172,9 +281,17 @@ static int cb_end(void *ctx)
         if (!l->n)
                 return 1;
         if (v->type == KB_VOBJECT) {
+                if (l->n >= UINT32_MAX)
+                        return 0;
                 v->obj.m = kb_pool_alloc(b->pool, l->n * sizeof(*v->obj.m));
                 memcpy(v->obj.m, l->m, l->n * sizeof(*v->obj.m));
-                v->obj.n = v->obj.cap = l->n;
+                v->obj.n = v->obj.cap = (uint32_t)l->n;
+                if (l->n >= KB_VALUE_INDEX_MIN) {
+                        /* The scratch index fits these positions exactly. */
+                        size_t slots = kb__value_index_slots(l->n);
+                        v->obj.idx = kb_pool_alloc(b->pool, slots * sizeof(*v->obj.idx));
+                        memcpy(v->obj.idx, l->idx, slots * sizeof(*v->obj.idx));
+                }
         } else {
                 v->arr.v = kb_pool_alloc(b->pool, l->n * sizeof(*v->arr.v));
                 for (size_t i = 0; i < l->n; i++)
@@ -199,7 +316,8 @@ static const yajl_callbacks callbacks = {
 int kb_json_parse_pool(const char *text, size_t len, struct kb_pool *pool, struct kb_value **out,
                        char *err, size_t errlen)
 {
-        struct pbuilder b = {.pool = pool};
+        struct pbuilder b = {
+            .pool = pool, .text_in = (uintptr_t)text, .text_end = (uintptr_t)text + len};
         yajl_handle h = yajl_alloc(&callbacks, NULL, &b);
         if (!h)
                 kb_die("yajl_alloc failed");
@@ -226,10 +344,15 @@ int kb_json_parse_pool(const char *text, size_t len, struct kb_pool *pool, struc
                 rc = KB_EBADINPUT;
         } else {
                 *out = b.root;
+                if (b.nul_at)
+                        KB_WARN("%s: read with U+FFFD in its place", b.nul_at);
         }
         yajl_free(h);
-        for (int i = 0; i < b.nlv; i++)
+        for (int i = 0; i < b.nlv; i++) {
                 free(b.lv[i].m);
+                free(b.lv[i].idx);
+        }
         free(b.lv);
+        free(b.nul_at);
         return rc;
 }

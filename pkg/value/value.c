@@ -7,9 +7,20 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/base.h"
+#include "value/value-int.h"
+
+#ifdef KB_TESTING
+_Thread_local unsigned long long kb__value_key_compares;
+#endif
+
+static void reindex(struct kb_value *obj);
 
 struct kb_value *kb_value_new(enum kb_value_type type)
 {
@@ -90,6 +101,7 @@ void kb_value_free(struct kb_value *v)
                         kb_value_free(v->obj.m[i].val);
                 }
                 free(v->obj.m);
+                free(v->obj.idx);
                 break;
         default:
                 break;
@@ -123,12 +135,16 @@ struct kb_value *kb_value_clone(const struct kb_value *v)
                         kb_value_append(c, kb_value_clone(v->arr.v[i]));
                 break;
         case KB_VOBJECT:
-                kb_grow((void **)&c->obj.m, &c->obj.cap, v->obj.n, sizeof(*c->obj.m));
+                if (!v->obj.n)
+                        break;
+                c->obj.m = kb_xmalloc(v->obj.n * sizeof(*c->obj.m));
+                c->obj.cap = v->obj.n;
                 for (size_t i = 0; i < v->obj.n; i++) {
                         c->obj.m[i].key = kb_xstrdup(v->obj.m[i].key);
                         c->obj.m[i].val = kb_value_clone(v->obj.m[i].val);
                 }
                 c->obj.n = v->obj.n;
+                reindex(c);
                 break;
         default:
                 break;
@@ -177,13 +193,170 @@ void kb_value_append(struct kb_value *arr, struct kb_value *val)
         KB_PUSH(arr->arr.v, arr->arr.n, arr->arr.cap, val);
 }
 
+/* ---- the key index (value-int.h) ---------------------------------------- */
+
+size_t kb__value_index_slots(size_t n)
+{
+        size_t slots = 2 * KB_VALUE_INDEX_MIN;
+        while (slots < 2 * n)
+                slots *= 2;
+        return slots;
+}
+
+/*
+ * Keys are hashed with SipHash-1-3 under a key drawn at random once per
+ * process: the keys of an object come from whoever sent it, and with a
+ * hash anyone can compute (FNV, say) they could all be chosen to fall in
+ * one run of slots, making each lookup a scan again (hash flooding).
+ */
+static uint64_t sip_k0, sip_k1;
+static pthread_once_t sip_once = PTHREAD_ONCE_INIT;
+
+static void sip_init(void)
+{
+        uint64_t k[2];
+        if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k)) {
+                /* No entropy to be had: still differs from run to run. */
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                k[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+                k[1] = (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)&ts;
+        }
+        sip_k0 = k[0];
+        sip_k1 = k[1];
+}
+
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                                                   \
+        do {                                                                                       \
+                v0 += v1;                                                                          \
+                v1 = ROTL(v1, 13);                                                                 \
+                v1 ^= v0;                                                                          \
+                v0 = ROTL(v0, 32);                                                                 \
+                v2 += v3;                                                                          \
+                v3 = ROTL(v3, 16);                                                                 \
+                v3 ^= v2;                                                                          \
+                v0 += v3;                                                                          \
+                v3 = ROTL(v3, 21);                                                                 \
+                v3 ^= v0;                                                                          \
+                v2 += v1;                                                                          \
+                v1 = ROTL(v1, 17);                                                                 \
+                v1 ^= v2;                                                                          \
+                v2 = ROTL(v2, 32);                                                                 \
+        } while (0)
+
+static uint64_t key_hash(const char *key)
+{
+        pthread_once(&sip_once, sip_init);
+        const unsigned char *p = (const unsigned char *)key;
+        size_t len = strlen(key);
+        uint64_t v0 = 0x736f6d6570736575ull ^ sip_k0, v1 = 0x646f72616e646f6dull ^ sip_k1;
+        uint64_t v2 = 0x6c7967656e657261ull ^ sip_k0, v3 = 0x7465646279746573ull ^ sip_k1;
+        for (; len - (size_t)(p - (const unsigned char *)key) >= 8; p += 8) {
+                uint64_t m = 0;
+                for (int i = 0; i < 8; i++)
+                        m |= (uint64_t)p[i] << (8 * i);
+                v3 ^= m;
+                SIPROUND;
+                v0 ^= m;
+        }
+        uint64_t b = (uint64_t)len << 56;
+        for (size_t i = 0; p[i]; i++)
+                b |= (uint64_t)p[i] << (8 * i);
+        v3 ^= b;
+        SIPROUND;
+        v0 ^= b;
+        v2 ^= 0xff;
+        SIPROUND;
+        SIPROUND;
+        SIPROUND;
+        return v0 ^ v1 ^ v2 ^ v3;
+}
+
+void kb__value_index_add(uint32_t *idx, size_t slots, const struct kb_member *m, size_t pos)
+{
+        size_t i = key_hash(m[pos].key) & (slots - 1);
+        while (idx[i])
+                i = (i + 1) & (slots - 1);
+        idx[i] = (uint32_t)pos + 1;
+}
+
+void kb__value_index_build(uint32_t *idx, size_t slots, const struct kb_member *m, size_t n)
+{
+        memset(idx, 0, slots * sizeof(*idx));
+        for (size_t pos = 0; pos < n; pos++)
+                kb__value_index_add(idx, slots, m, pos);
+}
+
+ptrdiff_t kb__value_index_find(const uint32_t *idx, size_t slots, const struct kb_member *m,
+                               const char *key)
+{
+        for (size_t i = key_hash(key) & (slots - 1); idx[i]; i = (i + 1) & (slots - 1)) {
+                KB__KEY_COMPARED();
+                if (strcmp(m[idx[i] - 1].key, key) == 0)
+                        return (ptrdiff_t)idx[i] - 1;
+        }
+        return -1;
+}
+
+/*
+ * Takes member pos (of n) out of the index before the members above it
+ * move down one: its slot is emptied and the run after it shifted back
+ * (linear probing's deletion), then the positions above pos drop by one,
+ * a pass over the slots unless pos was the last member.
+ */
+static void unindex(uint32_t *idx, size_t slots, const struct kb_member *m, size_t pos, size_t n)
+{
+        size_t mask = slots - 1, hole = key_hash(m[pos].key) & mask;
+        while (idx[hole] != pos + 1)
+                hole = (hole + 1) & mask;
+        idx[hole] = 0;
+        for (size_t j = (hole + 1) & mask; idx[j]; j = (j + 1) & mask) {
+                size_t home = key_hash(m[idx[j] - 1].key) & mask;
+                /* Move the entry at j into the hole unless its home lies
+                 * cyclically in (hole, j]. */
+                bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+                if (!stays) {
+                        idx[hole] = idx[j];
+                        idx[j] = 0;
+                        hole = j;
+                }
+        }
+        if (pos + 1 == n)
+                return;
+        for (size_t s = 0; s < slots; s++)
+                if (idx[s] > pos + 1)
+                        idx[s]--;
+}
+
+/* Makes obj's index fit its members: none below KB_VALUE_INDEX_MIN. */
+static void reindex(struct kb_value *obj)
+{
+        size_t n = obj->obj.n;
+        if (n < KB_VALUE_INDEX_MIN) {
+                free(obj->obj.idx);
+                obj->obj.idx = NULL;
+                return;
+        }
+        size_t slots = kb__value_index_slots(n);
+        obj->obj.idx = kb_xrealloc(obj->obj.idx, slots * sizeof(*obj->obj.idx));
+        kb__value_index_build(obj->obj.idx, slots, obj->obj.m, n);
+}
+
 static struct kb_member *find_member(const struct kb_value *obj, const char *key)
 {
         if (!obj || obj->type != KB_VOBJECT)
                 return NULL;
-        for (size_t i = 0; i < obj->obj.n; i++)
+        if (obj->obj.idx) {
+                ptrdiff_t i = kb__value_index_find(obj->obj.idx, kb__value_index_slots(obj->obj.n),
+                                                   obj->obj.m, key);
+                return i < 0 ? NULL : &obj->obj.m[i];
+        }
+        for (size_t i = 0; i < obj->obj.n; i++) {
+                KB__KEY_COMPARED();
                 if (strcmp(obj->obj.m[i].key, key) == 0)
                         return &obj->obj.m[i];
+        }
         return NULL;
 }
 
@@ -195,8 +368,23 @@ void kb_value_set(struct kb_value *obj, const char *key, struct kb_value *val)
                 m->val = val;
                 return;
         }
-        struct kb_member nm = {kb_xstrdup(key), val};
-        KB_PUSH(obj->obj.m, obj->obj.n, obj->obj.cap, nm);
+        size_t n = obj->obj.n;
+        if (n == UINT32_MAX - 1)
+                kb_die("object with more than %u members", (unsigned)n);
+        if (n == obj->obj.cap) {
+                size_t cap = n ? 2 * (size_t)n : 8;
+                if (cap > UINT32_MAX - 1)
+                        cap = UINT32_MAX - 1;
+                obj->obj.m = kb_xrealloc(obj->obj.m, cap * sizeof(*obj->obj.m));
+                obj->obj.cap = (uint32_t)cap;
+        }
+        obj->obj.m[n] = (struct kb_member){kb_xstrdup(key), val};
+        obj->obj.n++;
+        /* The index grows by doubling, as the members do: O(1) amortised. */
+        if (obj->obj.idx && kb__value_index_slots(n + 1) == kb__value_index_slots(n))
+                kb__value_index_add(obj->obj.idx, kb__value_index_slots(n + 1), obj->obj.m, n);
+        else if (n + 1 >= KB_VALUE_INDEX_MIN)
+                reindex(obj);
 }
 
 struct kb_value *kb_value_take(struct kb_value *obj, const char *key)
@@ -205,10 +393,17 @@ struct kb_value *kb_value_take(struct kb_value *obj, const char *key)
         if (!m)
                 return NULL;
         struct kb_value *v = m->val;
-        size_t i = (size_t)(m - obj->obj.m);
-        free(m->key);
-        memmove(&obj->obj.m[i], &obj->obj.m[i + 1], (obj->obj.n - i - 1) * sizeof(*m));
+        char *mkey = m->key;
+        size_t i = (size_t)(m - obj->obj.m), n = obj->obj.n;
+        bool keep = obj->obj.idx && n - 1 >= KB_VALUE_INDEX_MIN &&
+                    kb__value_index_slots(n - 1) == kb__value_index_slots(n);
+        if (keep)
+                unindex(obj->obj.idx, kb__value_index_slots(n), obj->obj.m, i, n);
+        memmove(&obj->obj.m[i], &obj->obj.m[i + 1], (n - i - 1) * sizeof(*m));
         obj->obj.n--;
+        if (obj->obj.idx && !keep)
+                reindex(obj);
+        free(mkey);
         return v;
 }
 
@@ -327,4 +522,37 @@ bool kb_json_is_number(const char *p)
                         p++;
         }
         return *p == '\0';
+}
+
+char *kb__value_nul_message(char *path, const char *key, size_t keylen)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb_buf_adds(&b, path[0] ? path : "(the document)");
+        if (!key) {
+                kb_buf_adds(&b, ": a NUL character (\\u0000) in a string is not accepted");
+        } else {
+                /* The key as JSON would write it, cut at 64 bytes. */
+                kb_buf_adds(&b, ": a NUL character (\\u0000) in the key \"");
+                for (size_t i = 0; i < keylen && i < 64; i++) {
+                        unsigned char c = (unsigned char)key[i];
+                        if (c < 0x20 || c == '"' || c == '\\')
+                                kb_buf_printf(&b, "\\u%04x", c);
+                        else
+                                kb_buf_addc(&b, (char)c);
+                }
+                kb_buf_adds(&b, keylen > 64 ? "...\" is not accepted" : "\" is not accepted");
+        }
+        free(path);
+        char *s = kb_xstrdup(b.data);
+        kb_buf_release(&b);
+        return s;
+}
+
+void kb_value_dups_release(struct kb_value_dups *d)
+{
+        for (size_t i = 0; i < d->n; i++)
+                free(d->v[i]);
+        free(d->v);
+        memset(d, 0, sizeof(*d));
 }

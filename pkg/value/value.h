@@ -8,8 +8,11 @@
  * written unquoted (cpu: 1.5) and quoted (cpu: "1.5") then reads the same,
  * and an integer round-trips without passing through a double.
  *
- * Object members keep their order; lookups are linear, which is right for
- * Kubernetes objects (tens of keys) and keeps emitted JSON in input order.
+ * Object members keep their order, so emitted JSON keeps the input's.
+ * Lookups in objects of fewer than 16 members are linear (most Kubernetes
+ * objects); larger ones also keep a hash index of their keys, so that
+ * building or reading an object costs O(1) per key however many it has
+ * (a pod may carry 80,000 labels).
  *
  * A tree is owned by whoever holds its root; kb_value_free frees it all.
  * Nothing here is thread-safe on a shared tree, but separate trees may be
@@ -50,7 +53,10 @@ struct kb_value {
                 } arr;
                 struct {
                         struct kb_member *m;
-                        size_t n, cap;
+                        uint32_t n, cap;
+                        /* Index of the keys from 16 members on, else NULL;
+                         * kept by the setters (pkg/value/value-int.h). */
+                        uint32_t *idx;
                 } obj;
         };
 };
@@ -67,6 +73,30 @@ struct kb_value {
  * "line 3: parse error: invalid object key" into err (may be NULL).
  */
 int kb_json_parse(const char *text, size_t len, struct kb_value **out, char *err, size_t errlen);
+
+/*
+ * Repeated keys that a parse accepted (the last one wins, in the first
+ * one's place), each named as kube-apiserver's strict decoding names it:
+ * JSON `duplicate field "metadata.labels.a"`, YAML `line 7: key "a"
+ * already set in map`.  At most KB_VALUE_DUPS_MAX are noted.
+ */
+#define KB_VALUE_DUPS_MAX 100
+struct kb_value_dups {
+        char **v;
+        size_t n, cap;
+};
+void kb_value_dups_release(struct kb_value_dups *d);
+
+/*
+ * As kb_json_parse, and notes repeated keys in *dups (when not NULL; the
+ * caller zeroes it first and releases it).
+ *
+ * A string or key holding a NUL character (\u0000) is an error naming the
+ * field: C strings cannot hold one, and cutting the text short would store
+ * something else than was sent.
+ */
+int kb_json_parse_dups(const char *text, size_t len, struct kb_value **out,
+                       struct kb_value_dups *dups, char *err, size_t errlen);
 
 /*
  * As kb_json_parse, but every node, string and array of the tree is carved
@@ -88,11 +118,16 @@ int kb_json_parse_pool(const char *text, size_t len, struct kb_pool *pool, struc
  * Plain scalars resolve as YAML 1.2's core schema: null, ~ and empty are
  * null; true/false (any case) are booleans; text that is a JSON number is a
  * number; everything else, and every quoted scalar, is a string.  Aliases
- * are expanded (bounded, so "billion laughs" input is an error).
+ * are expanded, at most to about ten nodes per YAML event of the input
+ * (so "billion laughs" input is refused quickly, naming the alias).
  */
 int kb_yaml_parse(const char *text, size_t len, struct kb_value ***docs, size_t *n, char *err,
                   size_t errlen);
 void kb_value_free_docs(struct kb_value **docs, size_t n);
+/* As kb_yaml_parse, noting repeated keys in *dups (see kb_json_parse_dups;
+ * a NUL character in a scalar is refused the same way). */
+int kb_yaml_parse_dups(const char *text, size_t len, struct kb_value ***docs, size_t *n,
+                       struct kb_value_dups *dups, char *err, size_t errlen);
 
 /* ---- emitting --------------------------------------------------------- */
 

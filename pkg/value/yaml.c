@@ -6,25 +6,72 @@
 #include <yaml.h>
 
 #include "base/base.h"
+#include "value/value-int.h"
 #include "value/value.h"
 
-/* Aliases are expanded by copying; this bounds the total node count so that
- * nested aliases cannot blow up memory. */
-#define MAX_NODES (8u * 1024 * 1024)
+/*
+ * Aliases are expanded by copying.  Before an alias is copied, the nodes
+ * made so far plus the alias's must stay within ALIAS_RATIO per event
+ * parsed so far plus ALIAS_SLACK, so what a document costs is linear in
+ * its size: a 701-byte "billion laughs" (nine aliases of nine aliases ...)
+ * stops at its first few expansions, while a manifest that reuses a block
+ * a few times stays far below.  kube-apiserver's YAML decoder refuses
+ * "excessive aliasing" in the same spirit (a cap on aliases relative to
+ * the nodes decoded).  MAX_NODES caps any stream.
+ */
+#define ALIAS_RATIO 10
+#define ALIAS_SLACK 10000
+#define MAX_NODES   (8u * 1024 * 1024)
 
-struct anchor {
-        char *name;
-        struct kb_value *val;
+/* One open collection, for naming a field in a message. */
+struct yframe {
+        bool map;
+        const char *key; /* a mapping's current key */
+        size_t index;    /* a sequence's current index */
 };
 
 struct yparser {
         yaml_parser_t p;
         char *err;
         size_t errlen;
-        struct anchor *anchors;
-        size_t nanchors, capanchors;
-        size_t nodes;
+        struct kb_value *anchors; /* name -> a copy of the anchored node */
+        size_t nodes, events;
+        struct yframe fr[KB_VALUE_MAX_DEPTH + 2];
+        int nfr;
+        struct kb_value_dups *dups;
 };
+
+/* The field the first k open collections lead to: "spec.containers[0]". */
+static char *path_of(const struct yparser *y, int k)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        for (int i = 0; i < k; i++) {
+                if (y->fr[i].map)
+                        kb_buf_printf(&b, "%s%s", b.len ? "." : "",
+                                      y->fr[i].key ? y->fr[i].key : "");
+                else
+                        kb_buf_printf(&b, "[%zu]", y->fr[i].index);
+        }
+        char *s = kb_xstrdup(b.data);
+        kb_buf_release(&b);
+        return s;
+}
+
+/* A NUL character in a scalar (keys: key true) refuses the document. */
+static bool has_nul(struct yparser *y, int line, const yaml_event_t *ev, bool key)
+{
+        const char *s = (const char *)ev->data.scalar.value;
+        size_t n = ev->data.scalar.length;
+        if (!memchr(s, 0, n))
+                return false;
+        char *msg = key ? kb__value_nul_message(path_of(y, y->nfr - 1), s, n)
+                        : kb__value_nul_message(path_of(y, y->nfr), NULL, 0);
+        if (y->err && y->errlen && !y->err[0])
+                snprintf(y->err, y->errlen, "line %d: %s", line, msg);
+        free(msg);
+        return true;
+}
 
 static void fail(struct yparser *y, int line, const char *fmt, const char *arg)
 {
@@ -37,6 +84,7 @@ static void fail(struct yparser *y, int line, const char *fmt, const char *arg)
 
 static bool next_event(struct yparser *y, yaml_event_t *ev)
 {
+        y->events++;
         if (!yaml_parser_parse(&y->p, ev)) {
                 char msg[256];
                 snprintf(msg, sizeof(msg), "%s%s%s", y->p.problem ? y->p.problem : "syntax error",
@@ -63,9 +111,9 @@ static void remember_anchor(struct yparser *y, const unsigned char *name, struct
 {
         if (!name)
                 return;
-        /* A copy: the original may still be replaced by a duplicate key. */
-        struct anchor a = {kb_xstrdup((const char *)name), kb_value_clone(v)};
-        KB_PUSH(y->anchors, y->nanchors, y->capanchors, a);
+        /* A copy: the original may still be replaced by a duplicate key.  A
+         * name anchored again means the later node from here on. */
+        kb_value_set(y->anchors, (const char *)name, kb_value_clone(v));
 }
 
 static struct kb_value *resolve_plain(const char *s, size_t n)
@@ -89,6 +137,10 @@ static struct kb_value *parse_collection(struct yparser *y, yaml_event_t *start,
         bool is_map = start->type == YAML_MAPPING_START_EVENT;
         struct kb_value *v = kb_value_new(is_map ? KB_VOBJECT : KB_VARRAY);
         v->line = (int)start->start_mark.line + 1;
+        /* depth <= KB_VALUE_MAX_DEPTH (parse_node), so a frame is free. */
+        struct yframe *fr = &y->fr[y->nfr++];
+        *fr = (struct yframe){.map = is_map};
+        char *key = NULL;
         const unsigned char *anchor =
             is_map ? start->data.mapping_start.anchor : start->data.sequence_start.anchor;
         yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
@@ -102,6 +154,7 @@ static struct kb_value *parse_collection(struct yparser *y, yaml_event_t *start,
                         break;
                 }
                 if (!is_map) {
+                        fr->index = v->arr.n;
                         struct kb_value *item = parse_node(y, &ev, depth + 1);
                         yaml_event_delete(&ev);
                         if (!item)
@@ -116,26 +169,37 @@ static struct kb_value *parse_collection(struct yparser *y, yaml_event_t *start,
                         fail(y, line, "%s", "mapping keys must be scalars");
                         goto fail;
                 }
-                char *key = kb_xstrndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
-                yaml_event_delete(&ev);
-                if (!next_event(y, &ev)) {
-                        free(key);
+                if (has_nul(y, line, &ev, true)) {
+                        yaml_event_delete(&ev);
                         goto fail;
                 }
+                free(key);
+                key = kb_xstrndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
+                fr->key = key;
+                yaml_event_delete(&ev);
+                if (!next_event(y, &ev))
+                        goto fail;
                 struct kb_value *val = parse_node(y, &ev, depth + 1);
                 yaml_event_delete(&ev);
-                if (!val) {
-                        free(key);
+                if (!val)
                         goto fail;
-                }
+                size_t had = v->obj.n;
                 kb_value_set(v, key, val);
-                free(key);
+                /* The last of repeated keys wins; kube-apiserver's strict
+                 * decoding names each repeat this way. */
+                if (v->obj.n == had && y->dups && y->dups->n < KB_VALUE_DUPS_MAX)
+                        KB_PUSH(y->dups->v, y->dups->n, y->dups->cap,
+                                kb_xasprintf("line %d: key \"%s\" already set in map", line, key));
         }
+        free(key);
+        y->nfr--;
         /* Anchored collections are remembered only once complete, so an
          * alias can never refer to its own ancestor (no cycles). */
         remember_anchor(y, anchor, v);
         return v;
 fail:
+        free(key);
+        y->nfr--;
         kb_value_free(v);
         return NULL;
 }
@@ -155,6 +219,8 @@ static struct kb_value *parse_node(struct yparser *y, yaml_event_t *ev, int dept
         }
         switch (ev->type) {
         case YAML_SCALAR_EVENT: {
+                if (has_nul(y, line, ev, false))
+                        return NULL;
                 const char *s = (const char *)ev->data.scalar.value;
                 size_t n = ev->data.scalar.length;
                 struct kb_value *v;
@@ -172,19 +238,25 @@ static struct kb_value *parse_node(struct yparser *y, yaml_event_t *ev, int dept
                 return parse_collection(y, ev, depth);
         case YAML_ALIAS_EVENT: {
                 const char *name = (const char *)ev->data.alias.anchor;
-                for (size_t i = y->nanchors; i-- > 0;) {
-                        if (strcmp(y->anchors[i].name, name) == 0) {
-                                size_t n = count_nodes(y->anchors[i].val);
-                                if (y->nodes + n > MAX_NODES) {
-                                        fail(y, line, "%s", "aliases expand too far");
-                                        return NULL;
-                                }
-                                y->nodes += n;
-                                return kb_value_clone(y->anchors[i].val);
-                        }
+                const struct kb_value *a = kb_value_get(y->anchors, name);
+                if (!a) {
+                        fail(y, line, "unknown alias *%s", name);
+                        return NULL;
                 }
-                fail(y, line, "unknown alias *%s", name);
-                return NULL;
+                /* This alias node was counted above; its copy replaces it. */
+                size_t n = count_nodes(a), made = y->nodes - 1 + n;
+                size_t limit = ALIAS_RATIO * y->events + ALIAS_SLACK;
+                if (made > limit || made > MAX_NODES) {
+                        char msg[200];
+                        snprintf(msg, sizeof(msg),
+                                 "document contains excessive aliasing: *%s would make %zu "
+                                 "nodes from %zu YAML events (at most %d per event plus %d)",
+                                 name, made, y->events, ALIAS_RATIO, ALIAS_SLACK);
+                        fail(y, line, "%s", msg);
+                        return NULL;
+                }
+                y->nodes = made;
+                return kb_value_clone(a);
         }
         default:
                 fail(y, line, "%s", "unexpected YAML event");
@@ -195,6 +267,12 @@ static struct kb_value *parse_node(struct yparser *y, yaml_event_t *ev, int dept
 int kb_yaml_parse(const char *text, size_t len, struct kb_value ***docs_out, size_t *n_out,
                   char *err, size_t errlen)
 {
+        return kb_yaml_parse_dups(text, len, docs_out, n_out, NULL, err, errlen);
+}
+
+int kb_yaml_parse_dups(const char *text, size_t len, struct kb_value ***docs_out, size_t *n_out,
+                       struct kb_value_dups *dups, char *err, size_t errlen)
+{
         struct yparser y;
         struct kb_value **docs = NULL;
         size_t ndocs = 0, cap = 0;
@@ -203,6 +281,8 @@ int kb_yaml_parse(const char *text, size_t len, struct kb_value ***docs_out, siz
         memset(&y, 0, sizeof(y));
         y.err = err;
         y.errlen = errlen;
+        y.dups = dups;
+        y.anchors = kb_value_new(KB_VOBJECT);
         if (err && errlen)
                 err[0] = '\0';
         if (!yaml_parser_initialize(&y.p))
@@ -228,11 +308,8 @@ int kb_yaml_parse(const char *text, size_t len, struct kb_value ***docs_out, siz
                 if (!v)
                         goto out;
                 /* Anchors are scoped to their document. */
-                for (size_t i = 0; i < y.nanchors; i++) {
-                        free(y.anchors[i].name);
-                        kb_value_free(y.anchors[i].val);
-                }
-                y.nanchors = 0;
+                kb_value_free(y.anchors);
+                y.anchors = kb_value_new(KB_VOBJECT);
                 if (v->type == KB_VNULL) {
                         kb_value_free(v);
                         continue;
@@ -241,11 +318,7 @@ int kb_yaml_parse(const char *text, size_t len, struct kb_value ***docs_out, siz
         }
         rc = 0;
 out:
-        for (size_t i = 0; i < y.nanchors; i++) {
-                free(y.anchors[i].name);
-                kb_value_free(y.anchors[i].val);
-        }
-        free(y.anchors);
+        kb_value_free(y.anchors);
         yaml_parser_delete(&y.p);
         if (rc) {
                 if (err && errlen && !err[0])

@@ -324,6 +324,13 @@ got=0
 "$SIM" - <"$TMP/badqty.yaml" >"$TMP/out" 2>"$TMP/err" || got=$?
 if [ "$got" = 2 ]; then ok "bad stdin exits 2"; else bad "bad stdin: exit $got"; fi
 check "stdin errors say <stdin>" "$TMP/err" "<stdin>:1: node n1: status.allocatable.cpu"
+# An escaped NUL would cut the string short: refused, naming the field.
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n    note: "a\\0evil"\n' >"$TMP/nul.yaml"
+got=0
+"$SIM" "$TMP/nul.yaml" >"$TMP/out" 2>"$TMP/err" || got=$?
+if [ "$got" = 2 ]; then ok "NUL in a string exits 2"; else bad "NUL in a string: exit $got"; fi
+check "NUL names the field" "$TMP/err" 'nul.yaml:6: metadata.annotations.note: a NUL character'
+
 
 echo "sim_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "apiserver/apiserver-int.h"
+#include "value/value-int.h"
 
 static struct kb_value *json(const char *text)
 {
@@ -578,16 +579,206 @@ static void test_fieldsets(void **state)
         kb_value_free(pod);
 }
 
+/* A create body of n labels, with an annotation of alen bytes and an env
+ * value of elen bytes (0: none). */
+static char *pod_body(const char *name, int n, size_t alen, size_t elen)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb_buf_printf(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\"",
+                      name);
+        if (n) {
+                kb_buf_adds(&b, ",\"labels\":{");
+                for (int i = 0; i < n; i++)
+                        kb_buf_printf(&b, "%s\"k%05d\":\"v%05d\"", i ? "," : "", i, i);
+                kb_buf_adds(&b, "}");
+        }
+        if (alen) {
+                kb_buf_adds(&b, ",\"annotations\":{\"a\":\"");
+                for (size_t i = 0; i < alen; i++)
+                        kb_buf_addc(&b, 'x');
+                kb_buf_adds(&b, "\"}");
+        }
+        kb_buf_adds(&b, "},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"");
+        if (elen) {
+                kb_buf_adds(&b, ",\"env\":[{\"name\":\"A\",\"value\":\"");
+                for (size_t i = 0; i < elen; i++)
+                        kb_buf_addc(&b, 'x');
+                kb_buf_adds(&b, "\"}]");
+        }
+        kb_buf_adds(&b, "}]}}");
+        char *s = kb_xstrdup(b.data);
+        kb_buf_release(&b);
+        return s;
+}
+
+static const char *status_message(struct kb_api_resp *r, struct kb_value **doc)
+{
+        assert_int_equal(kb_json_parse(r->body.data, r->body.len, doc, NULL, 0), 0);
+        return kb_value_str(kb_value_get(*doc, "message"));
+}
+
+/* Input that is large or shaped on purpose is refused as kube-apiserver
+ * refuses it (each status and message taken from the test/k8s bed), and a
+ * large object costs its own size: its body is decoded before the lock,
+ * and the request's key comparisons stay O(n log n). */
+static void test_hostile_bodies(void **state)
+{
+        (void)state;
+        struct kb_apiserver_opts o;
+        kb_apiserver_opts_init(&o);
+        o.seed = 7;
+        struct kb_apiserver *srv = kb_apiserver_new(&o);
+        struct kb_api_resp r;
+        struct kb_value *doc;
+        const char *pods = "/api/v1/namespaces/default/pods";
+
+        /* 80,000 labels (1.3 MB, which a real cluster stores: it drops the
+         * managedFields that would pass etcd's limit, as here). */
+        char *big = pod_body("big", 80000, 0, 0);
+        kb__body_decodes_locked = 0;
+        kb__value_key_compares = 0;
+        assert_int_equal(request(srv, "POST", pods, big, NULL, &r), 201);
+        assert_int_equal(kb__body_decodes_locked, 0);
+        assert_true(kb__value_key_compares < 80000ull * 17 * 8);
+        assert_null(strstr(r.body.data, "managedFields"));
+        kb_api_resp_release(&r);
+        free(big);
+
+        /* NUL in a key or a string: refused naming the field, never cut. */
+        assert_int_equal(request(srv, "POST", pods,
+                                 "{\"metadata\":{\"name\":\"n\",\"annotations\":{\"g\\u0000evil\":"
+                                 "\"x\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}",
+                                 NULL, &r),
+                         400);
+        assert_string_equal(status_message(&r, &doc),
+                            "the object provided is unrecognized: line 1: metadata.annotations: "
+                            "a NUL character (\\u0000) in the key \"g\\u0000evil\" is not "
+                            "accepted");
+        kb_value_free(doc);
+        kb_api_resp_release(&r);
+
+        /* Repeated keys: Strict refuses, Warn (the default) warns. */
+        const char *dup = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+                          "\"d1\",\"labels\":{\"a\":\"1\",\"a\":\"2\"},\"name\":\"d2\"},\"data\":{"
+                          "\"x\":\"1\",\"x\":\"2\"}}";
+        assert_int_equal(
+            request(srv, "POST", "/api/v1/namespaces/default/configmaps", dup, NULL, &r), 201);
+        assert_string_equal(r.warning, "duplicate field \"metadata.labels.a\"\nduplicate field "
+                                       "\"metadata.name\"\nduplicate field \"data.x\"");
+        assert_non_null(strstr(r.body.data, "\"name\":\"d2\""));
+        kb_api_resp_release(&r);
+        struct kb_api_query strict = {"fieldValidation", "Strict"};
+        struct kb_api_req req = {.method = "POST",
+                                 .path = "/api/v1/namespaces/default/configmaps",
+                                 .query = &strict,
+                                 .nquery = 1,
+                                 .content_type = "application/json",
+                                 .body = dup,
+                                 .body_len = strlen(dup)};
+        kb_apiserver_handle(srv, &req, &r);
+        assert_int_equal(r.status, 400);
+        assert_string_equal(status_message(&r, &doc),
+                            "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict "
+                            "decoding error: duplicate field \"metadata.labels.a\", duplicate "
+                            "field \"metadata.name\", duplicate field \"data.x\"");
+        kb_value_free(doc);
+        kb_api_resp_release(&r);
+        const char *ydup = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y1\n  labels:\n"
+                           "    a: \"1\"\n    a: \"2\"\n";
+        req.body = ydup;
+        req.body_len = strlen(ydup);
+        req.content_type = "application/yaml";
+        kb_apiserver_handle(srv, &req, &r);
+        assert_int_equal(r.status, 400);
+        assert_string_equal(status_message(&r, &doc),
+                            "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict "
+                            "decoding error: yaml: unmarshal errors:\n  line 7: key \"a\" "
+                            "already set in map");
+        kb_value_free(doc);
+        kb_api_resp_release(&r);
+        req.nquery = 0;
+        kb_apiserver_handle(srv, &req, &r);
+        assert_int_equal(r.status, 201);
+        assert_string_equal(r.warning, "line 7: key \"a\" already set in map");
+        kb_api_resp_release(&r);
+
+        /* Annotations over 256 KiB in total: 422, as ValidateAnnotationsSize. */
+        char *ann = pod_body("ann", 0, 262144, 0);
+        assert_int_equal(request(srv, "POST", pods, ann, NULL, &r), 422);
+        assert_string_equal(status_message(&r, &doc),
+                            "Pod \"ann\" is invalid: metadata.annotations: Too long: may not be "
+                            "more than 262144 bytes");
+        assert_string_equal(
+            kb_value_str(kb_value_dig(doc, "details", "causes")->arr.v[0]->obj.m[0].val),
+            "FieldValueTooLong");
+        kb_value_free(doc);
+        kb_api_resp_release(&r);
+        free(ann);
+        ann = pod_body("ann", 0, 262143, 0); /* with the key "a": 262144 */
+        assert_int_equal(request(srv, "POST", pods, ann, NULL, &r), 201);
+        kb_api_resp_release(&r);
+        free(ann);
+
+        /* Objects over etcd's 1.5 MiB: 500 in etcd's words; a dry run passes. */
+        char *huge = pod_body("huge", 0, 0, 1600000);
+        assert_int_equal(request(srv, "POST", pods, huge, NULL, &r), 500);
+        assert_string_equal(status_message(&r, &doc), "etcdserver: request is too large");
+        assert_null(kb_value_get(doc, "reason"));
+        kb_value_free(doc);
+        kb_api_resp_release(&r);
+        struct kb_api_query dry = {"dryRun", "All"};
+        req = (struct kb_api_req){.method = "POST",
+                                  .path = pods,
+                                  .query = &dry,
+                                  .nquery = 1,
+                                  .content_type = "application/json",
+                                  .body = huge,
+                                  .body_len = strlen(huge)};
+        kb_apiserver_handle(srv, &req, &r);
+        assert_int_equal(r.status, 201);
+        kb_api_resp_release(&r);
+        free(huge);
+        huge = pod_body("huge", 0, 0, 2500000);
+        assert_int_equal(request(srv, "POST", pods, huge, NULL, &r), 500);
+        assert_non_null(strstr(status_message(&r, &doc),
+                               "rpc error: code = ResourceExhausted desc = trying to send "
+                               "message larger than max ("));
+        kb_value_free(doc);
+        kb_api_resp_release(&r);
+        free(huge);
+
+        /* A YAML alias bomb is refused at once, naming the problem. */
+        struct kb_buf bomb;
+        kb_buf_init(&bomb);
+        kb_buf_adds(&bomb, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\n"
+                           "  annotations:\n    a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\","
+                           "\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        for (char ch = 'b'; ch <= 'i'; ch++)
+                kb_buf_printf(&bomb, "    %c: &%c [*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c]\n", ch, ch,
+                              ch - 1, ch - 1, ch - 1, ch - 1, ch - 1, ch - 1, ch - 1, ch - 1,
+                              ch - 1);
+        assert_int_equal(request(srv, "POST", "/api/v1/namespaces/default/configmaps", bomb.data,
+                                 "application/yaml", &r),
+                         400);
+        assert_non_null(strstr(status_message(&r, &doc), "excessive aliasing"));
+        kb_value_free(doc);
+        kb_api_resp_release(&r);
+        kb_buf_release(&bomb);
+        kb_apiserver_free(srv);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_humanize),    cmocka_unit_test(test_selectors),
-            cmocka_unit_test(test_merge_patch), cmocka_unit_test(test_strategic_patch),
-            cmocka_unit_test(test_json_patch),  cmocka_unit_test(test_schema),
-            cmocka_unit_test(test_requests),    cmocka_unit_test(test_query_bool),
-            cmocka_unit_test(test_accept),      cmocka_unit_test(test_event_versions),
-            cmocka_unit_test(test_secret_data), cmocka_unit_test(test_index),
-            cmocka_unit_test(test_fieldsets),   cmocka_unit_test(test_disruption_budgets),
+            cmocka_unit_test(test_humanize),       cmocka_unit_test(test_selectors),
+            cmocka_unit_test(test_merge_patch),    cmocka_unit_test(test_strategic_patch),
+            cmocka_unit_test(test_json_patch),     cmocka_unit_test(test_schema),
+            cmocka_unit_test(test_requests),       cmocka_unit_test(test_query_bool),
+            cmocka_unit_test(test_accept),         cmocka_unit_test(test_event_versions),
+            cmocka_unit_test(test_secret_data),    cmocka_unit_test(test_index),
+            cmocka_unit_test(test_fieldsets),      cmocka_unit_test(test_disruption_budgets),
+            cmocka_unit_test(test_hostile_bodies),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,11 @@
 /* The document tree: JSON and YAML in, JSON out, building and reading. */
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "value/value-int.h"
 #include "value/value.h"
 
 static void test_json_roundtrip(void **state)
@@ -214,15 +216,272 @@ static void test_json_pool(void **state)
         kb_pool_release(&pool);
 }
 
+/* ---- hostile input: sizes and shapes chosen to cost -------------------- */
+
+#define BIG_KEYS 80000
+
+/* {"metadata":{"labels":{"k00000":"v00000",...,"k00007":"again"}}}: a pod's
+ * 80,000 labels (1.3 MB, which a real cluster stores), the last repeating
+ * an earlier key. */
+static char *big_labels(bool yaml)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb_buf_adds(&b, yaml ? "metadata:\n  labels:\n" : "{\"metadata\":{\"labels\":{");
+        for (int i = 0; i < BIG_KEYS; i++)
+                if (yaml)
+                        kb_buf_printf(&b, "    k%05d: v%05d\n", i, i);
+                else
+                        kb_buf_printf(&b, "%s\"k%05d\":\"v%05d\"", i ? "," : "", i, i);
+        kb_buf_adds(&b, yaml ? "    k00007: again\n" : ",\"k00007\":\"again\"}}}");
+        char *s = kb_xstrdup(b.data);
+        kb_buf_release(&b);
+        return s;
+}
+
+/* Checks the labels, reading every key back; returns the key comparisons
+ * that reading took. */
+static unsigned long long check_labels(const struct kb_value *doc)
+{
+        const struct kb_value *l = kb_value_dig(doc, "metadata", "labels");
+        assert_non_null(l);
+        assert_int_equal(l->obj.n, BIG_KEYS);
+        /* The last of the repeated key wins, in the first one's place. */
+        assert_string_equal(l->obj.m[7].key, "k00007");
+        assert_string_equal(kb_value_str(l->obj.m[7].val), "again");
+        unsigned long long before = kb__value_key_compares;
+        char key[16], want[16];
+        for (int i = 0; i < BIG_KEYS; i++) {
+                snprintf(key, sizeof(key), "k%05d", i);
+                snprintf(want, sizeof(want), "v%05d", i);
+                const char *got = kb_value_str(kb_value_get(l, key));
+                assert_non_null(got);
+                if (i != 7)
+                        assert_string_equal(got, want);
+        }
+        assert_null(kb_value_get(l, "k99999"));
+        return kb__value_key_compares - before;
+}
+
+/* Building an object checks each new key against the earlier ones; with a
+ * scan that is n^2/2 comparisons (3.2 billion here, about 10 s in each
+ * parser), with the index about n.  The bound, n log2 n, is what one sort
+ * would cost; counted, not timed. */
+static void test_many_keys_linear(void **state)
+{
+        (void)state;
+        const unsigned long long bound = (unsigned long long)BIG_KEYS * 17; /* log2 n < 17 */
+        char *json = big_labels(false), *yaml = big_labels(true);
+        char err[256] = "";
+
+        kb__value_key_compares = 0;
+        struct kb_value *v = NULL;
+        assert_int_equal(kb_json_parse(json, strlen(json), &v, err, sizeof(err)), 0);
+        assert_true(kb__value_key_compares < bound);
+        assert_true(check_labels(v) < 2 * BIG_KEYS);
+
+        /* A copy is indexed too, and so are objects after a removal. */
+        struct kb_value *c = kb_value_clone(v);
+        kb__value_key_compares = 0;
+        assert_true(check_labels(c) < 2 * BIG_KEYS);
+        struct kb_value *l = kb_value_dig(c, "metadata", "labels");
+        assert_true(kb_value_del(l, "k00003"));
+        assert_null(kb_value_get(l, "k00003"));
+        assert_string_equal(kb_value_str(kb_value_get(l, "k79999")), "v79999");
+        assert_string_equal(kb_value_str(kb_value_get(l, "k00004")), "v00004");
+        for (int i = 0; i < BIG_KEYS - KB_VALUE_INDEX_MIN + 1; i++)
+                kb_value_free(kb_value_take(l, l->obj.m[l->obj.n - 1].key));
+        assert_int_equal(l->obj.n, KB_VALUE_INDEX_MIN - 2);
+        assert_null(l->obj.idx);
+        assert_string_equal(kb_value_str(kb_value_get(l, "k00001")), "v00001");
+        kb_value_free(c);
+        kb_value_free(v);
+
+        kb__value_key_compares = 0;
+        struct kb_pool pool;
+        kb_pool_init(&pool, 0);
+        assert_int_equal(kb_json_parse_pool(json, strlen(json), &pool, &v, err, sizeof(err)), 0);
+        assert_true(kb__value_key_compares < bound);
+        assert_true(check_labels(v) < 2 * BIG_KEYS);
+        kb_pool_release(&pool);
+
+        kb__value_key_compares = 0;
+        struct kb_value **docs;
+        size_t n;
+        assert_int_equal(kb_yaml_parse(yaml, strlen(yaml), &docs, &n, err, sizeof(err)), 0);
+        assert_true(kb__value_key_compares < bound);
+        assert_int_equal(n, 1);
+        assert_true(check_labels(docs[0]) < 2 * BIG_KEYS);
+        kb_value_free_docs(docs, n);
+        free(json);
+        free(yaml);
+}
+
+/* The 701-byte "billion laughs": nine aliases of nine aliases, nine levels
+ * deep, would be 9^9 nodes.  It is refused at its first expansion that
+ * passes ten nodes per event plus 10,000, naming the problem and the
+ * alias; the copies made before then stay under that. */
+static void test_yaml_alias_bomb(void **state)
+{
+        (void)state;
+        struct kb_buf b;
+        kb_buf_init(&b);
+        kb_buf_adds(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\n"
+                        "  annotations:\n    a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\","
+                        "\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        for (char c = 'b'; c <= 'i'; c++)
+                kb_buf_printf(&b, "    %c: &%c [*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c]\n", c, c,
+                              c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1);
+        struct kb_value **docs = NULL;
+        size_t n = 0;
+        char err[256] = "";
+        assert_int_equal(kb_yaml_parse(b.data, b.len, &docs, &n, err, sizeof(err)), KB_EBADINPUT);
+        assert_non_null(
+            strstr(err, "line 10: document contains excessive aliasing: *d would make"));
+        kb_buf_release(&b);
+
+        /* A block reused as a manifest reuses it stays well within. */
+        const char *ok = "defaults: &d {cpu: 1, memory: 1Gi, labels: {a: b, c: d}}\n"
+                         "x: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n";
+        struct kb_value *v = kb_test_yaml1(ok);
+        assert_int_equal(kb_value_get(v, "x")->arr.n, 14);
+        kb_value_free(v);
+}
+
+/* An escaped NUL would cut a C string short (annotation "g\u0000evil" was
+ * stored as "g"): the JSON and YAML parsers (kbatch-apiserver's requests,
+ * kbatch-sim's files) refuse it, naming the field.  The pooled parser reads
+ * what the scheduler lists from a real API server, which accepts a NUL in
+ * an annotation's value: there each NUL becomes U+FFFD, so the page still
+ * parses and no name is cut short into another. */
+static void test_nul_refused(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *json, *yaml, *want;
+        } cases[] = {
+            {"{\"metadata\":{\"annotations\":{\"g\\u0000evil\":\"x\"}}}",
+             "metadata:\n  annotations:\n    \"g\\0evil\": x\n",
+             "metadata.annotations: a NUL character (\\u0000) in the key \"g\\u0000evil\" is not "
+             "accepted"},
+            {"{\"metadata\":{\"annotations\":{\"g\":\"a\\u0000b\"}}}",
+             "metadata:\n  annotations:\n    g: \"a\\0b\"\n",
+             "metadata.annotations.g: a NUL character (\\u0000) in a string is not accepted"},
+            {"{\"spec\":{\"containers\":[{\"name\":\"c\"},{\"args\":[\"x\",\"\\u0000\"]}]}}",
+             "spec:\n  containers:\n  - name: c\n  - args: [x, \"\\0\"]\n",
+             "spec.containers[1].args[1]: a NUL character"},
+            {"\"\\u0000\"", "\"\\0\"\n", "(the document): a NUL character"},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
+                char err[256] = "";
+                struct kb_value *v = NULL;
+                assert_int_equal(
+                    kb_json_parse(cases[i].json, strlen(cases[i].json), &v, err, sizeof(err)),
+                    KB_EBADINPUT);
+                assert_non_null(strstr(err, cases[i].want));
+                struct kb_pool pool;
+                kb_pool_init(&pool, 0);
+                assert_int_equal(kb_json_parse_pool(cases[i].json, strlen(cases[i].json), &pool, &v,
+                                                    err, sizeof(err)),
+                                 0);
+                kb_pool_release(&pool);
+                struct kb_value **docs = NULL;
+                size_t n = 0;
+                err[0] = '\0';
+                assert_int_equal(kb_yaml_parse(cases[i].yaml, strlen(cases[i].yaml), &docs, &n, err,
+                                               sizeof(err)),
+                                 KB_EBADINPUT);
+                assert_non_null(strstr(err, cases[i].want));
+        }
+}
+
+static void test_nul_pooled(void **state)
+{
+        (void)state;
+        static const char doc[] = "{\"metadata\":{\"annotations\":{\"g\\u0000x\":\"a\\u0000b\\u0000\","
+                                  "\"scheduling.k8s.io/group-name\":\"g\\u0000evil\"}}}";
+        struct kb_pool pool;
+        struct kb_value *v = NULL;
+        char err[256] = "";
+        kb_pool_init(&pool, 0);
+        assert_int_equal(kb_json_parse_pool(doc, sizeof(doc) - 1, &pool, &v, err, sizeof(err)), 0);
+        const struct kb_value *a = kb_value_dig(v, "metadata", "annotations");
+        assert_int_equal(a->obj.n, 2);
+        assert_string_equal(a->obj.m[0].key, "g\xEF\xBF\xBDx");
+        assert_string_equal(kb_value_str(a->obj.m[0].val), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+        assert_string_equal(kb_value_str(a->obj.m[1].val), "g\xEF\xBF\xBD" "evil");
+        kb_pool_release(&pool);
+}
+
+/* A raw NUL byte inside a JSON string is no JSON (yajl refuses control
+ * characters there), which the parsers' quick NUL check relies on. */
+static void test_raw_nul_refused(void **state)
+{
+        (void)state;
+        static const char doc[] = "{\"a\":\"x\0y\",\"b\0c\":1}";
+        char err[256] = "";
+        struct kb_value *v = NULL;
+        assert_int_equal(kb_json_parse(doc, sizeof(doc) - 1, &v, err, sizeof(err)), KB_EBADINPUT);
+        struct kb_pool pool;
+        kb_pool_init(&pool, 0);
+        assert_int_equal(kb_json_parse_pool(doc, sizeof(doc) - 1, &pool, &v, err, sizeof(err)),
+                         KB_EBADINPUT);
+        kb_pool_release(&pool);
+        static const char key[] = "{\"b\0c\":1}";
+        assert_int_equal(kb_json_parse(key, sizeof(key) - 1, &v, err, sizeof(err)), KB_EBADINPUT);
+}
+
+/* Repeated keys: the last wins, in the first one's place, and each repeat
+ * is noted as kube-apiserver's strict decoding names it. */
+static void test_duplicate_keys_noted(void **state)
+{
+        (void)state;
+        const char *json = "{\"metadata\":{\"labels\":{\"a\":\"1\",\"a\":\"2\"},\"name\":\"x\","
+                           "\"name\":\"y\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
+                           "\"i\",\"name\":\"d\"}]}}";
+        struct kb_value_dups d = {0};
+        struct kb_value *v = NULL;
+        assert_int_equal(kb_json_parse_dups(json, strlen(json), &v, &d, NULL, 0), 0);
+        assert_int_equal(d.n, 3);
+        assert_string_equal(d.v[0], "duplicate field \"metadata.labels.a\"");
+        assert_string_equal(d.v[1], "duplicate field \"metadata.name\"");
+        assert_string_equal(d.v[2], "duplicate field \"spec.containers[0].name\"");
+        assert_string_equal(kb_value_str(kb_value_dig(v, "metadata", "name")), "y");
+        assert_string_equal(kb_value_get(v, "metadata")->obj.m[1].key, "name");
+        kb_value_free(v);
+        kb_value_dups_release(&d);
+
+        const char *yaml = "metadata:\n  labels:\n    a: \"1\"\n    a: \"2\"\n";
+        struct kb_value **docs;
+        size_t n;
+        assert_int_equal(kb_yaml_parse_dups(yaml, strlen(yaml), &docs, &n, &d, NULL, 0), 0);
+        assert_int_equal(d.n, 1);
+        assert_string_equal(d.v[0], "line 4: key \"a\" already set in map");
+        assert_string_equal(kb_value_str(kb_value_dig(docs[0], "metadata", "labels", "a")), "2");
+        kb_value_free_docs(docs, n);
+        kb_value_dups_release(&d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_json_roundtrip), cmocka_unit_test(test_json_errors),
-            cmocka_unit_test(test_json_pool),      cmocka_unit_test(test_json_depth_limit),
-            cmocka_unit_test(test_yaml_scalars),   cmocka_unit_test(test_yaml_multidoc),
-            cmocka_unit_test(test_yaml_errors),    cmocka_unit_test(test_yaml_aliases_bounded),
-            cmocka_unit_test(test_build_and_edit), cmocka_unit_test(test_int_reading),
+            cmocka_unit_test(test_json_roundtrip),
+            cmocka_unit_test(test_json_errors),
+            cmocka_unit_test(test_json_pool),
+            cmocka_unit_test(test_json_depth_limit),
+            cmocka_unit_test(test_yaml_scalars),
+            cmocka_unit_test(test_yaml_multidoc),
+            cmocka_unit_test(test_yaml_errors),
+            cmocka_unit_test(test_yaml_aliases_bounded),
+            cmocka_unit_test(test_build_and_edit),
+            cmocka_unit_test(test_int_reading),
             cmocka_unit_test(test_time),
+            cmocka_unit_test(test_many_keys_linear),
+            cmocka_unit_test(test_yaml_alias_bomb),
+            cmocka_unit_test(test_nul_refused),
+            cmocka_unit_test(test_nul_pooled),
+            cmocka_unit_test(test_duplicate_keys_noted),
+            cmocka_unit_test(test_raw_nul_refused),
         };
         return cmocka_run_group_tests_name("value", tests, NULL, NULL);
 }
