@@ -118,6 +118,11 @@ struct kb_apiserver {
         uint64_t rng;
         unsigned next_ip;
         struct MHD_Daemon *mhd;
+        struct kb_connlimit *limit;  /* connections per client and in all */
+        unsigned watches;            /* streaming now (atomic) */
+        struct kb_ratelog watch_log; /* "too many watches" lines */
+        struct kb_ratelog idle_log;  /* "no request within" lines */
+        struct kb_ratelog stall_log; /* "idle within a request" lines */
         int port;
         pthread_t sim;
         bool sim_started;
@@ -433,7 +438,8 @@ double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const str
  * deletion has it: not at all when it is on no node, has ended, or no
  * kubelet runs; else the grace asked for (ASKED, when not NULL), or the
  * pod's own spec.terminationGracePeriodSeconds. */
-double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod, const int64_t *asked);
+double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
+                     const int64_t *asked);
 void kb__do_delete_collection(struct kb_ctx *c);
 void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
 void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);
