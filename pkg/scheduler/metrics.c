@@ -455,6 +455,18 @@ static char *render(struct kb_sched *s)
 
 /* ---- HTTP -------------------------------------------------------------------------- */
 
+enum { HTTP_TIMEOUT = 10, HTTP_PER_CLIENT = 16, HTTP_TOTAL = 2048 };
+
+/* A connection: its place in the limits, whether it ever sent a request,
+ * and its client for the log. */
+struct http_sock {
+        struct kb_conn_slot *slot;
+        bool requested;
+        char ip[64];
+};
+
+static struct kb_ratelog idle_log;
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_len, void **con_cls)
@@ -462,6 +474,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
         struct kb_sched *s = cls;
         unsigned code = 200;
         char *text;
+        const union MHD_ConnectionInfo *si =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        if (si && si->socket_context)
+                ((struct http_sock *)si->socket_context)->requested = true;
         const char *ctype = "text/plain; charset=utf-8";
         if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
                 code = 405;
@@ -487,8 +503,6 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
         return rc;
 }
 
-enum { HTTP_TIMEOUT = 10, HTTP_PER_CLIENT = 16, HTTP_TOTAL = 2048 };
-
 static enum MHD_Result http_admit(void *cls, const struct sockaddr *addr, socklen_t len)
 {
         struct kb_sched *s = cls;
@@ -503,11 +517,26 @@ static void http_notify(void *cls, struct MHD_Connection *conn, void **socket_co
         if (code == MHD_CONNECTION_NOTIFY_STARTED) {
                 const union MHD_ConnectionInfo *ci =
                     MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-                *socket_context = kb_connlimit_opened(s->http_limit, ci ? ci->client_addr : NULL);
-        } else {
-                kb_connlimit_closed(s->http_limit, *socket_context);
-                *socket_context = NULL;
+                struct http_sock *k = kb_xcalloc(1, sizeof(*k));
+                k->slot = kb_connlimit_opened(s->http_limit, ci ? ci->client_addr : NULL);
+                kb_sockaddr_str(ci ? ci->client_addr : NULL, k->ip, sizeof(k->ip));
+                *socket_context = k;
+                return;
         }
+        struct http_sock *k = *socket_context;
+        if (!k)
+                return;
+        double open = kb_connlimit_closed(s->http_limit, k->slot);
+        /* One that never asked for anything and lived out the timeout was
+         * closed by it.  (A scraper's kept-alive connection idling between
+         * scrapes is closed by it too, which is routine and not logged.) */
+        uint64_t skipped;
+        if (!k->requested && open >= HTTP_TIMEOUT - 0.5 && kb_ratelog_due(&idle_log, 10, &skipped))
+                KB_WARN("metrics server: closed a connection from %s: no request within %d s; "
+                        "%llu more closed since the last such line",
+                        k->ip, HTTP_TIMEOUT, (unsigned long long)skipped);
+        free(k);
+        *socket_context = NULL;
 }
 
 /* HTTP_TOTAL, or fewer where the open-files limit leaves less room: the

@@ -64,6 +64,11 @@ expect_eq "a hundred clients hold 1,100 connections" "$st" "held 1100 closed 0 f
 answers "a hundred clients holding 1,100 connections"
 for _ in $(seq 1 150); do [ -s "$T/hold.later" ] && break; sleep 0.1; done
 expect_eq "idle connections closed after 10 s" "$(cat "$T/hold.later" 2>/dev/null)" "open 0"
+lines=$(grep -Ec 'metrics server: closed a connection from 127\.0\.1\.[0-9]+: no request within 10 s' "${SCHED_LOG[s]}")
+# (one line per 10 s: the 1,100 close within a second or two of each other)
+if [ "$lines" -ge 1 ] && [ "$lines" -le 2 ]; then
+        pass "the idle timeout is logged, rate-limited ($lines lines for 1,100 connections)"
+else fail "the idle timeout: $lines log lines for 1,100 connections, want 1 or 2"; fi
 stop_hold
 answers "after the flood"
 stop_sched s
