@@ -11,6 +11,8 @@
 #   make bench      the session benchmark (docs/PERFORMANCE.md); make
 #                   bench-k8s: the daemon at scale on the real bed
 #   make fuzz       longer fuzzing runs of the fuzz targets
+#   make image-test deploy/Dockerfile builds and its image runs (docker, or
+#                   debootstrap and chroot as root); .ci/run runs it
 #   make format     clang-format over the tree
 #   make deps       install missing Debian packages to build (make test-deps:
 #                   and to test)
@@ -76,7 +78,7 @@ PROGS   := $(CMDS:%=$(BINDIR)/%)
 
 .SECONDEXPANSION:
 .SECONDARY:
-.PHONY: all deps test-deps test unit e2e e2e-k8s bench bench-k8s fuzz format clean install uninstall
+.PHONY: all deps test-deps test unit e2e e2e-k8s image-test bench bench-k8s fuzz format clean install uninstall
 all: deps
 	@$(MAKE) --no-print-directory progs
 
@@ -156,6 +158,20 @@ e2e: $(PROGS)
 
 e2e-k8s: $(PROGS)
 	@bash test/k8s/suite.sh $(abspath $(BINDIR)) $(E2E_K8S)
+
+# deploy/Dockerfile builds and its image runs (test/image/build.py): with
+# docker when a daemon answers, else the same stages in Debian roots made by
+# debootstrap (installed here when missing; root and Debian's mirror
+# needed).  Not part of make test (root, network); .ci/run runs it.
+image-test: $(PROGS)
+	@if ! (command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1) && \
+	    ! command -v debootstrap >/dev/null 2>&1; then \
+	  echo "installing: debootstrap"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq debootstrap >/dev/null; \
+	fi
+	@python3 test/image/build.py $(abspath $(BINDIR))
 
 bench: test-deps
 	@$(MAKE) --no-print-directory progs

@@ -56,6 +56,19 @@ static void usage(FILE *f)
                 "  --history N               watch events retained (older: 410); default 100000\n"
                 "  --max-body-bytes N        request body limit; default 3145728\n"
                 "  --bookmark-interval SECS  watch bookmark period; default 30\n"
+                "  --request-header-timeout SECS\n"
+                "                            close a connection idle that long before a\n"
+                "                            request's headers are in; default 32\n"
+                "  --request-timeout SECS    close a connection idle that long within a request\n"
+                "                            or between kept-alive requests (never a watch that\n"
+                "                            streams); default 60\n"
+                "  --max-connections-per-client N\n"
+                "                            connections one IP address may hold; default 256\n"
+                "                            (0: no limit)\n"
+                "  --max-connections N       connections in all; default 2048 (less under a\n"
+                "                            lower open-files limit)\n"
+                "  --max-watches N           watches streaming at once, then 429; default 1024\n"
+                "                            (0: no limit)\n"
                 "  -v N                      log verbosity\n"
                 "\n"
                 "Faults for tests (all off by default; each injected fault is logged):\n"
@@ -81,6 +94,11 @@ enum {
         OPT_NO_JOBS,
         OPT_HISTORY,
         OPT_MAX_BODY,
+        OPT_HDR_TIMEOUT,
+        OPT_REQ_TIMEOUT,
+        OPT_MAX_CONN_CLIENT,
+        OPT_MAX_CONN,
+        OPT_MAX_WATCHES,
         OPT_BOOKMARK,
         OPT_F_RATE,
         OPT_F_CODE,
@@ -192,6 +210,11 @@ int main(int argc, char **argv)
             {"no-job-controller", no_argument, NULL, OPT_NO_JOBS},
             {"history", required_argument, NULL, OPT_HISTORY},
             {"max-body-bytes", required_argument, NULL, OPT_MAX_BODY},
+            {"request-header-timeout", required_argument, NULL, OPT_HDR_TIMEOUT},
+            {"request-timeout", required_argument, NULL, OPT_REQ_TIMEOUT},
+            {"max-connections-per-client", required_argument, NULL, OPT_MAX_CONN_CLIENT},
+            {"max-connections", required_argument, NULL, OPT_MAX_CONN},
+            {"max-watches", required_argument, NULL, OPT_MAX_WATCHES},
             {"bookmark-interval", required_argument, NULL, OPT_BOOKMARK},
             {"fault-write-rate", required_argument, NULL, OPT_F_RATE},
             {"fault-write-code", required_argument, NULL, OPT_F_CODE},
@@ -254,6 +277,29 @@ int main(int argc, char **argv)
                         if (!parse_double(optarg, 1024, 1e9, &d))
                                 goto bad;
                         o.max_body = (size_t)d;
+                        break;
+                case OPT_HDR_TIMEOUT:
+                        if (!parse_double(optarg, 1, 86400, &o.header_timeout))
+                                goto bad;
+                        break;
+                case OPT_REQ_TIMEOUT:
+                        if (!parse_double(optarg, 1, 86400, &o.request_timeout))
+                                goto bad;
+                        break;
+                case OPT_MAX_CONN_CLIENT:
+                        if (!parse_double(optarg, 0, 1000000, &d))
+                                goto bad;
+                        o.max_conns_per_client = (unsigned)d;
+                        break;
+                case OPT_MAX_CONN:
+                        if (!parse_double(optarg, 1, 1000000, &d))
+                                goto bad;
+                        o.max_conns = (unsigned)d;
+                        break;
+                case OPT_MAX_WATCHES:
+                        if (!parse_double(optarg, 0, 1000000, &d))
+                                goto bad;
+                        o.max_watches = (unsigned)d;
                         break;
                 case OPT_BOOKMARK:
                         if (!parse_double(optarg, 0.05, 86400, &o.bookmark_interval))

@@ -28,6 +28,9 @@ static void usage(FILE *f)
                "  --master URL                        API server address (overrides the "
                "kubeconfig)\n"
                "  --context NAME                      kubeconfig context (default: current)\n"
+               "  --allow-insecure-token              send the kubeconfig's token or exec\n"
+               "                                      credential to a plain http:// server too\n"
+               "                                      (default: https only, as client-go)\n"
                "  --scheduler-name NAME               schedulerName of the pods to schedule\n"
                "                                      (repeatable; default kbatch)\n"
                "  --scheduler-conf FILE               Volcano-format conf, reloaded when it "
@@ -122,6 +125,7 @@ enum {
         OPT_INFLIGHT,
         OPT_DUMP,
         OPT_STRICT,
+        OPT_INSECURE_TOKEN,
         OPT_WORKLOAD,
         OPT_VERSION,
         OPT_HELP,
@@ -151,6 +155,7 @@ int main(int argc, char **argv)
             {"kube-api-max-inflight", required_argument, NULL, OPT_INFLIGHT},
             {"dump-dir", required_argument, NULL, OPT_DUMP},
             {"strict-conf", no_argument, NULL, OPT_STRICT},
+            {"allow-insecure-token", no_argument, NULL, OPT_INSECURE_TOKEN},
             {"workload-podgroups", optional_argument, NULL, OPT_WORKLOAD},
             {"version", no_argument, NULL, OPT_VERSION},
             {"help", no_argument, NULL, OPT_HELP},
@@ -171,6 +176,9 @@ int main(int argc, char **argv)
                         break;
                 case OPT_KUBECONFIG:
                         o.kubeconfig = optarg;
+                        break;
+                case OPT_INSECURE_TOKEN:
+                        o.allow_insecure_token = true;
                         break;
                 case OPT_MASTER:
                         o.master = optarg;

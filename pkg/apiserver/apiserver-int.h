@@ -118,6 +118,11 @@ struct kb_apiserver {
         uint64_t rng;
         unsigned next_ip;
         struct MHD_Daemon *mhd;
+        struct kb_connlimit *limit;  /* connections per client and in all */
+        unsigned watches;            /* streaming now (atomic) */
+        struct kb_ratelog watch_log; /* "too many watches" lines */
+        struct kb_ratelog idle_log;  /* "no request within" lines */
+        struct kb_ratelog stall_log; /* "idle within a request" lines */
         int port;
         pthread_t sim;
         bool sim_started;

@@ -26,6 +26,15 @@ struct kb_apiserver_opts {
         bool kubelet;             /* simulate kubelets (bound pods run) */
         bool job_controller;      /* simulate the batch/v1 Job controller */
         double tick;              /* simulation period in seconds; default 0.2 */
+        /* Connections (kube-apiserver's own figures where it has one). */
+        double header_timeout;         /* idle seconds before a request's headers are in; 32 */
+        double request_timeout;        /* idle seconds within a request, and between requests
+                                          on a kept-alive connection; 60 (never for a watch
+                                          that has begun streaming) */
+        unsigned max_conns_per_client; /* per IP address; default 256; 0: none */
+        unsigned max_conns;            /* in all; default 2048 (less under a lower
+                                          open-files limit); 0: that default */
+        unsigned max_watches;          /* watches streaming at once; default 1024; 0: none */
         /* Faults for tests; all zero means none. */
         double fault_write_rate;  /* fraction of binding/status/create writes failed */
         int fault_write_code;     /* 500 or 429 */

@@ -36,6 +36,11 @@ void kb_apiserver_opts_init(struct kb_apiserver_opts *o)
         o->tick = 0.2;
         o->fault_write_code = 500;
         o->fault_retry_after = 1;
+        o->header_timeout = 32;
+        o->request_timeout = 60;
+        o->max_conns_per_client = 256;
+        o->max_conns = 2048;
+        o->max_watches = 1024;
 }
 
 bool kb__fault_roll(struct kb_apiserver *srv, double rate)
@@ -70,6 +75,12 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
                 srv->opts.max_body = 3 * 1024 * 1024;
         if (srv->opts.tick <= 0)
                 srv->opts.tick = 0.2;
+        if (srv->opts.header_timeout <= 0)
+                srv->opts.header_timeout = 32;
+        if (srv->opts.request_timeout <= 0)
+                srv->opts.request_timeout = 60;
+        if (srv->opts.max_conns == 0)
+                srv->opts.max_conns = 2048;
         srv->hist = kb_xcalloc(srv->opts.history, sizeof(*srv->hist));
         srv->rng = o->seed ? o->seed : (uint64_t)kb__now() * 1000003ULL ^ (uint64_t)getpid();
         if (!srv->rng)
@@ -135,11 +146,21 @@ static void *sim_main(void *arg)
 
 /* ---- HTTP -------------------------------------------------------------------- */
 
+/* A TCP connection (MHD's socket context): its place in the limits and
+ * whether a request ever began on it. */
+struct sock {
+        struct kb_conn_slot *slot;
+        bool requested;
+        char ip[64];
+};
+
+/* A request (MHD's per-request context). */
 struct conn {
         struct kb_buf body;
         bool too_big;
         bool unauthorized; /* answered 401 once the body (dropped) is in */
         /* watch streaming */
+        bool counted; /* counted in srv->watches */
         struct kb_watch *watch;
         int fd;
         const char *data;
@@ -244,6 +265,39 @@ static size_t unescape(void *cls, struct MHD_Connection *con, char *s)
         return (size_t)(w - s);
 }
 
+/* Whether another watch may stream; if not, resp becomes kube-apiserver's
+ * answer to a request over its limits: 429, Retry-After: 1 and the text
+ * "Too many requests, please try again later." (k8s.io/apiserver,
+ * pkg/server/filters: tooManyRequests, as max-requests-inflight and API
+ * Priority and Fairness answer; plain text, not a Status). */
+static bool watch_admit(struct kb_apiserver *srv, struct MHD_Connection *con,
+                        struct kb_api_resp *resp)
+{
+        if (!srv->opts.max_watches)
+                return true;
+        unsigned n = __atomic_add_fetch(&srv->watches, 1, __ATOMIC_RELAXED);
+        if (n <= srv->opts.max_watches)
+                return true;
+        __atomic_sub_fetch(&srv->watches, 1, __ATOMIC_RELAXED);
+        uint64_t skipped;
+        if (kb_ratelog_due(&srv->watch_log, 10, &skipped)) {
+                const union MHD_ConnectionInfo *ci =
+                    MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+                char ip[64];
+                kb_sockaddr_str(ci ? ci->client_addr : NULL, ip, sizeof(ip));
+                KB_WARN("refusing a watch from %s with 429: %u watches are streaming, the limit "
+                        "(--max-watches); %llu more refused since the last such line",
+                        ip, srv->opts.max_watches, (unsigned long long)skipped);
+        }
+        kb_buf_release(&resp->body);
+        kb_buf_init(&resp->body);
+        kb_buf_adds(&resp->body, "Too many requests, please try again later.\n");
+        resp->status = 429;
+        resp->content_type = "text/plain; charset=utf-8";
+        resp->retry_after = 1;
+        return false;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)
@@ -255,6 +309,15 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 c = kb_xcalloc(1, sizeof(*c));
                 kb_buf_init(&c->body);
                 c->fd = -1;
+                /* The headers are in: from here on the connection may be
+                 * idle for the request timeout (a body, the answer, the
+                 * next request on a kept-alive connection). */
+                const union MHD_ConnectionInfo *si =
+                    MHD_get_connection_info(con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+                if (si && si->socket_context)
+                        ((struct sock *)si->socket_context)->requested = true;
+                MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT,
+                                          (unsigned)srv->opts.request_timeout);
                 const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
                                                              MHD_HTTP_HEADER_CONTENT_LENGTH);
                 if (cl && strtoull(cl, NULL, 10) > srv->opts.max_body)
@@ -319,10 +382,18 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
                 kb_apiserver_handle(srv, &req, &resp);
                 free(qc.q);
         }
+        if (resp.watch && !watch_admit(srv, con, &resp)) {
+                kb_apiserver_watch_free(resp.watch);
+                resp.watch = NULL;
+        }
         struct MHD_Response *r;
         if (resp.watch) {
                 c->watch = resp.watch;
+                c->counted = srv->opts.max_watches > 0;
                 resp.watch = NULL;
+                /* A watch streams for as long as the client wants it: no
+                 * inactivity timeout (events may be minutes apart). */
+                MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT, 0);
                 const union MHD_ConnectionInfo *ci =
                     MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
                 c->fd = ci ? ci->connect_fd : -1;
@@ -363,12 +434,23 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *con, const char 
 static void completed(void *cls, struct MHD_Connection *con, void **con_cls,
                       enum MHD_RequestTerminationCode toe)
 {
+        struct kb_apiserver *srv = cls;
         struct conn *c = *con_cls;
-        (void)cls;
-        (void)con;
-        (void)toe;
+        if (toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED) {
+                uint64_t skipped;
+                const union MHD_ConnectionInfo *si =
+                    MHD_get_connection_info(con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+                const struct sock *k = si ? si->socket_context : NULL;
+                if (kb_ratelog_due(&srv->stall_log, 10, &skipped))
+                        KB_WARN("closed a connection from %s: idle for %.0f s within a request "
+                                "(--request-timeout); %llu more closed since the last such line",
+                                k ? k->ip : "a client", srv->opts.request_timeout,
+                                (unsigned long long)skipped);
+        }
         if (!c)
                 return;
+        if (c->counted)
+                __atomic_sub_fetch(&srv->watches, 1, __ATOMIC_RELAXED);
         kb_apiserver_watch_free(c->watch);
         kb_buf_release(&c->body);
         free(c);
@@ -378,18 +460,47 @@ static void completed(void *cls, struct MHD_Connection *con, void **con_cls,
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
 {
         struct kb_apiserver *srv = cls;
-        (void)addr;
         (void)len;
-        if (srv->opts.fault_refuse_for <= 0)
-                return MHD_YES;
-        double t = kb_now_mono() - srv->started;
-        if (t >= srv->opts.fault_refuse_from &&
-            t < srv->opts.fault_refuse_from + srv->opts.fault_refuse_for) {
-                KB_WARN("fault: refusing a connection (%.1fs into the %.1fs window)",
-                        t - srv->opts.fault_refuse_from, srv->opts.fault_refuse_for);
-                return MHD_NO;
+        if (srv->opts.fault_refuse_for > 0) {
+                double t = kb_now_mono() - srv->started;
+                if (t >= srv->opts.fault_refuse_from &&
+                    t < srv->opts.fault_refuse_from + srv->opts.fault_refuse_for) {
+                        KB_WARN("fault: refusing a connection (%.1fs into the %.1fs window)",
+                                t - srv->opts.fault_refuse_from, srv->opts.fault_refuse_for);
+                        return MHD_NO;
+                }
         }
-        return MHD_YES;
+        return kb_connlimit_admit(srv->limit, addr) ? MHD_YES : MHD_NO;
+}
+
+/* Each connection is counted in the limits from its start to its end; one
+ * that ends with no request begun after the header timeout was closed for
+ * it (MHD says why only for connections with a request), and is logged. */
+static void notify_conn(void *cls, struct MHD_Connection *con, void **socket_context,
+                        enum MHD_ConnectionNotificationCode code)
+{
+        struct kb_apiserver *srv = cls;
+        if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+                const union MHD_ConnectionInfo *ci =
+                    MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+                struct sock *k = kb_xcalloc(1, sizeof(*k));
+                k->slot = kb_connlimit_opened(srv->limit, ci ? ci->client_addr : NULL);
+                kb_sockaddr_str(ci ? ci->client_addr : NULL, k->ip, sizeof(k->ip));
+                *socket_context = k;
+                return;
+        }
+        struct sock *k = *socket_context;
+        if (!k)
+                return;
+        double open = kb_connlimit_closed(srv->limit, k->slot);
+        uint64_t skipped;
+        if (!k->requested && open >= srv->opts.header_timeout - 0.5 &&
+            kb_ratelog_due(&srv->idle_log, 10, &skipped))
+                KB_WARN("closed a connection from %s: no request within %.0f s "
+                        "(--request-header-timeout); %llu more closed since the last such line",
+                        k->ip, srv->opts.header_timeout, (unsigned long long)skipped);
+        free(k);
+        *socket_context = NULL;
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -433,14 +544,34 @@ int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
         /* The logger goes first, or MHD prints what comes before it (TLS
          * set-up errors among them) on stderr itself.  The unescaper keeps
          * %00 (see unescape). */
-        srv->mhd = MHD_start_daemon(flags, (uint16_t)port, accept_policy, srv, answer, srv,
-                                    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_SOCK_ADDR,
-                                    &sa, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
-                                    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-                                    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_ARRAY,
-                                    srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
-        if (!srv->mhd)
+        /* The total stays below the open-files limit (raised to its hard
+         * limit first, as Go's runtime does for kube-apiserver), with room
+         * for the server's own files. */
+        unsigned long nofile = kb_nofile_raise();
+        unsigned total = srv->opts.max_conns;
+        if (nofile < (unsigned long)total + 64)
+                total = nofile > 64 + 16 ? (unsigned)(nofile - 64) : 16;
+        srv->limit = kb_connlimit_new("kbatch-apiserver", srv->opts.max_conns_per_client, total,
+                                      "--max-connections-per-client", "--max-connections");
+        /* Each connection's memory pool holds its request line and headers
+         * and MHD's record of every query parameter: 2 MiB takes a URL of
+         * 10,000 repeated parameters (kube-apiserver allows 1 MiB of
+         * headers).  Pools this large are mapped, not touched, so an idle
+         * connection does not cost them.  MHD's own connection cap sits
+         * above ours, so that ours, which logs, applies. */
+        srv->mhd = MHD_start_daemon(
+            flags, (uint16_t)port, accept_policy, srv, answer, srv, MHD_OPTION_EXTERNAL_LOGGER,
+            mhd_log, srv, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
+            MHD_OPTION_NOTIFY_CONNECTION, notify_conn, srv, MHD_OPTION_CONNECTION_TIMEOUT,
+            (unsigned)srv->opts.header_timeout, MHD_OPTION_CONNECTION_LIMIT, total + 16,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)2 * 1024 * 1024,
+            MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_ARRAY,
+            srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
+        if (!srv->mhd) {
+                kb_connlimit_free(srv->limit);
+                srv->limit = NULL;
                 return -EADDRINUSE;
+        }
         const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_BIND_PORT);
         srv->port = di ? di->port : port;
         if (pthread_create(&srv->sim, NULL, sim_main, srv) == 0)
@@ -463,6 +594,7 @@ void kb_apiserver_free(struct kb_apiserver *srv)
         pthread_mutex_unlock(&srv->mu);
         if (srv->mhd)
                 MHD_stop_daemon(srv->mhd);
+        kb_connlimit_free(srv->limit);
         if (srv->sim_started)
                 pthread_join(srv->sim, NULL);
         kb__store_free(srv);

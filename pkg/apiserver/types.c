@@ -82,6 +82,18 @@ static const struct builtin builtins[] = {
      kb__validate_pdb,
      NULL},
     {"coordination.k8s.io", "v1", "leases", "Lease", true, false, {NULL}, false, NULL, NULL},
+    /* Stored and served only: nothing here routes pod traffic (deploy/
+     * installs one). */
+    {"networking.k8s.io",
+     "v1",
+     "networkpolicies",
+     "NetworkPolicy",
+     true,
+     false,
+     {"netpol"},
+     false,
+     NULL,
+     NULL},
     {"events.k8s.io", "v1", "events", "Event", true, false, {"ev"}, false, NULL, NULL},
     {"scheduling.k8s.io",
      "v1",

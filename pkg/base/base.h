@@ -213,4 +213,54 @@ KB_PRINTF(4, 5) void kb_log(char severity, const char *file, int line, const cha
 typedef void (*kb_log_hook_fn)(char severity, const char *msg, void *arg);
 void kb_log_set_hook(kb_log_hook_fn fn, void *arg);
 
+/* ---- connection limits ------------------------------------------------ */
+
+/*
+ * Per-client and total connection limits for the HTTP servers (the
+ * scheduler's metrics server, kbatch-apiserver), with the log lines that say
+ * when one applies.  A client is its IP address.  The server asks
+ * kb_connlimit_admit on each accepted socket (before anything is read) and
+ * reports each connection's start and end; the counts are those reported.
+ * Safe from any thread.
+ */
+struct sockaddr;
+struct kb_connlimit;
+struct kb_conn_slot; /* one open connection, from kb_connlimit_opened */
+
+/* name says whose limits these are in log lines ("metrics server");
+ * per_client_what and total_what name the setting (a flag) that sets each
+ * limit.  A limit of 0 is no limit. */
+struct kb_connlimit *kb_connlimit_new(const char *name, unsigned per_client, unsigned total,
+                                      const char *per_client_what, const char *total_what);
+void kb_connlimit_free(struct kb_connlimit *l);
+/* Whether a new connection from addr may stay; a refusal is logged (at
+ * most one line per 10 s and limit, with how many were refused since).
+ * addr NULL or not IPv4/IPv6 counts only against the total. */
+bool kb_connlimit_admit(struct kb_connlimit *l, const struct sockaddr *addr);
+/* A connection from addr began; the slot is the caller's until closed. */
+struct kb_conn_slot *kb_connlimit_opened(struct kb_connlimit *l, const struct sockaddr *addr);
+/* The connection ended; frees the slot (NULL is fine).  Returns how long
+ * it was open, in seconds. */
+double kb_connlimit_closed(struct kb_connlimit *l, struct kb_conn_slot *slot);
+/* Connections open now, in total and from addr's client. */
+unsigned kb_connlimit_open(struct kb_connlimit *l, const struct sockaddr *addr, unsigned *client);
+/* Raises the soft open-files limit to the hard one, as Go's runtime does at
+ * start for kube-apiserver and the kubelet (a soft limit of 1024 is common
+ * in containers).  Returns the soft limit now in force. */
+unsigned long kb_nofile_raise(void);
+/* The client's address as text ("10.0.0.5"), into buf (>= 46 bytes). */
+void kb_sockaddr_str(const struct sockaddr *addr, char *buf, size_t n);
+
+/*
+ * A log line at most once per interval: kb_ratelog_due returns true when a
+ * line may go out now, and then *skipped holds how many were held back
+ * since the last one.  Safe from any thread.  Zero-initialise it.
+ */
+struct kb_ratelog {
+        double last;
+        uint64_t skipped;
+        int lock; /* a spin lock: lines are rare and short */
+};
+bool kb_ratelog_due(struct kb_ratelog *r, double interval, uint64_t *skipped);
+
 #endif /* KB_PKG_BASE_H */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kube/kube-int.h"
 
@@ -642,6 +643,30 @@ static void global_init(void)
         curl_global_init(CURL_GLOBAL_ALL);
 }
 
+/* A bearer token (or an exec plugin's) over plain http:// is readable by
+ * anyone on the path.  client-go reads a user's credentials only for a TLS
+ * transport (clientcmd's ClientConfig: "only try to read the auth
+ * information if we are secure"): for http:// it sends every request
+ * without them and says nothing.  kbatch does the same unless told
+ * otherwise, and says so once. */
+static void plain_http_credentials(struct kb_kube_config *c)
+{
+        if (!c->server || strncasecmp(c->server, "http://", 7) || c->allow_insecure_token ||
+            !(c->token || c->token_file || c->has_exec))
+                return;
+        KB_WARN("%s is plain http: the kubeconfig's %s is not sent over it (as client-go and "
+                "kubectl do); use https, or --allow-insecure-token to send it anyway",
+                c->server, c->has_exec ? "exec credential" : "token");
+        if (c->token)
+                memset(c->token, 0, strlen(c->token));
+        free(c->token);
+        free(c->token_file);
+        c->token = c->token_file = NULL;
+        if (c->has_exec)
+                kb_kube_exec_release(&c->exec);
+        c->has_exec = false;
+}
+
 struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
                             const struct kb_kube_opts *opts)
 {
@@ -688,10 +713,12 @@ struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
         BLOB(key_data, key_len);
 #undef BLOB
         k->cfg.insecure = cfg->insecure;
+        k->cfg.allow_insecure_token = cfg->allow_insecure_token;
         if (cfg->has_exec) {
                 kb_kube_exec_copy(&k->cfg.exec, &cfg->exec);
                 k->cfg.has_exec = true;
         }
+        plain_http_credentials(&k->cfg);
         kb__kube_transport_init(k);
         return k;
 }

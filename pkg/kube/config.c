@@ -197,6 +197,17 @@ static int load_doc(const struct kb_value *doc, const char *file, const char *di
         if (data_field(cl, "certificate-authority-data", &c->ca_data, &c->ca_len, file, err,
                        errlen))
                 return KB_EBADINPUT;
+        /* client-go refuses the pair (transport.TLSConfigFor), and so does
+         * kubectl with its message: a CA asks for verification that the
+         * flag turns off. */
+        if (c->insecure && (c->ca_file || c->ca_data)) {
+                snprintf(err, errlen,
+                         "%s: clusters.%s: insecure-skip-tls-verify with certificate-authority%s: "
+                         "specifying a root certificates file with the insecure flag is not "
+                         "allowed",
+                         file, cname, c->ca_data ? "-data" : "");
+                return KB_EBADINPUT;
+        }
         const struct kb_value *u = named(doc, "users", uname, "user");
         if (uname && *uname && !u) {
                 snprintf(err, errlen, "%s: users: no user named \"%s\" (context %s)", file, uname,

@@ -84,6 +84,11 @@ struct kb_kube_config {
         char *namespace;  /* the context's namespace, or NULL */
         bool has_exec;
         struct kb_kube_exec exec; /* when has_exec */
+        /* Send the token and run the exec plugin for a plain http:// server
+         * too.  Without it kb_kube_new drops them for such a server, as
+         * client-go does (it reads a user's credentials only when the
+         * transport is TLS), and says so in a warning. */
+        bool allow_insecure_token;
 };
 
 /*

@@ -132,6 +132,7 @@ struct kb_sched {
          * has listed, read by the HTTP thread). */
         struct kb__metrics *metrics;
         struct MHD_Daemon *http;
+        struct kb_connlimit *http_limit; /* the metrics server's connection limits */
         bool ready;
 };
 

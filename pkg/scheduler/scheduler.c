@@ -533,6 +533,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 free(s);
                 return 2;
         }
+        cfg.allow_insecure_token = o->allow_insecure_token;
         s->conf = kb_xcalloc(1, sizeof(*s->conf));
         s->conf->refs = 1;
         s->conf->conf = *conf;

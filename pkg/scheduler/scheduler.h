@@ -23,6 +23,10 @@ struct kb_sched_opts {
         const char *kubeconfig; /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
         const char *master;
         const char *context;
+        /* Send the kubeconfig's token (or exec credential) to a plain
+         * http:// server too; without it they go over https only, as with
+         * client-go. */
+        bool allow_insecure_token;
         const char *const *scheduler_names;
         size_t nscheduler_names;
         const char *conf_path; /* NULL: the built-in default conf */

@@ -8,7 +8,7 @@ out=$(kubectl kustomize "$ROOT/deploy" 2>&1)
 rc=$?
 expect_eq "kubectl kustomize deploy/ succeeds" "$rc" 0
 kinds=$(printf '%s\n' "$out" | grep -E '^kind:' | sort | uniq -c | awk '{print $3 "=" $1}' | tr '\n' ' ')
-expect_eq "what deploy/ installs" "$kinds" "ClusterRole=1 ClusterRoleBinding=1 ConfigMap=1 CustomResourceDefinition=3 Deployment=1 Lease=1 Namespace=1 Role=1 RoleBinding=1 ServiceAccount=1 "
+expect_eq "what deploy/ installs" "$kinds" "ClusterRole=1 ClusterRoleBinding=1 ConfigMap=1 CustomResourceDefinition=3 Deployment=1 Lease=1 Namespace=1 NetworkPolicy=1 PodDisruptionBudget=1 Role=1 RoleBinding=1 ServiceAccount=1 "
 printf '%s\n' "$out" >"$T/deploy.yaml"
 
 # One document per object, to look at them one by one.
@@ -27,6 +27,29 @@ expect_match "the Lease is installed" "$(doc Lease kbatch)" 'namespace: kbatch-s
 dep=$(doc Deployment kbatch-scheduler)
 expect_match "the Deployment names that lease" "$dep" 'leader-elect-resource-name=kbatch'
 expect_match "... in that namespace" "$dep" 'lock-object-namespace=kbatch-system'
+
+# Hardened (issue 24): a pinned image (the version the daemon prints), the
+# runtime's seccomp profile, non-root, no capabilities, a read-only root,
+# requests and limits, replicas spread over nodes, a disruption budget, and
+# only scrapers let in to the metrics port.
+version=$(sed -n 's/^#define KB_VERSION "\(.*\)"/\1/p' "$ROOT/cmd/kbatch-scheduler/main.c")
+expect_match "the image is pinned to the daemon's version" "$dep" "image: kbatch/kbatch-scheduler:$version\$"
+expect_eq "no :latest anywhere" "$(printf '%s\n' "$out" | grep -c ':latest')" 0
+flat=$(printf '%s\n' "$dep" | tr -s ' \n' ' ')
+expect_match "seccompProfile: RuntimeDefault" "$flat" 'seccompProfile: type: RuntimeDefault'
+expect_match "runAsNonRoot" "$flat" 'runAsNonRoot: true'
+expect_match "readOnlyRootFilesystem" "$flat" 'readOnlyRootFilesystem: true'
+expect_match "all capabilities dropped" "$flat" 'capabilities: drop: - ALL'
+expect_match "no privilege escalation" "$flat" 'allowPrivilegeEscalation: false'
+expect_match "requests and limits" "$flat" 'resources: limits: cpu: "?[0-9]+m?"? memory: [0-9]+[MG]i requests: cpu: [0-9]+m memory: [0-9]+[MG]i'
+expect_match "replicas spread over nodes" "$flat" 'topologySpreadConstraints: - labelSelector: matchLabels: app: kbatch-scheduler maxSkew: 1 topologyKey: kubernetes.io/hostname'
+pdb=$(doc PodDisruptionBudget kbatch-scheduler | tr -s ' \n' ' ')
+expect_match "a PodDisruptionBudget keeps one replica" "$pdb" 'spec: minAvailable: 1 selector: matchLabels: app: kbatch-scheduler'
+np=$(doc NetworkPolicy kbatch-scheduler | tr -s ' \n' ' ')
+expect_match "a NetworkPolicy on the scheduler's pods, ingress only" "$np" 'podSelector: matchLabels: app: kbatch-scheduler policyTypes: - Ingress'
+expect_match "... admitting scrapers to the metrics port and nothing else" "$np" \
+        'ingress: - from: - namespaceSelector: \{\} podSelector: matchLabels: app.kubernetes.io/name: prometheus ports: - port: 8080 protocol: TCP'
+expect_match "the metrics port is 8080" "$flat" 'containerPort: 8080 name: metrics'
 
 # With the preemption component, and only then, pods may be evicted: through
 # the Eviction API (create pods/eviction), which PodDisruptionBudgets hold,
@@ -74,6 +97,25 @@ expect_eq "a write to the object leaves its status alone" "$($K get pg cols -o j
 create /apis/scheduling.volcano.sh/v1beta1/queues \
         '{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"Queue","metadata":{"name":"cols"},"spec":{"weight":2}}'
 expect_match "kubectl get queues shows the printer columns" "$($K get queues 2>&1 | head -2 | tr '\n' ' ')" '^NAME +WEIGHT +STATE .* cols +2 '
+
+# On the real bed: the Deployment passes the "restricted" Pod Security
+# Standard (kube-apiserver's PodSecurity admission warns on a workload
+# that would violate it), and the new objects are valid there (a server-side
+# dry run through the real validation).
+if [ "$SERVER" = k8s ]; then
+        $K create namespace kb-restricted >/dev/null
+        $K label namespace kb-restricted pod-security.kubernetes.io/warn=restricted \
+                pod-security.kubernetes.io/enforce=restricted >/dev/null
+        out=$(printf '%s\n' "$dep" | sed 's/namespace: kbatch-system/namespace: kb-restricted/' |
+                $K apply --dry-run=server -f - 2>&1)
+        expect_match "the Deployment is valid on kube-apiserver" "$out" 'deployment.apps/kbatch-scheduler (created|configured|unchanged) \(server dry run\)'
+        if printf '%s\n' "$out" | grep -q PodSecurity; then
+                fail "the Deployment violates the restricted Pod Security Standard: $out"
+        else pass "... and meets the restricted Pod Security Standard"; fi
+        out=$(kubectl kustomize "$ROOT/deploy" | $K apply --dry-run=server -f - 2>&1)
+        expect_match "the PodDisruptionBudget is valid there" "$out" 'poddisruptionbudget.policy/kbatch-scheduler (created|configured|unchanged)'
+        expect_match "the NetworkPolicy is valid there" "$out" 'networkpolicy.networking.k8s.io/kbatch-scheduler (created|configured|unchanged)'
+fi
 
 # The Docker build context (.dockerignore) builds the daemon and nothing else.
 ctx=$T/ctx

@@ -72,6 +72,11 @@ static void test_kubeconfig(void **state)
                              "- name: cb\n  cluster:\n    server: https://b:6443\n"
                              "    insecure-skip-tls-verify: true\n"
                              "    certificate-authority-data: aGVsbG8=\n"
+                             "- name: cc\n  cluster:\n    server: https://c:6443\n"
+                             "    insecure-skip-tls-verify: true\n"
+                             "- name: cd\n  cluster:\n    server: https://d:6443\n"
+                             "    insecure-skip-tls-verify: true\n"
+                             "    certificate-authority: ca.crt\n"
                              "users:\n"
                              "- name: ua\n  user:\n    token: sekret\n"
                              "- name: ub\n  user:\n    tokenFile: /t/token\n"
@@ -80,6 +85,8 @@ static void test_kubeconfig(void **state)
                              "contexts:\n"
                              "- name: a\n  context: {cluster: ca, user: ua, namespace: x}\n"
                              "- name: b\n  context: {cluster: cb, user: ub}\n"
+                             "- name: c\n  context: {cluster: cc, user: ub}\n"
+                             "- name: d\n  context: {cluster: cd, user: ub}\n"
                              "- name: bad\n  context: {cluster: nope, user: ua}\n");
         char path[256], err[256];
         snprintf(path, sizeof(path), "%s", p);
@@ -93,10 +100,21 @@ static void test_kubeconfig(void **state)
         assert_false(c.insecure);
         kb_kube_config_release(&c);
 
-        assert_int_equal(kb_kube_config_load(path, "b", "http://m:8080", &c, err, sizeof(err)), 0);
+        /* insecure-skip-tls-verify with a CA: refused, as client-go and
+         * kubectl refuse it, with their words. */
+        assert_int_equal(kb_kube_config_load(path, "b", NULL, &c, err, sizeof(err)), KB_EBADINPUT);
+        assert_non_null(strstr(err, "clusters.cb: insecure-skip-tls-verify with "
+                                    "certificate-authority-data: specifying a root certificates "
+                                    "file with the insecure flag is not allowed"));
+        assert_int_equal(kb_kube_config_load(path, "d", NULL, &c, err, sizeof(err)), KB_EBADINPUT);
+        assert_non_null(strstr(err, "clusters.cd: insecure-skip-tls-verify with "
+                                    "certificate-authority: specifying"));
+        /* Either alone is fine. */
+        assert_int_equal(kb_kube_config_load(path, "c", "http://m:8080", &c, err, sizeof(err)), 0);
         assert_string_equal(c.server, "http://m:8080");
         assert_true(c.insecure);
-        assert_string_equal(c.ca_data, "hello");
+        assert_null(c.ca_data);
+        assert_null(c.ca_file);
         assert_string_equal(c.cert_data, "cert");
         assert_string_equal(c.token_file, "/t/token");
         assert_non_null(strstr(c.key_file, "/key.pem"));
@@ -734,6 +752,54 @@ static void test_paged_list(void **state)
         kb_apiserver_free(srv);
 }
 
+/* A token over plain http:// is not sent unless allow_insecure_token says
+ * so (client-go reads a user's credentials for TLS transports only); over
+ * it the server, which wants the token, answers 401. */
+static void status_done(void *arg, const struct kb_kube_resp *r)
+{
+        *(long *)arg = r->status;
+}
+
+static long get_nodes(const char *token, const char *token_file, bool allow)
+{
+        struct kb_apiserver_opts ao;
+        kb_apiserver_opts_init(&ao);
+        ao.token = "sekret";
+        struct kb_apiserver *srv = kb_apiserver_new(&ao);
+        assert_int_equal(kb_apiserver_start(srv, "127.0.0.1", 0), 0);
+        uv_loop_t loop;
+        assert_int_equal(uv_loop_init(&loop), 0);
+        char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(srv));
+        struct kb_kube_config cfg = {.server = server,
+                                     .token = (char *)token,
+                                     .token_file = (char *)token_file,
+                                     .allow_insecure_token = allow};
+        struct kb_kube *k = kb_kube_new(&loop, &cfg, NULL);
+        free(server);
+        struct kb_kube_req req = {.method = "GET", .path = "/api/v1/nodes", .max_attempts = 1};
+        long status = -1;
+        kb_kube_request(k, &req, status_done, &status);
+        while (kb_kube_inflight(k))
+                uv_run(&loop, UV_RUN_ONCE);
+        kb_kube_free(k);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        kb_apiserver_free(srv);
+        return status;
+}
+
+static void test_http_token(void **state)
+{
+        (void)state;
+        const char *file = write_file("token", "sekret\n");
+        char path[256];
+        snprintf(path, sizeof(path), "%s", file);
+        assert_int_equal(get_nodes("sekret", NULL, false), 401);
+        assert_int_equal(get_nodes(NULL, path, false), 401);
+        assert_int_equal(get_nodes("sekret", NULL, true), 200);
+        assert_int_equal(get_nodes(NULL, path, true), 200);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -743,6 +809,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
             cmocka_unit_test_setup_teardown(test_kubeconfig_list, setup, teardown),
             cmocka_unit_test_setup_teardown(test_exec_plugin, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_http_token, setup, teardown),
             cmocka_unit_test_setup_teardown(test_lanes, lanes_setup, lanes_teardown),
             cmocka_unit_test_setup_teardown(test_fence_drop_supersede, lanes_setup, lanes_teardown),
             cmocka_unit_test(test_window),

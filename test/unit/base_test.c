@@ -1,0 +1,105 @@
+/* pkg/base's connection limits (kb_connlimit), which the metrics server
+ * and kbatch-apiserver ask on every accepted connection. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <arpa/inet.h>
+#include <cmocka.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "base/base.h"
+
+static struct sockaddr_in addr(const char *ip)
+{
+        struct sockaddr_in a = {.sin_family = AF_INET};
+        assert_int_equal(inet_pton(AF_INET, ip, &a.sin_addr), 1);
+        return a;
+}
+
+static int warnings;
+static char last[512];
+
+static void hook(char severity, const char *msg, void *arg)
+{
+        (void)arg;
+        if (severity == 'W') {
+                warnings++;
+                snprintf(last, sizeof(last), "%s", msg);
+        }
+}
+
+/* 3 per client, 5 in all: the fourth from one client is refused, the
+ * sixth in all is refused whoever asks, and a closed connection makes
+ * room again.  A flood of refusals is one log line. */
+static void test_connlimit(void **state)
+{
+        (void)state;
+        warnings = 0;
+        kb_log_set_hook(hook, NULL);
+        struct kb_connlimit *l = kb_connlimit_new("test server", 3, 5, "--per", "--total");
+        struct sockaddr_in a = addr("10.0.0.1"), b = addr("10.0.0.2"), c = addr("10.0.0.3");
+        struct kb_conn_slot *sa[3], *sb[2];
+        for (int i = 0; i < 3; i++) {
+                assert_true(kb_connlimit_admit(l, (struct sockaddr *)&a));
+                sa[i] = kb_connlimit_opened(l, (struct sockaddr *)&a);
+        }
+        for (int i = 0; i < 100; i++)
+                assert_false(kb_connlimit_admit(l, (struct sockaddr *)&a));
+        assert_int_equal(warnings, 1);
+        assert_non_null(strstr(last, "test server: refusing a connection from 10.0.0.1: it has 3 "
+                                     "open, the limit per client (--per)"));
+        for (int i = 0; i < 2; i++) {
+                assert_true(kb_connlimit_admit(l, (struct sockaddr *)&b));
+                sb[i] = kb_connlimit_opened(l, (struct sockaddr *)&b);
+        }
+        unsigned mine;
+        assert_int_equal(kb_connlimit_open(l, (struct sockaddr *)&b, &mine), 5);
+        assert_int_equal(mine, 2);
+        assert_false(kb_connlimit_admit(l, (struct sockaddr *)&c));
+        assert_int_equal(warnings, 2);
+        assert_non_null(strstr(last, "refusing a connection from 10.0.0.3: 5 connections are "
+                                     "open, the limit in total (--total)"));
+        kb_connlimit_closed(l, sa[0]);
+        assert_true(kb_connlimit_admit(l, (struct sockaddr *)&c));
+        assert_true(kb_connlimit_admit(l, (struct sockaddr *)&a));
+        assert_int_equal(kb_connlimit_open(l, (struct sockaddr *)&c, &mine), 4);
+        assert_int_equal(mine, 0);
+        kb_connlimit_closed(l, sa[1]);
+        kb_connlimit_closed(l, sa[2]);
+        kb_connlimit_closed(l, sb[0]);
+        kb_connlimit_closed(l, sb[1]);
+        assert_int_equal(kb_connlimit_open(l, NULL, NULL), 0);
+        kb_connlimit_closed(l, NULL);
+        kb_connlimit_free(l);
+        kb_connlimit_free(NULL);
+        kb_log_set_hook(NULL, NULL);
+}
+
+/* The first line goes out, the next ones within the interval are counted
+ * and reported with the next line that goes out. */
+static void test_ratelog(void **state)
+{
+        (void)state;
+        struct kb_ratelog r = {0};
+        uint64_t skipped = 99;
+        assert_true(kb_ratelog_due(&r, 3600, &skipped));
+        assert_int_equal(skipped, 0);
+        for (int i = 0; i < 7; i++)
+                assert_false(kb_ratelog_due(&r, 3600, &skipped));
+        assert_true(kb_ratelog_due(&r, 0, &skipped));
+        assert_int_equal(skipped, 7);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_connlimit),
+            cmocka_unit_test(test_ratelog),
+        };
+        return cmocka_run_group_tests_name("base", tests, NULL, NULL);
+}
