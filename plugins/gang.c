@@ -368,8 +368,12 @@ static const char *why_waiting(struct kb_session *s, const struct kb_job *j,
                 *reason = KB_WHY_NEVER;
                 return j->quota_error;
         }
+        if (j->expected && j->expected_start > 0)
+                return j->expected; /* the reservation plugin's time */
         if (j->fit_error) {
                 placement(j, b);
+                if (j->expected)
+                        kb_buf_printf(b, "; %s", j->expected);
                 return b->data;
         }
         /* A queue that is not Open takes no task, whichever quota plugin

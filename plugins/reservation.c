@@ -303,8 +303,62 @@ static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint3
         return placed >= need;
 }
 
+/* The job of what holds room and ends at at (after rounding), for "when
+ * default/train-a ends", or the earlier reservation ending then. */
+static const char *ends_then(const struct resv *r, double at)
+{
+        for (size_t i = 0; i < r->nnodes; i++)
+                for (const struct kb_task *t = r->nodes[i].tasks; t; t = t->node_next) {
+                        double e = holds_room(t) ? expected_end(r, t) : INFINITY;
+                        if (isinf(e))
+                                continue;
+                        e = r->now + ceil((e - r->now) / r->resolution) * r->resolution;
+                        if (e == at)
+                                return t->job ? t->job->name : t->name;
+                }
+        for (size_t i = 0; i < r->n; i++)
+                if (r->v[i].end == at)
+                        return r->v[i].job->name;
+        return NULL;
+}
+
+/* Says in j when it should start, or why no time can be given. */
+static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
+{
+        char msg[400], when[64];
+        if (ok) {
+                const struct reservation *v = &r->v[r->n - 1];
+                size_t nodes = 0;
+                for (size_t i = 0; i < r->nnodes; i++)
+                        for (int32_t k = r->node_first[i]; k >= 0; k = r->slots[k].next)
+                                if (r->slots[k].resv == r->n - 1) {
+                                        nodes++;
+                                        break;
+                                }
+                kb_format_time(v->start, when, sizeof(when));
+                const char *who = v->start > r->now ? ends_then(r, v->start) : NULL;
+                /* The time, not "in 41m": that would change the message,
+                 * and so the written condition, every session
+                 * (kubectl kbatch why adds it when it shows the time). */
+                snprintf(msg, sizeof(msg), "expected to start at %s on %zu node(s)%s%s%s", when,
+                         nodes, who ? ", when " : "", who ? who : "", who ? " ends" : "");
+                j->expected_start = v->start;
+        } else if (unbounded) {
+                snprintf(msg, sizeof(msg),
+                         "no expected start: %zu pod(s) holding the room it needs declare no "
+                         "runtime (activeDeadlineSeconds, kbatch.io/runtime-limit)",
+                         unbounded);
+        } else {
+                char w[32];
+                kb_duration_format((int64_t)(r->window * 1e9), w, sizeof(w));
+                snprintf(msg, sizeof(msg),
+                         "no expected start within the reservation window (%s)", w);
+        }
+        j->expected = kb_session_intern(r->s, msg);
+}
+
 /* Plans j's reservation; false when it gets none (say why in j). */
-static bool plan(struct resv *r, const struct kb_job *j)
+static bool plan(struct resv *r, struct kb_job *j)
 {
         uint32_t ready = kb_job_ready_count(j);
         if (ready >= (uint32_t)j->min_available)
@@ -352,6 +406,13 @@ static bool plan(struct resv *r, const struct kb_job *j)
                         }
                 }
                 free(cand);
+                /* No start within the window: is the room held for ever
+                 * (pods declaring no runtime), or only too long? */
+                size_t unbounded = 0;
+                for (size_t i = 0; !ok && i < r->nnodes; i++)
+                        for (const struct kb_task *t = r->nodes[i].tasks; t; t = t->node_next)
+                                unbounded += holds_room(t) && isinf(expected_end(r, t));
+                explain(r, j, ok, unbounded);
         }
         free(tasks);
         return ok;
@@ -359,8 +420,9 @@ static bool plan(struct resv *r, const struct kb_job *j)
 
 /* allocate could not place j: among the first depth such gangs, it gets a
  * reservation. */
-static void unplaced(void *arg, const struct kb_job *j)
+static void unplaced(void *arg, const struct kb_job *cj)
 {
+        struct kb_job *j = (struct kb_job *)cj; /* the plugin writes its explanation */
         struct resv *r = arg;
         /* A gang its queue's quota held back is reserved as one short of
          * room: with one queue, proportion's deserved share is the

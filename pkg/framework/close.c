@@ -292,6 +292,7 @@ void kb__session_statuses(struct kb_session *s)
                 inqueue_condition(s, j, st);
                 st->position = j->position;
                 st->waiting = j->position ? j->queue->waiting : 0;
+                st->expected_start = j->position ? j->expected_start : 0;
                 const struct kb_domain *d = kb_job_domain(s, j, NULL);
                 if (d) {
                         st->domain = kb_pool_strdup(&r->pool, d->name);

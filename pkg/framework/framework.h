@@ -260,6 +260,13 @@ struct kb_job {
          * this session, by which action. */
         uint32_t evictions;
         const char *evicted_by;
+        /* What the reservation plugin says of when the gang should start
+         * ("expected to start at 2026-11-26T14:32:00Z on 8 node(s), when
+         * default/train-a ends") or why it has no such time; NULL when it
+         * says nothing.  expected_start: that time (seconds since the
+         * epoch), 0 when none. */
+        const char *expected;
+        double expected_start;
 };
 
 /* Tasks of j on nodes from before this session (Binding, Bound, Running):

@@ -44,6 +44,9 @@ struct kb_pg_status {
         /* Its place among the waiting groups of its queue (1 first) and how
          * many wait there; 0 when it is not waiting (kb_job.position). */
         uint32_t position, waiting;
+        /* When the reservation plugin expects the waiting group to start
+         * (seconds since the epoch), 0 when it gives no time. */
+        double expected_start;
         /* The lowest network topology domain holding all of the group's
          * tasks on nodes, and its tier; NULL when the session has no
          * topology, the group has nothing on nodes, or it spans domains. */

@@ -685,6 +685,71 @@ static void starts_under(const char *trace, const char *conf_text, const int64_t
         kb_cluster_release(&c);
 }
 
+/* What the waiting gangs say at t4 under depth all: each its expected
+ * start, and whose end it waits for (the times are origin + 100, 150, 250:
+ * the origin is the SWF reader's epoch base, 1.7e9). */
+struct said {
+        char msg[3][200];
+        double start[3];
+};
+
+static void record_said(void *arg, const struct kb_sim_step *step)
+{
+        struct said *sd = arg;
+        if (step->time != 4 * 1000000000LL)
+                return;
+        for (size_t i = 0; i < step->r->npodgroups; i++) {
+                const struct kb_pg_status *st = &step->r->podgroups[i];
+                int k = !strcmp(st->name, "default/job-000002")   ? 0
+                        : !strcmp(st->name, "default/job-000003") ? 1
+                        : !strcmp(st->name, "default/job-000004") ? 2
+                                                                  : -1;
+                if (k >= 0 && st->cond_message) {
+                        snprintf(sd->msg[k], sizeof(sd->msg[k]), "%s", st->cond_message);
+                        sd->start[k] = st->expected_start;
+                }
+        }
+}
+
+static void test_reservation_said(void **state)
+{
+        (void)state;
+        struct kb_cluster c;
+        struct kb_swf_opts so;
+        struct kb_swf_stats st;
+        struct kb_conf conf;
+        struct kb_sim_opts o;
+        struct kb_sim_report rep;
+        struct said sd = {0};
+        char err[512] = "";
+        kb_cluster_init(&c);
+        kb_swf_opts_init(&so);
+        assert_int_equal(kb_cluster_swf(&c, "t.swf", three_ways, strlen(three_ways), &so, &st,
+                                        err, sizeof(err)),
+                         0);
+        kb_cluster_ensure_default_queue(&c);
+        char *text = kb_xasprintf(resv_conf, "all");
+        assert_int_equal(parse(text, &conf, err, sizeof(err)), 0);
+        free(text);
+        kb_sim_opts_init(&o);
+        assert_int_equal(kb_sim_run(&c, &conf, &o, record_said, &sd, &rep, err, sizeof(err)), 0);
+        assert_string_equal(sd.msg[0], "expected to start at 2023-11-14T22:15:00Z on 4 node(s), "
+                                       "when default/job-000001 ends; 1st of 4 waiting in queue "
+                                       "default");
+        assert_string_equal(sd.msg[1], "expected to start at 2023-11-14T22:15:50Z on 5 node(s), "
+                                       "when default/job-000002 ends; 2nd of 4 waiting in queue "
+                                       "default");
+        assert_string_equal(sd.msg[2], "expected to start at 2023-11-14T22:17:30Z on 1 node(s), "
+                                       "when default/job-000003 ends; 3rd of 4 waiting in queue "
+                                       "default");
+        assert_true(sd.start[0] == 1.7e9 + 100);
+        assert_true(sd.start[1] == 1.7e9 + 150);
+        assert_true(sd.start[2] == 1.7e9 + 250);
+        kb_sim_report_release(&rep);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
+
 static void test_reservation_three_ways(void **state)
 {
         (void)state;
@@ -1335,6 +1400,7 @@ int main(void)
             cmocka_unit_test(test_clock_jumps),
             cmocka_unit_test(test_swf_trace),
             cmocka_unit_test(test_reservation_three_ways),
+            cmocka_unit_test(test_reservation_said),
             cmocka_unit_test(test_reservation_declared),
             cmocka_unit_test(test_clock_inqueue_timeout),
             cmocka_unit_test(test_clock_sla),
