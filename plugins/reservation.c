@@ -303,6 +303,14 @@ static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint3
         return placed >= need;
 }
 
+/* t rounded up to the resolution, on the clock's grid (not from now: a
+ * start that moved with every session would rewrite the gang's condition
+ * every session), and never before now. */
+static double on_grid(const struct resv *r, double t)
+{
+        return fmax(r->now, ceil(t / r->resolution) * r->resolution);
+}
+
 /* The job of what holds room and ends at at (after rounding), for "when
  * default/train-a ends", or the earlier reservation ending then. */
 static const char *ends_then(const struct resv *r, double at)
@@ -312,8 +320,7 @@ static const char *ends_then(const struct resv *r, double at)
                         double e = holds_room(t) ? expected_end(r, t) : INFINITY;
                         if (isinf(e))
                                 continue;
-                        e = r->now + ceil((e - r->now) / r->resolution) * r->resolution;
-                        if (e == at)
+                        if (on_grid(r, e) == at)
                                 return t->job ? t->job->name : t->name;
                 }
         for (size_t i = 0; i < r->n; i++)
@@ -387,8 +394,7 @@ static bool plan(struct resv *r, struct kb_job *j)
                                 double e = holds_room(t) ? expected_end(r, t) : INFINITY;
                                 if (isinf(e) || e > r->now + r->window)
                                         continue;
-                                e = r->now + ceil((e - r->now) / r->resolution) * r->resolution;
-                                KB_PUSH(cand, nc, cap, e);
+                                KB_PUSH(cand, nc, cap, on_grid(r, e));
                         }
                 for (size_t i = 0; i < r->n; i++)
                         if (!isinf(r->v[i].end) && r->v[i].end <= r->now + r->window)
