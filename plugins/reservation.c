@@ -329,10 +329,23 @@ static const char *ends_then(const struct resv *r, double at)
         return NULL;
 }
 
+/* The first unusable declared runtime among j's PodGroup and pods
+ * ("pod ml/a-0: spec.activeDeadlineSeconds: must be greater than 0, got
+ * 0"), or NULL. */
+static const char *runtime_invalid(const struct kb_job *j)
+{
+        if (j->pg && j->pg->runtime_invalid)
+                return j->pg->runtime_invalid;
+        for (uint32_t i = 0; i < j->ntasks; i++)
+                if (j->tasks[i]->pod->runtime_invalid)
+                        return j->tasks[i]->pod->runtime_invalid;
+        return NULL;
+}
+
 /* Says in j when it should start, or why no time can be given. */
 static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
 {
-        char msg[400], when[64];
+        char msg[800], when[64];
         if (ok) {
                 const struct reservation *v = &r->v[r->n - 1];
                 size_t nodes = 0;
@@ -360,6 +373,11 @@ static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
                 kb_duration_format((int64_t)(r->window * 1e9), w, sizeof(w));
                 snprintf(msg, sizeof(msg),
                          "no expected start within the reservation window (%s)", w);
+        }
+        const char *bad = runtime_invalid(j);
+        if (bad) {
+                size_t len = strlen(msg);
+                snprintf(msg + len, sizeof(msg) - len, "; %s (counted as undeclared)", bad);
         }
         j->expected = kb_session_intern(r->s, msg);
 }
@@ -457,6 +475,21 @@ static void *resv_open(struct kb_session *s, const struct kb_value *args)
         for (size_t i = 0; i < r->nnodes; i++)
                 r->node_first[i] = -1;
         r->first_start = INFINITY;
+        /* A runtime set but unusable is named where the user looks: a
+         * Warning event here, and the condition of a gang it leaves without
+         * a reservation (explain). */
+        size_t nj;
+        struct kb_job **jobs = kb_session_jobs(s, &nj);
+        for (size_t i = 0; i < nj; i++) {
+                const char *bad = runtime_invalid(jobs[i]);
+                if (!bad)
+                        continue;
+                char *w = kb_xasprintf("%s; the reservation plugin counts it as undeclared "
+                                       "(unbounded)",
+                                       bad);
+                kb_job_warn(s, jobs[i], "InvalidRuntime", w);
+                free(w);
+        }
         kb_on_filter(s, (struct kb_filter){scope, check}, r);
         kb_on_job_unplaced(s, unplaced, r);
         return r;

@@ -109,7 +109,7 @@ static void *sla_open(struct kb_session *s, const struct kb_value *args)
                         char *msg = kb_xasprintf("metadata.annotations.%s: %s; ignored (the sla "
                                                  "plugin's waiting time applies, if any)",
                                                  bad, why);
-                        kb_job_warn(s, j, msg);
+                        kb_job_warn(s, j, "InvalidAnnotation", msg);
                         free(msg);
                 }
         }

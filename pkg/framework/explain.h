@@ -79,12 +79,13 @@ void kb_job_explain(struct kb_session *s, const struct kb_job *j, const char *re
  * numbers); the first of a session is kept. */
 void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const char *reason,
                           const char *why);
-/* A warning about an annotation of j a plugin could not read (no reason
- * for j to wait): the daemon makes it a Warning event, reason
- * InvalidAnnotation, on its PodGroup (on its pod when it has none),
- * kbatch-sim prints it.  msg is copied.  Call it once per job and
- * session. */
-void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *msg);
+/* A warning about a field or annotation of j a plugin could not read (no
+ * reason for j to wait): the daemon makes it a Warning event with reason
+ * (InvalidAnnotation, InvalidRuntime, ...) on its PodGroup (on its pod
+ * when it has none), kbatch-sim prints it.  msg is copied.  Call it once
+ * per job and session. */
+void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *reason,
+                 const char *msg);
 /* Records that t fit no node, why (kube-scheduler's summary): on t, and
  * on its job when it is the job's first ("13/16 placed; the 14th: ..."). */
 void kb_task_fit_failed(struct kb_task *t, const char *why);

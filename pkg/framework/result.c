@@ -30,13 +30,14 @@ void kb__result_add_warning(struct kb_session *s, const struct kb_warning *w)
         KB_PUSH(r->warnings, r->nwarnings, r->capwarnings, *w);
 }
 
-void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *msg)
+void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *reason,
+                 const char *msg)
 {
         struct kb_result *r = s->result;
         struct kb_warning w = {
             j->pg, j->pg || !j->ntasks ? NULL : j->tasks[0]->pod,
             kb_pool_printf(&r->pool, "%s %s", j->pg ? "podgroup" : "pod", j->name),
-            kb_pool_strdup(&r->pool, msg), NULL, "InvalidAnnotation"};
+            kb_pool_strdup(&r->pool, msg), NULL, reason};
         kb__result_add_warning(s, &w);
 }
 

@@ -750,6 +750,84 @@ static void test_reservation_said(void **state)
         kb_cluster_release(&c);
 }
 
+/* An unusable declared runtime is named in a Warning (reason
+ * InvalidRuntime) and in the waiting gang's condition, and the gang is
+ * planned as unbounded: here the runner declares nothing usable, so the
+ * wide gang gets no expected start. */
+struct warned {
+        char warning[300], reason[40], msg[300];
+};
+
+static void record_warned(void *arg, const struct kb_sim_step *step)
+{
+        struct warned *w = arg;
+        for (size_t i = 0; i < step->r->nwarnings; i++)
+                if (strstr(step->r->warnings[i].message, "activeDeadlineSeconds")) {
+                        snprintf(w->warning, sizeof(w->warning), "%s",
+                                 step->r->warnings[i].message);
+                        snprintf(w->reason, sizeof(w->reason), "%s",
+                                 step->r->warnings[i].reason);
+                }
+        for (size_t i = 0; i < step->r->npodgroups; i++)
+                if (!strcmp(step->r->podgroups[i].name, "default/wide") &&
+                    step->r->podgroups[i].cond_message)
+                        snprintf(w->msg, sizeof(w->msg), "%s", step->r->podgroups[i].cond_message);
+}
+
+static void test_reservation_bad_runtime(void **state)
+{
+        (void)state;
+        static const char text[] =
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {allocatable: {cpu: '2', memory: 8Gi}}\n"
+            "---\napiVersion: v1\nkind: Pod\n"
+            "metadata: {name: runner, creationTimestamp: '2025-01-01T00:00:00Z', annotations: "
+            "{kbatch.io/runtime: 1h}}\n"
+            "spec: {schedulerName: kbatch, activeDeadlineSeconds: -5, containers: [{name: c, "
+            "resources: {requests: {cpu: '1'}}}]}\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: wide, creationTimestamp: '2025-01-01T00:00:01Z'}\n"
+            "spec: {minMember: 2}\n"
+            "---\napiVersion: batch/v1\nkind: Job\n"
+            "metadata: {name: wide, creationTimestamp: '2025-01-01T00:00:01Z'}\n"
+            "spec:\n  parallelism: 2\n  template:\n"
+            "    metadata: {annotations: {scheduling.k8s.io/group-name: wide, kbatch.io/runtime: "
+            "1m}}\n"
+            "    spec: {schedulerName: kbatch, activeDeadlineSeconds: 60, containers: [{name: c, "
+            "resources: {requests: {cpu: '1'}}}]}\n";
+        struct kb_cluster c;
+        struct kb_conf conf;
+        struct kb_sim_opts o;
+        struct kb_sim_report rep;
+        struct warned w = {0};
+        char err[512] = "";
+        kb_cluster_init(&c);
+        c.now = 1.8e9;
+        if (kb_cluster_load(&c, "t.yaml", text, strlen(text), err, sizeof(err)))
+                fail_msg("load: %s", err);
+        kb_cluster_ensure_default_queue(&c);
+        char *ct = kb_xasprintf(resv_conf, "1");
+        assert_int_equal(parse(ct, &conf, err, sizeof(err)), 0);
+        free(ct);
+        kb_sim_opts_init(&o);
+        o.max_sessions = 3;
+        assert_int_equal(kb_sim_run(&c, &conf, &o, record_warned, &w, &rep, err, sizeof(err)), 0);
+        assert_string_equal(w.reason, "InvalidRuntime");
+        assert_string_equal(w.warning, "pod default/runner: spec.activeDeadlineSeconds: must be "
+                                       "greater than 0 (and at most 9223372036), got -5; the "
+                                       "reservation plugin counts it as undeclared (unbounded)");
+        /* One 2-cpu node, the runner holds 1: the first task fits, the
+         * second does not; no start can be expected. */
+        assert_string_equal(w.msg, "1/2 placed; the 2nd: 0/1 nodes are available: 1 "
+                                   "Insufficient cpu.; no expected start: 1 pod(s) holding the "
+                                   "room it needs "
+                                   "declare no runtime (activeDeadlineSeconds, "
+                                   "kbatch.io/runtime-limit); 1st of 1 waiting in queue default");
+        kb_sim_report_release(&rep);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
+
 static void test_reservation_three_ways(void **state)
 {
         (void)state;
@@ -1400,6 +1478,7 @@ int main(void)
             cmocka_unit_test(test_clock_jumps),
             cmocka_unit_test(test_swf_trace),
             cmocka_unit_test(test_reservation_three_ways),
+            cmocka_unit_test(test_reservation_bad_runtime),
             cmocka_unit_test(test_reservation_said),
             cmocka_unit_test(test_reservation_declared),
             cmocka_unit_test(test_clock_inqueue_timeout),
