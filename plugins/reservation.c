@@ -251,16 +251,31 @@ static void room_over(const struct resv *r, const struct kb_node_info *n, double
 }
 
 /*
- * Whether the gang's needed tasks fit at time at for dur seconds; with
- * keep, records the slots.  Tasks go first-fit, in task order, onto the
- * nodes that are busy now before idle ones (see the banner), each by
- * index; every predicate must pass.
+ * Whether the gang's needed tasks fit at time at for dur seconds; if so,
+ * their slots are recorded (as reservation r->n).  Tasks go first-fit, in
+ * task order, onto the nodes that are busy now before idle ones (see the
+ * banner), each by index; every predicate must pass.  A start at which the
+ * nodes' room, summed, is short of the gang's is refused before any
+ * predicate runs.
  */
 static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint32_t need,
-                    double at, double dur, bool keep)
+                    double at, double dur)
 {
         size_t nn = r->nnodes;
         struct kb_res *room = kb_xmalloc((nn + 1) * sizeof(*room));
+        struct kb_res sum = {0}, want = {0};
+        for (size_t i = 0; i < nn; i++) {
+                room_over(r, &r->nodes[i], at, dur, &room[i]);
+                for (int k = 0; k < KB_RES_MAX; k++)
+                        if (room[i].q[k] > 0)
+                                sum.q[k] += room[i].q[k];
+        }
+        for (size_t ti = 0; ti < ntasks && ti < need; ti++)
+                kb_res_add(&want, &tasks[ti]->resreq);
+        if (!kb_res_le(&want, &sum)) {
+                free(room);
+                return false;
+        }
         uint32_t *order = kb_xmalloc((nn + 1) * sizeof(*order));
         size_t k = 0;
         for (int pass = 0; pass < 2; pass++)
@@ -269,35 +284,33 @@ static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint3
                         if (idle_now == (pass == 1))
                                 order[k++] = (uint32_t)i;
                 }
-        for (size_t i = 0; i < nn; i++)
-                room_over(r, &r->nodes[i], at, dur, &room[i]);
+        size_t mark = r->nslots;
         uint32_t placed = 0;
-        uint32_t *where = kb_xmalloc((ntasks + 1) * sizeof(*where));
         for (size_t ti = 0; ti < ntasks && placed < need; ti++) {
                 struct kb_task *t = tasks[ti];
-                where[placed] = UINT32_MAX;
                 for (size_t oi = 0; oi < nn; oi++) {
                         uint32_t ni = order[oi];
                         if (!kb_res_le(&t->resreq, &room[ni]) ||
                             kb_predicate(r->s, t, &r->nodes[ni]))
                                 continue;
                         kb_res_sub(&room[ni], &t->resreq);
-                        where[placed] = ni;
+                        struct slot sl = {.node = ni,
+                                          .amount = t->resreq,
+                                          .next = r->node_first[ni],
+                                          .resv = (uint32_t)r->n};
+                        KB_PUSH(r->slots, r->nslots, r->capslots, sl);
+                        r->node_first[ni] = (int32_t)(r->nslots - 1);
+                        placed++;
                         break;
                 }
-                if (where[placed] != UINT32_MAX) {
-                        if (keep) {
-                                struct slot sl = {.node = where[placed],
-                                                  .amount = t->resreq,
-                                                  .next = r->node_first[where[placed]],
-                                                  .resv = (uint32_t)r->n};
-                                KB_PUSH(r->slots, r->nslots, r->capslots, sl);
-                                r->node_first[where[placed]] = (int32_t)(r->nslots - 1);
-                        }
-                        placed++;
+        }
+        if (placed < need) {
+                /* Undone newest first: each slot went to its node's head. */
+                while (r->nslots > mark) {
+                        const struct slot *sl = &r->slots[--r->nslots];
+                        r->node_first[sl->node] = sl->next;
                 }
         }
-        free(where);
         free(order);
         free(room);
         return placed >= need;
@@ -421,8 +434,7 @@ static bool plan(struct resv *r, struct kb_job *j)
                 for (size_t i = 0; i < nc && !ok; i++) {
                         if (i && cand[i] == cand[i - 1])
                                 continue;
-                        if (fits_at(r, tasks, nt, need, cand[i], dur, false)) {
-                                fits_at(r, tasks, nt, need, cand[i], dur, true);
+                        if (fits_at(r, tasks, nt, need, cand[i], dur)) {
                                 struct reservation v = {j, cand[i], cand[i] + dur};
                                 KB_PUSH(r->v, r->n, r->cap, v);
                                 r->first_start = fmin(r->first_start, v.start);

@@ -27,6 +27,9 @@
  *                                                 --until-done sees them
  *                                                 arrive D apart
  *   runtime=D                                     the pods' kbatch.io/runtime
+ *   deadline=D                                    the pods' activeDeadlineSeconds
+ *                                                 (whole seconds): their
+ *                                                 declared runtime
  *   group-size-max=M                              group sizes spread over
  *                                                 group-size..M (group i:
  *                                                 group-size + i*7919 mod
@@ -82,6 +85,7 @@ struct spec {
         int64_t groups, group_size, pod_cpu, pod_memory, queues, besteffort;
         int64_t running, priority;
         int64_t interval; /* ns */
+        int64_t deadline; /* ns: the pods' activeDeadlineSeconds (declared runtime); 0 none */
         int64_t group_size_max, blocks, racks, hypernodes;
         int32_t hard_tier[2]; /* -1: none */
         int64_t zones, anti_affinity, spread_groups;
@@ -138,7 +142,8 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                         break;
                 }
                 *eq = '\0';
-                if (strcmp(tok, "interval") == 0 || strcmp(tok, "runtime") == 0) {
+                if (strcmp(tok, "interval") == 0 || strcmp(tok, "runtime") == 0 ||
+                    strcmp(tok, "deadline") == 0) {
                         char why[256];
                         int64_t ns;
                         if (kb_duration_parse(eq + 1, &ns, why, sizeof(why)) || ns < 0 ||
@@ -152,6 +157,8 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
                         }
                         if (tok[0] == 'i')
                                 sp->interval = ns;
+                        else if (tok[0] == 'd')
+                                sp->deadline = ns / 1000000000LL * 1000000000LL;
                         else
                                 snprintf(sp->runtime, sizeof(sp->runtime), "%s", eq + 1);
                         continue;
@@ -308,6 +315,9 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
                                 ->meta.name);
                         p->phase = KB_POD_RUNNING;
                 }
+                p->active_deadline = sp->deadline;
+                if (sp->running)
+                        p->start_time = c->synthetic_time; /* started as the groups were made */
                 if (sp->runtime[0]) {
                         p->meta.annotations = kb_xcalloc(1, sizeof(*p->meta.annotations));
                         p->meta.annotations[0].key = kb_xstrdup(KB_RUNTIME_ANNOTATION);
