@@ -433,7 +433,8 @@ double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const str
  * deletion has it: not at all when it is on no node, has ended, or no
  * kubelet runs; else the grace asked for (ASKED, when not NULL), or the
  * pod's own spec.terminationGracePeriodSeconds. */
-double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod, const int64_t *asked);
+double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
+                     const int64_t *asked);
 void kb__do_delete_collection(struct kb_ctx *c);
 void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
 void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);
@@ -604,5 +605,14 @@ bool kb__bearer_ok(const char *token, const char *authorization);
 /* ---- http (http.c) ----------------------------------------------------- */
 
 bool kb__fault_roll(struct kb_apiserver *srv, double rate);
+
+#ifdef KB_TESTING
+struct MHD_Daemon;
+/* A daemon that serves srv as kb_apiserver_start's does (same callbacks and
+ * options), listening on nothing and run by its caller: connections come
+ * in through MHD_add_connection and move on MHD_run.  For the fuzz target
+ * of the HTTP layer; the caller stops it (MHD_stop_daemon). */
+struct MHD_Daemon *kb__apiserver_mhd_external(struct kb_apiserver *srv);
+#endif
 
 #endif /* KB_PKG_APISERVER_INT_H */

@@ -406,6 +406,40 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
         kb_buf_release(&b);
 }
 
+/* The daemon, with what every way of serving shares: the callbacks, the
+ * logger, the unescaper and the limits.  sa NULL: no listening socket. */
+static struct MHD_Daemon *start_mhd(struct kb_apiserver *srv, unsigned flags, int port,
+                                    const struct sockaddr_in *sa)
+{
+        /* Without TLS the two HTTPS options are skipped: MHD_OPTION_ARRAY
+         * ends at the first MHD_OPTION_END; without sa, so is the
+         * address. */
+        struct MHD_OptionItem more[] = {
+            {MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key},
+            {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert},
+            {MHD_OPTION_SOCK_ADDR, 0, (void *)sa},
+            {MHD_OPTION_END, 0, NULL},
+        };
+        struct MHD_OptionItem *opts = more + (srv->tls_cert ? 0 : 2);
+        if (!sa)
+                more[2].option = MHD_OPTION_END;
+        /* The logger goes first, or MHD prints what comes before it (TLS
+         * set-up errors among them) on stderr itself.  The unescaper keeps
+         * %00 (see unescape). */
+        return MHD_start_daemon(
+            flags, (uint16_t)port, accept_policy, srv, answer, srv, MHD_OPTION_EXTERNAL_LOGGER,
+            mhd_log, srv, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
+            NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+#ifdef KB_TESTING
+struct MHD_Daemon *kb__apiserver_mhd_external(struct kb_apiserver *srv)
+{
+        return start_mhd(srv, MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET, 0, NULL);
+}
+#endif
+
 int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
 {
         struct sockaddr_in sa;
@@ -423,22 +457,7 @@ int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
                         return -ENOTSUP;
                 flags |= MHD_USE_TLS;
         }
-        /* Without TLS the two HTTPS options are skipped: MHD_OPTION_ARRAY
-         * ends at the first MHD_OPTION_END. */
-        struct MHD_OptionItem tls_opts[] = {
-            {MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key},
-            {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert},
-            {MHD_OPTION_END, 0, NULL},
-        };
-        /* The logger goes first, or MHD prints what comes before it (TLS
-         * set-up errors among them) on stderr itself.  The unescaper keeps
-         * %00 (see unescape). */
-        srv->mhd = MHD_start_daemon(flags, (uint16_t)port, accept_policy, srv, answer, srv,
-                                    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_SOCK_ADDR,
-                                    &sa, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
-                                    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-                                    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_ARRAY,
-                                    srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
+        srv->mhd = start_mhd(srv, flags, port, &sa);
         if (!srv->mhd)
                 return -EADDRINUSE;
         const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_BIND_PORT);
