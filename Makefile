@@ -10,7 +10,9 @@
 #                   rather than skip; make e2e-k8s runs just that part
 #   make bench      the session benchmark (docs/PERFORMANCE.md); make
 #                   bench-k8s: the daemon at scale on the real bed
-#   make fuzz       longer fuzzing runs of the fuzz targets
+#   make fuzz       each fuzz target for FUZZ_SECONDS (default 60) in turn;
+#                   FUZZ_TARGETS="http conf" for some; .ci/run fuzzes each
+#                   for 30 s after make test
 #   make image-test deploy/Dockerfile builds and its image runs (docker, or
 #                   debootstrap and chroot as root); .ci/run runs it
 #   make format     clang-format over the tree
@@ -183,9 +185,11 @@ bench-k8s: test-deps
 	@$(MAKE) --no-print-directory progs
 	@bash test/bench/k8s_scale.sh
 
+# FUZZ_SECONDS is per target: the whole run takes about that times the
+# number of targets (13 today), plus the first build of the library.
 FUZZ    := $(notdir $(basename $(wildcard test/fuzz/*_fuzz.c)))
 fuzz: test-deps
-	@bash test/fuzz/run.sh $(or $(FUZZ_SECONDS),300)
+	@bash test/fuzz/run.sh $(or $(FUZZ_SECONDS),60) $(FUZZ_TARGETS)
 
 # make install [PREFIX=/usr/local] [DESTDIR=/stage]: the programs in bin/
 # (kubectl-kbatch there is what kubectl finds on PATH as "kubectl kbatch"),

@@ -118,8 +118,10 @@ KB_TESTABLE void binpack_conf(const struct kb_value *args, struct kb__binpack *b
 KB_TESTABLE double binpack_score(void *arg, const struct kb_task *t, const struct kb_node_info *n)
 {
         const struct kb__binpack *bp = arg;
-        double sum = 0;
-        int64_t weight_sum = 0;
+        /* In double throughout: weights come from the conf as int64, and
+         * their sum, or 100 times binpack.weight, overflowed int64 for a
+         * large one (Volcano's ints wrap there). */
+        double sum = 0, weight_sum = 0;
 
         for (int r = 0; r < KB_RES_MAX; r++) {
                 int64_t req = t->resreq.q[r];
@@ -132,11 +134,11 @@ KB_TESTABLE double binpack_score(void *arg, const struct kb_task *t, const struc
                         return 0;
                 if (cap != 0 && w != 0)
                         sum += used_finally * (double)w / cap;
-                weight_sum += w;
+                weight_sum += (double)w;
         }
         if (weight_sum > 0)
-                sum /= (double)weight_sum;
-        return sum * (double)(MAX_NODE_SCORE * bp->weight);
+                sum /= weight_sum;
+        return sum * MAX_NODE_SCORE * (double)bp->weight;
 }
 
 static void *binpack_open(struct kb_session *s, const struct kb_value *args)

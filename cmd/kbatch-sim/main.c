@@ -103,8 +103,7 @@ static bool duration_flag(const char *flag, const char *arg, int64_t min, int64_
 }
 
 struct timed_out {
-        bool json;
-        struct kb_value *sessions;
+        struct kb_sim_json *json; /* NULL: table */
         const struct kb_cluster *c;
         bool stats;
 };
@@ -123,7 +122,7 @@ static void on_step(void *arg, const struct kb_sim_step *step)
         if (!shown)
                 return;
         if (o->json)
-                kb_result_to_json(step->r, &v, o->c, o->sessions);
+                kb_sim_json_session(o->json, step->r, &v, o->c);
         else if (kb_verbosity >= 1)
                 kb_result_print_table(step->r, &v, o->c, stdout);
 }
@@ -444,23 +443,27 @@ int main(int argc, char **argv)
                 KB_V(1, "no queue named %s in the input: using one with weight 1",
                      cluster.default_queue);
 
-        struct kb_value *doc = kb_value_new(KB_VOBJECT);
-        struct kb_value *list = kb_value_new(KB_VARRAY);
-        kb_value_set(doc, "sessions", list);
+        /* JSON goes out session by session (kb_sim_json): nothing of the
+         * run is held for the end. */
+        struct kb_sim_json json;
+        kb_sim_json_init(&json, stdout);
+        bool as_json = strcmp(output, "json") == 0;
         rc = 0;
         if (until_done) {
                 struct kb_sim_report rep;
-                struct timed_out to = {strcmp(output, "json") == 0, list, &cluster, stats};
+                struct timed_out to = {as_json ? &json : NULL, &cluster, stats};
                 int src =
                     kb_sim_run(&cluster, &conf, &sim_opts, on_step, &to, &rep, err, sizeof(err));
                 if (src) {
                         fprintf(stderr, "kbatch-sim: %s\n", err);
                         rc = src == KB_EBADINPUT ? 2 : 1;
-                        kb_value_free(doc);
+                        /* Sessions already out still end a whole document. */
+                        if (json.open)
+                                kb_sim_json_end(&json, NULL);
                         goto out_conf;
                 }
-                if (to.json)
-                        kb_value_set(doc, "simulation", kb_sim_report_to_json(&rep));
+                if (as_json)
+                        kb_sim_json_end(&json, kb_sim_report_to_json(&rep));
                 else
                         kb_sim_report_print_table(&rep, stdout);
                 if (rep.stop != KB_SIM_DONE) {
@@ -495,8 +498,8 @@ int main(int argc, char **argv)
                                 i);
                         rc = 1;
                 }
-                if (strcmp(output, "json") == 0)
-                        kb_result_to_json(&result, &view, &cluster, list);
+                if (as_json)
+                        kb_sim_json_session(&json, &result, &view, &cluster);
                 else
                         kb_result_print_table(&result, &view, &cluster, stdout);
                 if (stats) {
@@ -507,12 +510,8 @@ int main(int argc, char **argv)
                 kb_cluster_apply(&cluster, &result);
                 kb_result_release(&result);
         }
-        if (strcmp(output, "json") == 0) {
-                char *text = kb_json_emit(doc, false);
-                puts(text);
-                free(text);
-        }
-        kb_value_free(doc);
+        if (as_json && !until_done)
+                kb_sim_json_end(&json, NULL);
         if (stats) {
                 /* Gangs fully and partly bound at the end. */
                 size_t full = 0, partial = 0, bound_pods = 0;

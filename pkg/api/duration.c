@@ -112,6 +112,22 @@ int kb_duration_parse(const char *s, int64_t *out, char *why, size_t whylen)
         return 0;
 }
 
+/* whole.frac (frac has digits digits, its trailing zeros left out) and
+ * unit, at buf: exact where "%g" printed "1e-06s" for a microsecond past
+ * 5 h, which no duration parser reads back. */
+static size_t put_fraction(char *buf, size_t n, uint64_t whole, uint64_t frac, int digits,
+                           const char *unit)
+{
+        if (!frac)
+                return (size_t)snprintf(buf, n, "%llu%s", (unsigned long long)whole, unit);
+        while (frac % 10 == 0) {
+                frac /= 10;
+                digits--;
+        }
+        return (size_t)snprintf(buf, n, "%llu.%0*llu%s", (unsigned long long)whole, digits,
+                                (unsigned long long)frac, unit);
+}
+
 void kb_duration_format(int64_t ns, char *buf, size_t n)
 {
         static const struct {
@@ -137,9 +153,9 @@ void kb_duration_format(int64_t ns, char *buf, size_t n)
                 /* Below a second: the largest unit that keeps it whole or
                  * short ("250ms", "1.5ms", "800ns"). */
                 if (left >= 1000000ULL)
-                        snprintf(buf + len, n - len, "%gms", (double)left / 1e6);
+                        put_fraction(buf + len, n - len, left / 1000000, left % 1000000, 6, "ms");
                 else if (left >= 1000ULL)
-                        snprintf(buf + len, n - len, "%gus", (double)left / 1e3);
+                        put_fraction(buf + len, n - len, left / 1000, left % 1000, 3, "us");
                 else
                         snprintf(buf + len, n - len, "%lluns", (unsigned long long)left);
                 return;
@@ -151,8 +167,7 @@ void kb_duration_format(int64_t ns, char *buf, size_t n)
                 if (i == 2) {
                         /* Seconds carry the fraction left ("1.5s"). */
                         if (q || left)
-                                len += (size_t)snprintf(buf + len, n - len, "%gs",
-                                                        (double)q + (double)left / 1e9);
+                                len += put_fraction(buf + len, n - len, q, left, 9, "s");
                 } else if (q) {
                         len += (size_t)snprintf(buf + len, n - len, "%llu%s", (unsigned long long)q,
                                                 parts[i].name);

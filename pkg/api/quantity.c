@@ -133,10 +133,12 @@ int kb_quantity_parse(const char *s, bool milli, int64_t *out)
                 v *= 2;
         }
         if (e10 >= 0) {
+                /* Checked before each step: v may come in near 2^125 from
+                 * a binary suffix, and ten times that overflows. */
                 for (int i = 0; i < e10; i++) {
-                        v *= 10;
                         if (v > limit)
                                 return KB_EOVERFLOW;
+                        v *= 10;
                 }
         } else {
                 bool rem = sticky;

@@ -634,4 +634,13 @@ bool kb__bearer_ok(const char *token, const char *authorization);
 
 bool kb__fault_roll(struct kb_apiserver *srv, double rate);
 
+#ifdef KB_TESTING
+struct MHD_Daemon;
+/* A daemon that serves srv as kb_apiserver_start's does (same callbacks and
+ * options), listening on nothing and run by its caller: connections come
+ * in through MHD_add_connection and move on MHD_run.  For the fuzz target
+ * of the HTTP layer; the caller stops it (MHD_stop_daemon). */
+struct MHD_Daemon *kb__apiserver_mhd_external(struct kb_apiserver *srv);
+#endif
+
 #endif /* KB_PKG_APISERVER_INT_H */

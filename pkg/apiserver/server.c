@@ -517,6 +517,62 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
         kb_buf_release(&b);
 }
 
+/* The daemon, with what every way of serving shares: the callbacks, the
+ * logger, the unescaper and the limits.  sa NULL: no listening socket. */
+static struct MHD_Daemon *start_mhd(struct kb_apiserver *srv, unsigned flags, int port,
+                                    const struct sockaddr_in *sa)
+{
+        /* Without TLS the two HTTPS options are skipped: MHD_OPTION_ARRAY
+         * ends at the first MHD_OPTION_END; without sa, so is the
+         * address. */
+        struct MHD_OptionItem more[] = {
+            {MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key},
+            {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert},
+            {MHD_OPTION_SOCK_ADDR, 0, (void *)sa},
+            {MHD_OPTION_END, 0, NULL},
+        };
+        struct MHD_OptionItem *opts = more + (srv->tls_cert ? 0 : 2);
+        if (!sa)
+                more[2].option = MHD_OPTION_END;
+        /* The total stays below the open-files limit (raised to its hard
+         * limit first, as Go's runtime does for kube-apiserver), with room
+         * for the server's own files. */
+        unsigned long nofile = kb_nofile_raise();
+        unsigned total = srv->opts.max_conns;
+        if (nofile < (unsigned long)total + 64)
+                total = nofile > 64 + 16 ? (unsigned)(nofile - 64) : 16;
+        srv->limit = kb_connlimit_new("kbatch-apiserver", srv->opts.max_conns_per_client, total,
+                                      "--max-connections-per-client", "--max-connections");
+        /* The logger goes first, or MHD prints what comes before it (TLS
+         * set-up errors among them) on stderr itself.  The unescaper keeps
+         * %00 (see unescape).  Each connection's memory pool holds its
+         * request line and headers and MHD's record of every query
+         * parameter: 2 MiB takes a URL of 10,000 repeated parameters
+         * (kube-apiserver allows 1 MiB of headers).  Pools this large are
+         * mapped, not touched, so an idle connection does not cost them.
+         * MHD's own connection cap sits above ours, so that ours, which
+         * logs, applies. */
+        struct MHD_Daemon *d = MHD_start_daemon(
+            flags, (uint16_t)port, accept_policy, srv, answer, srv, MHD_OPTION_EXTERNAL_LOGGER,
+            mhd_log, srv, MHD_OPTION_NOTIFY_COMPLETED, completed, srv, MHD_OPTION_NOTIFY_CONNECTION,
+            notify_conn, srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->opts.header_timeout,
+            MHD_OPTION_CONNECTION_LIMIT, total + 16, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+            (size_t)2 * 1024 * 1024, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+            MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+        if (!d) {
+                kb_connlimit_free(srv->limit);
+                srv->limit = NULL;
+        }
+        return d;
+}
+
+#ifdef KB_TESTING
+struct MHD_Daemon *kb__apiserver_mhd_external(struct kb_apiserver *srv)
+{
+        return start_mhd(srv, MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET, 0, NULL);
+}
+#endif
+
 int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
 {
         struct sockaddr_in sa;
@@ -534,44 +590,9 @@ int kb_apiserver_start(struct kb_apiserver *srv, const char *host, int port)
                         return -ENOTSUP;
                 flags |= MHD_USE_TLS;
         }
-        /* Without TLS the two HTTPS options are skipped: MHD_OPTION_ARRAY
-         * ends at the first MHD_OPTION_END. */
-        struct MHD_OptionItem tls_opts[] = {
-            {MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key},
-            {MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert},
-            {MHD_OPTION_END, 0, NULL},
-        };
-        /* The logger goes first, or MHD prints what comes before it (TLS
-         * set-up errors among them) on stderr itself.  The unescaper keeps
-         * %00 (see unescape). */
-        /* The total stays below the open-files limit (raised to its hard
-         * limit first, as Go's runtime does for kube-apiserver), with room
-         * for the server's own files. */
-        unsigned long nofile = kb_nofile_raise();
-        unsigned total = srv->opts.max_conns;
-        if (nofile < (unsigned long)total + 64)
-                total = nofile > 64 + 16 ? (unsigned)(nofile - 64) : 16;
-        srv->limit = kb_connlimit_new("kbatch-apiserver", srv->opts.max_conns_per_client, total,
-                                      "--max-connections-per-client", "--max-connections");
-        /* Each connection's memory pool holds its request line and headers
-         * and MHD's record of every query parameter: 2 MiB takes a URL of
-         * 10,000 repeated parameters (kube-apiserver allows 1 MiB of
-         * headers).  Pools this large are mapped, not touched, so an idle
-         * connection does not cost them.  MHD's own connection cap sits
-         * above ours, so that ours, which logs, applies. */
-        srv->mhd = MHD_start_daemon(
-            flags, (uint16_t)port, accept_policy, srv, answer, srv, MHD_OPTION_EXTERNAL_LOGGER,
-            mhd_log, srv, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
-            MHD_OPTION_NOTIFY_CONNECTION, notify_conn, srv, MHD_OPTION_CONNECTION_TIMEOUT,
-            (unsigned)srv->opts.header_timeout, MHD_OPTION_CONNECTION_LIMIT, total + 16,
-            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)2 * 1024 * 1024,
-            MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_ARRAY,
-            srv->tls_cert ? tls_opts : tls_opts + 2, MHD_OPTION_END);
-        if (!srv->mhd) {
-                kb_connlimit_free(srv->limit);
-                srv->limit = NULL;
+        srv->mhd = start_mhd(srv, flags, port, &sa);
+        if (!srv->mhd)
                 return -EADDRINUSE;
-        }
         const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_BIND_PORT);
         srv->port = di ? di->port : port;
         if (pthread_create(&srv->sim, NULL, sim_main, srv) == 0)

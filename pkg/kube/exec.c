@@ -142,8 +142,8 @@ static char **plugin_env(const struct kb_kube_exec *x, char **info_out)
         return env;
 }
 
-static int parse_cred(const char *who, const struct kb_kube_exec *x, const char *text, size_t len,
-                      struct kb_kube_cred *out, char *err, size_t errlen)
+KB_TESTABLE int kb__exec_parse_cred(const char *who, const struct kb_kube_exec *x, const char *text,
+                                    size_t len, struct kb_kube_cred *out, char *err, size_t errlen)
 {
         struct kb_value *doc = NULL;
         int rc = KB_EBADINPUT;
@@ -270,7 +270,7 @@ int kb_kube_exec_credential(const struct kb_kube_exec *x, struct kb_kube_cred *o
                          WIFEXITED(status) ? "status" : "signal",
                          WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
         else
-                rc = parse_cred(who, x, o.data ? o.data : "", o.len, out, err, errlen);
+                rc = kb__exec_parse_cred(who, x, o.data ? o.data : "", o.len, out, err, errlen);
         if (o.data)
                 memset(o.data, 0, o.len);
         kb_buf_release(&o);

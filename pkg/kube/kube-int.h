@@ -117,4 +117,25 @@ void kb__kube_check_info(struct kb_kube *k);
  * transfers on the wire first. */
 void kb__kube_fence_check(struct kb_kube *k);
 
+#ifdef KB_TESTING
+/* File-local parsers, for the unit tests and fuzz targets (KB_TESTABLE). */
+/* transport.c: the seconds a "Retry-After:" header line of len bytes (no
+ * NUL after them) asks for, at most 60; 0 for anything else. */
+double kb__retry_after(const char *data, size_t len);
+/* exec.c: an exec plugin's output (text, len) read as the ExecCredential
+ * x asks for; who names the plugin in messages.  As
+ * kb_kube_exec_credential, without running anything. */
+int kb__exec_parse_cred(const char *who, const struct kb_kube_exec *x, const char *text, size_t len,
+                        struct kb_kube_cred *out, char *err, size_t errlen);
+/* reflector.c: answers r's call in flight as the server would have: the
+ * list page resp (when r lists), or the watch lines and then the end of
+ * the stream resp (when r watches).  Whether r lists or watches now. */
+void kb__reflector_list_answer(struct kb_reflector *r, const struct kb_kube_resp *resp);
+void kb__reflector_watch_line(struct kb_reflector *r, const char *line, size_t len);
+void kb__reflector_watch_end(struct kb_reflector *r, const struct kb_kube_resp *resp);
+bool kb__reflector_watching(const struct kb_reflector *r);
+/* Starts at once what r's backoff timer waits to start. */
+void kb__reflector_retry_now(struct kb_reflector *r);
+#endif
+
 #endif /* KB_PKG_KUBE_INT_H */

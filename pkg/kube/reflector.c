@@ -16,7 +16,7 @@
 
 #include <curl/curl.h>
 
-#include "kube/kube.h"
+#include "kube/kube-int.h"
 
 struct kb_reflector {
         struct kb_kube *k;
@@ -35,6 +35,7 @@ struct kb_reflector {
         bool got_event;
         bool optional; /* a 404 means an API not served: empty (kb_reflector_set_optional) */
         bool absent;   /* the last list was such a 404 */
+        bool watching; /* call is a watch (else a list, or nothing) */
         int failures;
         unsigned lists, watches;
         uint64_t rnd;
@@ -237,6 +238,7 @@ static void start_list(struct kb_reflector *r)
         if (!r->cont)
                 r->lists++;
         struct kb_kube_req req = {.method = "GET", .path = p.data};
+        r->watching = false;
         r->call = kb_kube_request(r->k, &req, list_done, r);
         kb_buf_release(&p);
 }
@@ -372,6 +374,7 @@ static void start_watch(struct kb_reflector *r)
                 kb_buf_printf(&p, "&%s", r->query);
         r->watches++;
         r->got_event = false;
+        r->watching = true;
         r->call = kb_kube_watch(r->k, p.data, secs + 30, watch_line, watch_done, r);
         kb_buf_release(&p);
 }
@@ -432,3 +435,44 @@ void kb_reflector_free(struct kb_reflector *r)
         uv_timer_stop(&r->timer);
         uv_close((uv_handle_t *)&r->timer, reflector_closed);
 }
+
+#ifdef KB_TESTING
+/* The fuzz target's way in: the answers a server would give, without one.
+ * The call in flight is withdrawn first, so that only these answer. */
+bool kb__reflector_watching(const struct kb_reflector *r)
+{
+        return r->watching && r->call;
+}
+
+void kb__reflector_retry_now(struct kb_reflector *r)
+{
+        if (r->call || !uv_is_active((uv_handle_t *)&r->timer))
+                return;
+        uv_timer_stop(&r->timer);
+        timer_fired(&r->timer);
+}
+
+void kb__reflector_list_answer(struct kb_reflector *r, const struct kb_kube_resp *resp)
+{
+        if (!r->call || r->watching)
+                return;
+        kb_kube_cancel(r->call);
+        r->call = NULL;
+        list_done(r, resp);
+}
+
+void kb__reflector_watch_line(struct kb_reflector *r, const char *line, size_t len)
+{
+        if (r->call && r->watching)
+                watch_line(r, line, len);
+}
+
+void kb__reflector_watch_end(struct kb_reflector *r, const struct kb_kube_resp *resp)
+{
+        if (!r->call || !r->watching)
+                return;
+        kb_kube_cancel(r->call);
+        r->call = NULL;
+        watch_done(r, resp);
+}
+#endif

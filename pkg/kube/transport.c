@@ -220,15 +220,31 @@ static size_t write_cb(char *data, size_t size, size_t n, void *arg)
         return len;
 }
 
+/*
+ * The seconds a "Retry-After: N" header line asks for, at most 60, or 0
+ * for another header or a value that is not a positive number (an
+ * HTTP-date among them).  curl's header lines are len bytes with no NUL
+ * after them, so the value is copied out before it is read.
+ */
+KB_TESTABLE double kb__retry_after(const char *data, size_t len)
+{
+        if (len <= 12 || strncasecmp(data, "retry-after:", 12))
+                return 0;
+        char v[32];
+        size_t n = KB_MIN(len - 12, sizeof(v) - 1);
+        memcpy(v, data + 12, n);
+        v[n] = 0;
+        double s = atof(v);
+        return s > 0 ? KB_MIN(s, 60.0) : 0;
+}
+
 static size_t header_cb(char *data, size_t size, size_t n, void *arg)
 {
         struct kb_kube_call *c = arg;
         size_t len = size * n;
-        if (len > 12 && !strncasecmp(data, "retry-after:", 12)) {
-                double v = atof(data + 12);
-                if (v > 0)
-                        c->retry_after = KB_MIN(v, 60.0);
-        }
+        double v = kb__retry_after(data, len);
+        if (v > 0)
+                c->retry_after = v;
         return len;
 }
 

@@ -100,8 +100,12 @@ static void arm_fence(struct kb_sched *s)
         uv_timer_start(&s->fence_timer, fence_fired, left > 0 ? (uint64_t)(left * 1000) + 1 : 0, 0);
 }
 
-static char *lease_body(struct kb_sched *s, const char *rv, const char *holder, const char *acquire,
-                        int transitions, int duration)
+/* The Lease ns/name as this candidate writes it: holder, acquire time
+ * (now when NULL), renewed now, with rv (none when NULL) for optimistic
+ * concurrency.  Caller frees. */
+KB_TESTABLE char *kb__lease_body(const char *ns, const char *name, const char *rv,
+                                 const char *holder, const char *acquire, int64_t transitions,
+                                 int duration)
 {
         char now[64];
         kb__micro_time(now, sizeof(now));
@@ -109,8 +113,8 @@ static char *lease_body(struct kb_sched *s, const char *rv, const char *holder, 
         kb_value_set(v, "apiVersion", kb_value_new_string("coordination.k8s.io/v1"));
         kb_value_set(v, "kind", kb_value_new_string("Lease"));
         struct kb_value *md = kb_value_ensure_object(v, "metadata");
-        kb_value_set(md, "name", kb_value_new_string(s->o->lock_name));
-        kb_value_set(md, "namespace", kb_value_new_string(s->o->lock_namespace));
+        kb_value_set(md, "name", kb_value_new_string(name));
+        kb_value_set(md, "namespace", kb_value_new_string(ns));
         if (rv)
                 kb_value_set(md, "resourceVersion", kb_value_new_string(rv));
         struct kb_value *sp = kb_value_ensure_object(v, "spec");
@@ -118,7 +122,9 @@ static char *lease_body(struct kb_sched *s, const char *rv, const char *holder, 
         kb_value_set(sp, "leaseDurationSeconds", kb_value_new_int(duration));
         kb_value_set(sp, "acquireTime", kb_value_new_string(acquire ? acquire : now));
         kb_value_set(sp, "renewTime", kb_value_new_string(now));
-        kb_value_set(sp, "leaseTransitions", kb_value_new_int(transitions));
+        /* An int32 in the API, never negative (ValidateLeaseSpec). */
+        kb_value_set(sp, "leaseTransitions",
+                     kb_value_new_int(transitions < 0 ? 0 : KB_MIN(transitions, INT32_MAX)));
         char *text = kb_json_emit(v, false);
         kb_value_free(v);
         return text;
@@ -173,6 +179,30 @@ static void lease_written(void *arg, const struct kb_kube_resp *r)
         kb__sched_shutdown_check(s);
 }
 
+/*
+ * Reads a Lease as the API server sent it: 0 with l filled (its strings
+ * point into l->doc, which the caller frees), or KB_EBADINPUT for a body
+ * that is not JSON.  Absent fields read as NULL and 0.  leaseTransitions
+ * is an int32 >= 0 in the API; what the server sends is kept within that,
+ * and held as an int64, so one more for the next transition cannot
+ * overflow (kb__lease_body keeps what it writes within it too).
+ */
+KB_TESTABLE int kb__lease_parse(const char *body, size_t len, struct kb__lease *l)
+{
+        memset(l, 0, sizeof(*l));
+        if (kb_json_parse(body, len, &l->doc, NULL, 0))
+                return KB_EBADINPUT;
+        const struct kb_value *sp = kb_value_get(l->doc, "spec");
+        l->holder = kb_value_str(kb_value_get(sp, "holderIdentity"));
+        l->renew = kb_value_str(kb_value_get(sp, "renewTime"));
+        l->acquire = kb_value_str(kb_value_get(sp, "acquireTime"));
+        l->rv = kb_value_str(kb_value_dig(l->doc, "metadata", "resourceVersion", NULL));
+        kb_value_int(kb_value_get(sp, "leaseTransitions"), &l->transitions);
+        kb_value_int(kb_value_get(sp, "leaseDurationSeconds"), &l->duration);
+        l->transitions = KB_MAX(0, KB_MIN(l->transitions, INT32_MAX));
+        return 0;
+}
+
 static void lease_read(void *arg, const struct kb_kube_resp *r)
 {
         struct kb_sched *s = arg;
@@ -187,25 +217,21 @@ static void lease_read(void *arg, const struct kb_kube_resp *r)
                 return;
         int duration = (int)(s->o->lease_duration + 0.5);
         if (r->status == 404) {
-                char *body = lease_body(s, NULL, s->identity, NULL, 0, duration);
+                char *body = kb__lease_body(s->o->lock_namespace, s->o->lock_name, NULL,
+                                            s->identity, NULL, 0, duration);
                 lease_request(s, "POST", false, body, lease_written, s);
                 free(body);
                 return;
         }
-        struct kb_value *doc = NULL;
-        if (r->status != 200 || kb_json_parse(r->body, r->len, &doc, NULL, 0)) {
+        struct kb__lease l;
+        if (r->status != 200 || kb__lease_parse(r->body, r->len, &l)) {
                 KB_V(1, "lease read: %ld", r->status);
                 forbidden_hint(s, r->status);
                 return;
         }
-        const struct kb_value *sp = kb_value_get(doc, "spec");
-        const char *holder = kb_value_str(kb_value_get(sp, "holderIdentity"));
-        const char *renew = kb_value_str(kb_value_get(sp, "renewTime"));
-        const char *acquire = kb_value_str(kb_value_get(sp, "acquireTime"));
-        const char *rv = kb_value_str(kb_value_dig(doc, "metadata", "resourceVersion", NULL));
-        int64_t trans = 0, ldur = 0;
-        kb_value_int(kb_value_get(sp, "leaseTransitions"), &trans);
-        kb_value_int(kb_value_get(sp, "leaseDurationSeconds"), &ldur);
+        struct kb_value *doc = l.doc;
+        const char *holder = l.holder, *renew = l.renew, *acquire = l.acquire, *rv = l.rv;
+        int64_t trans = l.transitions, ldur = l.duration;
         double now = kb_now_mono();
         if (!kb_streq(holder, s->lease_holder) || !kb_streq(renew, s->lease_renew)) {
                 free(s->lease_holder);
@@ -226,8 +252,8 @@ static void lease_read(void *arg, const struct kb_kube_resp *r)
                 kb_value_free(doc);
                 return;
         }
-        char *body = lease_body(s, rv, s->identity, mine ? acquire : NULL,
-                                (int)trans + (mine ? 0 : 1), duration);
+        char *body = kb__lease_body(s->o->lock_namespace, s->o->lock_name, rv, s->identity,
+                                    mine ? acquire : NULL, trans + (mine ? 0 : 1), duration);
         lease_request(s, "PUT", true, body, lease_written, s);
         free(body);
         kb_value_free(doc);
@@ -279,24 +305,22 @@ static void release_read(void *arg, const struct kb_kube_resp *r)
 {
         struct release_ctx *c = arg;
         struct kb_sched *s = c->s;
-        struct kb_value *doc = NULL;
+        struct kb__lease l = {0};
         if (r->cancelled) {
                 free(c);
                 return;
         }
-        if (r->status != 200 || kb_json_parse(r->body, r->len, &doc, NULL, 0) ||
-            !kb_streq(kb_value_str(kb_value_dig(doc, "spec", "holderIdentity", NULL)),
-                      s->identity)) {
-                kb_value_free(doc);
+        if (r->status != 200 || kb__lease_parse(r->body, r->len, &l) ||
+            !kb_streq(l.holder, s->identity)) {
+                kb_value_free(l.doc);
                 s->lease_inflight = false;
                 c->done(s);
                 free(c);
                 return;
         }
-        const char *rv = kb_value_str(kb_value_dig(doc, "metadata", "resourceVersion", NULL));
-        int64_t trans = 0;
-        kb_value_int(kb_value_dig(doc, "spec", "leaseTransitions", NULL), &trans);
-        char *body = lease_body(s, rv, "", NULL, (int)trans, 1);
+        struct kb_value *doc = l.doc;
+        char *body =
+            kb__lease_body(s->o->lock_namespace, s->o->lock_name, l.rv, "", NULL, l.transitions, 1);
         char *path = lease_path(s, true);
         struct kb_kube_req req = {.method = "PUT",
                                   .path = path,

@@ -245,4 +245,18 @@ void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf);
 int kb__http_start(struct kb_sched *s, const char *addr);
 void kb__http_stop(struct kb_sched *s);
 
+/* A Lease as read (leader.c); its strings live in doc. */
+struct kb__lease {
+        struct kb_value *doc;
+        const char *holder, *renew, *acquire, *rv;
+        int64_t transitions, duration;
+};
+#ifdef KB_TESTING
+/* leader.c's parser and writer of Leases (KB_TESTABLE), for the unit
+ * tests and the fuzz target. */
+int kb__lease_parse(const char *body, size_t len, struct kb__lease *l);
+char *kb__lease_body(const char *ns, const char *name, const char *rv, const char *holder,
+                     const char *acquire, int64_t transitions, int duration);
+#endif
+
 #endif /* KB_PKG_SCHEDULER_INT_H */

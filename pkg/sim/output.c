@@ -199,6 +199,49 @@ void kb_result_to_json(const struct kb_result *r, const struct kb_session_view *
         kb_value_append(sessions, s);
 }
 
+void kb_sim_json_init(struct kb_sim_json *j, FILE *f)
+{
+        memset(j, 0, sizeof(*j));
+        j->f = f;
+}
+
+static void json_header(struct kb_sim_json *j)
+{
+        if (!j->open)
+                fputs("{\"sessions\":[", j->f);
+        j->open = true;
+}
+
+void kb_sim_json_session(struct kb_sim_json *j, const struct kb_result *r,
+                         const struct kb_session_view *v, const struct kb_cluster *c)
+{
+        /* The session alone is built as a tree, written and dropped. */
+        struct kb_value *one = kb_value_new(KB_VARRAY);
+        kb_result_to_json(r, v, c, one);
+        char *text = kb_json_emit(one->arr.v[0], false);
+        json_header(j);
+        if (j->n++)
+                fputc(',', j->f);
+        fputs(text, j->f);
+        fflush(j->f);
+        free(text);
+        kb_value_free(one);
+}
+
+void kb_sim_json_end(struct kb_sim_json *j, struct kb_value *simulation)
+{
+        json_header(j);
+        fputc(']', j->f);
+        if (simulation) {
+                char *text = kb_json_emit(simulation, false);
+                fprintf(j->f, ",\"simulation\":%s", text);
+                free(text);
+                kb_value_free(simulation);
+        }
+        fputs("}\n", j->f);
+        fflush(j->f);
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 static int cmp_bind(const void *a, const void *b)

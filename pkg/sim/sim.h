@@ -267,6 +267,26 @@ struct kb_session_view {
  * the pods without a PodGroup. */
 void kb_result_to_json(const struct kb_result *r, const struct kb_session_view *v,
                        const struct kb_cluster *c, struct kb_value *sessions);
+/*
+ * kbatch-sim --output json, written as the run goes rather than built
+ * whole and printed at the end (a long timed run held 1.66 GB of tree):
+ * {"sessions":[ at the first session, each session as it ends (flushed),
+ * then "]", the "simulation" member of a timed run and "}".  The document
+ * is the same, byte for byte, as kb_result_to_json's array in a
+ * {"sessions": ...} object.  One writer per FILE; not thread-safe.
+ */
+struct kb_sim_json {
+        FILE *f;
+        bool open; /* {"sessions":[ is out */
+        size_t n;  /* sessions written */
+};
+void kb_sim_json_init(struct kb_sim_json *j, FILE *f);
+void kb_sim_json_session(struct kb_sim_json *j, const struct kb_result *r,
+                         const struct kb_session_view *v, const struct kb_cluster *c);
+/* Ends the document (opening it first when no session came); simulation,
+ * when not NULL, is written as its "simulation" member and freed. */
+void kb_sim_json_end(struct kb_sim_json *j, struct kb_value *simulation);
+
 /* Writes a human-readable report of one session. */
 void kb_result_print_table(const struct kb_result *r, const struct kb_session_view *v,
                            const struct kb_cluster *c, FILE *out);

@@ -45,7 +45,7 @@ run "--help" 0 --help
 check "--help prints the usage" "$TMP/out" "usage: kbatch-sim"
 
 run "no input" 2
-check "no input says why" "$TMP/err" "no manifests and no --synthetic"
+check "no input says why" "$TMP/err" "no manifests, no --synthetic and no --swf"
 
 run "--output bogus" 2 --output bogus "$TMP/gang.yaml"
 check "--output bogus names the option and value" "$TMP/err" '--output: want json or table, got "bogus"'

@@ -101,6 +101,13 @@ static void test_quantity_parse(void **state)
             {"1 ", false, KB_EBADQTY, 0},
             {"0x10", false, KB_EBADQTY, 0},
             {"1.2.3", false, KB_EBADQTY, 0},
+            /* Found by the quantity fuzz target: a long mantissa times 2^60,
+             * then times 1000 for milli, overflowed the 128-bit
+             * intermediate before the range check.  The second wrapped to
+             * a negative number that passed it: 1000 * 29514790517935282585
+             * * 2^60 "parsed" as a negative quantity. */
+            {"2222200000000000000006Ei", true, KB_EOVERFLOW, 0},
+            {"29514790517935282585Ei", true, KB_EOVERFLOW, 0},
         };
         int failed = 0;
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "apiserver/apiserver.h"
-#include "kube/kube.h"
+#include "kube/kube-int.h"
 #include "testutil.h"
 
 static void test_base64(void **state)
@@ -800,6 +800,32 @@ static void test_http_token(void **state)
         assert_int_equal(get_nodes(NULL, path, true), 200);
 }
 
+/* A Retry-After header line is read within its length: curl does not end
+ * header lines with a NUL.  Each line is followed in memory by digits
+ * that are not part of it; reading "Retry-After: 7" with atof ran on into
+ * them ("799": 60 s, the cap, instead of 7). */
+static void test_retry_after(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *line;
+                double want;
+        } cases[] = {
+            {"Retry-After: 7", 7},     {"retry-after:2\r\n", 2},
+            {"Retry-After: 3600", 60}, {"Retry-After: Wed, 21 Oct 2015 07:28:00 GMT", 0},
+            {"Retry-After: -5", 0},    {"Retry-After:", 0},
+            {"X-Retry-After: 5", 0},   {"Retry-After: 1.5", 1.5},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
+                size_t len = strlen(cases[i].line);
+                char *buf = kb_xasprintf("%s99", cases[i].line);
+                double got = kb__retry_after(buf, len);
+                if (got != cases[i].want)
+                        fail_msg("%s: got %g, want %g", cases[i].line, got, cases[i].want);
+                free(buf);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -817,6 +843,7 @@ int main(void)
             cmocka_unit_test(test_paged_list),
             cmocka_unit_test(test_path_ok),
             cmocka_unit_test(test_path_refused),
+            cmocka_unit_test(test_retry_after),
         };
         return cmocka_run_group_tests_name("kube", tests, NULL, NULL);
 }

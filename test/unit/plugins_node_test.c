@@ -635,6 +635,19 @@ static void test_binpack_score(void **state)
         /* Nothing requested at all: weightSum 0 -> 0. */
         t = task_of(&plain, 0, 0, 0);
         assert_near(binpack_score(&bp, &t, &n), 0);
+
+        /* Weights too large for int64 sums (found by the conf fuzz target):
+         * binpack.weight 5473093272154232148 made 100 * weight overflow
+         * (UBSan stops the test), and cpu and memory weights near INT64_MAX
+         * their sum.  The score is the same formula in double: cpu 0.75,
+         * memory 0.5, equal weights -> 0.625 * 100 * weight. */
+        bp = binpack_from("binpack.weight: 5473093272154232148\n"
+                          "binpack.cpu: 9223372036854775807\n"
+                          "binpack.memory: 9223372036854775807\n");
+        t = task_of(&plain, 2000, 8 * Gi, 0);
+        double got = binpack_score(&bp, &t, &n);
+        double want = 0.625 * 100 * 5473093272154232148.0;
+        assert_true(fabs(got - want) <= want * 1e-12);
 }
 
 static void test_binpack_weights(void **state)

@@ -404,6 +404,55 @@ static void test_events(void **state)
         assert_true(sent >= 100 && sent <= 200 + (size_t)((kb_now_mono() - t0) * 100) + 1);
 }
 
+/* A Lease at the most transitions an int32 holds: the candidate that
+ * takes it over writes a count the API accepts (ValidateLeaseSpec: an
+ * int32 >= 0), where (int)transitions + 1 overflowed (undefined
+ * behaviour; UBSan stops the test).  A negative count reads as 0. */
+static void test_lease_transitions(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *transitions;
+                bool mine;
+                int64_t want;
+        } cases[] = {
+            {"3", false, 4},
+            {"3", true, 3},
+            {"2147483647", false, 2147483647},
+            {"9223372036854775807", false, 2147483647},
+            {"-4", false, 1},
+            {"-4", true, 0},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
+                char *body = kb_xasprintf(
+                    "{\"metadata\":{\"resourceVersion\":\"42\"},\"spec\":{\"holderIdentity\":"
+                    "\"other\",\"acquireTime\":\"2026-01-01T00:00:00.000000Z\","
+                    "\"leaseTransitions\":%s}}",
+                    cases[i].transitions);
+                struct kb__lease l;
+                assert_int_equal(kb__lease_parse(body, strlen(body), &l), 0);
+                assert_string_equal(l.holder, "other");
+                assert_string_equal(l.rv, "42");
+                char *next = kb__lease_body("kbatch-system", "kbatch", l.rv, "me",
+                                            cases[i].mine ? l.acquire : NULL,
+                                            l.transitions + !cases[i].mine, 15);
+                struct kb_value *v;
+                assert_int_equal(kb_json_parse(next, strlen(next), &v, NULL, 0), 0);
+                int64_t got = -1;
+                assert_int_equal(
+                    kb_value_int(kb_value_dig(v, "spec", "leaseTransitions", NULL), &got), 0);
+                if (got != cases[i].want)
+                        fail_msg("leaseTransitions %s: wrote %lld, want %lld", cases[i].transitions,
+                                 (long long)got, (long long)cases[i].want);
+                assert_string_equal(
+                    kb_value_str(kb_value_dig(v, "metadata", "resourceVersion", NULL)), "42");
+                kb_value_free(v);
+                free(next);
+                kb_value_free(l.doc);
+                free(body);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -411,6 +460,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_eviction_refused, setup, teardown),
             cmocka_unit_test_setup_teardown(test_nomination, setup, teardown),
             cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+            cmocka_unit_test(test_lease_transitions),
         };
         return cmocka_run_group_tests_name("scheduler", tests, NULL, NULL);
 }

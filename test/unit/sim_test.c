@@ -331,11 +331,24 @@ static void test_duration_format(void **state)
             {250000000LL, "250ms"},
             {-45000000000LL, "-45s"},
             {3601000000000LL, "1h1s"},
+            /* Found by the quantity fuzz target ("1.us5h"): "%g" printed
+             * "5h1e-06s" and "25h1m1s" for these, which read back as an
+             * error and as a nanosecond less. */
+            {18000000001000LL, "5h0.000001s"},
+            {90061000000001LL, "25h1m1.000000001s"},
+            {1500LL, "1.5us"},
+            {1234567LL, "1.234567ms"},
+            {-999999999LL, "-999.999999ms"},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
                 char buf[32];
+                int64_t back;
+                char why[256];
                 kb_duration_format(cases[i].ns, buf, sizeof(buf));
                 assert_string_equal(buf, cases[i].text);
+                /* What is printed reads back as the same duration. */
+                assert_int_equal(kb_duration_parse(buf, &back, why, sizeof(why)), 0);
+                assert_true(back == cases[i].ns);
         }
 }
 
