@@ -404,6 +404,117 @@ static void test_events(void **state)
         assert_true(sent >= 100 && sent <= 200 + (size_t)((kb_now_mono() - t0) * 100) + 1);
 }
 
+/* The PodScheduled condition of a pod without a PodGroup that the session
+ * left Pending, as the server has it. */
+static void server_condition(struct fixture *f, const char *name, char *msg, size_t msglen,
+                             char *ltt, size_t lttlen)
+{
+        struct kb_value *doc;
+        char *path = kb_xasprintf("/api/v1/namespaces/default/pods/%s", name);
+        assert_int_equal(call(f->srv, "GET", path, NULL, &doc), 200);
+        free(path);
+        const struct kb_value *conds = kb_value_dig(doc, "status", "conditions", NULL);
+        msg[0] = ltt[0] = 0;
+        for (size_t i = 0; kb_value_is(conds, KB_VARRAY) && i < conds->arr.n; i++) {
+                const struct kb_value *c = conds->arr.v[i];
+                if (!kb_streq(kb_value_str(kb_value_get(c, "type")), "PodScheduled"))
+                        continue;
+                assert_string_equal(kb_value_str(kb_value_get(c, "status")), "False");
+                snprintf(msg, msglen, "%s", kb_value_str(kb_value_get(c, "message")));
+                snprintf(ltt, lttlen, "%s", kb_value_str(kb_value_get(c, "lastTransitionTime")));
+        }
+        kb_value_free(doc);
+}
+
+/* The pod's resourceVersion on the server: it moves with every write. */
+static char *pod_rv(struct fixture *f, const char *name)
+{
+        struct kb_value *doc;
+        char *path = kb_xasprintf("/api/v1/namespaces/default/pods/%s", name);
+        assert_int_equal(call(f->srv, "GET", path, NULL, &doc), 200);
+        free(path);
+        char *rv = kb_xstrdup(kb_value_str(kb_value_dig(doc, "metadata", "resourceVersion", NULL)));
+        kb_value_free(doc);
+        return rv;
+}
+
+/* kb__pod_failures for one lone pod and message, as a session's
+ * dispatch calls it. */
+static void pod_failure(struct fixture *f, const struct kb_pod *p, const char *msg)
+{
+        struct kb_result r = {0};
+        struct kb_pod_status ps = {p, msg};
+        r.unschedulable = &ps;
+        r.nunschedulable = 1;
+        struct kb_cache_snap snap = {0};
+        kb__pod_failures(&f->s, &snap, &r);
+}
+
+/* A pending pod's PodScheduled=False condition: written when the pod would
+ * change, never when it says it already (a restarted scheduler rewrites
+ * nothing), and its lastTransitionTime kept while the status stays False,
+ * as kube-scheduler's UpdatePodCondition keeps it. */
+static void test_pod_condition(void **state)
+{
+        struct fixture *f = *state;
+        assert_int_equal(
+            call(f->srv, "POST", "/api/v1/namespaces/default/pods",
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"lone\"},"
+                 "\"spec\":{\"schedulerName\":\"kbatch\",\"containers\":[{\"name\":\"c\","
+                 "\"image\":\"x\"}]}}",
+                 NULL),
+            201);
+        /* A condition as an earlier scheduler left it (create drops
+         * status, so through the status subresource). */
+        const char *cond = "{\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":"
+                           "\"False\",\"reason\":\"Unschedulable\",\"message\":\"0/1 nodes are "
+                           "available: 1 Insufficient cpu.\",\"lastTransitionTime\":"
+                           "\"2020-01-02T03:04:05Z\"}]}}";
+        struct kb_api_req req = {.method = "PATCH",
+                                 .path = "/api/v1/namespaces/default/pods/lone/status",
+                                 .content_type = "application/strategic-merge-patch+json",
+                                 .body = cond,
+                                 .body_len = strlen(cond)};
+        struct kb_api_resp resp;
+        kb_apiserver_handle(f->srv, &req, &resp);
+        assert_int_equal(resp.status, 200);
+        kb_api_resp_release(&resp);
+        char msg[256], ltt[64];
+        server_condition(f, "lone", msg, sizeof(msg), ltt, sizeof(ltt));
+        assert_string_equal(ltt, "2020-01-02T03:04:05Z");
+
+        /* What the pod says already: nothing is written (the event aside). */
+        const struct kb_pod *p = cache_pod(f, "lone");
+        char *rv0 = pod_rv(f, "lone");
+        pod_failure(f, p, "0/1 nodes are available: 1 Insufficient cpu.");
+        drain(f);
+        char *rv1 = pod_rv(f, "lone");
+        assert_string_equal(rv1, rv0);
+        free(rv1);
+
+        /* A new message, the status still False: written, the time kept. */
+        pod_failure(f, p, "0/1 nodes are available: 1 Insufficient memory.");
+        drain(f);
+        server_condition(f, "lone", msg, sizeof(msg), ltt, sizeof(ltt));
+        assert_string_equal(msg, "0/1 nodes are available: 1 Insufficient memory.");
+        assert_string_equal(ltt, "2020-01-02T03:04:05Z");
+        rv1 = pod_rv(f, "lone");
+        assert_string_not_equal(rv1, rv0);
+
+        /* The same again before the watch brings the write back: the memo
+         * sends nothing; nor once the cache has it. */
+        pod_failure(f, p, "0/1 nodes are available: 1 Insufficient memory.");
+        drain(f);
+        p = cache_pod(f, "lone");
+        pod_failure(f, p, "0/1 nodes are available: 1 Insufficient memory.");
+        drain(f);
+        char *rv2 = pod_rv(f, "lone");
+        assert_string_equal(rv2, rv1);
+        free(rv0);
+        free(rv1);
+        free(rv2);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -411,6 +522,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_eviction_refused, setup, teardown),
             cmocka_unit_test_setup_teardown(test_nomination, setup, teardown),
             cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_pod_condition, setup, teardown),
         };
         return cmocka_run_group_tests_name("scheduler", tests, NULL, NULL);
 }
