@@ -515,6 +515,54 @@ static void test_pod_condition(void **state)
         free(rv2);
 }
 
+/* client-go's spam filter: 25 writes per object (all reasons together),
+ * then one per 5 minutes.  Thirty reasons on one pod create 25 Events; a
+ * second pod has its own bucket. */
+static void test_event_spam(void **state)
+{
+        struct fixture *f = *state;
+        struct kb_sched *s = &f->s;
+        for (int i = 0; i < 30; i++) {
+                char reason[32];
+                snprintf(reason, sizeof(reason), "Reason%d", i);
+                kb__event(s, "Pod", "v1", "default", "noisy", "uid-n", "Warning", reason, "m");
+                kb__event(s, "Pod", "v1", "default", "other", "uid-o", "Warning", reason, "m");
+        }
+        drain(f);
+        kb__events_flush(s);
+        drain(f);
+        size_t noisy = 0, other = 0;
+        for (int i = 0; i < 30; i++) {
+                char reason[32];
+                snprintf(reason, sizeof(reason), "Reason%d", i);
+                noisy += server_events(f, "noisy", reason, NULL);
+                other += server_events(f, "other", reason, NULL);
+        }
+        assert_int_equal(noisy, 25);
+        assert_int_equal(other, 25);
+        /* What was held back is kept, not forgotten: 5 of each wait. */
+        size_t records, unsent;
+        kb__events_stats(s, &records, &unsent);
+        assert_int_equal(records, 60);
+        assert_int_equal(unsent, 10);
+
+        /* Repeats alone change nothing but the count: no write follows at
+         * once (the series starts after the patch period, then every 30
+         * minutes). */
+        for (int k = 0; k < 100; k++)
+                kb__event(s, "Pod", "v1", "default", "third", "uid-t", "Warning",
+                          "FailedScheduling", "0/1 nodes are available: 1 Insufficient cpu.");
+        drain(f);
+        kb__events_flush(s);
+        assert_int_equal(kb_kube_inflight(s->kube), 0);
+        struct kb_value *e = NULL;
+        assert_int_equal(server_events(f, "third", "FailedScheduling", &e), 1);
+        int64_t count = 0;
+        assert_int_equal(kb_value_int(kb_value_get(e, "count"), &count), 0);
+        assert_int_equal(count, 1);
+        kb_value_free(e);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -523,6 +571,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_nomination, setup, teardown),
             cmocka_unit_test_setup_teardown(test_events, setup, teardown),
             cmocka_unit_test_setup_teardown(test_pod_condition, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_event_spam, setup, teardown),
         };
         return cmocka_run_group_tests_name("scheduler", tests, NULL, NULL);
 }
