@@ -20,9 +20,10 @@
  *                holding room, where one cut below minMember would);
  *   close        for every job not ready, the Unschedulable condition
  *                naming what it waits for, with the numbers, and its
- *                place among the waiting jobs of its queue ("13/16 placed;
- *                the 14th: 0/17 nodes are available: 17 Insufficient cpu.;
- *                2nd of 5 waiting in queue q", reason NotEnoughResources;
+ *                place among the waiting jobs of its queue ("its minMember
+ *                16 pods do not all fit the free room: 0/17 nodes are
+ *                available: 17 Insufficient cpu.; 2nd of 5 waiting in
+ *                queue q", reason NotEnoughResources;
  *                README "Why is my job pending" lists them all); Scheduled
  *                for a ready one.  Volcano's message is "N/M tasks in gang
  *                unschedulable: <why>", with N counted against minMember
@@ -301,9 +302,21 @@ static int32_t role_min(const struct kb_job *j, const char *role)
         return -1;
 }
 
-/* "13/16 placed; the 14th: <fit error>", or, when minMember was reached
- * but a role falls short, the role's numbers; a fit error that is the
- * gang's as a whole (fit_task NULL) as it is. */
+/*
+ * "its minMember 16 pods do not all fit the free room: <fit error>" (the
+ * fit error alone for a gang of one, as kube-scheduler says it), or, when
+ * minMember was reached but a role falls short, the role's; a fit error
+ * that is the gang's as a whole (fit_task NULL) as it is.
+ *
+ * How many of the gang's pods its turn placed before one fit no node is
+ * not said: that count is a trial, undone when the gang is not ready, and
+ * it depends on what turns before it held for this session only (a
+ * pipelined gang, a partly bound one), so it can differ from one session
+ * to the next while nothing in the cluster changes; a message that moved
+ * with it would rewrite the condition of the group and of every one of its
+ * pending pods each time.  What decides the wait is that minMember pods do
+ * not fit together, and why the first that did not fit fits no node.
+ */
 static void placement(const struct kb_job *j, struct kb_buf *b)
 {
         const struct kb_task *t = j->fit_task;
@@ -315,25 +328,27 @@ static void placement(const struct kb_job *j, struct kb_buf *b)
         }
         int32_t rmin = role_min(j, t->role);
         if (j->fit_placed >= (uint32_t)j->min_available && rmin >= 0) {
-                uint32_t next = j->fit_role_placed + 1;
                 kb_buf_printf(b,
-                              "%u placed (minMember %d), but role %s has %u of its "
-                              "minTaskMember %d; its %u%s: %s",
-                              j->fit_placed, (int)j->min_available, t->role, j->fit_role_placed,
-                              (int)rmin, next, ordinal_suffix(next), j->fit_error);
+                              "minMember %d is met, but role %s's minTaskMember %d pod(s) do not "
+                              "all fit the free room: %s",
+                              (int)j->min_available, t->role, (int)rmin, j->fit_error);
                 return;
         }
-        uint32_t next = j->fit_placed + 1;
-        kb_buf_printf(b, "%u/%d placed; the %u%s: %s", j->fit_placed, (int)j->min_available, next,
-                      ordinal_suffix(next), j->fit_error);
+        if (j->min_available <= 1) {
+                kb_buf_adds(b, j->fit_error);
+                return;
+        }
+        kb_buf_printf(b, "its minMember %d pods do not all fit the free room: %s",
+                      (int)j->min_available, j->fit_error);
 }
 
 /*
  * Why a job that is not ready waits, most specific first, and the
  * condition reason for it (KB_WHY_*): the job cannot be considered at all;
  * this session evicts for it; it is partly bound; its queue can never hold
- * it; it can never fit the nodes; a task fit no node ("13/16 placed; the
- * 14th: 0/17 nodes are available: 17 Insufficient cpu."); the queue's quota
+ * it; it can never fit the nodes; a task fit no node ("its minMember 16
+ * pods do not all fit the free room: 0/17 nodes are available: 17
+ * Insufficient cpu."); the queue's quota
  * refused it; enqueue did not admit it; tasks wait on terminating pods;
  * else Volcano's summary by task status.
  */

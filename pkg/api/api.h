@@ -393,6 +393,12 @@ struct kb_pod {
          * hold room on a node) without those fields; the session never
          * places it and says why. */
         char *invalid;
+        /* status.conditions' PodScheduled of a pod not yet bound (NULL when
+         * it has none, and for a bound pod): what the scheduler compares a
+         * condition it would write with, so that it writes only a change,
+         * and whose lastTransitionTime it keeps while the status stands.
+         * Read leniently: a malformed one is no condition. */
+        struct kb_condition *scheduled;
 };
 
 struct kb_condition {
@@ -597,6 +603,9 @@ int kb_hypernode_decode(const struct kb_value *doc, struct kb_hypernode **out, c
 int kb_pdb_decode(const struct kb_value *doc, struct kb_pdb **out, char *err, size_t errlen);
 void kb_node_free(struct kb_node *n);
 void kb_pod_free(struct kb_pod *p);
+/* Frees a heap condition and its strings (a pod's scheduled); NULL is
+ * nothing. */
+void kb_condition_free(struct kb_condition *c);
 void kb_podgroup_free(struct kb_podgroup *pg);
 void kb_queue_free(struct kb_queue *q);
 void kb_priorityclass_free(struct kb_priorityclass *pc);

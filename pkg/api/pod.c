@@ -92,7 +92,51 @@ void kb_pod_free(struct kb_pod *p)
         free(p->tolerations);
         kb__api_pod_placement_free(p);
         free(p->invalid);
+        kb_condition_free(p->scheduled);
         free(p);
+}
+
+void kb_condition_free(struct kb_condition *c)
+{
+        if (!c)
+                return;
+        free(c->type);
+        free(c->status);
+        free(c->reason);
+        free(c->message);
+        free(c->transition_id);
+        free(c);
+}
+
+static char *str_or_null(const struct kb_value *v)
+{
+        const char *s = kb_value_str(v);
+        return s ? kb_xstrdup(s) : NULL;
+}
+
+/* The PodScheduled condition of an unbound pod, read leniently (a status
+ * the API server accepted is the kubelet's and the scheduler's business;
+ * one that does not read is treated as absent, never as a bad pod). */
+static struct kb_condition *pod_scheduled(const struct kb_value *status)
+{
+        const struct kb_value *conds = kb_value_get(status, "conditions");
+        if (!kb_value_is(conds, KB_VARRAY))
+                return NULL;
+        for (size_t i = 0; i < conds->arr.n; i++) {
+                const struct kb_value *c = conds->arr.v[i];
+                if (!kb_streq(kb_value_str(kb_value_get(c, "type")), "PodScheduled"))
+                        continue;
+                struct kb_condition *out = kb_xcalloc(1, sizeof(*out));
+                out->type = kb_xstrdup("PodScheduled");
+                out->status = str_or_null(kb_value_get(c, "status"));
+                out->reason = str_or_null(kb_value_get(c, "reason"));
+                out->message = str_or_null(kb_value_get(c, "message"));
+                const char *lt = kb_value_str(kb_value_get(c, "lastTransitionTime"));
+                if (!lt || kb_parse_time(lt, &out->last_transition))
+                        out->last_transition = 0;
+                return out;
+        }
+        return NULL;
 }
 
 /* ---- node affinity ---------------------------------------------------- */
@@ -588,6 +632,8 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
                 free(pod->nominated_node_name);
                 pod->nominated_node_name = NULL;
         }
+        if (!pod->node_name)
+                pod->scheduled = pod_scheduled(status);
 
         const struct kb_value *prio = kb_value_get(spec, "priority");
         if ((rc = kb__api_int32(d, prio, "spec.priority", INT32_MIN, INT32_MAX, &pod->priority)))

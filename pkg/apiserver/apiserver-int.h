@@ -85,6 +85,9 @@ struct kb_rtype {
         char *crd_name;
         struct kb_obj *objs;    /* uthash by key */
         struct kb_inode *index; /* the same objects in key order (index.c) */
+        /* Requests made to it, for GET /metrics (reqcount.c). */
+        struct kb__req_count *counts;
+        size_t ncounts, capcounts;
 };
 
 enum kb_evtype { KB_EV_ADDED, KB_EV_MODIFIED, KB_EV_DELETED };
@@ -190,6 +193,17 @@ void kb__namespace_created(struct kb_apiserver *srv, const char *ns);
 void kb__name_suffix(struct kb_apiserver *srv, char out[6]);
 void kb__store_free(struct kb_apiserver *srv);
 void kb__type_free(struct kb_rtype *rt);
+
+/* ---- request counts (reqcount.c), caller holds srv->mu ----------------- */
+
+struct kb_ctx;
+struct kb_buf;
+/* Counts the request c answered (its resource, verb and status code). */
+void kb__reqcount_add(const struct kb_ctx *c);
+/* kube-apiserver's apiserver_request_total, in the Prometheus text format. */
+void kb__reqcount_render(struct kb_apiserver *srv, struct kb_buf *b);
+/* Frees rt's counts (kb__type_free calls it). */
+void kb__reqcount_free(struct kb_rtype *rt);
 
 /* ---- selectors (select.c) --------------------------------------------- */
 

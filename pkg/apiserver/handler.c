@@ -237,6 +237,12 @@ static void route(struct kb_ctx *c, char **seg, size_t n)
                 kb_buf_adds(&c->resp->body, "ok");
                 return;
         }
+        if (n == 1 && !strcmp(seg[0], "metrics") && get) {
+                c->resp->status = 200;
+                c->resp->content_type = "text/plain; version=0.0.4";
+                kb__reqcount_render(srv, &c->resp->body);
+                return;
+        }
         if (n >= 2 && !strcmp(seg[0], "openapi") && !strcmp(seg[1], "v3") && get) {
                 struct kb_value *out = kb_value_new(KB_VOBJECT);
                 int rc = 0;
@@ -411,14 +417,16 @@ void kb_apiserver_handle(struct kb_apiserver *srv, const struct kb_api_req *req,
         else if (n == 0) {
                 struct kb_value *v = kb_value_new(KB_VOBJECT);
                 struct kb_value *p = kb_value_new(KB_VARRAY);
-                const char *paths[] = {"/api",        "/api/v1",  "/apis",
-                                       "/openapi/v3", "/version", "/healthz"};
+                const char *paths[] = {"/api",     "/api/v1",  "/apis",   "/openapi/v3",
+                                       "/version", "/healthz", "/metrics"};
                 for (size_t i = 0; i < KB_ARRAY_SIZE(paths); i++)
                         kb_value_append(p, kb_value_new_string(paths[i]));
                 kb_value_set(v, "paths", p);
                 kb__reply(resp, 200, v);
-        } else
+        } else {
                 route(&c, seg, n);
+                kb__reqcount_add(&c);
+        }
         pthread_mutex_unlock(&srv->mu);
         kb__body_release(&body);
         if (yaml && !resp->watch && !strcmp(resp->content_type, CT_JSON))

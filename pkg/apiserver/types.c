@@ -219,6 +219,7 @@ void kb__builtin_types(struct kb_apiserver *srv)
 void kb__type_free(struct kb_rtype *rt)
 {
         kb__index_free(rt);
+        kb__reqcount_free(rt);
         struct kb_obj *o, *tmp;
         HASH_ITER(hh, rt->objs, o, tmp)
         {

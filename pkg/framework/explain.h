@@ -87,7 +87,8 @@ void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const ch
 void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *reason,
                  const char *msg);
 /* Records that t fit no node, why (kube-scheduler's summary): on t, and
- * on its job when it is the job's first ("13/16 placed; the 14th: ..."). */
+ * on its job when it is the job's first (gang.c's condition message says
+ * it). */
 void kb_task_fit_failed(struct kb_task *t, const char *why);
 /* What j needs beyond what it held when the session opened: the requests
  * of its tasks not yet on nodes (Pending, or placed in this session:

@@ -235,7 +235,6 @@ struct kb_job {
         const char *fit_error;
         const struct kb_task *fit_task;
         uint32_t fit_placed;
-        uint32_t fit_role_placed; /* of fit_task's role, when it has one */
         /* Why the queue's quota refused a task of the job (allocate,
          * reclaim), with the numbers (kb_job_explain_quota), and the
          * condition reason; NULL when it never did. */

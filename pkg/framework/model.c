@@ -75,15 +75,6 @@ void kb_task_fit_failed(struct kb_task *t, const char *why)
         j->fit_error = why;
         j->fit_task = t;
         j->fit_placed = kb_job_ready_count(j) + kb_job_waiting_count(j);
-        j->fit_role_placed = 0;
-        if (!*t->role)
-                return;
-        for (uint32_t i = 0; i < j->ntasks; i++) {
-                const struct kb_task *o = j->tasks[i];
-                j->fit_role_placed +=
-                    !strcmp(o->role, t->role) &&
-                    (kb_task_status_allocated(o->status) || o->status == KB_TASK_PIPELINED);
-        }
 }
 
 void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gang,

@@ -1,34 +1,54 @@
 /*
  * The event recorder, after Kubernetes' event correlator: one Event per
- * object and reason, with a count, and the first thing to give way.
+ * object and reason, with a count; writes in proportion to what changes;
+ * and the first thing to give way.
  *
- * Every kb__event() finds its record in O(1): a hash by (object, type,
- * reason) — not by message — plus a list in least-recently-used order and
- * a list of records with something unsent.  A repeat bumps the record's
- * count (and replaces its message when that changed); the Event is created
- * once and then patched with count, lastTimestamp, series {count,
- * lastObservedTime} and the message, at most every EVENT_PATCH_PERIOD;
- * only the first change of its message goes at once (a gang's first
- * session often sees it before its pods exist, and the reason that stands
- * should not wait behind "no pods yet" for a period; tokens still apply).  A
- * repeat after EVENT_WINDOW of quiet starts a new Event.
+ * Every kb__event() is an occurrence and finds its record in O(1): a hash
+ * by (object, type, reason) - not by message - plus a list in
+ * least-recently-used order and a list of records with something to
+ * write.  An occurrence bumps the record's count (and replaces its message
+ * when that changed).  What is written:
+ *
+ *   - the Event, created at the first occurrence;
+ *   - its message when it changes: the first change at once (a gang's
+ *     first session often sees it before its pods exist, and the reason
+ *     that stands should not wait behind "no pods yet"), later ones at most
+ *     every EVENT_PATCH_PERIOD;
+ *   - its count (count, lastTimestamp, series {count, lastObservedTime}):
+ *     once EVENT_PATCH_PERIOD after the create, when it first repeats, then
+ *     every EVENT_HEARTBEAT while it goes on, as client-go's events.k8s.io
+ *     broadcaster (tools/events) starts a series at its first repeat and
+ *     then refreshes it every 30 minutes.  A repeat is no change: the
+ *     scheduler sees an unschedulable pod every session, and patching its
+ *     count every few seconds was the bulk of what it wrote while nothing
+ *     happened.
+ *
+ * Every write of an object's Events takes a token from that object's
+ * bucket, as client-go's EventSourceObjectSpamFilter (tools/record,
+ * events_cache.go): a burst of EVENT_SPAM_BURST (25) per source and
+ * involved object (kind, namespace, name, uid, apiVersion; all reasons
+ * together), refilled at one per 5 minutes, the buckets kept for the
+ * EVENT_SPAM_OBJECTS most recently used objects.  client-go drops an
+ * occurrence its filter refuses, after counting it; kbatch keeps what it
+ * could not write in the record and writes it when a token comes, so the
+ * message that stands reaches the server (late) rather than never.
  *
  * Giving way.  Events travel in the client's lowest lane (they never take
  * a place a bind or a status patch wants), behind their own token bucket
  * (EVENT_QPS, EVENT_BURST), and only while that lane's backlog is not
- * full.  What cannot go now stays in the record (a count goes up) and the
- * unsent list, which each tick flushes as tokens allow.  At most
- * EVENT_RECORDS records are kept: a new one evicts the least recently used,
- * and an evicted record with something unsent is a dropped event (counted
- * in kbatch_events_total{result="dropped"}).
+ * full.  What cannot go now stays in the record and on the list, which
+ * each tick flushes as tokens allow.  At most EVENT_RECORDS records are
+ * kept: a new one evicts the least recently used, and an evicted record
+ * whose Event or message never reached the server is a dropped event
+ * (counted in kbatch_events_total{result="dropped"}).
  *
  * For example, a gang of 8 pods that stays unschedulable for an hour with
- * a session every second: 8 FailedScheduling Events and one Unschedulable
- * Event on the group are created once and patched every 5 s with their
- * counts (3600 by then), about 6,500 requests instead of 32,400.  A burst
- * of 140,000 binds records 140,000 Scheduled events: the first ones go as
- * tokens allow, the rest are evicted unsent and counted as dropped; no
- * bind waits for any of them.
+ * a session every second: 9 Events (8 FailedScheduling, one Unschedulable
+ * on the group) are created, patched once when they repeat and twice more
+ * with their counts (3600 by then): 36 requests in the hour, where one per
+ * object and session would be 32,400.  A burst of 140,000 binds records
+ * 140,000 Scheduled events: the first ones go as tokens allow, the rest
+ * are evicted unsent and counted as dropped; no bind waits for any of them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +59,11 @@
 #include "scheduler/scheduler-int.h"
 
 #define EVENT_PATCH_PERIOD 5.0
+/* A count that goes on growing is written this often (client-go's
+ * tools/events refreshTime). */
+#define EVENT_HEARTBEAT 1800.0
+/* How often the records are swept for heartbeats that are due. */
+#define EVENT_SWEEP 60.0
 /* A repeat after this long starts a new Event, as the recorder's series
  * end after a quiet while (client-go's aggregation window). */
 #define EVENT_WINDOW 600.0
@@ -46,6 +71,11 @@
 #define EVENT_RECORDS 4096
 #define EVENT_QPS     100.0
 #define EVENT_BURST   200.0
+/* client-go's spam filter (tools/record/events_cache.go): defaultSpamBurst,
+ * defaultSpamQPS, and its LRU of maxLruCacheEntries objects. */
+#define EVENT_SPAM_BURST   25.0
+#define EVENT_SPAM_QPS     (1.0 / 300.0)
+#define EVENT_SPAM_OBJECTS 4096
 
 struct rec {
         UT_hash_handle hh;
@@ -53,9 +83,10 @@ struct rec {
         struct rec *lru_prev, *lru_next; /* most recently used first */
         struct rec *dirty_prev, *dirty_next;
         bool dirty;
-        /* Into text[]: the key (kind, namespace, name, uid, type, reason)
-         * and the strings that never change. */
-        const char *key;
+        /* Into text[]: the key (kind, namespace, name, uid, type, reason),
+         * the object's key in the spam filter (kind, namespace, name, uid,
+         * apiVersion) and the strings that never change. */
+        const char *key, *object;
         const char *kind, *api_version, *ns, *name, *uid, *type, *reason;
         const char *event_ns;
         char *message;
@@ -75,20 +106,20 @@ struct rec {
 
 /* A record and its constant strings in one allocation (a record is about
  * 250 bytes, and up to EVENT_RECORDS of them are kept). */
-static struct rec *rec_new(const char *key, const char *kind, const char *api_version,
-                           const char *ns, const char *name, const char *uid, const char *type,
-                           const char *reason)
+static struct rec *rec_new(const char *key, const char *object, const char *kind,
+                           const char *api_version, const char *ns, const char *name,
+                           const char *uid, const char *type, const char *reason)
 {
-        const char *src[] = {key,  kind,   api_version,        ns, name, uid,
-                             type, reason, ns ? ns : "default"};
+        const char *src[] = {key,  object, kind, api_version, ns,
+                             name, uid,    type, reason,      ns ? ns : "default"};
         size_t len[KB_ARRAY_SIZE(src)], total = 0;
         for (size_t i = 0; i < KB_ARRAY_SIZE(src); i++) {
                 len[i] = src[i] ? strlen(src[i]) + 1 : 0;
                 total += len[i];
         }
         struct rec *r = kb_xcalloc(1, sizeof(*r) + total);
-        const char **dst[] = {&r->key, &r->kind, &r->api_version, &r->ns,      &r->name,
-                              &r->uid, &r->type, &r->reason,      &r->event_ns};
+        const char **dst[] = {&r->key,  &r->object, &r->kind, &r->api_version, &r->ns,
+                              &r->name, &r->uid,    &r->type, &r->reason,      &r->event_ns};
         char *t = r->text;
         for (size_t i = 0; i < KB_ARRAY_SIZE(src); i++) {
                 if (!src[i])
@@ -99,12 +130,23 @@ static struct rec *rec_new(const char *key, const char *kind, const char *api_ve
         return r;
 }
 
+/* An object's token bucket in the spam filter. */
+struct spam {
+        UT_hash_handle hh;
+        struct spam *prev, *next; /* most recently used first */
+        double tokens, refilled;
+        char key[];
+};
+
 struct kb__events {
         struct rec *by_key;
         struct rec *lru_head, *lru_tail;
         struct rec *dirty_head, *dirty_tail;
         size_t n;
         double tokens, refilled;
+        double swept; /* monotonic: the last heartbeat sweep */
+        struct spam *spam, *spam_head, *spam_tail;
+        size_t nspam;
 };
 
 static struct kb__events *recorder(struct kb_sched *s)
@@ -112,7 +154,7 @@ static struct kb__events *recorder(struct kb_sched *s)
         if (!s->events) {
                 s->events = kb_xcalloc(1, sizeof(*s->events));
                 s->events->tokens = EVENT_BURST;
-                s->events->refilled = kb_now_mono();
+                s->events->refilled = s->events->swept = kb_now_mono();
         }
         return s->events;
 }
@@ -212,9 +254,97 @@ static bool take_token(struct kb__events *ev)
         return true;
 }
 
+/* ---- the spam filter ------------------------------------------------------------------- */
+
+static void spam_unlink(struct kb__events *ev, struct spam *sp)
+{
+        if (sp->prev)
+                sp->prev->next = sp->next;
+        else
+                ev->spam_head = sp->next;
+        if (sp->next)
+                sp->next->prev = sp->prev;
+        else
+                ev->spam_tail = sp->prev;
+        sp->prev = sp->next = NULL;
+}
+
+static void spam_front(struct kb__events *ev, struct spam *sp)
+{
+        sp->prev = NULL;
+        sp->next = ev->spam_head;
+        if (ev->spam_head)
+                ev->spam_head->prev = sp;
+        ev->spam_head = sp;
+        if (!ev->spam_tail)
+                ev->spam_tail = sp;
+}
+
+/* The bucket of object, made full when there is none (the least recently
+ * used one gives way past EVENT_SPAM_OBJECTS, as client-go's LRU). */
+static struct spam *spam_get(struct kb__events *ev, const char *object, double now)
+{
+        struct spam *sp;
+        HASH_FIND_STR(ev->spam, object, sp);
+        if (sp) {
+                spam_unlink(ev, sp);
+                spam_front(ev, sp);
+                return sp;
+        }
+        if (ev->nspam >= EVENT_SPAM_OBJECTS) {
+                struct spam *old = ev->spam_tail;
+                spam_unlink(ev, old);
+                HASH_DEL(ev->spam, old);
+                free(old);
+                ev->nspam--;
+        }
+        size_t len = strlen(object) + 1;
+        sp = kb_xcalloc(1, sizeof(*sp) + len);
+        memcpy(sp->key, object, len);
+        sp->tokens = EVENT_SPAM_BURST;
+        sp->refilled = now;
+        HASH_ADD_STR(ev->spam, key, sp);
+        spam_front(ev, sp);
+        ev->nspam++;
+        return sp;
+}
+
+static void spam_refill(struct spam *sp, double now)
+{
+        sp->tokens = KB_MIN(EVENT_SPAM_BURST, sp->tokens + (now - sp->refilled) * EVENT_SPAM_QPS);
+        sp->refilled = now;
+}
+
+static void spam_release(struct kb__events *ev)
+{
+        struct spam *sp, *t;
+        HASH_ITER(hh, ev->spam, sp, t)
+        {
+                HASH_DEL(ev->spam, sp);
+                free(sp);
+        }
+        ev->spam_head = ev->spam_tail = NULL;
+        ev->nspam = 0;
+}
+
+/* ---- what is due ------------------------------------------------------------------------ */
+
+/* Whether the Event or its current message has not reached the server: a
+ * record evicted so is a dropped event. */
 static bool unsent(const struct rec *r)
 {
-        return !r->event_name || r->count > r->sent_count || r->message_unsent;
+        return !r->event_name || r->message_unsent;
+}
+
+/* Whether r has something to write, now or after a wait: its Event, its
+ * message, the count of a series that just started, or a heartbeat. */
+static bool wants_write(const struct rec *r, double now)
+{
+        if (unsent(r))
+                return true;
+        if (r->count <= r->sent_count)
+                return false;
+        return r->sent_count <= 1 || now - r->last_sent >= EVENT_HEARTBEAT;
 }
 
 static void flush(struct kb_sched *s, struct rec *r);
@@ -333,25 +463,30 @@ static void send_patch(struct kb_sched *s, struct rec *r, const char *ts, bool w
         free(body);
 }
 
-/* Sends what the record has unsent if it may go now; otherwise keeps it
- * on the unsent list. */
+/* Sends what the record has to write if it may go now; otherwise keeps it
+ * on the list, which later ticks flush. */
 static void flush(struct kb_sched *s, struct rec *r)
 {
         struct kb__events *ev = s->events;
-        if (!unsent(r)) {
+        double now = kb_now_mono();
+        if (!wants_write(r, now)) {
                 dirty_set(ev, r, false);
                 return;
         }
         dirty_set(ev, r, true);
         if (r->call)
                 return; /* its answer flushes again */
-        double now = kb_now_mono();
         bool quick = r->event_name && r->message_unsent && !r->corrected && !r->failed;
         if (!quick && (r->event_name || r->failed) && r->last_sent &&
             now - r->last_sent < EVENT_PATCH_PERIOD)
                 return;
-        if (!kb__leading(s) || kb_kube_lane_full(s->kube, KB_KUBE_LANE_EVENT) || !take_token(ev))
+        if (!kb__leading(s) || kb_kube_lane_full(s->kube, KB_KUBE_LANE_EVENT))
                 return;
+        struct spam *sp = spam_get(ev, r->object, now);
+        spam_refill(sp, now);
+        if (sp->tokens < 1 || !take_token(ev))
+                return;
+        sp->tokens -= 1;
         char ts[40];
         kb__now_time(ts, sizeof(ts));
         bool with_message = r->message_unsent;
@@ -398,7 +533,10 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                                 kb__metrics_event(s, "dropped");
                         rec_free(ev, old);
                 }
-                r = rec_new(key.data, kind, api_version, ns, name, uid, type, reason);
+                char *object = kb_xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s", kind, ns ? ns : "", name,
+                                            uid ? uid : "", api_version);
+                r = rec_new(key.data, object, kind, api_version, ns, name, uid, type, reason);
+                free(object);
                 r->s = s;
                 kb__now_time(r->first_time, sizeof(r->first_time));
                 HASH_ADD_KEYPTR(hh, ev->by_key, r->key, strlen(r->key), r);
@@ -421,6 +559,16 @@ void kb__events_flush(struct kb_sched *s)
         struct kb__events *ev = s->events;
         if (!ev)
                 return;
+        /* A count that grows without anything else changing is written
+         * every EVENT_HEARTBEAT: the records are swept for those once in a
+         * while rather than kept on the list. */
+        double now = kb_now_mono();
+        if (now - ev->swept >= EVENT_SWEEP) {
+                ev->swept = now;
+                for (struct rec *r = ev->lru_head; r; r = r->lru_next)
+                        if (!r->dirty && wants_write(r, now))
+                                dirty_set(ev, r, true);
+        }
         /* Records that cannot go yet stay on the list; stop early when
          * the lane or the bucket is empty. */
         refill(ev);
@@ -451,6 +599,7 @@ void kb__events_release(struct kb_sched *s)
                 r->call = NULL; /* the client is gone by now */
                 rec_free(ev, r);
         }
+        spam_release(ev);
 
         free(ev);
         s->events = NULL;

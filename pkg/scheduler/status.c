@@ -25,6 +25,7 @@ struct kb__status_memo {
         char *key;
         uint64_t hash;
         uint64_t gen;
+        double sent; /* monotonic: when it was last written */
 };
 
 /* Status writes waiting in the client beyond which more are deferred to
@@ -59,6 +60,21 @@ static void memo_set(struct kb_sched *s, const char *key, uint64_t h)
         }
         m->hash = h;
         m->gen = s->memo_gen;
+        m->sent = kb_now_mono();
+}
+
+/* Seconds since key was last written, or -1 when the memo has no record
+ * of it.  Asking keeps the record (a group whose status stands is still
+ * reported, and its last write is what the queue-position refresh counts
+ * from). */
+static double memo_age(struct kb_sched *s, const char *key)
+{
+        struct kb__status_memo *m;
+        HASH_FIND_STR(s->memo, key, m);
+        if (!m)
+                return -1;
+        m->gen = s->memo_gen;
+        return kb_now_mono() - m->sent;
 }
 
 void kb__status_sweep(struct kb_sched *s)
@@ -283,11 +299,15 @@ static bool cond_same(const struct kb_condition *c, const char *status, const ch
 }
 
 /* Whether c says what st says but for a position ending that may wait (see
- * POSITION_PROMPT): then it stands as it is. */
-static bool cond_position_only(const struct kb_condition *c, const struct kb_pg_status *st)
+ * POSITION_PROMPT): then it stands as it is.  The refresh counts from the
+ * group's last status write (age seconds ago, -1 when none is known), not
+ * from the condition's lastTransitionTime, which moves only when its
+ * status does. */
+static bool cond_position_only(const struct kb_condition *c, const struct kb_pg_status *st,
+                               double age)
 {
         if (!c->message || !st->cond_message || !kb_streq(c->status, st->cond_status) ||
-            !kb_streq(c->reason ? c->reason : "", st->cond_reason) || !c->last_transition)
+            !kb_streq(c->reason ? c->reason : "", st->cond_reason) || age < 0)
                 return false;
         const char *pa, *pb;
         size_t na = kb_position_split(c->message, &pa);
@@ -297,9 +317,26 @@ static bool cond_position_only(const struct kb_condition *c, const struct kb_pg_
             sscanf(pa, "%u", &was) != 1 || was <= POSITION_PROMPT ||
             st->position <= POSITION_PROMPT)
                 return false;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (double)ts.tv_sec - c->last_transition < POSITION_REFRESH;
+        return age < POSITION_REFRESH;
+}
+
+/* The lastTransitionTime a condition of status written over c (NULL: none)
+ * carries: c's while its status stands, now (now_ts) when it flips or is
+ * new.  As Kubernetes' UpdatePodCondition (pkg/api/v1/pod/util.go) keeps
+ * it for kube-scheduler's PodScheduled, and as a condition's
+ * lastTransitionTime is defined ("the last time the condition transitioned
+ * from one status to another").  Volcano's job updater
+ * (pkg/scheduler/framework/job_updater.go, isPodGroupConditionsUpdated)
+ * likewise ignores lastTransitionTime when it decides whether a PodGroup's
+ * conditions changed, though its gang plugin stamps a new one whenever it
+ * writes; kbatch keeps it while the status stands (README, Differences). */
+static const char *transition_time(const struct kb_condition *c, const char *status,
+                                   const char *now_ts, char *buf, size_t n)
+{
+        if (!c || !c->last_transition || !kb_streq(c->status, status))
+                return now_ts;
+        kb_format_time(c->last_transition, buf, n);
+        return buf;
 }
 
 static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
@@ -348,6 +385,8 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
          * must record what was written, not what was not). */
         const char *msg_kept = st->cond_message;
         bool sched_new = false;
+        char *mkey = kb_xasprintf("pg/%s/%s", ns, pg->meta.name);
+        double age = memo_age(s, mkey);
         for (size_t i = 0; i < cur->nconditions; i++) {
                 const struct kb_condition *c = &cur->conditions[i];
                 if (inq_new && kb_streq(c->type, KB_INQUEUE_CONDITION))
@@ -355,15 +394,18 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 if (st->cond_type && kb_streq(c->type, st->cond_type)) {
                         have = true;
                         if (!cond_same(c, st->cond_status, st->cond_reason, st->cond_message)) {
-                                if (cond_position_only(c, st)) {
+                                if (cond_position_only(c, st, age)) {
                                         msg_kept = c->message;
                                 } else {
                                         changed = true;
                                         sched_new = !strcmp(st->cond_type, "Scheduled");
-                                        kb_value_append(conds,
-                                                        cond_json(c->type, st->cond_status,
-                                                                  st->cond_reason, st->cond_message,
-                                                                  ts, NULL));
+                                        char kept[40];
+                                        kb_value_append(
+                                            conds, cond_json(c->type, st->cond_status,
+                                                             st->cond_reason, st->cond_message,
+                                                             transition_time(c, st->cond_status, ts,
+                                                                             kept, sizeof(kept)),
+                                                             NULL));
                                         continue;
                                 }
                         }
@@ -388,6 +430,7 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         }
         if (!changed) {
                 kb_value_free(conds);
+                free(mkey);
                 return;
         }
         struct kb_value *body = kb_value_new(KB_VOBJECT);
@@ -414,7 +457,6 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         kb_value_free(key_doc);
         uint64_t h = kb_hash(kj, strlen(kj), KB_HASH_SEED);
         free(kj);
-        char *mkey = kb_xasprintf("pg/%s/%s", ns, pg->meta.name);
         /* Until discovery says how status is written, nothing is (the
          * next session tries again). */
         h ^= (uint64_t)s->pg_status_sub;
@@ -571,9 +613,17 @@ struct pg_idx {
         const char *blocker;
 };
 
-/* A FailedScheduling event on pod cur (as the cache has it now) and its
- * PodScheduled=False condition with reason Unschedulable, written when the
- * message changes (kube-scheduler's handling of a pod it cannot place). */
+/*
+ * A FailedScheduling event on pod cur (as the cache has it now) and its
+ * PodScheduled=False condition with reason Unschedulable (kube-scheduler's
+ * handling of a pod it cannot place), the condition written only when the
+ * pod would change: kube-scheduler's updatePod sends nothing when
+ * UpdatePodCondition finds the condition equal.  The pod as the cache
+ * holds it is compared first (a restarted scheduler rewrites nothing), then
+ * what was last sent (the memo: the watch may not have brought the write
+ * back yet).  lastTransitionTime stays the pod's while the status is False
+ * already (transition_time).
+ */
 static void pod_unschedulable(struct kb_sched *s, const struct kb_pod *cur, const char *msg)
 {
         const char *ns = kb__ns_of(&cur->meta);
@@ -581,16 +631,22 @@ static void pod_unschedulable(struct kb_sched *s, const struct kb_pod *cur, cons
         kb__event(s, "Pod", "v1", ns, name, cur->meta.uid, "Warning", "FailedScheduling", msg);
         uint64_t h = kb_hash(msg, strlen(msg), KB_HASH_SEED);
         char *mkey = kb_xasprintf("pod/%s/%s/%s", ns, name, cur->meta.uid ? cur->meta.uid : "");
-        if (!memo_same(s, mkey, h)) {
+        const struct kb_condition *c = cur->scheduled;
+        if (c && kb_streq(c->status, "False") && kb_streq(c->reason, "Unschedulable") &&
+            kb_streq(c->message ? c->message : "", msg)) {
+                /* The pod says it already: what stands is what was sent. */
                 memo_set(s, mkey, h);
-                char ts[40];
+        } else if (!memo_same(s, mkey, h)) {
+                memo_set(s, mkey, h);
+                char ts[40], kept[40];
                 kb__now_time(ts, sizeof(ts));
                 struct kb_value *body = kb_value_new(KB_VOBJECT);
                 struct kb_value *conds = kb_value_new(KB_VARRAY);
-                struct kb_value *c =
-                    cond_json("PodScheduled", "False", "Unschedulable", msg, ts, NULL);
-                kb_value_set(c, "lastProbeTime", kb_value_new(KB_VNULL));
-                kb_value_append(conds, c);
+                struct kb_value *cj =
+                    cond_json("PodScheduled", "False", "Unschedulable", msg,
+                              transition_time(c, "False", ts, kept, sizeof(kept)), NULL);
+                kb_value_set(cj, "lastProbeTime", kb_value_new(KB_VNULL));
+                kb_value_append(conds, cj);
                 kb_value_set(kb_value_ensure_object(body, "status"), "conditions", conds);
                 char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, name);
                 char *what = kb_xasprintf("pod %s/%s condition", ns, name);

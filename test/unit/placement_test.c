@@ -107,7 +107,7 @@ static const struct kb_scenario anti_affinity[] = {
         .manifests = ZNODE("n1", "a") LGANG("g", "2", "2", "app: g", ANTI_SELF_HOST),
         .binds = "",
         .phases = "g=Inqueue",
-        .message = "g: 1/2 placed; the 2nd: 0/1 nodes are available: 1 node(s) didn't match pod "
+        .message = "g: its minMember 2 pods do not all fit the free room: 0/1 nodes are available: 1 node(s) didn't match pod "
                    "anti-affinity rules.; 1st of 1 waiting in queue default",
         .reasons = "g=NotEnoughResources",
     },
@@ -120,7 +120,7 @@ static const struct kb_scenario anti_affinity[] = {
         .name = "anti-affinity: three pods, two nodes",
         .manifests = ZNODE("n1", "a") ZNODE("n2", "a") LGANG("g", "3", "3", "app: g", ANTI_SELF_HOST),
         .binds = "",
-        .message = "g: 2/3 placed; the 3rd: 0/2 nodes are available: 2 node(s) didn't match pod "
+        .message = "g: its minMember 3 pods do not all fit the free room: 0/2 nodes are available: 2 node(s) didn't match pod "
                    "anti-affinity rules.",
     },
     {
@@ -261,7 +261,7 @@ static const struct kb_scenario affinity[] = {
         .manifests = ZNODE("n1", "a")
             LGANG("p", "1", "1", "app: p", JOB_AFFINITY(REQ_TERMS("podAffinity", TERM_F("app: cache", "zone")))),
         .binds = "",
-        .message = "p: 0/1 placed; the 1st: 0/1 nodes are available: 1 node(s) didn't match pod "
+        .message = "p: 0/1 nodes are available: 1 node(s) didn't match pod "
                    "affinity rules.",
     },
     {
@@ -304,7 +304,7 @@ static const struct kb_scenario spread[] = {
         .manifests = ZNODE("n1", "a") ZNODE("n2", "b")
             LGANG("s", "3", "3", "app: s", SPREAD_ZONE("1", ", minDomains: 3")),
         .binds = "",
-        .message = "s: 2/3 placed; the 3rd: 0/2 nodes are available: 2 node(s) didn't match pod "
+        .message = "s: its minMember 3 pods do not all fit the free room: 0/2 nodes are available: 2 node(s) didn't match pod "
                    "topology spread constraints.",
     },
     {
@@ -460,7 +460,7 @@ static const struct kb_scenario ports[] = {
                 "  containers: [{name: c, ports: [{containerPort: 80, hostPort: 9000}], "
                 "resources: {requests: {cpu: '1', memory: 1Gi}}}]\n", ""),
         .binds = "",
-        .message = "g: 1/2 placed; the 2nd: 0/1 nodes are available: 1 node(s) didn't have free "
+        .message = "g: its minMember 2 pods do not all fit the free room: 0/1 nodes are available: 1 node(s) didn't have free "
                    "ports for the requested pod ports.",
     },
 };

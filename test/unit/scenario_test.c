@@ -56,7 +56,7 @@ static const struct kb_scenario basics[] = {
             PG("early", "3", "2024-01-01", ", queue: default") JOB("early", "early", "3", "", REQ1, ""),
         .binds = "early-0=n1 early-1=n1 early-2=n1",
         .phases = "early=Running late=Inqueue",
-        .message = "late: 1/3 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; "
+        .message = "late: its minMember 3 pods do not all fit the free room: 0/1 nodes are available: 1 Insufficient cpu.; "
                    "1st of 1 waiting in queue default",
         .reasons = "late=NotEnoughResources",
     },
@@ -93,8 +93,8 @@ static const struct kb_scenario basics[] = {
                 "      nodeSelector: {role: ps}\n"),
         .binds = "",
         .phases = "tf=Inqueue",
-        .message = "tf: 3 placed (minMember 2), but role ps has 0 of its minTaskMember 1; its "
-                   "1st: 0/1 nodes are available: 1 node(s) didn't match Pod's node "
+        .message = "tf: minMember 2 is met, but role ps's minTaskMember 1 pod(s) do not all "
+                   "fit the free room: 0/1 nodes are available: 1 node(s) didn't match Pod's node "
                    "affinity/selector.; 1st of 1 waiting in queue default",
         .reasons = "tf=NotEnoughResources",
     },
@@ -353,7 +353,7 @@ static const struct kb_scenario ordering[] = {
         .manifests = RACE("high"),
         .binds = "hi-0=n1 hi-1=n1 hi-2=n1",
         .phases = "hi=Running lo=Inqueue",
-        .message = "lo: 1/3 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; 1st "
+        .message = "lo: its minMember 3 pods do not all fit the free room: 0/1 nodes are available: 1 Insufficient cpu.; 1st "
                    "of 1 waiting in queue default",
         .reasons = "lo=NotEnoughResources",
     },
@@ -460,7 +460,7 @@ static const struct kb_scenario nodes[] = {
             JOB("tol", "tol", "2", "", REQ1, "      tolerations: [{key: dedicated, operator: Exists}]\n")
             PG("tol", "2", "2024-01-01", ""),
         .binds = "tol-0=n1 tol-1=n1",
-        .message = "plain: 0/1 placed; the 1st: 0/2 nodes are available: 1 node(s) had "
+        .message = "plain: 0/2 nodes are available: 1 node(s) had "
                    "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: "
                    "x}.",
     },
@@ -477,7 +477,7 @@ static const struct kb_scenario nodes[] = {
             JOB("wrong", "wrong", "1", "", REQ1,
                 "      tolerations: [{key: dedicated, operator: Equal, value: cpu}]\n"),
         .binds = "eq-0=n1",
-        .message = "wrong: 0/1 placed; the 1st: 0/2 nodes are available: 1 node(s) had "
+        .message = "wrong: 0/2 nodes are available: 1 node(s) had "
                    "untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {other: "
                    "x}.",
     },
@@ -564,7 +564,7 @@ static const struct kb_scenario nodes[] = {
             NODE_X("n2", ALLOC4, "", "", ", conditions: [{type: Ready, status: 'False'}]")
             GANG("a", "1", "1", "1", ""),
         .binds = "",
-        .message = "a: 0/1 placed; the 1st: 0/2 nodes are available: 1 node(s) were not ready, "
+        .message = "a: 0/2 nodes are available: 1 node(s) were not ready, "
                    "1 node(s) were unschedulable.; 1st of 1 waiting in queue default",
         .reasons = "a=NotEnoughResources",
     },

@@ -453,6 +453,165 @@ static void test_lease_transitions(void **state)
         }
 }
 
+/* The PodScheduled condition of a pod without a PodGroup that the session
+ * left Pending, as the server has it. */
+static void server_condition(struct fixture *f, const char *name, char *msg, size_t msglen,
+                             char *ltt, size_t lttlen)
+{
+        struct kb_value *doc;
+        char *path = kb_xasprintf("/api/v1/namespaces/default/pods/%s", name);
+        assert_int_equal(call(f->srv, "GET", path, NULL, &doc), 200);
+        free(path);
+        const struct kb_value *conds = kb_value_dig(doc, "status", "conditions", NULL);
+        msg[0] = ltt[0] = 0;
+        for (size_t i = 0; kb_value_is(conds, KB_VARRAY) && i < conds->arr.n; i++) {
+                const struct kb_value *c = conds->arr.v[i];
+                if (!kb_streq(kb_value_str(kb_value_get(c, "type")), "PodScheduled"))
+                        continue;
+                assert_string_equal(kb_value_str(kb_value_get(c, "status")), "False");
+                snprintf(msg, msglen, "%s", kb_value_str(kb_value_get(c, "message")));
+                snprintf(ltt, lttlen, "%s", kb_value_str(kb_value_get(c, "lastTransitionTime")));
+        }
+        kb_value_free(doc);
+}
+
+/* The pod's resourceVersion on the server: it moves with every write. */
+static char *pod_rv(struct fixture *f, const char *name)
+{
+        struct kb_value *doc;
+        char *path = kb_xasprintf("/api/v1/namespaces/default/pods/%s", name);
+        assert_int_equal(call(f->srv, "GET", path, NULL, &doc), 200);
+        free(path);
+        char *rv = kb_xstrdup(kb_value_str(kb_value_dig(doc, "metadata", "resourceVersion", NULL)));
+        kb_value_free(doc);
+        return rv;
+}
+
+/* kb__pod_failures for one lone pod and message, as a session's
+ * dispatch calls it. */
+static void pod_failure(struct fixture *f, const struct kb_pod *p, const char *msg)
+{
+        struct kb_result r = {0};
+        struct kb_pod_status ps = {p, msg};
+        r.unschedulable = &ps;
+        r.nunschedulable = 1;
+        struct kb_cache_snap snap = {0};
+        kb__pod_failures(&f->s, &snap, &r);
+}
+
+/* A pending pod's PodScheduled=False condition: written when the pod would
+ * change, never when it says it already (a restarted scheduler rewrites
+ * nothing), and its lastTransitionTime kept while the status stays False,
+ * as kube-scheduler's UpdatePodCondition keeps it. */
+static void test_pod_condition(void **state)
+{
+        struct fixture *f = *state;
+        assert_int_equal(
+            call(f->srv, "POST", "/api/v1/namespaces/default/pods",
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"lone\"},"
+                 "\"spec\":{\"schedulerName\":\"kbatch\",\"containers\":[{\"name\":\"c\","
+                 "\"image\":\"x\"}]}}",
+                 NULL),
+            201);
+        /* A condition as an earlier scheduler left it (create drops
+         * status, so through the status subresource). */
+        const char *cond = "{\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":"
+                           "\"False\",\"reason\":\"Unschedulable\",\"message\":\"0/1 nodes are "
+                           "available: 1 Insufficient cpu.\",\"lastTransitionTime\":"
+                           "\"2020-01-02T03:04:05Z\"}]}}";
+        struct kb_api_req req = {.method = "PATCH",
+                                 .path = "/api/v1/namespaces/default/pods/lone/status",
+                                 .content_type = "application/strategic-merge-patch+json",
+                                 .body = cond,
+                                 .body_len = strlen(cond)};
+        struct kb_api_resp resp;
+        kb_apiserver_handle(f->srv, &req, &resp);
+        assert_int_equal(resp.status, 200);
+        kb_api_resp_release(&resp);
+        char msg[256], ltt[64];
+        server_condition(f, "lone", msg, sizeof(msg), ltt, sizeof(ltt));
+        assert_string_equal(ltt, "2020-01-02T03:04:05Z");
+
+        /* What the pod says already: nothing is written (the event aside). */
+        const struct kb_pod *p = cache_pod(f, "lone");
+        char *rv0 = pod_rv(f, "lone");
+        pod_failure(f, p, "0/1 nodes are available: 1 Insufficient cpu.");
+        drain(f);
+        char *rv1 = pod_rv(f, "lone");
+        assert_string_equal(rv1, rv0);
+        free(rv1);
+
+        /* A new message, the status still False: written, the time kept. */
+        pod_failure(f, p, "0/1 nodes are available: 1 Insufficient memory.");
+        drain(f);
+        server_condition(f, "lone", msg, sizeof(msg), ltt, sizeof(ltt));
+        assert_string_equal(msg, "0/1 nodes are available: 1 Insufficient memory.");
+        assert_string_equal(ltt, "2020-01-02T03:04:05Z");
+        rv1 = pod_rv(f, "lone");
+        assert_string_not_equal(rv1, rv0);
+
+        /* The same again before the watch brings the write back: the memo
+         * sends nothing; nor once the cache has it. */
+        pod_failure(f, p, "0/1 nodes are available: 1 Insufficient memory.");
+        drain(f);
+        p = cache_pod(f, "lone");
+        pod_failure(f, p, "0/1 nodes are available: 1 Insufficient memory.");
+        drain(f);
+        char *rv2 = pod_rv(f, "lone");
+        assert_string_equal(rv2, rv1);
+        free(rv0);
+        free(rv1);
+        free(rv2);
+}
+
+/* client-go's spam filter: 25 writes per object (all reasons together),
+ * then one per 5 minutes.  Thirty reasons on one pod create 25 Events; a
+ * second pod has its own bucket. */
+static void test_event_spam(void **state)
+{
+        struct fixture *f = *state;
+        struct kb_sched *s = &f->s;
+        for (int i = 0; i < 30; i++) {
+                char reason[32];
+                snprintf(reason, sizeof(reason), "Reason%d", i);
+                kb__event(s, "Pod", "v1", "default", "noisy", "uid-n", "Warning", reason, "m");
+                kb__event(s, "Pod", "v1", "default", "other", "uid-o", "Warning", reason, "m");
+        }
+        drain(f);
+        kb__events_flush(s);
+        drain(f);
+        size_t noisy = 0, other = 0;
+        for (int i = 0; i < 30; i++) {
+                char reason[32];
+                snprintf(reason, sizeof(reason), "Reason%d", i);
+                noisy += server_events(f, "noisy", reason, NULL);
+                other += server_events(f, "other", reason, NULL);
+        }
+        assert_int_equal(noisy, 25);
+        assert_int_equal(other, 25);
+        /* What was held back is kept, not forgotten: 5 of each wait. */
+        size_t records, unsent;
+        kb__events_stats(s, &records, &unsent);
+        assert_int_equal(records, 60);
+        assert_int_equal(unsent, 10);
+
+        /* Repeats alone change nothing but the count: no write follows at
+         * once (the series starts after the patch period, then every 30
+         * minutes). */
+        for (int k = 0; k < 100; k++)
+                kb__event(s, "Pod", "v1", "default", "third", "uid-t", "Warning",
+                          "FailedScheduling", "0/1 nodes are available: 1 Insufficient cpu.");
+        drain(f);
+        kb__events_flush(s);
+        assert_int_equal(kb_kube_inflight(s->kube), 0);
+        struct kb_value *e = NULL;
+        assert_int_equal(server_events(f, "third", "FailedScheduling", &e), 1);
+        int64_t count = 0;
+        assert_int_equal(kb_value_int(kb_value_get(e, "count"), &count), 0);
+        assert_int_equal(count, 1);
+        kb_value_free(e);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -461,6 +620,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_nomination, setup, teardown),
             cmocka_unit_test_setup_teardown(test_events, setup, teardown),
             cmocka_unit_test(test_lease_transitions),
+            cmocka_unit_test_setup_teardown(test_pod_condition, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_event_spam, setup, teardown),
         };
         return cmocka_run_group_tests_name("scheduler", tests, NULL, NULL);
 }

@@ -124,7 +124,7 @@ static const struct kb_scenario allocate[] = {
             MEMBER("m-w-1", "m", ROLE("worker"), "") MEMBER("m-w-2", "m", ROLE("worker"), ""),
         .binds = "",
         .phases = "m=Inqueue",
-        .message = "m: 0/3 placed; the 1st: 0/1 nodes are available: 1 node(s) didn't match "
+        .message = "m: its minMember 3 pods do not all fit the free room: 0/1 nodes are available: 1 node(s) didn't match "
                    "Pod's node affinity/selector.",
         .reasons = "m=NotEnoughResources",
     },

@@ -829,11 +829,11 @@ static void test_reservation_bad_runtime(void **state)
         assert_string_equal(w.warning, "pod default/runner: spec.activeDeadlineSeconds: must be "
                                        "greater than 0 (and at most 9223372036), got -5; the "
                                        "reservation plugin counts it as undeclared (unbounded)");
-        /* One 2-cpu node, the runner holds 1: the first task fits, the
-         * second does not; no start can be expected. */
-        assert_string_equal(w.msg, "1/2 placed; the 2nd: 0/1 nodes are available: 1 "
-                                   "Insufficient cpu.; no expected start: 1 pod(s) holding the "
-                                   "room it needs "
+        /* One 2-cpu node, the runner holds 1: the gang's two pods do not
+         * both fit; no start can be expected. */
+        assert_string_equal(w.msg, "its minMember 2 pods do not all fit the free room: 0/1 nodes "
+                                   "are available: 1 Insufficient cpu.; no expected start: 1 "
+                                   "pod(s) holding the room it needs "
                                    "declare no runtime (activeDeadlineSeconds, "
                                    "kbatch.io/runtime-limit); 1st of 1 waiting in queue default");
         kb_sim_report_release(&rep);

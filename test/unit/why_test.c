@@ -87,7 +87,7 @@ static const struct kb_scenario why[] = {
             PG("g2", "2", "2024-01-03", "") WAIT_POD("g2-0", "g2") WAIT_POD("g2-1", "g2")
             PG("g3", "2", "2024-01-02", "") WAIT_POD("g3-0", "g3") WAIT_POD("g3-1", "g3"),
         .binds = "g1-0=n1 g1-1=n1 g1-2=n1",
-        .message = "g2: 1/2 placed; the 2nd: 0/1 nodes are available: 1 Insufficient cpu.; 2nd of "
+        .message = "g2: its minMember 2 pods do not all fit the free room: 0/1 nodes are available: 1 Insufficient cpu.; 2nd of "
                    "2 waiting in queue default",
         .reasons = "g2=NotEnoughResources g3=NotEnoughResources",
     },
@@ -103,7 +103,7 @@ static const struct kb_scenario why[] = {
             PG("g2", "2", "2024-01-02", ", priorityClassName: hi") WAIT_POD("g2-0", "g2")
             WAIT_POD("g2-1", "g2"),
         .binds = "g2-0=n1 g2-1=n1 g3-0=n1 g3-1=n1",
-        .message = "g1: 2/3 placed; the 3rd: 0/1 nodes are available: 1 Insufficient cpu.; 1st of "
+        .message = "g1: its minMember 3 pods do not all fit the free room: 0/1 nodes are available: 1 Insufficient cpu.; 1st of "
                    "1 waiting in queue default",
         .reasons = "g1=NotEnoughResources",
     },

@@ -530,7 +530,7 @@ static const struct kb_scenario scenarios[] = {
         .binds = "",
         .phases = "default/podgroup-job-train=Inqueue ",
         .reasons = "default/podgroup-job-train=NotEnoughResources ",
-        .message = "default/podgroup-job-train: 2/3 placed; the 3rd: 0/2 nodes are available: 2 "
+        .message = "default/podgroup-job-train: its minMember 3 pods do not all fit the free room: 0/2 nodes are available: 2 "
                    "Insufficient cpu.",
     },
     {
