@@ -23,6 +23,7 @@
  *
  * A message without that ending (another scheduler's) is shown whole.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -195,6 +196,20 @@ static void waiting_lines(struct kb_buf *out, const struct kb_value *c, double n
                 line(out, "Position:", "%s", pos);
 }
 
+/* The reservation plugin's expected start, with how far off it is (the
+ * written status holds only the time: a relative one would change every
+ * session). */
+static void expected_line(struct kb_buf *out, const struct kb_value *status, double now)
+{
+        const char *ts = kb_value_str(kb_value_get(status, "expectedStartTime"));
+        double t;
+        if (!ts || kb_parse_time(ts, &t))
+                return;
+        char d[32];
+        kb_human_duration(fabs(t - now), d, sizeof(d));
+        line(out, "Expected:", "%s (%s %s)", ts, t >= now ? "in" : "overdue by", d);
+}
+
 void kb_ctl_why_podgroup(const struct kb_value *pg, const struct kb_ctl_pods *pods, double now,
                          struct kb_buf *out)
 {
@@ -219,6 +234,7 @@ void kb_ctl_why_podgroup(const struct kb_value *pg, const struct kb_ctl_pods *po
         const struct kb_value *sched = condition(pg, "Scheduled");
         if (unsched && kb_streq(cond_field(unsched, "status"), "True")) {
                 waiting_lines(out, unsched, now);
+                expected_line(out, status, now);
         } else if ((sched && kb_streq(cond_field(sched, "status"), "True")) ||
                    kb_streq(phase, "Running") || kb_streq(phase, "Completed")) {
                 const char *done = kb_streq(phase, "Completed") ? "; its pods have finished" : "";

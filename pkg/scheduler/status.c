@@ -440,6 +440,16 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         kb_value_set(sv, "succeeded", kb_value_new_int(st->succeeded));
         kb_value_set(sv, "failed", kb_value_new_int(st->failed));
         kb_value_set(sv, "conditions", conds);
+        /* The reservation plugin's expected start, which the message names
+         * too (so a change to it is a change to the message); null removes
+         * it (a merge patch). */
+        if (st->expected_start > 0) {
+                char es[40];
+                kb_format_time(st->expected_start, es, sizeof(es));
+                kb_value_set(sv, "expectedStartTime", kb_value_new_string(es));
+        } else {
+                kb_value_set(sv, "expectedStartTime", kb_value_new(KB_VNULL));
+        }
         /* The memo ignores times, so an unchanged status is not re-sent
          * while the watch catches up. */
         struct kb_value *key_doc = kb_value_new(KB_VOBJECT);

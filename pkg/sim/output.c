@@ -149,6 +149,11 @@ void kb_result_to_json(const struct kb_result *r, const struct kb_session_view *
                         kb_value_set(g, "queuePosition", kb_value_new_int(st->position));
                         kb_value_set(g, "queueWaiting", kb_value_new_int(st->waiting));
                 }
+                if (st->expected_start > 0) {
+                        char ts[40];
+                        kb_format_time(st->expected_start, ts, sizeof(ts));
+                        kb_value_set(g, "expectedStartTime", kb_value_new_string(ts));
+                }
                 if (st->domain)
                         kb_value_set(g, "domain", kb_value_new_string(st->domain));
                 if (st->cond_type) {

@@ -102,7 +102,13 @@ wait_for "w says when it expects to start" 10 sh -c \
 said=$(msg_of_w)
 expect_match "w's condition names the time and the pod it waits for" "$said" \
         '^expected to start at [0-9T:-]+Z on 4 node\(s\), when default/r4 ends'
-expected=$(epoch "$(printf '%s' "$said" | sed 's/^expected to start at \([^ ]*\) .*/\1/')")
+when=$(printf '%s' "$said" | sed 's/^expected to start at \([^ ]*\) .*/\1/')
+expected=$(epoch "$when")
+expect_eq "status.expectedStartTime holds that time" \
+        "$($K get pg w -o jsonpath='{.status.expectedStartTime}')" "$when"
+wide=$($K get pg w -o wide)
+expect_match "kubectl get podgroups -o wide has an EXPECTED-START column" "$wide" 'EXPECTED-START'
+expect_match "... holding w's expected start" "$wide" "^w .*$when"
 off=$((expected - r4_end))
 [ "${off#-}" -le 1 ] && pass "the expected start is r4's start plus its 12 s" ||
         fail "expected start $expected, r4's start plus 12 s is $r4_end"

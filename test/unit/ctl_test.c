@@ -240,6 +240,23 @@ static void test_why_podgroup(void **state)
         assert_null(strstr(s, "Position"));
         free(s);
 
+        /* A reservation: the expected start, and how far off (now is
+         * 03:06:08; 41 minutes later, and 2 minutes earlier). */
+        s = why_pg("status:\n  phase: Inqueue\n  expectedStartTime: \"2026-01-02T03:47:08Z\"\n"
+                   "  conditions:\n  - {type: Unschedulable, status: \"True\", message: "
+                   "\"expected to start at 2026-01-02T03:47:08Z on 8 node(s), when ml/a ends; "
+                   "1st of 1 waiting in queue q\"}\n",
+                   NULL);
+        assert_non_null(strstr(s, "Blocker:    expected to start at 2026-01-02T03:47:08Z on 8 "
+                                  "node(s), when ml/a ends\nPosition:   1st of 1 waiting in queue "
+                                  "q\nExpected:   2026-01-02T03:47:08Z (in 41m)\n"));
+        free(s);
+        s = why_pg("status: {expectedStartTime: \"2026-01-02T03:04:08Z\", conditions: [{type: "
+                   "Unschedulable, status: \"True\", message: x}]}",
+                   NULL);
+        assert_non_null(strstr(s, "Expected:   2026-01-02T03:04:08Z (overdue by 2m)\n"));
+        free(s);
+
         /* Only the position. */
         s = why_pg("status: {phase: Pending, conditions: [{type: Unschedulable, status: \"True\", "
                    "message: \"x; 1st of 1 waiting in queue q\"}]}",
