@@ -86,6 +86,8 @@ struct resv {
         int32_t *node_first; /* per node, its first slot or -1 */
         size_t tried;        /* blocked gangs considered */
         bool planning;       /* inside plan(): the filter stands aside */
+        uint8_t *backfilled; /* per task index: placed with a reservation ahead */
+        uint32_t nbackfilled;
         double first_start;  /* earliest reservation start, INFINITY when none */
 };
 
@@ -474,6 +476,34 @@ static void unplaced(void *arg, const struct kb_job *cj)
         r->planning = false;
 }
 
+/* A task placed while some gang ahead holds a reservation is backfill;
+ * undone (its gang rolled back), it is not. */
+static bool reserved_job(const struct resv *r, const struct kb_job *j)
+{
+        for (size_t i = 0; i < r->n; i++)
+                if (r->v[i].job == j)
+                        return true;
+        return false;
+}
+
+static void on_allocate(void *arg, const struct kb_task *t)
+{
+        struct resv *r = arg;
+        if (!r->n || r->backfilled[t->index] || reserved_job(r, t->job))
+                return;
+        r->backfilled[t->index] = 1;
+        r->nbackfilled++;
+}
+
+static void on_deallocate(void *arg, const struct kb_task *t)
+{
+        struct resv *r = arg;
+        if (!r->backfilled[t->index])
+                return;
+        r->backfilled[t->index] = 0;
+        r->nbackfilled--;
+}
+
 static void *resv_open(struct kb_session *s, const struct kb_value *args)
 {
         struct resv *r = kb_xcalloc(1, sizeof(*r));
@@ -502,15 +532,20 @@ static void *resv_open(struct kb_session *s, const struct kb_value *args)
                 kb_job_warn(s, jobs[i], "InvalidRuntime", w);
                 free(w);
         }
+        size_t nt;
+        kb_session_tasks(s, &nt);
+        r->backfilled = kb_xcalloc(nt + 1, 1);
         kb_on_filter(s, (struct kb_filter){scope, check}, r);
         kb_on_job_unplaced(s, unplaced, r);
+        kb_on_event(s, (struct kb_event_handler){on_allocate, on_deallocate}, r);
         return r;
 }
 
 static void resv_close(struct kb_session *s, void *state)
 {
-        (void)s;
         struct resv *r = state;
+        kb_session_note_backfilled(s, r->nbackfilled);
+        free(r->backfilled);
         free(r->v);
         free(r->slots);
         free(r->node_first);

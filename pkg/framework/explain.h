@@ -86,6 +86,9 @@ void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const ch
  * per job and session. */
 void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *reason,
                  const char *msg);
+/* Adds n to the session result's backfilled count (the reservation
+ * plugin, at close). */
+void kb_session_note_backfilled(struct kb_session *s, uint32_t n);
 /* Records that t fit no node, why (kube-scheduler's summary): on t, and
  * on its job when it is the job's first (gang.c's condition message says
  * it). */

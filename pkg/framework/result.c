@@ -41,6 +41,11 @@ void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *reaso
         kb__result_add_warning(s, &w);
 }
 
+void kb_session_note_backfilled(struct kb_session *s, uint32_t n)
+{
+        s->result->backfilled += n;
+}
+
 void kb_result_release(struct kb_result *r)
 {
         free(r->binds);

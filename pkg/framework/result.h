@@ -141,6 +141,10 @@ struct kb_result {
         struct kb_pod_status *unschedulable; /* lone pods left Pending, in job order */
         size_t nunschedulable;
         double duration; /* seconds, the session alone */
+        /* Tasks placed while a reservation was held for a gang ahead of
+         * them (the reservation plugin's count: backfill by declared
+         * runtime). */
+        uint32_t backfilled;
         /* One entry per action run, in conf order, and per plugin, in tier
          * order (from the result's pool). */
         struct kb_action_time *action_times;

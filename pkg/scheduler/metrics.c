@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <uthash.h>
 
 #include "scheduler/scheduler-int.h"
 
@@ -32,6 +33,19 @@ static const double e2e_buckets[NBUCKETS] = {5,   10,  20,   40,   80,   160,
  * a gang that waited for a queue's share). */
 static const double job_buckets[NBUCKETS] = {100,   250,   500,   1000,   2500,   5000,
                                              10000, 30000, 60000, 300000, 900000, 3600000};
+/* How much later than first promised a reserved gang started (seconds):
+ * a second to a day. */
+static const double delay_buckets[NBUCKETS] = {1,    5,    15,    60,    300,   900,
+                                               1800, 3600, 7200, 21600, 43200, 86400};
+
+/* A waiting gang's first expected start, by PodGroup uid, until it starts
+ * (or leaves the sessions). */
+struct promise {
+        char *uid;
+        double first;
+        uint64_t seen; /* the session that last listed it */
+        UT_hash_handle hh;
+};
 
 struct hist {
         const double *bounds; /* NBUCKETS upper bounds; NULL: e2e_buckets */
@@ -50,6 +64,7 @@ struct queue_m {
         char name[128];
         double share;
         double pending, inqueue, running, unknown, completed;
+        double reservations; /* its waiting gangs with an expected start */
         struct kb_res allocated, deserved, capability; /* for the other resources */
 };
 
@@ -73,6 +88,9 @@ struct kb__metrics {
         struct labeled_hist *plugins; /* microseconds */
         size_t nplugins, capplugins;
         char *conf_skipped; /* kbatch_conf_skipped lines of the current conf */
+        uint64_t backfilled;      /* tasks placed with a reservation ahead */
+        struct hist resv_delay;   /* seconds */
+        struct promise *promises; /* the loop thread's alone */
 };
 
 static struct hist *labeled(struct labeled_hist **v, size_t *n, size_t *cap, const char *labels)
@@ -101,6 +119,7 @@ struct kb__metrics *kb__metrics_new(void)
         struct kb__metrics *m = kb_xcalloc(1, sizeof(*m));
         pthread_mutex_init(&m->lock, NULL);
         m->job.bounds = job_buckets;
+        m->resv_delay.bounds = delay_buckets;
         return m;
 }
 
@@ -109,6 +128,12 @@ void kb__metrics_free(struct kb__metrics *m)
         if (!m)
                 return;
         pthread_mutex_destroy(&m->lock);
+        struct promise *p, *tmp;
+        HASH_ITER(hh, m->promises, p, tmp) {
+                HASH_DEL(m->promises, p);
+                free(p->uid);
+                free(p);
+        }
         free(m->queues);
         free(m->actions);
         free(m->plugins);
@@ -130,6 +155,51 @@ void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf)
         pthread_mutex_unlock(&m->lock);
 }
 
+/*
+ * The reservation plugin's promises: a waiting gang's first expected start
+ * is remembered, and when the gang is scheduled, how much later than that
+ * it was goes into the histogram (0 when on time or early).  A gang that
+ * leaves the sessions unscheduled (deleted) is forgotten.  Loop thread.
+ */
+static void promises(struct kb__metrics *m, const struct kb_result *r)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        double now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+        uint64_t gen = m->sessions + 1;
+        for (size_t i = 0; i < r->npodgroups; i++) {
+                const struct kb_pg_status *st = &r->podgroups[i];
+                const char *uid = st->pg ? st->pg->meta.uid : NULL;
+                if (!uid)
+                        continue;
+                struct promise *p;
+                HASH_FIND_STR(m->promises, uid, p);
+                if (!p && st->expected_start > 0) {
+                        p = kb_xcalloc(1, sizeof(*p));
+                        p->uid = kb_xstrdup(uid);
+                        p->first = st->expected_start;
+                        HASH_ADD_KEYPTR(hh, m->promises, p->uid, strlen(p->uid), p);
+                }
+                if (!p)
+                        continue;
+                p->seen = gen;
+                if (kb_streq(st->cond_type, "Scheduled") && kb_streq(st->cond_status, "True")) {
+                        hist_add(&m->resv_delay, now > p->first ? now - p->first : 0);
+                        HASH_DEL(m->promises, p);
+                        free(p->uid);
+                        free(p);
+                }
+        }
+        struct promise *p, *tmp;
+        HASH_ITER(hh, m->promises, p, tmp) {
+                if (p->seen == gen)
+                        continue;
+                HASH_DEL(m->promises, p);
+                free(p->uid);
+                free(p);
+        }
+}
+
 void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e)
 {
         struct kb__metrics *m = s->metrics;
@@ -143,6 +213,8 @@ void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e
                 }
         }
         pthread_mutex_lock(&m->lock);
+        promises(m, r);
+        m->backfilled += r->backfilled;
         m->sessions++;
         hist_add(&m->e2e, e2e * 1000);
         hist_add(&m->session, r->duration * 1000);
@@ -182,6 +254,16 @@ void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e
                 qm.deserved = q->deserved;
                 qm.capability = q->capability;
                 KB_PUSH(m->queues, m->nqueues, m->capqueues, qm);
+        }
+        for (size_t i = 0; i < r->npodgroups; i++) {
+                const struct kb_pg_status *st = &r->podgroups[i];
+                if (st->expected_start <= 0 || !st->pg)
+                        continue;
+                for (size_t q = 0; q < m->nqueues; q++)
+                        if (kb_streq(m->queues[q].name, st->pg->queue)) {
+                                m->queues[q].reservations++;
+                                break;
+                        }
         }
         pthread_mutex_unlock(&m->lock);
 }
@@ -243,9 +325,10 @@ static void hist_series(struct kb_buf *b, const char *name, const char *labels,
                         const struct hist *h)
 {
         const char *sep = *labels ? "," : "";
+        const double *bounds = h->bounds ? h->bounds : e2e_buckets;
         for (int i = 0; i < NBUCKETS; i++)
-                kb_buf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep,
-                              e2e_buckets[i], (unsigned long long)h->b[i]);
+                kb_buf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bounds[i],
+                              (unsigned long long)h->b[i]);
         kb_buf_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep,
                       (unsigned long long)h->count);
         if (*labels)
@@ -425,6 +508,9 @@ static char *render(struct kb_sched *s)
              offsetof(struct queue_m, unknown)},
             {"kbatch_queue_pod_group_completed_count", "PodGroups of the queue in phase Completed",
              offsetof(struct queue_m, completed)},
+            {"kbatch_reservations",
+             "Waiting gangs of the queue holding a reservation (the reservation plugin)",
+             offsetof(struct queue_m, reservations)},
         };
         for (size_t k = 0; k < KB_ARRAY_SIZE(qm); k++) {
                 kb_buf_printf(&b, "# HELP %s %s\n# TYPE %s gauge\n", qm[k].name, qm[k].help,
@@ -435,6 +521,14 @@ static char *render(struct kb_sched *s)
                                       *(const double *)((const char *)&m->queues[i] + qm[k].off));
         }
         scalar_render(&b, m);
+        kb_buf_printf(&b,
+                      "# HELP kbatch_backfilled_tasks_total Tasks placed while a reservation "
+                      "was held for a gang ahead of them\n# TYPE kbatch_backfilled_tasks_total "
+                      "counter\nkbatch_backfilled_tasks_total %llu\n",
+                      (unsigned long long)m->backfilled);
+        hist_render(&b, "kbatch_reservation_delay_seconds",
+                    "How much later than first promised a reserved gang started, in seconds",
+                    &m->resv_delay);
         kb_buf_printf(&b,
                       "# HELP kbatch_leader Whether this instance leads (1) or stands by (0)\n"
                       "# TYPE kbatch_leader gauge\nkbatch_leader %d\n"

@@ -85,7 +85,8 @@ clean
 # With it: w starts when r4 ends, as its condition said.
 conf "  - name: reservation
     arguments: {depth: 1, resolution: 1s}"
-start_sched resv --scheduler-conf "$T/conf.yaml"
+PORT_M=$(free_port)
+start_sched resv --scheduler-conf "$T/conf.yaml" --listen-address 127.0.0.1:$PORT_M
 for i in 1 2 3 4; do
         group "r$i" 1
         pod "r$i" "r$i" $((4 + 2 * i))
@@ -115,6 +116,8 @@ off=$((expected - r4_end))
 # Creation times have seconds: the stream starts a second after w, or a
 # stream job created in w's second would go first by name (s < w).
 sleep 1.1
+expect_match "metrics: one reservation in queue default" \
+        "$(curl -s http://127.0.0.1:$PORT_M/metrics)" '^kbatch_reservations\{queue_name="default"\} 1$'
 for i in $(seq 1 12); do
         group "s$i" 1
         pod "s$i" "s$i" 10
@@ -128,5 +131,11 @@ delta=$((w_start - expected))
 early=$($K get pods -o jsonpath='{range .items[*]}{.metadata.name} {.status.startTime}{"\n"}{end}' |
         awk -v w="$(started w-1)" '$1 ~ /^s/ && $2 != "" && $2 < w')
 expect_eq "no stream pod started before w" "$early" ""
+# w started on time: its delay is under a second; nothing was backfilled
+# (every stream pod would have run past w's start).
+m=$(curl -s http://127.0.0.1:$PORT_M/metrics)
+expect_match "metrics: w's start observed, on time" "$m" \
+        '^kbatch_reservation_delay_seconds_bucket\{le="(1|5)"\} 1$'
+expect_match "metrics: no task backfilled" "$m" '^kbatch_backfilled_tasks_total 0$'
 stop_sched resv
 finish

@@ -663,15 +663,23 @@ static const char resv_conf[] = "actions: \"enqueue, allocate, backfill\"\n"
                                 "  - name: reservation\n"
                                 "    arguments: {depth: %s, resolution: 1s}\n";
 
-static void starts_under(const char *trace, const char *conf_text, const int64_t *want, size_t n)
+static void sum_backfilled(void *arg, const struct kb_sim_step *step)
 {
+        *(uint32_t *)arg += step->r->backfilled;
+}
+
+/* Runs trace under conf_text: the gangs start at want[] (seconds), and as
+ * many tasks are backfilled (placed with a reservation ahead) in all. */
+static void starts_under_bf(const char *trace, const char *conf_text, const int64_t *want,
+                            size_t n, uint32_t backfilled)
+{
+        uint32_t got_bf = 0;
         struct kb_cluster c;
         struct kb_swf_opts so;
         struct kb_swf_stats st;
         struct kb_conf conf;
         struct kb_sim_opts o;
         struct kb_sim_report rep;
-        struct steps steps = {0};
         char err[512] = "";
         kb_cluster_init(&c);
         kb_swf_opts_init(&so);
@@ -682,9 +690,11 @@ static void starts_under(const char *trace, const char *conf_text, const int64_t
         if (parse(conf_text, &conf, err, sizeof(err)))
                 fail_msg("conf: %s", err);
         kb_sim_opts_init(&o);
-        assert_int_equal(kb_sim_run(&c, &conf, &o, record_step, &steps, &rep, err, sizeof(err)),
+        assert_int_equal(kb_sim_run(&c, &conf, &o, sum_backfilled, &got_bf, &rep, err, sizeof(err)),
                          0);
         assert_int_equal(rep.stop, KB_SIM_DONE);
+        if (backfilled != UINT32_MAX)
+                assert_int_equal(got_bf, backfilled);
         for (size_t i = 0; i < n; i++) {
                 char name[48];
                 snprintf(name, sizeof(name), "default/job-%06zu", i + 1);
@@ -841,18 +851,25 @@ static void test_reservation_bad_runtime(void **state)
         kb_cluster_release(&c);
 }
 
+static void starts_under(const char *trace, const char *conf_text, const int64_t *want, size_t n)
+{
+        starts_under_bf(trace, conf_text, want, n, UINT32_MAX);
+}
+
 static void test_reservation_three_ways(void **state)
 {
         (void)state;
         static const int64_t greedy[] = {0, 203, 304, 3, 4};
         static const int64_t easy[] = {0, 100, 203, 3, 303};
         static const int64_t conservative[] = {0, 100, 150, 250, 250};
-        starts_under(three_ways, kb_default_conf_yaml, greedy, 5);
+        /* Backfilled: D under EASY (placed at 3 with B reserved); none
+         * under conservative (D and E start at 250, nothing ahead). */
+        starts_under_bf(three_ways, kb_default_conf_yaml, greedy, 5, 0);
         char *conf = kb_xasprintf(resv_conf, "1");
-        starts_under(three_ways, conf, easy, 5);
+        starts_under_bf(three_ways, conf, easy, 5, 1);
         free(conf);
         conf = kb_xasprintf(resv_conf, "all");
-        starts_under(three_ways, conf, conservative, 5);
+        starts_under_bf(three_ways, conf, conservative, 5, 0);
         free(conf);
 }
 
