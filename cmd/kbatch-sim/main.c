@@ -61,6 +61,9 @@ static void usage(FILE *out)
                 "                          declaring its requested time (activeDeadlineSeconds)\n"
                 "  --swf-processor RES     one processor as a pod (cpu=1,memory=1Gi)\n"
                 "  --swf-node RES          a node's capacity (one processor)\n"
+                "  --compare-confs A,B     replay the input until done under each conf and\n"
+                "                          print their figures side by side (implies\n"
+                "                          --until-done)\n"
                 "  --swf-nodes N           nodes (the header's MaxNodes, or MaxProcs over the\n"
                 "                          processors a node holds)\n"
                 "  --full-scan             choose nodes by scanning every node (for checking\n"
@@ -162,6 +165,129 @@ static void domain_stats(const struct kb_result *r, long session)
         fprintf(stderr, " none: %zu\n", none);
 }
 
+/* What the cluster is built from: --synthetic specs, an --swf trace,
+ * manifest files; quiet leaves out the trace's summary line. */
+struct input {
+        const char **synthetic;
+        size_t nsynthetic;
+        const char *swf;
+        struct kb_swf_opts swf_opts;
+        char **files;
+        int nfiles;
+        bool quiet;
+};
+
+/* Builds c from in; 0, or -1 with the error printed. */
+static int load_input(const struct input *in, struct kb_cluster *c)
+{
+        char err[2048];
+        c->now = (double)time(NULL);
+        for (size_t i = 0; i < in->nsynthetic; i++)
+                if (kb_cluster_synthetic(c, in->synthetic[i], err, sizeof(err))) {
+                        fprintf(stderr, "kbatch-sim: %s\n", err);
+                        return -1;
+                }
+        if (in->swf) {
+                char *text;
+                size_t len;
+                struct kb_swf_stats st;
+                int frc = kb_read_file(in->swf, &text, &len);
+                if (frc) {
+                        fprintf(stderr, "kbatch-sim: --swf %s: %s\n", in->swf, kb_strerror(frc));
+                        return -1;
+                }
+                frc = kb_cluster_swf(c, in->swf, text, len, &in->swf_opts, &st, err, sizeof(err));
+                free(text);
+                if (frc) {
+                        fprintf(stderr, "kbatch-sim: --swf %s\n", err);
+                        return -1;
+                }
+                if (!in->quiet)
+                        fprintf(stderr,
+                                "kbatch-sim: %s: %zu job(s) as gangs (%zu pods) on %lld node(s) "
+                                "of %lld processor(s) in all; skipped %zu with no run time, %zu "
+                                "with no processor count, %zu wider than the machine\n",
+                                in->swf, st.jobs, st.pods, (long long)st.nodes,
+                                (long long)st.processors, st.skipped_runtime, st.skipped_procs,
+                                st.skipped_wide);
+        }
+        for (int i = 0; i < in->nfiles; i++) {
+                char *text;
+                size_t len;
+                const char *f = in->files[i];
+                int frc = kb_read_file(f, &text, &len);
+                if (frc) {
+                        fprintf(stderr, "kbatch-sim: %s: %s\n", f, kb_strerror(frc));
+                        return -1;
+                }
+                frc = kb_cluster_load(c, strcmp(f, "-") ? f : "<stdin>", text, len, err,
+                                      sizeof(err));
+                free(text);
+                if (frc) {
+                        fprintf(stderr, "kbatch-sim: %s\n", err);
+                        return -1;
+                }
+        }
+        if (kb_cluster_ensure_default_queue(c))
+                KB_V(1, "no queue named %s in the input: using one with weight 1",
+                     c->default_queue);
+        return 0;
+}
+
+/* --compare-confs A,B,...: the same input replayed under each conf until
+ * done, and the figures side by side.  proto carries the cluster settings
+ * (scheduler names, default queue).  Returns the exit status. */
+static int compare_confs(const char *list, struct input *in, const struct kb_cluster *proto,
+                         const struct kb_sim_opts *o, bool full_scan, bool json)
+{
+        char *copy = kb_xstrdup(list), *save = NULL;
+        const char *names[16];
+        struct kb_sim_report reps[16];
+        size_t n = 0;
+        int rc = 0;
+        char err[2048];
+        for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+                if (n == KB_ARRAY_SIZE(names)) {
+                        fprintf(stderr, "kbatch-sim: --compare-confs: at most %zu confs\n",
+                                KB_ARRAY_SIZE(names));
+                        rc = 2;
+                        break;
+                }
+                struct kb_conf conf;
+                if (kb_conf_load_file(t, &conf, err, sizeof(err))) {
+                        fprintf(stderr, "kbatch-sim: --compare-confs %s\n", err);
+                        rc = 2;
+                        break;
+                }
+                conf.full_scan = full_scan;
+                struct kb_cluster c;
+                kb_cluster_init(&c);
+                for (size_t i = 0; i < proto->nscheduler_names; i++)
+                        kb_cluster_add_scheduler(&c, proto->scheduler_names[i]);
+                c.default_queue = proto->default_queue;
+                c.workload_podgroups = proto->workload_podgroups;
+                int src;
+                if (load_input(in, &c)) {
+                        rc = 2;
+                } else if ((src = kb_sim_run(&c, &conf, o, NULL, NULL, &reps[n], err,
+                                             sizeof(err)))) {
+                        fprintf(stderr, "kbatch-sim: %s: %s\n", t, err);
+                        rc = src == KB_EBADINPUT ? 2 : 1;
+                } else {
+                        names[n++] = t;
+                }
+                in->quiet = true;
+                kb_cluster_release(&c);
+                kb_conf_release(&conf);
+        }
+        if (!rc)
+                kb_sim_compare_print(names, reps, n, json, stdout);
+        for (size_t i = 0; i < n; i++)
+                kb_sim_report_release(&reps[i]);
+        free(copy);
+        return rc;
+}
+
 int main(int argc, char **argv)
 {
         enum {
@@ -185,7 +311,8 @@ int main(int argc, char **argv)
                 OPT_SWF,
                 OPT_SWF_PROC,
                 OPT_SWF_NODE,
-                OPT_SWF_NODES
+                OPT_SWF_NODES,
+                OPT_COMPARE
         };
         static const struct option opts[] = {
             {"scheduler-conf", required_argument, NULL, OPT_CONF},
@@ -208,6 +335,7 @@ int main(int argc, char **argv)
             {"swf-processor", required_argument, NULL, OPT_SWF_PROC},
             {"swf-node", required_argument, NULL, OPT_SWF_NODE},
             {"swf-nodes", required_argument, NULL, OPT_SWF_NODES},
+            {"compare-confs", required_argument, NULL, OPT_COMPARE},
             {"v", required_argument, NULL, 'v'},
             {"version", no_argument, NULL, OPT_VERSION},
             {"help", no_argument, NULL, 'h'},
@@ -220,9 +348,8 @@ int main(int argc, char **argv)
         size_t nsynthetic = 0;
         long sessions = 1;
         bool full_scan = false, stats = false, strict = false;
-        const char *swf = NULL;
+        const char *swf = NULL, *compare = NULL;
         struct kb_swf_opts swf_opts;
-        struct kb_swf_stats swf_stats = {0};
         kb_swf_opts_init(&swf_opts);
         struct kb_cluster cluster;
         struct kb_conf conf;
@@ -313,6 +440,10 @@ int main(int argc, char **argv)
                 case OPT_SWF:
                         swf = optarg;
                         break;
+                case OPT_COMPARE:
+                        compare = optarg;
+                        until_done = true;
+                        break;
                 case OPT_SWF_PROC:
                 case OPT_SWF_NODE:
                         if (kb_swf_res_parse(optarg,
@@ -394,54 +525,17 @@ int main(int argc, char **argv)
                         conf.nskipped, list);
         }
 
-        cluster.now = (double)time(NULL);
-        for (size_t i = 0; i < nsynthetic; i++)
-                if (kb_cluster_synthetic(&cluster, synthetic[i], err, sizeof(err))) {
-                        fprintf(stderr, "kbatch-sim: %s\n", err);
-                        goto out_conf;
-                }
-        if (swf) {
-                char *text;
-                size_t len;
-                int frc = kb_read_file(swf, &text, &len);
-                if (frc) {
-                        fprintf(stderr, "kbatch-sim: --swf %s: %s\n", swf, kb_strerror(frc));
-                        goto out_conf;
-                }
-                frc = kb_cluster_swf(&cluster, swf, text, len, &swf_opts, &swf_stats, err,
-                                     sizeof(err));
-                free(text);
-                if (frc) {
-                        fprintf(stderr, "kbatch-sim: --swf %s\n", err);
-                        goto out_conf;
-                }
-                fprintf(stderr,
-                        "kbatch-sim: %s: %zu job(s) as gangs (%zu pods) on %lld node(s) of "
-                        "%lld processor(s) in all; skipped %zu with no run time, %zu with no "
-                        "processor count, %zu wider than the machine\n",
-                        swf, swf_stats.jobs, swf_stats.pods, (long long)swf_stats.nodes,
-                        (long long)swf_stats.processors, swf_stats.skipped_runtime,
-                        swf_stats.skipped_procs, swf_stats.skipped_wide);
+        struct input in = {synthetic, nsynthetic, swf, swf_opts, argv + optind, argc - optind,
+                           false};
+        if (compare) {
+                rc = compare_confs(compare, &in, &cluster, &sim_opts, full_scan,
+                                   strcmp(output, "json") == 0);
+                goto out_conf;
         }
-        for (int i = optind; i < argc; i++) {
-                char *text;
-                size_t len;
-                int frc = kb_read_file(argv[i], &text, &len);
-                if (frc) {
-                        fprintf(stderr, "kbatch-sim: %s: %s\n", argv[i], kb_strerror(frc));
-                        goto out_conf;
-                }
-                frc = kb_cluster_load(&cluster, strcmp(argv[i], "-") ? argv[i] : "<stdin>", text,
-                                      len, err, sizeof(err));
-                free(text);
-                if (frc) {
-                        fprintf(stderr, "kbatch-sim: %s\n", err);
-                        goto out_conf;
-                }
+        if (load_input(&in, &cluster)) {
+                rc = 2;
+                goto out_conf;
         }
-        if (kb_cluster_ensure_default_queue(&cluster))
-                KB_V(1, "no queue named %s in the input: using one with weight 1",
-                     cluster.default_queue);
 
         /* JSON goes out session by session (kb_sim_json): nothing of the
          * run is held for the end. */

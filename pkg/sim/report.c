@@ -238,6 +238,22 @@ static struct kb_value *res_quantities(const struct kb_res *r, const int *idx, i
         return m;
 }
 
+static struct kb_value *jobs_json(const struct kb_sim_jobs *j)
+{
+        struct kb_value *jo = kb_value_new(KB_VOBJECT), *jw = kb_value_new(KB_VOBJECT);
+        kb_value_set(jo, "finished", kb_value_new_int((int64_t)j->finished));
+        kb_value_set(jw, "mean", num(j->wait_mean, 3));
+        kb_value_set(jw, "p50", num(j->wait_p50, 3));
+        kb_value_set(jw, "p95", num(j->wait_p95, 3));
+        kb_value_set(jw, "p99", num(j->wait_p99, 3));
+        kb_value_set(jw, "max", num(j->wait_max, 3));
+        kb_value_set(jo, "waitSeconds", jw);
+        kb_value_set(jo, "meanBoundedSlowdown", num(j->slowdown_mean, 3));
+        kb_value_set(jo, "wide", kb_value_new_int((int64_t)j->wide));
+        kb_value_set(jo, "wideMaxWaitSeconds", num(j->wide_wait_max, 3));
+        return jo;
+}
+
 struct kb_value *kb_sim_report_to_json(const struct kb_sim_report *rep)
 {
         int idx[KB_RES_MAX];
@@ -260,18 +276,7 @@ struct kb_value *kb_sim_report_to_json(const struct kb_sim_report *rep)
         kb_value_set(o, "peakUtilization", averages_json(rep, &rep->used, idx, nidx, true));
         struct kb_sim_jobs j;
         kb_sim_report_jobs(rep, &j);
-        struct kb_value *jo = kb_value_new(KB_VOBJECT), *jw = kb_value_new(KB_VOBJECT);
-        kb_value_set(jo, "finished", kb_value_new_int((int64_t)j.finished));
-        kb_value_set(jw, "mean", num(j.wait_mean, 3));
-        kb_value_set(jw, "p50", num(j.wait_p50, 3));
-        kb_value_set(jw, "p95", num(j.wait_p95, 3));
-        kb_value_set(jw, "p99", num(j.wait_p99, 3));
-        kb_value_set(jw, "max", num(j.wait_max, 3));
-        kb_value_set(jo, "waitSeconds", jw);
-        kb_value_set(jo, "meanBoundedSlowdown", num(j.slowdown_mean, 3));
-        kb_value_set(jo, "wide", kb_value_new_int((int64_t)j.wide));
-        kb_value_set(jo, "wideMaxWaitSeconds", num(j.wide_wait_max, 3));
-        kb_value_set(o, "finishedGangs", jo);
+        kb_value_set(o, "finishedGangs", jobs_json(&j));
 
         struct kb_value *queues = kb_value_new(KB_VARRAY);
         for (size_t i = 0; i < rep->nqueues; i++) {
@@ -630,4 +635,91 @@ fail:
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         free(path);
         return -EIO;
+}
+
+/* ---- several confs, side by side (--compare-confs) --------------------------- */
+
+static char *fmt_num(const char *fmt, double v)
+{
+        return kb_xasprintf(fmt, v);
+}
+
+void kb_sim_compare_print(const char *const *names, const struct kb_sim_report *reps, size_t n,
+                          bool json, FILE *out)
+{
+        struct kb_sim_jobs *j = kb_xcalloc(n + 1, sizeof(*j));
+        for (size_t i = 0; i < n; i++)
+                kb_sim_report_jobs(&reps[i], &j[i]);
+        if (json) {
+                struct kb_value *doc = kb_value_new(KB_VOBJECT), *list = kb_value_new(KB_VARRAY);
+                for (size_t i = 0; i < n; i++) {
+                        int idx[KB_RES_MAX];
+                        int nidx = report_resources(&reps[i], idx);
+                        struct kb_value *o = kb_value_new(KB_VOBJECT);
+                        kb_value_set(o, "conf", kb_value_new_string(names[i]));
+                        kb_value_set(o, "stop", kb_value_new_string(stop_name(reps[i].stop)));
+                        kb_value_set(o, "sessions", kb_value_new_int(reps[i].sessions));
+                        kb_value_set(o, "wallSeconds", num(reps[i].wall, 3));
+                        kb_value_set(o, "makespanSeconds", seconds(reps[i].makespan));
+                        kb_value_set(o, "averageUtilization",
+                                     averages_json(&reps[i], &reps[i].used, idx, nidx, false));
+                        kb_value_set(o, "finishedGangs", jobs_json(&j[i]));
+                        kb_value_append(list, o);
+                }
+                kb_value_set(doc, "compare", list);
+                char *text = kb_json_emit(doc, true);
+                fprintf(out, "%s\n", text);
+                free(text);
+                kb_value_free(doc);
+                free(j);
+                return;
+        }
+        struct kb_table t;
+        kb_table_init(&t, n + 1);
+        char **cells = kb_xcalloc(n + 2, sizeof(*cells));
+        cells[0] = kb_xstrdup("");
+        for (size_t i = 0; i < n; i++)
+                cells[i + 1] = kb_xstrdup(names[i]);
+        kb__table_row_take(&t, cells);
+        static const char *const rows[] = {
+            "gangs finished", "wait mean",    "wait p50",         "wait p95",
+            "wait p99",       "wait max",     "bounded slowdown", "wide gangs",
+            "wide wait max",  "utilization",  "makespan",         "sessions",
+        };
+        for (size_t r = 0; r < KB_ARRAY_SIZE(rows); r++) {
+                cells[0] = kb_xstrdup(rows[r]);
+                for (size_t i = 0; i < n; i++) {
+                        const struct kb_sim_jobs *x = &j[i];
+                        const struct kb_sim_report *rp = &reps[i];
+                        char ms[32];
+                        switch (r) {
+                        case 0: cells[i + 1] = kb_xasprintf("%zu", x->finished); break;
+                        case 1: cells[i + 1] = fmt_num("%.1fs", x->wait_mean); break;
+                        case 2: cells[i + 1] = fmt_num("%.0fs", x->wait_p50); break;
+                        case 3: cells[i + 1] = fmt_num("%.0fs", x->wait_p95); break;
+                        case 4: cells[i + 1] = fmt_num("%.0fs", x->wait_p99); break;
+                        case 5: cells[i + 1] = fmt_num("%.0fs", x->wait_max); break;
+                        case 6: cells[i + 1] = fmt_num("%.2f", x->slowdown_mean); break;
+                        case 7: cells[i + 1] = kb_xasprintf("%zu", x->wide); break;
+                        case 8: cells[i + 1] = fmt_num("%.0fs", x->wide_wait_max); break;
+                        case 9: {
+                                int idx[KB_RES_MAX];
+                                int nidx = report_resources(rp, idx);
+                                cells[i + 1] = nidx ? pct(kb__sim_average(rp, &rp->used, idx[0],
+                                                                         kb__sim_end(rp)))
+                                                    : kb_xstrdup("-");
+                                break;
+                        }
+                        case 10:
+                                kb__sim_clock_format(rp->makespan, ms, sizeof(ms));
+                                cells[i + 1] = kb_xstrdup(ms);
+                                break;
+                        default: cells[i + 1] = kb_xasprintf("%ld", rp->sessions); break;
+                        }
+                }
+                kb__table_row_take(&t, cells);
+        }
+        free(cells);
+        kb__table_print(&t, out, "");
+        free(j);
 }

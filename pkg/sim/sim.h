@@ -308,6 +308,10 @@ struct kb_sim_jobs {
         double wide_wait_max;
 };
 void kb_sim_report_jobs(const struct kb_sim_report *rep, struct kb_sim_jobs *out);
+/* Runs' figures side by side, one column per conf (names[i] for reps[i]):
+ * a table, or with json a document {"compare": [{"conf": ..., ...}]}. */
+void kb_sim_compare_print(const char *const *names, const struct kb_sim_report *reps, size_t n,
+                          bool json, FILE *out);
 /* The gangs of the run (not those already done when it started) that had
  * not finished when it stopped. */
 size_t kb_sim_report_unfinished(const struct kb_sim_report *rep);

@@ -331,6 +331,26 @@ got=0
 if [ "$got" = 2 ]; then ok "NUL in a string exits 2"; else bad "NUL in a string: exit $got"; fi
 check "NUL names the field" "$TMP/err" 'nul.yaml:6: metadata.annotations.note: a NUL character'
 
+# A trace replayed under two confs, side by side: greedy (the built-in
+# conf, as a file) and EASY (the reservation plugin, depth 1).  Four
+# one-cpu nodes: A (2 procs, 100 s) runs, W (4 procs, 50 s) waits, S (1,
+# 60 s) ends before A, L (1, 500 s) does not.  Greedy starts L at 21: W
+# waits until 521 (longest wait 511 s).  EASY keeps L off W's room: W
+# starts at 100 (90 s), L at 150 (longest wait 129 s).
+printf '; MaxNodes: 4\n1 0 -1 100 2 -1 -1 -1 -1\n2 10 -1 50 4 -1 -1 -1 -1\n3 20 -1 60 1 -1 -1 -1 -1\n4 21 -1 500 1 -1 -1 -1 -1\n' >"$TMP/easy.swf"
+printf 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}]\n' >"$TMP/greedy.conf"
+{ cat "$TMP/greedy.conf"; printf -- '- plugins: [{name: reservation, arguments: {resolution: 1s}}]\n'; } >"$TMP/easy.conf"
+got=0
+"$SIM" --swf "$TMP/easy.swf" --compare-confs "$TMP/greedy.conf,$TMP/easy.conf" --output table >"$TMP/out" 2>"$TMP/err" || got=$?
+if [ "$got" = 0 ]; then ok "--compare-confs runs"; else bad "--compare-confs: exit $got"; cat "$TMP/err"; fi
+check "--compare-confs: one column per conf" "$TMP/out" "greedy.conf"
+check "--compare-confs: greedy's longest wait" "$TMP/out" "wait max "
+if grep -Eq '^wait max +511s +129s *$' "$TMP/out"; then ok "--compare-confs: 511 s against 129 s"
+else bad "--compare-confs: longest waits"; cat "$TMP/out"; fi
+got=0
+"$SIM" --swf "$TMP/easy.swf" --compare-confs "$TMP/greedy.conf,$TMP/nope.conf" >"$TMP/out" 2>"$TMP/err" || got=$?
+if [ "$got" = 2 ]; then ok "--compare-confs: a missing conf exits 2"; else bad "missing conf: exit $got"; fi
+check "--compare-confs: the missing conf is named" "$TMP/err" "nope.conf"
 
 echo "sim_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
