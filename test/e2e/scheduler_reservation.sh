@@ -123,7 +123,11 @@ for i in $(seq 1 12); do
         pod "s$i" "s$i" 10
         sleep 1
 done
-wait_for "w runs" 20 sh -c "[ \"\$($K get pod w-1 -o jsonpath='{.status.phase}')\" = Running ]"
+if ! wait_for "w runs" 45 sh -c "[ \"\$($K get pod w-1 -o jsonpath='{.status.phase}')\" = Running ]"; then
+        $K get pods -o wide
+        $K get pg w -o yaml | tail -20
+        tail -40 "$T/resv.log"
+fi
 w_start=$(epoch "$(started w-1)")
 delta=$((w_start - expected))
 [ "${delta#-}" -le 2 ] && pass "w started at its expected time (${delta} s off)" ||
