@@ -11,7 +11,8 @@
 # in CHECK (default: W1 W3 W4 W6s, W6s being W6 on 500 nodes; W2's and W6's
 # full scans take a while: CHECK="W1 W2 W3 W4 W6" includes them), then
 # preemption and reclaim (test/bench/evict.sh, unless EVICT=0), network
-# topology (test/bench/topology.sh, W7, unless TOPOLOGY=0) and (unless
+# topology (test/bench/topology.sh, W7, unless TOPOLOGY=0), reservations
+# (test/bench/reservation.sh, unless RESERVATION=0) and (unless
 # DAEMON=0) the daemon end to end: test/bench/daemon.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -94,6 +95,13 @@ if [ "${EVICT:-1}" != 0 ]; then
   echo
   echo "preemption and reclaim (3 sessions; the minimum is 3,200 evictions):"
   RUNS=$RUNS bash test/bench/evict.sh
+fi
+
+# Reservations: what the plugin costs a session (RESERVATION=0 skips it).
+if [ "${RESERVATION:-1}" != 0 ]; then
+  echo
+  echo "reservations (the reservation plugin at depth 1 and 16 against the default conf):"
+  SIM=$SIM RUNS=$RUNS bash test/bench/reservation.sh
 fi
 
 # Network topology at 5,000 nodes (TOPOLOGY=0 skips it).
