@@ -670,16 +670,16 @@ static void sum_backfilled(void *arg, const struct kb_sim_step *step)
 
 /* Runs trace under conf_text: the gangs start at want[] (seconds), and as
  * many tasks are backfilled (placed with a reservation ahead) in all. */
-static void starts_under_bf(const char *trace, const char *conf_text, const int64_t *want,
-                            size_t n, uint32_t backfilled)
+/* An SWF trace run until done under conf_text, fn told of each session:
+ * the report (release it). */
+static void run_swf(const char *trace, const char *conf_text, kb_sim_step_fn fn, void *arg,
+                    struct kb_sim_report *rep)
 {
-        uint32_t got_bf = 0;
         struct kb_cluster c;
         struct kb_swf_opts so;
         struct kb_swf_stats st;
         struct kb_conf conf;
         struct kb_sim_opts o;
-        struct kb_sim_report rep;
         char err[512] = "";
         kb_cluster_init(&c);
         kb_swf_opts_init(&so);
@@ -690,8 +690,17 @@ static void starts_under_bf(const char *trace, const char *conf_text, const int6
         if (parse(conf_text, &conf, err, sizeof(err)))
                 fail_msg("conf: %s", err);
         kb_sim_opts_init(&o);
-        assert_int_equal(kb_sim_run(&c, &conf, &o, sum_backfilled, &got_bf, &rep, err, sizeof(err)),
-                         0);
+        assert_int_equal(kb_sim_run(&c, &conf, &o, fn, arg, rep, err, sizeof(err)), 0);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
+
+static void starts_under_bf(const char *trace, const char *conf_text, const int64_t *want,
+                            size_t n, uint32_t backfilled)
+{
+        uint32_t got_bf = 0;
+        struct kb_sim_report rep;
+        run_swf(trace, conf_text, sum_backfilled, &got_bf, &rep);
         assert_int_equal(rep.stop, KB_SIM_DONE);
         if (backfilled != UINT32_MAX)
                 assert_int_equal(got_bf, backfilled);
@@ -704,8 +713,6 @@ static void starts_under_bf(const char *trace, const char *conf_text, const int6
                                  (long long)want[i]);
         }
         kb_sim_report_release(&rep);
-        kb_conf_release(&conf);
-        kb_cluster_release(&c);
 }
 
 /* What the waiting gangs say at t4 under depth all: each its expected
@@ -737,25 +744,11 @@ static void record_said(void *arg, const struct kb_sim_step *step)
 static void test_reservation_said(void **state)
 {
         (void)state;
-        struct kb_cluster c;
-        struct kb_swf_opts so;
-        struct kb_swf_stats st;
-        struct kb_conf conf;
-        struct kb_sim_opts o;
         struct kb_sim_report rep;
         struct said sd = {0};
-        char err[512] = "";
-        kb_cluster_init(&c);
-        kb_swf_opts_init(&so);
-        assert_int_equal(kb_cluster_swf(&c, "t.swf", three_ways, strlen(three_ways), &so, &st,
-                                        err, sizeof(err)),
-                         0);
-        kb_cluster_ensure_default_queue(&c);
         char *text = kb_xasprintf(resv_conf, "all");
-        assert_int_equal(parse(text, &conf, err, sizeof(err)), 0);
+        run_swf(three_ways, text, record_said, &sd, &rep);
         free(text);
-        kb_sim_opts_init(&o);
-        assert_int_equal(kb_sim_run(&c, &conf, &o, record_said, &sd, &rep, err, sizeof(err)), 0);
         assert_string_equal(sd.msg[0], "expected to start at 2023-11-14T22:15:00Z on 4 node(s), "
                                        "when default/job-000001 ends; 1st of 4 waiting in queue "
                                        "default");
@@ -769,8 +762,6 @@ static void test_reservation_said(void **state)
         assert_true(sd.start[1] == 1.7e9 + 150);
         assert_true(sd.start[2] == 1.7e9 + 250);
         kb_sim_report_release(&rep);
-        kb_conf_release(&conf);
-        kb_cluster_release(&c);
 }
 
 /* An unusable declared runtime is named in a Warning (reason
