@@ -323,7 +323,8 @@ static int load_job(struct loader *l, const struct kb_value *doc)
         const char *uid = kb_value_str(kb_value_dig(doc, "metadata", "uid"));
         if (uid && !uid[0])
                 uid = NULL;
-        /* Its metadata, for the PodGroups of pods that name no group. */
+        /* Its metadata, for the PodGroups of pods that name no group, and its
+         * deadline, the gang's declared runtime (reservations). */
         struct kb_value *owner = kb_value_new(KB_VOBJECT);
         struct kb_value *om = kb_value_ensure_object(owner, "metadata");
         kb_value_set(om, "name", kb_value_new_string(name));
@@ -333,6 +334,10 @@ static int load_job(struct loader *l, const struct kb_value *doc)
         const struct kb_value *ann = kb_value_dig(doc, "metadata", "annotations");
         if (kb_value_is(ann, KB_VOBJECT))
                 kb_value_set(om, "annotations", kb_value_clone(ann));
+        const struct kb_value *ads = kb_value_dig(doc, "spec", "activeDeadlineSeconds");
+        if (ads)
+                kb_value_set(kb_value_ensure_object(owner, "spec"), "activeDeadlineSeconds",
+                             kb_value_clone(ads));
         KB_PUSH(l->c->owners, l->c->nowners, l->c->capowners, owner);
         owner_add(l, owner);
         int64_t n = completions >= 0 && completions < parallelism ? completions : parallelism;

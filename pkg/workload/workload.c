@@ -160,6 +160,15 @@ struct kb_value *kb_workload_podgroup(const struct kb_pod *p, const struct kb_va
                 kb_value_set(spec, "priorityClassName",
                              kb_value_new_string(p->priority_class_name));
         kb_value_set(spec, "minResources", kb__workload_resources(&p->requests, min_member));
+        /* The owning batch/v1 Job's spec.activeDeadlineSeconds, which its
+         * pods do not carry: the reservation plugin reads it here as the
+         * gang's declared runtime (kb_pod_declared_runtime). */
+        const char *ads = o && kb_streq(o->kind, "Job") && kb_streq(o->api_version, "batch/v1")
+                              ? kb_value_text(kb_value_dig(owner, "spec", "activeDeadlineSeconds"))
+                              : NULL;
+        if (ads && *ads)
+                kb_value_set(kb_value_ensure_object(md, "annotations"), KB_JOB_DEADLINE_ANNOTATION,
+                             kb_value_new_string(ads));
         return pg;
 }
 

@@ -847,6 +847,27 @@ static void starts_under(const char *trace, const char *conf_text, const int64_t
         starts_under_bf(trace, conf_text, want, n, UINT32_MAX);
 }
 
+/* A batch/v1 Job's activeDeadlineSeconds reaches the PodGroup made for its
+ * pods (kbatch.io/job-active-deadline-seconds), as the daemon's does: the
+ * gang's declared runtime. */
+static void test_job_deadline(void **state)
+{
+        (void)state;
+        static const char text[] =
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, uid: j1}\n"
+            "spec:\n  parallelism: 2\n  activeDeadlineSeconds: 3600\n  template:\n"
+            "    spec: {schedulerName: kbatch, containers: [{name: c}]}\n";
+        struct kb_cluster c;
+        char err[512] = "";
+        kb_cluster_init(&c);
+        if (kb_cluster_load(&c, "t.yaml", text, strlen(text), err, sizeof(err)))
+                fail_msg("load: %s", err);
+        assert_int_equal(c.npodgroups, 1);
+        assert_int_equal(c.podgroups[0]->job_deadline, 3600 * 1000000000LL);
+        assert_int_equal(kb_pod_declared_runtime(c.pods[0], c.podgroups[0]), 3600 * 1000000000LL);
+        kb_cluster_release(&c);
+}
+
 static void test_reservation_three_ways(void **state)
 {
         (void)state;
@@ -1498,6 +1519,7 @@ int main(void)
             cmocka_unit_test(test_percentile),
             cmocka_unit_test(test_clock_jumps),
             cmocka_unit_test(test_swf_trace),
+            cmocka_unit_test(test_job_deadline),
             cmocka_unit_test(test_reservation_three_ways),
             cmocka_unit_test(test_reservation_bad_runtime),
             cmocka_unit_test(test_reservation_said),

@@ -179,7 +179,8 @@ static void test_workload_podgroup(void **state)
          * requests three times, 1500m and 3Gi. */
         struct kb_pod *p = pod(JOB_POD("\n  annotations: {scheduling.volcano.sh/queue-name: q}"));
         struct kb_value *owner = kb_test_yaml1("metadata: {name: train, annotations: "
-                                               "{scheduling.volcano.sh/group-min-member: '3'}}\n");
+                                               "{scheduling.volcano.sh/group-min-member: '3'}}\n"
+                                               "spec: {activeDeadlineSeconds: 7200}\n");
         char path[256];
         assert_true(kb_workload_owner_path(p, path, sizeof(path)));
         assert_string_equal(path, "/apis/batch/v1/namespaces/ml/jobs/train");
@@ -205,6 +206,12 @@ static void test_workload_podgroup(void **state)
         struct kb_podgroup *dec;
         assert_int_equal(kb_podgroup_decode(pg, &dec, err, sizeof(err)), 0);
         assert_int_equal(dec->min_member, 3);
+        /* The Job's activeDeadlineSeconds, which its pods do not carry, is
+         * the gang's declared runtime (issue 19). */
+        assert_string_equal(
+            str(pg, "metadata", "annotations", "kbatch.io/job-active-deadline-seconds"), "7200");
+        assert_int_equal(dec->job_deadline, 7200 * 1000000000LL);
+        assert_int_equal(kb_pod_declared_runtime(p, dec), 7200 * 1000000000LL);
         kb_podgroup_free(dec);
         kb_value_free(pg);
         kb_pod_free(p);
