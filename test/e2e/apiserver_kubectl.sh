@@ -53,8 +53,8 @@ out=$($K get podgroups)
 expect_match "podgroups header" "$out" '^NAME +STATUS +MINMEMBER +RUNNINGS +AGE$'
 expect_match "podgroup train row" "$out" '^train +4 +[0-9]+s$'
 out=$($K get pg -o wide)
-expect_match "podgroups wide header" "$out" '^NAME +STATUS +MINMEMBER +RUNNINGS +AGE +QUEUE$'
-expect_match "podgroup huge wide row" "$out" '^huge +16 +[0-9]+s +team-b$'
+expect_match "podgroups wide header" "$out" '^NAME +STATUS +MINMEMBER +RUNNINGS +AGE +QUEUE +EXPECTED-START$'
+expect_match "podgroup huge wide row (no expected start: no reservation plugin)" "$out" '^huge +16 +[0-9]+s +team-b *$'
 out=$($K get podgroups.scheduling.volcano.sh -A)
 expect_match "podgroups -A has NAMESPACE" "$out" '^default +train +4 +[0-9]+s$'
 out=$($K get q)
