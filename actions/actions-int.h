@@ -119,6 +119,10 @@ bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct
  * else highestTierName tier_name; neither: any) lets a gang span d. */
 bool kb__domain_allowed(const struct kb_domain *doms, const struct kb_domain *d, int32_t tier,
                         const char *tier_name);
+/* Whether a bound names only a highestTierName that no domain carries:
+ * Volcano then finds no tier for it (updateJobTier leaves
+ * highestTierAllowed unset) and the hard mode sets no limit. */
+bool kb__tier_name_unknown(struct kb_session *s, int32_t tier, const char *tier_name);
 /* Volcano's HyperNode binpack score of request in d (topology.c). */
 double kb__domain_binpack(struct kb_session *s, const struct kb_domain *d,
                           const struct kb_res *request);

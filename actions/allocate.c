@@ -274,7 +274,8 @@ static bool allocate_job(struct kb__alloc *c, struct kb_queue_info *q, struct kb
                         kb_statement_discard(st);
                 return false;
         }
-        if (!kb_job_has_topology(j))
+        if (!kb_job_has_topology(j) ||
+            kb__tier_name_unknown(s, j->pg->highest_tier, j->pg->highest_tier_name))
                 kb__allocate_tasks(c, q, j, tasks, NULL, st);
         else if (!kb__allocate_in_domain(c, q, j, tasks, st)) {
                 /* A hard gang waits rather than be split; a soft one

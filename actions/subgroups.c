@@ -347,7 +347,7 @@ static bool play_group(struct plan *p, struct group *g, const struct kb_domain *
         struct kb_res request = {0};
         for (size_t i = 0; i < g->pending.n; i++)
                 kb_res_add(&request, &((const struct kb_task *)g->pending.v[i])->resreq);
-        if (g->mode != KB_TOPOLOGY_HARD) {
+        if (g->mode != KB_TOPOLOGY_HARD || kb__tier_name_unknown(s, g->tier, g->tier_name)) {
                 *score = jd ? kb__domain_binpack(s, jd, &request) : 0;
                 return play_tasks(p, g, jd);
         }
@@ -421,6 +421,7 @@ int kb__allocate_subgroups(struct kb__alloc *c, struct kb_queue_info *q, struct 
         size_t ncands = 0;
         int rc = 0;
         if (pg->topology_mode == KB_TOPOLOGY_HARD &&
+            !kb__tier_name_unknown(c->s, pg->highest_tier, pg->highest_tier_name) &&
             !(cands = kb__topology_candidates(c, j, tasks, &ncands)))
                 return 0;
         group_tasks(&p, tasks);

@@ -82,6 +82,18 @@ bool kb__domain_allowed(const struct kb_domain *doms, const struct kb_domain *d,
         }
 }
 
+bool kb__tier_name_unknown(struct kb_session *s, int32_t tier, const char *tier_name)
+{
+        if (tier >= 0 || !tier_name)
+                return false;
+        size_t nd;
+        const struct kb_domain *doms = kb_session_topology_domains(s, &nd);
+        for (size_t i = 0; i < nd; i++)
+                if (kb_streq(doms[i].tier_name, tier_name))
+                        return false;
+        return true;
+}
+
 /* Whether spec.networkTopology lets j span d. */
 static bool allowed(const struct kb_podgroup *pg, const struct kb_domain *doms,
                     const struct kb_domain *d)

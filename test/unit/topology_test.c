@@ -41,6 +41,10 @@
 #define HN(name, tier, members) \
         "---\napiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: " name "}\n" \
         "spec: {tier: " tier ", members: [" members "]}\n"
+/* A HyperNode with a tierName. */
+#define HNT(name, tier, tier_name, members) \
+        "---\napiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: " name "}\n" \
+        "spec: {tier: " tier ", tierName: " tier_name ", members: [" members "]}\n"
 #define M_NODE(n) "{type: Node, selector: {exactMatch: {name: " n "}}}"
 #define M_HN(n) "{type: HyperNode, selector: {exactMatch: {name: " n "}}}"
 
@@ -311,6 +315,59 @@ static const struct kb_scenario placement[] = {
                 "phase: Running")
             POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("2"), ""),
         .binds = "",
+    },
+    {
+        /* Volcano master's allocate_test.go, "hard network topology
+         * constrain and task in job rescheduled, can allocate job when the
+         * tier corresponding to highestTierName not reached and
+         * hyperNodesInfo has three tier": the PodGroup's recorded HyperNode
+         * has no matching allocation (its running pods g-0, g-1 are on
+         * s0-n1 and s0-n2, nodes no longer in the cluster).  Racks s3..s6
+         * (tierName volcano.sh/task-spec) under s1, s2 (volcano.sh/job-spec)
+         * under s0; gang hard, highestTierName volcano.sh/job-spec,
+         * minMember 2.  The gang has nothing on a known node, so it is
+         * placed afresh, in the tightest rack that holds g-2: s4 and s5
+         * (2 cpu each) score 2/2 against s3's 2/4, s4 by name: g-2=s4-n1
+         * (Volcano: 1 bind). */
+        .name = "topology: a gang whose placed pods are on unknown nodes is placed afresh",
+        .manifests = NODE_RES("s3-n1", "2", "8Gi", "110") NODE_RES("s3-n2", "2", "8Gi", "110")
+            NODE_RES("s4-n1", "2", "8Gi", "110") NODE_RES("s5-n1", "2", "8Gi", "110")
+            HNT("s3", "1", "volcano.sh/task-spec", M_NODE("s3-n1") ", " M_NODE("s3-n2"))
+            HNT("s4", "1", "volcano.sh/task-spec", M_NODE("s4-n1"))
+            HNT("s5", "1", "volcano.sh/task-spec", M_NODE("s5-n1"))
+            HNT("s1", "2", "volcano.sh/job-spec", M_HN("s3") ", " M_HN("s4"))
+            HNT("s2", "2", "volcano.sh/job-spec", M_HN("s5")) HN("s0", "3", M_HN("s1") ", " M_HN("s2"))
+            PG("g", "2", "2024-01-01",
+               ", networkTopology: {mode: hard, highestTierName: volcano.sh/job-spec}")
+            POD("g-0", IN_GROUP("g"), "  schedulerName: kbatch\n  nodeName: s0-n1\n" POD_REQ("2"),
+                "phase: Running")
+            POD("g-1", IN_GROUP("g"), "  schedulerName: kbatch\n  nodeName: s0-n2\n" POD_REQ("2"),
+                "phase: Running")
+            POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("2"), ""),
+        .binds = "g-2=s4-n1",
+    },
+    {
+        /* Volcano master's "hard network topology with highestTierName
+         * constrain and tasks in job rescheduled, can allocate job when
+         * here is no corresponding highestTierAllowed for highestTierName":
+         * no HyperNode has tierName volcano.sh/hypercluster, so Volcano
+         * finds no tier for it and places the gang without a limit
+         * (updateJobTier leaves highestTierAllowed unset; a hard mode
+         * without one is no hard constraint).  g-0, g-1 run on s0's nodes;
+         * g-2 goes to s1-n3 (Volcano: 1 bind). */
+        .name = "topology: a highestTierName no HyperNode carries sets no limit",
+        .manifests = NODE_RES("s0-n1", "2", "8Gi", "110") NODE_RES("s0-n2", "2", "8Gi", "110")
+            NODE_RES("s1-n3", "2", "8Gi", "110") NODE_RES("s1-n4", "2", "8Gi", "110")
+            HNT("s0", "1", "volcano.sh/task-spec", M_NODE("s0-n1") ", " M_NODE("s0-n2"))
+            HNT("s1", "1", "volcano.sh/task-spec", M_NODE("s1-n3") ", " M_NODE("s1-n4"))
+            PG("g", "2", "2024-01-01",
+               ", networkTopology: {mode: hard, highestTierName: volcano.sh/hypercluster}")
+            POD("g-0", IN_GROUP("g"), "  schedulerName: kbatch\n  nodeName: s0-n1\n" POD_REQ("2"),
+                "phase: Running")
+            POD("g-1", IN_GROUP("g"), "  schedulerName: kbatch\n  nodeName: s0-n2\n" POD_REQ("2"),
+                "phase: Running")
+            POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("2"), ""),
+        .binds = "g-2=s1-n3",
     },
     {
         /* No HyperNode and no tier labels: a hard gang has nowhere to go
