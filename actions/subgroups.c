@@ -301,23 +301,17 @@ static bool play_tasks(struct plan *p, struct group *g, const struct kb_domain *
         return false;
 }
 
-/* Whether the sub-group's tasks on nodes and domain d are within one domain
- * its bound allows (or have no common domain at all, as Volcano lets a
- * HyperNode with no lowest common ancestor through). */
-static bool lca_allowed(struct kb_session *s, const struct group *g, const struct kb_domain *doms,
-                        const struct kb_domain *d)
+/* Whether domain d and the sub-group's tasks on nodes (within domain
+ * placed, NULL when it has none or they share no domain) are within one
+ * domain its bound allows; with no common domain at all, yes (Volcano lets
+ * a HyperNode with no lowest common ancestor through). */
+static bool lca_allowed(const struct group *g, const struct kb_domain *doms,
+                        const struct kb_domain *placed, const struct kb_domain *d)
 {
-        size_t nn;
-        const struct kb_node_info *nodes = kb_session_nodes(s, &nn);
+        if (!placed)
+                return true;
         for (const struct kb_domain *a = d;; a = &doms[a->parent]) {
-                bool all = true;
-                for (size_t i = 0; i < g->ntasks && all; i++) {
-                        const struct kb_task *t = g->tasks[i];
-                        if (t->node >= 0 && t->status != KB_TASK_RELEASING &&
-                            t->status != KB_TASK_PENDING)
-                                all = kb_domain_has(s, a, &nodes[t->node]);
-                }
-                if (all)
+                if (a->lo <= placed->lo && placed->hi <= a->hi)
                         return kb__domain_allowed(doms, a, g->tier, g->tier_name);
                 if (a->parent < 0)
                         return true;
@@ -344,22 +338,32 @@ static int cmp_sub_cand(const void *a, const void *b)
 static bool play_group(struct plan *p, struct group *g, const struct kb_domain *jd, double *score)
 {
         struct kb_session *s = p->c->s;
-        struct kb_res request = {0};
-        for (size_t i = 0; i < g->pending.n; i++)
-                kb_res_add(&request, &((const struct kb_task *)g->pending.v[i])->resreq);
+        struct kb_res request = {0}, least = {0};
+        int nres = kb_res_count();
+        /* What the sub-group asks for in all (the domain score), and at
+         * least (per resource, its smallest request): a domain without
+         * room for that cannot take a single task of it and is not tried. */
+        for (size_t i = 0; i < g->pending.n; i++) {
+                const struct kb_res *r = &((const struct kb_task *)g->pending.v[i])->resreq;
+                kb_res_add(&request, r);
+                for (int k = 0; k < nres; k++)
+                        least.q[k] = i && least.q[k] < r->q[k] ? least.q[k] : r->q[k];
+        }
         if (g->mode != KB_TOPOLOGY_HARD || kb__tier_name_unknown(s, g->tier, g->tier_name)) {
                 *score = jd ? kb__domain_binpack(s, jd, &request) : 0;
                 return play_tasks(p, g, jd);
         }
         size_t nd;
         const struct kb_domain *doms = kb_session_topology_domains(s, &nd);
+        const struct kb_domain *placed = kb_tasks_domain(s, g->tasks, g->ntasks, NULL);
         struct sub_cand *c = kb_xmalloc((nd + 1) * sizeof(*c));
         size_t n = 0;
         for (size_t i = 0; i < nd; i++) {
                 const struct kb_domain *d = &doms[i];
                 if (d->hi == d->lo || (jd && (d->lo < jd->lo || d->hi > jd->hi)) ||
                     !kb__domain_allowed(doms, d, g->tier, g->tier_name) ||
-                    !lca_allowed(s, g, doms, d))
+                    !lca_allowed(g, doms, placed, d) ||
+                    !kb_res_le(&least, &kb_domain_room(s, d)->future_idle))
                         continue;
                 c[n++] = (struct sub_cand){d, kb__domain_binpack(s, d, &request)};
         }
