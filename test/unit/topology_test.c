@@ -572,6 +572,42 @@ static const struct kb_scenario subgroups[] = {
         .binds = "w0=n1 w1=n3 w2=n2 w3=n4",
     },
     {
+        /* Pods no policy takes form the default sub-group, which needs one
+         * pod, has the PodGroup's topology and goes first (its id sorts
+         * before every policy's, as Volcano's job UID before its sub-job
+         * UIDs).  Gang hard tier 2, minMember 3: ps (no part label) and
+         * partition 0 {w0, w1} (subGroupSize 2, hard tier 1).  No rack holds
+         * 6 cpu: the gang plays in s2.  ps: s0 and s1 tie at 2/4, s0 by name:
+         * ps=s0-n1.  The partition then fits s1 only (s0 has one node
+         * left): w0=s1-n3, w1=s1-n4.  (Placed by name, w1 would go to s1-n3
+         * after w0 took s0-n2.) */
+        .name = "sub-groups: the default sub-group goes first",
+        .manifests = SG_RACKS2
+            PG("pg1", "3", "2024-01-01", HARD("2") SUBGROUPS(SGP("worker", "part", SG_HARD("1"),
+                                                                ", subGroupSize: 2")))
+            SG_POD("ps", "role: ps") SG_POD("w0", "part: '0'") SG_POD("w1", "part: '0'"),
+        .binds = "ps=s0-n1 w0=s1-n3 w1=s1-n4",
+    },
+    {
+        /* A sub-group whole only on room being freed is pipelined, and the
+         * gang with it: rack s0's s0-n2 holds a terminating pod, s1's s1-n4
+         * another scheduler's pod.  Partition 0 {w0, w1} (subGroupSize 2,
+         * hard tier 1): in s0 (first by name; both racks would overflow,
+         * score 0) w0 takes s0-n1's idle room and w1 is pipelined onto
+         * s0-n2.  The gang (minMember 2) is pipelined, not ready: nothing
+         * binds, w1 is nominated to s0-n2.  (Without the sub-group the
+         * gang binds at once, split: w0=s0-n1, w1=s1-n3.) */
+        .name = "sub-groups: a sub-group whole on room being freed is pipelined",
+        .manifests = SG_RACKS2 SG_X("x4", "s1-n4")
+            POD("old", ", deletionTimestamp: '2024-01-01T00:00:00Z'",
+                "  schedulerName: default-scheduler\n  nodeName: s0-n2\n" SG_REQ, "phase: Running")
+            PG("pg1", "2", "2024-01-01", SUBGROUPS(SGP("worker", "part", SG_HARD("1"),
+                                                       ", subGroupSize: 2")))
+            SG_POD("w0", "part: '0'") SG_POD("w1", "part: '0'"),
+        .binds = "",
+        .nominated = "w1=s0-n2",
+    },
+    {
         /* minSubGroups above the sub-groups the pods form: the gang can
          * never run (Volcano's CheckSubJobValid), and says so. */
         .name = "sub-groups: fewer sub-groups than minSubGroups",
