@@ -115,4 +115,36 @@ void kb__allocate_tasks(struct kb__alloc *c, struct kb_queue_info *q, struct kb_
 bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
                             struct kb_heap *tasks, struct kb_statement *st);
 
+/* Whether a networkTopology bound (highestTierAllowed tier, -1 when unset;
+ * else highestTierName tier_name; neither: any) lets a gang span d. */
+bool kb__domain_allowed(const struct kb_domain *doms, const struct kb_domain *d, int32_t tier,
+                        const char *tier_name);
+/* Whether a bound names only a highestTierName that no domain carries:
+ * Volcano then finds no tier for it (updateJobTier leaves
+ * highestTierAllowed unset) and the hard mode sets no limit. */
+bool kb__tier_name_unknown(struct kb_session *s, int32_t tier, const char *tier_name);
+/* Volcano's HyperNode binpack score of request in d (topology.c). */
+double kb__domain_binpack(struct kb_session *s, const struct kb_domain *d,
+                          const struct kb_res *request);
+
+/*
+ * The domains a hard PodGroup topology lets j take that could hold the
+ * gang, in the order kb__allocate_in_domain tries them (a fresh array, *n
+ * long, the caller frees); NULL with *n 0 when there is none, and then
+ * j->fit_error says why.
+ */
+const struct kb_domain **kb__topology_candidates(struct kb__alloc *c, struct kb_job *j,
+                                                 const struct kb_heap *tasks, size_t *n);
+
+/*
+ * j's turn by its PodGroup's spec.subGroupPolicy (subgroups.c): sub-group
+ * by sub-group, within one of kb__topology_candidates for a hard PodGroup
+ * topology, else on every node.  Returns 2 when the gang is ready
+ * (minMember and every minSubGroups) in st, 1 when only pipelined, 0 when
+ * it could not be placed (st as it was, j->fit_error says why).  On
+ * success tasks keeps the tasks not tried.
+ */
+int kb__allocate_subgroups(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                           struct kb_heap *tasks, struct kb_statement *st);
+
 #endif /* KB_ACTIONS_ACTIONS_INT_H */

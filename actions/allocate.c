@@ -29,7 +29,9 @@
  * A gang whose PodGroup sets spec.networkTopology plays its turn within one
  * network topology domain, the lowest tier and tightest fit first
  * (actions/topology.c); when no domain takes it, a hard gang is left whole
- * and waits, a soft one plays its turn on every node.
+ * and waits, a soft one plays its turn on every node.  A gang whose
+ * PodGroup sets spec.subGroupPolicy plays it sub-group by sub-group
+ * (actions/subgroups.c).
  *
  * Example: a gang of 3 (minMember 3) and two nodes with room for 2 tasks:
  * tasks 1 and 2 are allocated, task 3 fits nowhere; minMember equals the
@@ -260,7 +262,20 @@ static bool allocate_job(struct kb__alloc *c, struct kb_queue_info *q, struct kb
         struct kb_session *s = c->s;
         struct kb_statement *st = kb_statement_new(s);
 
-        if (!kb_job_has_topology(j))
+        if (j->pg && j->pg->nsubgroups) {
+                /* Sub-groups: never split past their bounds, never held
+                 * partly placed; ready commits, pipelined is kept. */
+                int rc = kb__allocate_subgroups(c, q, j, tasks, st);
+                if (rc == 2) {
+                        kb_statement_commit(st);
+                        return true;
+                }
+                if (rc == 0)
+                        kb_statement_discard(st);
+                return false;
+        }
+        if (!kb_job_has_topology(j) ||
+            kb__tier_name_unknown(s, j->pg->highest_tier, j->pg->highest_tier_name))
                 kb__allocate_tasks(c, q, j, tasks, NULL, st);
         else if (!kb__allocate_in_domain(c, q, j, tasks, st)) {
                 /* A hard gang waits rather than be split; a soft one

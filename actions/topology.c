@@ -67,20 +67,38 @@ static int cmp_cand(const void *a, const void *b)
         return strcmp(x->d->name, y->d->name);
 }
 
-/* Whether spec.networkTopology lets j span d. */
-static bool allowed(const struct kb_podgroup *pg, const struct kb_domain *doms,
-                    const struct kb_domain *d)
+bool kb__domain_allowed(const struct kb_domain *doms, const struct kb_domain *d, int32_t tier,
+                        const char *tier_name)
 {
-        if (pg->highest_tier >= 0)
-                return d->tier <= pg->highest_tier;
-        if (!pg->highest_tier_name)
+        if (tier >= 0)
+                return d->tier <= tier;
+        if (!tier_name)
                 return true;
         for (const struct kb_domain *a = d;; a = &doms[a->parent]) {
-                if (kb_streq(a->tier_name, pg->highest_tier_name))
+                if (kb_streq(a->tier_name, tier_name))
                         return true;
                 if (a->parent < 0)
                         return false;
         }
+}
+
+bool kb__tier_name_unknown(struct kb_session *s, int32_t tier, const char *tier_name)
+{
+        if (tier >= 0 || !tier_name)
+                return false;
+        size_t nd;
+        const struct kb_domain *doms = kb_session_topology_domains(s, &nd);
+        for (size_t i = 0; i < nd; i++)
+                if (kb_streq(doms[i].tier_name, tier_name))
+                        return false;
+        return true;
+}
+
+/* Whether spec.networkTopology lets j span d. */
+static bool allowed(const struct kb_podgroup *pg, const struct kb_domain *doms,
+                    const struct kb_domain *d)
+{
+        return kb__domain_allowed(doms, d, pg->highest_tier, pg->highest_tier_name);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -116,8 +134,8 @@ static uint32_t gang_need(const struct kb_job *j, const struct kb_heap *tasks,
 }
 
 /* Volcano's HyperNode binpack score of the gang's request in d. */
-static double binpack(struct kb_session *s, const struct kb_domain_room *room,
-                      const struct kb_res *request)
+static inline double binpack(struct kb_session *s, const struct kb_domain_room *room,
+                             const struct kb_res *request)
 {
         const struct kb_topology_conf *conf = kb_topology_config(s);
         double sum = 0, wsum = 0;
@@ -132,6 +150,13 @@ static double binpack(struct kb_session *s, const struct kb_domain_room *room,
                 wsum += (double)conf->weight[r];
         }
         return wsum > 0 ? sum / wsum : 0;
+}
+
+double kb__domain_binpack(struct kb_session *s, const struct kb_domain *d,
+                          const struct kb_res *request)
+{
+        const struct kb_domain_room *room = kb_domain_room(s, d);
+        return binpack(s, room, request);
 }
 
 /* The share of j's tasks on nodes of d. */
@@ -256,11 +281,16 @@ static void heap_copy(struct kb_heap *dst, const struct kb_heap *src)
         memcpy(dst->v, src->v, src->n * sizeof(*src->v));
 }
 
-bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
-                            struct kb_heap *tasks, struct kb_statement *st)
+/*
+ * The domains j may take (actions-int.h's kb__allocate_in_domain): all
+ * allowed ones in *all (*nall of them, the caller frees), those that could
+ * take the gang at the front in order (*n); false, with j->fit_error set,
+ * when j's tasks on nodes already break the bound.
+ */
+static inline bool candidates(struct kb_session *s, struct kb_job *j, const struct kb_heap *tasks,
+                              struct cand **out, size_t *nall_out, size_t *n_out,
+                              struct kb_res *need, uint32_t *k)
 {
-        struct kb_session *s = c->s;
-        struct kb__alloc_job *js = &c->jobs[j->index];
         const struct kb_podgroup *pg = j->pg;
         size_t nd;
         const struct kb_domain *doms = kb_session_topology_domains(s, &nd);
@@ -273,8 +303,8 @@ bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct
                         j->fit_error = why;
                 return false;
         }
-        struct kb_res request, need;
-        uint32_t k = gang_need(j, tasks, &request, &need);
+        struct kb_res request, lneed;
+        *k = gang_need(j, tasks, &request, &lneed);
         bool fresh = !root;
         struct cand *all = kb_xmalloc((nd + 1) * sizeof(*all));
         size_t nall = 0, n = 0;
@@ -289,7 +319,7 @@ bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct
         /* The candidates that could take the gang, at the front. */
         for (size_t i = 0; i < nall; i++) {
                 const struct kb_domain_room *room = kb_domain_room(s, all[i].d);
-                if (!kb_res_le(&need, &room->future_idle) ||
+                if (!kb_res_le(&lneed, &room->future_idle) ||
                     (fresh && pg->has_min_resources &&
                      !kb_res_le(&pg->min_resources, &room->idle) &&
                      !kb_res_le(&pg->min_resources, &room->future_idle)))
@@ -301,6 +331,48 @@ bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct
                 all[n++] = cd;
         }
         qsort(all, n, sizeof(*all), cmp_cand);
+        *need = lneed;
+        *out = all;
+        *nall_out = nall;
+        *n_out = n;
+        return true;
+}
+
+const struct kb_domain **kb__topology_candidates(struct kb__alloc *c, struct kb_job *j,
+                                                 const struct kb_heap *tasks, size_t *n)
+{
+        struct cand *all;
+        size_t nall;
+        struct kb_res need;
+        uint32_t k;
+        *n = 0;
+        if (!candidates(c->s, j, tasks, &all, &nall, n, &need, &k))
+                return NULL;
+        if (!*n) {
+                explain(c->s, j, all, nall, &need, k);
+                free(all);
+                return NULL;
+        }
+        const struct kb_domain **doms = kb_xmalloc((*n + 1) * sizeof(*doms));
+        for (size_t i = 0; i < *n; i++)
+                doms[i] = all[i].d;
+        free(all);
+        return doms;
+}
+
+bool kb__allocate_in_domain(struct kb__alloc *c, struct kb_queue_info *q, struct kb_job *j,
+                            struct kb_heap *tasks, struct kb_statement *st)
+{
+        struct kb_session *s = c->s;
+        struct kb__alloc_job *js = &c->jobs[j->index];
+        const struct kb_podgroup *pg = j->pg;
+        struct cand *all;
+        size_t nall, n;
+        struct kb_res need;
+        uint32_t k;
+
+        if (!candidates(s, j, tasks, &all, &nall, &n, &need, &k))
+                return false;
         for (size_t i = 0; i < n; i++) {
                 struct kb_heap copy;
                 size_t mark = kb_statement_mark(st), nfailed = js->nfailed;

@@ -428,6 +428,29 @@ enum kb_topology_mode {
         KB_TOPOLOGY_SOFT,
 };
 
+/*
+ * One entry of PodGroup spec.subGroupPolicy (Volcano master's
+ * SubGroupPolicySpec): the pods its labelSelector matches (every pod when
+ * unset) that carry every matchLabelKeys label with a non-empty value form
+ * one sub-group per distinct tuple of those values.  A policy without
+ * matchLabelKeys takes no pod (Volcano requires match values).  Each
+ * sub-group needs size placed pods (subGroupSize, 1 when unset) and is
+ * placed within the policy's networkTopology; the gang needs min_groups
+ * (minSubGroups, 0 when unset) of the policy's sub-groups whole.
+ */
+struct kb_subgroup_policy {
+        char *name;
+        int32_t size;
+        int32_t min_groups;
+        struct kb_label_selector selector;
+        char **match_keys;
+        size_t nmatch_keys;
+        /* networkTopology, as the PodGroup's below. */
+        enum kb_topology_mode topology_mode;
+        int32_t highest_tier;
+        char *highest_tier_name;
+};
+
 struct kb_podgroup {
         struct kb_meta meta;
         int32_t min_member;
@@ -444,8 +467,11 @@ struct kb_podgroup {
         enum kb_topology_mode topology_mode;
         int32_t highest_tier;
         char *highest_tier_name;
-        /* Fields kbatch does not evaluate yet (spec.subGroupPolicy), or
-         * NULL. */
+        /* spec.subGroupPolicy, in order (a pod joins the first policy that
+         * takes it). */
+        struct kb_subgroup_policy *subgroups;
+        size_t nsubgroups;
+        /* Fields kbatch reads but does not evaluate yet, or NULL. */
         char *unevaluated;
         /* status */
         /* Its annotations kbatch.io/runtime-limit (a Go duration) and

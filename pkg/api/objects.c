@@ -215,6 +215,16 @@ void kb_podgroup_free(struct kb_podgroup *pg)
         free(pg->queue);
         free(pg->priority_class_name);
         free(pg->highest_tier_name);
+        for (size_t i = 0; i < pg->nsubgroups; i++) {
+                struct kb_subgroup_policy *sp = &pg->subgroups[i];
+                free(sp->name);
+                kb__api_label_selector_release(&sp->selector);
+                for (size_t k = 0; k < sp->nmatch_keys; k++)
+                        free(sp->match_keys[k]);
+                free(sp->match_keys);
+                free(sp->highest_tier_name);
+        }
+        free(pg->subgroups);
         free(pg->unevaluated);
         free(pg->runtime_invalid);
         free(pg->phase);
@@ -295,47 +305,113 @@ static int podgroup_status(struct kb__api_dec *d, const struct kb_value *status,
         return 0;
 }
 
+/* The paths of a networkTopology's fields, for errors. */
+struct topology_paths {
+        const char *self, *mode, *tier, *tier_name;
+};
+
+static const struct topology_paths pg_topology_paths = {
+    "spec.networkTopology", "spec.networkTopology.mode", "spec.networkTopology.highestTierAllowed",
+    "spec.networkTopology.highestTierName"};
+
 /*
- * spec.networkTopology (Volcano's NetworkTopologySpec): mode hard or soft,
+ * A networkTopology (Volcano's NetworkTopologySpec): mode hard or soft,
  * hard when unset (the CRD's default); highestTierAllowed, a tier >= 0, or
- * highestTierName, a HyperNode tierName, not both.
+ * highestTierName, a HyperNode tierName, not both.  Unset leaves *mode
+ * NONE and *tier -1.
  */
 static int network_topology(struct kb__api_dec *d, const struct kb_value *nt,
-                            struct kb_podgroup *pg)
+                            const struct topology_paths *p, enum kb_topology_mode *mode_out,
+                            int32_t *tier_out, char **name_out)
 {
         char *mode = NULL;
         int rc;
 
-        pg->highest_tier = -1;
+        *tier_out = -1;
         if (!kb__api_set(nt))
                 return 0;
-        if ((rc = kb__api_object(d, nt, "spec.networkTopology")) ||
-            (rc = kb__api_str(d, kb_value_get(nt, "mode"), "spec.networkTopology.mode", &mode)))
+        if ((rc = kb__api_object(d, nt, p->self)) ||
+            (rc = kb__api_str(d, kb_value_get(nt, "mode"), p->mode, &mode)))
                 return rc;
         if (!mode || !mode[0] || strcmp(mode, "hard") == 0)
-                pg->topology_mode = KB_TOPOLOGY_HARD;
+                *mode_out = KB_TOPOLOGY_HARD;
         else if (strcmp(mode, "soft") == 0)
-                pg->topology_mode = KB_TOPOLOGY_SOFT;
+                *mode_out = KB_TOPOLOGY_SOFT;
         else
-                rc = kb__api_fail(d, "spec.networkTopology.mode",
-                                  "must be hard or soft, got \"%s\"", mode);
+                rc = kb__api_fail(d, p->mode, "must be hard or soft, got \"%s\"", mode);
         free(mode);
         if (rc)
                 return rc;
         const struct kb_value *tier = kb_value_get(nt, "highestTierAllowed");
-        if ((rc = kb__api_int32(d, tier, "spec.networkTopology.highestTierAllowed", 0, INT32_MAX,
-                                &pg->highest_tier)) ||
-            (rc = kb__api_str(d, kb_value_get(nt, "highestTierName"),
-                              "spec.networkTopology.highestTierName", &pg->highest_tier_name)))
+        if ((rc = kb__api_int32(d, tier, p->tier, 0, INT32_MAX, tier_out)) ||
+            (rc = kb__api_str(d, kb_value_get(nt, "highestTierName"), p->tier_name, name_out)))
                 return rc;
-        if (pg->highest_tier_name && !pg->highest_tier_name[0]) {
-                free(pg->highest_tier_name);
-                pg->highest_tier_name = NULL;
+        if (*name_out && !(*name_out)[0]) {
+                free(*name_out);
+                *name_out = NULL;
         }
-        if (kb__api_set(tier) && pg->highest_tier_name)
-                return kb__api_fail(d, "spec.networkTopology",
+        if (kb__api_set(tier) && *name_out)
+                return kb__api_fail(d, p->self,
                                     "highestTierAllowed and highestTierName cannot both be set");
         return 0;
+}
+
+/* One spec.subGroupPolicy entry (struct kb_subgroup_policy). */
+static int subgroup_policy(struct kb__api_dec *d, const struct kb_value *v, const char *path,
+                           void *elem, void *ctx)
+{
+        struct kb_subgroup_policy *sp = elem;
+        char p[KB__API_PATH];
+        int rc;
+        (void)ctx;
+
+        sp->size = 1;
+        sp->highest_tier = -1;
+        if ((rc = kb__api_object(d, v, path)))
+                return rc;
+        if (!kb__api_set(v))
+                return kb__api_fail(d, path, "must be an object, got null");
+        kb__api_path(p, sizeof(p), "%s.name", path);
+        if ((rc = kb__api_str(d, kb_value_get(v, "name"), p, &sp->name)))
+                return rc;
+        if (!sp->name || !sp->name[0])
+                return kb__api_fail(d, p, "must be set");
+        kb__api_path(p, sizeof(p), "%s.subGroupSize", path);
+        if ((rc = kb__api_int32(d, kb_value_get(v, "subGroupSize"), p, 0, INT32_MAX, &sp->size)))
+                return rc;
+        kb__api_path(p, sizeof(p), "%s.minSubGroups", path);
+        if ((rc = kb__api_int32(d, kb_value_get(v, "minSubGroups"), p, 0, INT32_MAX,
+                                &sp->min_groups)))
+                return rc;
+        kb__api_path(p, sizeof(p), "%s.labelSelector", path);
+        if ((rc = kb__api_label_selector(d, kb_value_get(v, "labelSelector"), p, &sp->selector)))
+                return rc;
+        const struct kb_value *keys = kb_value_get(v, "matchLabelKeys");
+        kb__api_path(p, sizeof(p), "%s.matchLabelKeys", path);
+        if ((rc = kb__api_list(d, keys, p)))
+                return rc;
+        if (kb__api_set(keys) && keys->arr.n) {
+                sp->match_keys = kb_xcalloc(keys->arr.n, sizeof(*sp->match_keys));
+                sp->nmatch_keys = keys->arr.n;
+                for (size_t i = 0; i < keys->arr.n; i++) {
+                        kb__api_path(p, sizeof(p), "%s.matchLabelKeys[%zu]", path, i);
+                        if ((rc = kb__api_str(d, keys->arr.v[i], p, &sp->match_keys[i])))
+                                return rc;
+                        if (!sp->match_keys[i] || !sp->match_keys[i][0])
+                                return kb__api_fail(d, p, "must be a label key, got \"\"");
+                }
+        }
+        const struct kb_value *nt = kb_value_get(v, "networkTopology");
+        if (!kb__api_set(nt))
+                return 0;
+        char self[KB__API_PATH], mode[KB__API_PATH], tier[KB__API_PATH], name[KB__API_PATH];
+        kb__api_path(self, sizeof(self), "%s.networkTopology", path);
+        kb__api_path(mode, sizeof(mode), "%s.networkTopology.mode", path);
+        kb__api_path(tier, sizeof(tier), "%s.networkTopology.highestTierAllowed", path);
+        kb__api_path(name, sizeof(name), "%s.networkTopology.highestTierName", path);
+        const struct topology_paths tp = {self, mode, tier, name};
+        return network_topology(d, nt, &tp, &sp->topology_mode, &sp->highest_tier,
+                                &sp->highest_tier_name);
 }
 
 static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb_podgroup *pg)
@@ -393,11 +469,33 @@ static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, stru
         if ((rc = kb__api_str(d, kb_value_get(spec, "priorityClassName"), "spec.priorityClassName",
                               &pg->priority_class_name)))
                 return rc;
-        if ((rc = network_topology(d, kb_value_get(spec, "networkTopology"), pg)))
+        if ((rc = network_topology(d, kb_value_get(spec, "networkTopology"), &pg_topology_paths,
+                                   &pg->topology_mode, &pg->highest_tier, &pg->highest_tier_name)))
                 return rc;
-        /* Read, not evaluated yet: said in the session's warnings. */
-        if (kb__api_set(kb_value_get(spec, "subGroupPolicy")))
-                pg->unevaluated = kb_xstrdup("spec.subGroupPolicy");
+        if ((rc = kb__api_list_of(d, kb_value_get(spec, "subGroupPolicy"), "spec.subGroupPolicy",
+                                  sizeof(*pg->subgroups), (void **)&pg->subgroups, &pg->nsubgroups,
+                                  subgroup_policy, NULL)))
+                return rc;
+        for (size_t i = 0; i < pg->nsubgroups; i++)
+                for (size_t k = 0; k < i; k++)
+                        if (kb_streq(pg->subgroups[i].name, pg->subgroups[k].name)) {
+                                char p[KB__API_PATH];
+                                kb__api_path(p, sizeof(p), "spec.subGroupPolicy[%zu].name", i);
+                                return kb__api_fail(d, p, "duplicate name \"%s\"",
+                                                    pg->subgroups[i].name);
+                        }
+        /* A soft sub-group topology is a preference kbatch does not act on
+         * (Volcano scores a soft sub-group's nodes by its HyperNode): said in
+         * the session's warnings. */
+        struct kb_buf soft;
+        kb_buf_init(&soft);
+        for (size_t i = 0; i < pg->nsubgroups; i++)
+                if (pg->subgroups[i].topology_mode == KB_TOPOLOGY_SOFT)
+                        kb_buf_printf(&soft, "%sspec.subGroupPolicy[%zu].networkTopology",
+                                      soft.len ? ", " : "", i);
+        if (soft.len)
+                pg->unevaluated = kb_xstrdup(soft.data);
+        kb_buf_release(&soft);
         kb__api_podgroup_runtime(pg);
         return podgroup_status(d, kb_value_get(doc, "status"), pg);
 }

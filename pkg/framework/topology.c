@@ -313,14 +313,20 @@ static bool on_node(enum kb_task_status st)
 
 const struct kb_domain *kb_job_domain(struct kb_session *s, const struct kb_job *j, bool *split)
 {
+        return kb_tasks_domain(s, j->tasks, j->ntasks, split);
+}
+
+const struct kb_domain *kb_tasks_domain(struct kb_session *s, struct kb_task *const *tasks,
+                                        size_t n, bool *split)
+{
         const struct kb_domain *d = NULL;
         bool any = false;
         if (split)
                 *split = false;
         if (!s->topo || !s->topo->node_domain)
                 return NULL;
-        for (uint32_t i = 0; i < j->ntasks; i++) {
-                const struct kb_task *task = j->tasks[i];
+        for (size_t i = 0; i < n; i++) {
+                const struct kb_task *task = tasks[i];
                 if (task->node < 0 || !on_node(task->status))
                         continue;
                 const struct kb_node_info *n = &s->nodes[task->node];

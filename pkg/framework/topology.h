@@ -64,6 +64,9 @@ const struct kb_domain_room *kb_domain_room(struct kb_session *s, const struct k
  * pipelined, binding, bound or running); NULL when j has none there, or
  * when they are not all within one domain (*split set then, may be NULL). */
 const struct kb_domain *kb_job_domain(struct kb_session *s, const struct kb_job *j, bool *split);
+/* The same for tasks[0..n) (a sub-group's tasks, say). */
+const struct kb_domain *kb_tasks_domain(struct kb_session *s, struct kb_task *const *tasks,
+                                        size_t n, bool *split);
 
 /* Whether j's PodGroup asks for a network topology (spec.networkTopology). */
 static inline bool kb_job_has_topology(const struct kb_job *j)

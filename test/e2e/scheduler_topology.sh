@@ -4,7 +4,9 @@
 # `kubectl get hypernodes` with the node counts the scheduler writes; a hard
 # gang (highestTierAllowed 1) of 6 lands in one rack; a hard gang of 10
 # fits no rack and waits, saying so; a HyperNode naming a missing member
-# gets a Warning event and the rest schedules.
+# gets a Warning event and the rest schedules; a gang of two partitions
+# (spec.subGroupPolicy) takes one rack per partition, and a bad policy is
+# refused naming the field.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 start_api --nodes "2:cpu=4,memory=16Gi,prefix=a" --nodes "2:cpu=4,memory=16Gi,prefix=b,label=rack=b"
@@ -136,6 +138,50 @@ expect_eq "and none of its pods is bound" \
         "$($K get pods -l job-name=wide -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c .)" 0
 wait_for "the bad HyperNode gets a Warning event" 10 sh -c \
         "$K get events --field-selector involvedObject.kind=HyperNode,involvedObject.name=bad,reason=Ignored -o jsonpath='{.items[*].message}' | grep -q 'spec.members\[0\].selector.exactMatch.name: hypernode nowhere not found'"
+
+# Sub-groups (spec.subGroupPolicy): two partitions of two 3-cpu pods (one
+# a node), each hard within one rack, both needed.  Pods x-1 and x-3 are
+# partition 0, x-2 and x-4 partition 1, so that placing them by name
+# would split both partitions across the racks; each takes a rack whole.
+$K delete job wide >/dev/null
+$K delete pg wide >/dev/null
+$K delete pods plain-1 plain-2 >/dev/null
+wait_for "the other pods are gone" 30 sh -c "[ \$($K get pods -A --no-headers 2>/dev/null | wc -l) = 0 ]"
+if $K apply -f - >/dev/null 2>"$T/err" <<'YAML'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: bad-parts}
+spec: {minMember: 1, subGroupPolicy: [{name: w, subGroupSize: -1}]}
+YAML
+then fail "a negative subGroupSize was accepted"; else pass "a negative subGroupSize is refused"; fi
+expect_match "the refusal names the field" "$(cat "$T/err")" 'subGroupPolicy\[0\].subGroupSize'
+{
+        cat <<'YAML'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: parts}
+spec:
+  minMember: 4
+  subGroupPolicy:
+  - name: worker
+    subGroupSize: 2
+    minSubGroups: 2
+    matchLabelKeys: [part]
+    networkTopology: {mode: hard, highestTierAllowed: 1}
+YAML
+        for i in 1 2 3 4; do
+                printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: x-%s, labels: {part: "%s"},\n' "$i" $(((i + 1) % 2))
+                printf '  annotations: {scheduling.k8s.io/group-name: parts}}\n'
+                printf 'spec: {schedulerName: kbatch, terminationGracePeriodSeconds: 1,\n'
+                printf "  containers: [{name: c, image: x, resources: {requests: {cpu: '3'}}}]}\n"
+        done
+} | $K apply -f - >/dev/null
+wait_for "the four partitioned pods are bound" 20 all_bound 4
+rack_of() { $K get pod "$1" -o jsonpath='{.spec.nodeName}' | cut -c1; }
+expect_eq "partition 0 within one rack" "$(rack_of x-1)" "$(rack_of x-3)"
+expect_eq "partition 1 within one rack" "$(rack_of x-2)" "$(rack_of x-4)"
+if [ "$(rack_of x-1)" != "$(rack_of x-2)" ]; then pass "the partitions in different racks"
+else fail "both partitions in rack $(rack_of x-1)"; fi
 
 stop_sched s
 finish

@@ -310,6 +310,10 @@ check "its hard gang lands in rack r2" "$TMP/out" "default/train   Running   0  
 check "and the wide gang waits whole" "$TMP/out" "no network topology domain of tier <= 1 can hold the whole gang"
 run "the topology example as JSON" 0 --output json "$EX"
 check "the domain is in the JSON" "$TMP/out" '"podGroup":"default/train","phase":"Running","running":0,"pending":0,"domain":"r2"'
+EX="$(dirname "$0")/../../examples/sim/subgroups.yaml"
+run "the sub-groups example" 0 --output json "$EX"
+check "each partition takes a rack of its own" "$TMP/out" \
+        '"binds":[{"pod":"default/t-0","node":"n1"},{"pod":"default/t-1","node":"n3"},{"pod":"default/t-2","node":"n2"},{"pod":"default/t-3","node":"n4"}]'
 run "synthetic racks and hard gangs" 0 --output json --stats \
         --synthetic nodes=8,blocks=2,racks=2,groups=3,group-size=2,group-size-max=3,hard-tier=1:2,hypernodes=1
 check "--stats counts gangs by domain tier" "$TMP/err" "running gangs by network topology domain: tier 1: 3, none: 0"

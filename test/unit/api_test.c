@@ -847,6 +847,37 @@ static void test_network_topology(void **state)
         assert_int_equal(o.podgroup->topology_mode, KB_TOPOLOGY_NONE);
         kb_object_release(&o);
 
+        /* spec.subGroupPolicy, field by field; a soft sub-group topology is
+         * read but not acted on, and said so. */
+        decode_ok("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                  "metadata: {name: pg}\nspec:\n  subGroupPolicy:\n"
+                  "  - {name: worker, subGroupSize: 4, minSubGroups: 2,\n"
+                  "     labelSelector: {matchLabels: {volcano.sh/task-spec: worker}},\n"
+                  "     matchLabelKeys: [volcano.sh/partition-id],\n"
+                  "     networkTopology: {highestTierName: rack}}\n"
+                  "  - {name: ps, networkTopology: {mode: soft, highestTierAllowed: 1}}\n",
+                  &o, KB_KIND_PODGROUP);
+        const struct kb_podgroup *pg = o.podgroup;
+        assert_int_equal(pg->nsubgroups, 2);
+        assert_string_equal(pg->subgroups[0].name, "worker");
+        assert_int_equal(pg->subgroups[0].size, 4);
+        assert_int_equal(pg->subgroups[0].min_groups, 2);
+        assert_true(pg->subgroups[0].selector.set);
+        assert_int_equal(pg->subgroups[0].selector.nreqs, 1);
+        assert_int_equal(pg->subgroups[0].nmatch_keys, 1);
+        assert_string_equal(pg->subgroups[0].match_keys[0], "volcano.sh/partition-id");
+        assert_int_equal(pg->subgroups[0].topology_mode, KB_TOPOLOGY_HARD);
+        assert_int_equal(pg->subgroups[0].highest_tier, -1);
+        assert_string_equal(pg->subgroups[0].highest_tier_name, "rack");
+        /* Volcano's defaults: a sub-group of 1, no minimum of sub-groups. */
+        assert_int_equal(pg->subgroups[1].size, 1);
+        assert_int_equal(pg->subgroups[1].min_groups, 0);
+        assert_false(pg->subgroups[1].selector.set);
+        assert_int_equal(pg->subgroups[1].topology_mode, KB_TOPOLOGY_SOFT);
+        assert_int_equal(pg->subgroups[1].highest_tier, 1);
+        assert_string_equal(pg->unevaluated, "spec.subGroupPolicy[1].networkTopology");
+        kb_object_release(&o);
+
         /* Volcano's tier was once a string; RE2's \d is rewritten for POSIX. */
         decode_ok("apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\n"
                   "metadata: {name: rack-1}\n"
@@ -1344,6 +1375,30 @@ static const struct {
      "both be set"},
     {PGH "spec: {networkTopology: hard}\n",
      "podgroup default/pg: spec.networkTopology: must be an object, got string"},
+    /* PodGroup subGroupPolicy. */
+    {PGH "spec: {subGroupPolicy: [{matchLabelKeys: [a]}]}\n",
+     "podgroup default/pg: spec.subGroupPolicy[0].name: must be set"},
+    {PGH "spec: {subGroupPolicy: [{name: a}, {name: a}]}\n",
+     "podgroup default/pg: spec.subGroupPolicy[1].name: duplicate name \"a\""},
+    {PGH "spec: {subGroupPolicy: [{name: a, subGroupSize: -2}]}\n",
+     "podgroup default/pg: spec.subGroupPolicy[0].subGroupSize: must be >= 0, got -2"},
+    {PGH "spec: {subGroupPolicy: [{name: a, minSubGroups: x}]}\n",
+     "podgroup default/pg: spec.subGroupPolicy[0].minSubGroups: must be an integer, got \"x\""},
+    {PGH "spec: {subGroupPolicy: [{name: a, matchLabelKeys: [k, '']}]}\n",
+     "podgroup default/pg: spec.subGroupPolicy[0].matchLabelKeys[1]: must be a label key, got "
+     "\"\""},
+    {PGH "spec: {subGroupPolicy: [{name: a, networkTopology: {mode: strict}}]}\n",
+     "podgroup default/pg: spec.subGroupPolicy[0].networkTopology.mode: must be hard or soft, "
+     "got \"strict\""},
+    {PGH "spec: {subGroupPolicy: [{name: a, networkTopology: {highestTierAllowed: 1, "
+         "highestTierName: rack}}]}\n",
+     "podgroup default/pg: spec.subGroupPolicy[0].networkTopology: highestTierAllowed and "
+     "highestTierName cannot both be set"},
+    {PGH "spec: {subGroupPolicy: {name: a}}\n",
+     "podgroup default/pg: spec.subGroupPolicy: must be a list, got object"},
+    {PGH "spec: {subGroupPolicy: [{name: a, labelSelector: {matchLabels: x}}]}\n",
+     "podgroup default/pg: spec.subGroupPolicy[0].labelSelector.matchLabels: must be an object, "
+     "got string"},
 
     /* HyperNodes. */
     {HNH "spec: {tier: -1}\n", "hypernode h1: spec.tier: must be >= 0, got -1"},

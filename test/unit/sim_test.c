@@ -1371,7 +1371,8 @@ static void test_unevaluated_fields_reported(void **state)
             "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
             "status: {allocatable: {cpu: '4', memory: 8Gi}}\n"
             "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
-            "metadata: {name: g}\nspec: {minMember: 2, subGroupPolicy: [{name: s}]}\n"
+            "metadata: {name: g}\nspec: {minMember: 2, subGroupPolicy: [{name: s, "
+            "networkTopology: {mode: soft}}]}\n"
             "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: g}\nspec:\n"
             "  parallelism: 3\n  template:\n"
             "    metadata: {annotations: {scheduling.k8s.io/group-name: g}}\n"
@@ -1408,7 +1409,7 @@ static void test_unevaluated_fields_reported(void **state)
         /* Pod affinity and topology spread are evaluated: not listed. */
         assert_string_equal(r.warnings[0].message,
                             "kbatch does not evaluate these fields yet and schedules as if they "
-                            "were absent: spec.subGroupPolicy");
+                            "were absent: spec.subGroupPolicy[0].networkTopology");
         assert_string_equal(r.warnings[1].object, "pod default/solo");
         assert_null(r.warnings[1].pg);
         assert_string_equal(r.warnings[1].pod->meta.name, "solo");
