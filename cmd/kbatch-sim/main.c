@@ -53,6 +53,7 @@ static void usage(FILE *out)
                 "                            besteffort-groups=0 running=0 priority=0\n"
                 "                            prefix=pg interval=1s (between group arrivals)\n"
                 "                            runtime=NONE (kbatch.io/runtime of the pods)\n"
+                "                            deadline=NONE (their activeDeadlineSeconds)\n"
                 "                            group-size-max=0 (sizes up to it) blocks=0 racks=0\n"
                 "                            (a topology) hypernodes=0 hard-tier=NONE\n"
                 "  --swf FILE              a Standard Workload Format trace (Parallel Workloads\n"
