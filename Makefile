@@ -9,7 +9,9 @@
 #                   there: KBATCH_K8S=skip skips that, =require (CI) fails
 #                   rather than skip; make e2e-k8s runs just that part
 #   make bench      the session benchmark (docs/PERFORMANCE.md); make
-#                   bench-k8s: the daemon at scale on the real bed
+#                   bench-k8s: the daemon at scale on the real bed; make
+#                   bench-peers: against Volcano's scheduler and
+#                   kube-scheduler on it (PEERS_SIZE=small: a tenth)
 #   make fuzz       longer fuzzing runs of the fuzz targets
 #   make image-test deploy/Dockerfile builds and its image runs (docker, or
 #                   debootstrap and chroot as root); .ci/run runs it
@@ -78,7 +80,7 @@ PROGS   := $(CMDS:%=$(BINDIR)/%)
 
 .SECONDEXPANSION:
 .SECONDARY:
-.PHONY: all deps test-deps test unit e2e e2e-k8s image-test bench bench-k8s fuzz format clean install uninstall
+.PHONY: all deps test-deps test unit e2e e2e-k8s image-test bench bench-k8s bench-peers fuzz format clean install uninstall
 all: deps
 	@$(MAKE) --no-print-directory progs
 
@@ -182,6 +184,12 @@ bench: test-deps
 bench-k8s: test-deps
 	@$(MAKE) --no-print-directory progs
 	@bash test/bench/k8s_scale.sh
+
+# kbatch against its peers on the real bed (test/k8s/peers; needs Go):
+# docs/PERFORMANCE.md, "Against its peers".
+bench-peers: test-deps
+	@$(MAKE) --no-print-directory progs
+	@bash test/bench/peers.sh
 
 FUZZ    := $(notdir $(basename $(wildcard test/fuzz/*_fuzz.c)))
 fuzz: test-deps
