@@ -51,6 +51,7 @@ struct rec {
         UT_hash_handle hh;
         char *key;
         bool inflight;
+        bool made;       /* the last write was answered well */
         double next_try; /* monotonic */
         uint64_t sent;   /* hash of the last body written, 0 for none */
 };
@@ -260,7 +261,9 @@ static void written(void *arg, const struct kb_kube_resp *r)
         else
                 KB_WARN("making podgroup %s for its workload: %ld %.200s", c->key, r->status,
                         r->status ? r->body : r->error);
-        settle(c, ok ? RETRY_CREATED : RETRY_FAILED);
+        struct rec *rec = settle(c, ok ? RETRY_CREATED : RETRY_FAILED);
+        if (rec)
+                rec->made = ok;
         call_free(c);
 }
 
@@ -454,6 +457,17 @@ static void sync_xpodgroups(struct kb_sched *s, double now)
                 kb_value_free(body);
                 kb_value_free(doc);
         }
+}
+
+bool kb__workloads_making(struct kb_sched *s, const char *ns, const char *name)
+{
+        struct kb__workloads *w = s->workloads;
+        if (!w || !name)
+                return false;
+        char *key = kb_xasprintf("%s/%s", ns, name);
+        struct rec *r = rec_get(w, key, false);
+        free(key);
+        return r && (r->inflight || r->made);
 }
 
 void kb__workloads_sync(struct kb_sched *s, const struct kb_snapshot *snap)
