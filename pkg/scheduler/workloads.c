@@ -28,8 +28,9 @@
  * flight.  The next sessions see the PodGroup through the watch and
  * schedule the four pods as one gang.
  *
- * Loop thread, as the rest of the daemon.  Writes go in the STATUS lane,
- * fenced like every write of a leader; the GETs in the READ lane.
+ * Loop thread, as the rest of the daemon.  Creates go in the BIND lane
+ * (the binds of their pods wait for them), updates in the STATUS lane,
+ * both fenced like every write of a leader; the GETs in the READ lane.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,7 +281,11 @@ static void write_podgroup(struct kb_sched *s, struct rec *r, const struct kb_va
             .path = path,
             .body = body,
             .content_type = patch ? "application/merge-patch+json" : NULL,
-            .lane = KB_KUBE_LANE_STATUS,
+            /* A create gates the binds of its pods: it goes with the
+             * binds, not behind the status patches of the groups already
+             * running (at 10,000 bare pods that queue held the creates,
+             * and so the binds, for seconds). */
+            .lane = patch ? KB_KUBE_LANE_STATUS : KB_KUBE_LANE_BIND,
         };
         r->inflight = true;
         kb_kube_request(s->kube, &req, written, call_new(s, r->key, NULL, NULL));
