@@ -9,7 +9,9 @@
 #                   there: KBATCH_K8S=skip skips that, =require (CI) fails
 #                   rather than skip; make e2e-k8s runs just that part
 #   make bench      the session benchmark (docs/PERFORMANCE.md); make
-#                   bench-k8s: the daemon at scale on the real bed
+#                   bench-k8s: the daemon at scale on the real bed; make
+#                   bench-peers: against Volcano's scheduler and
+#                   kube-scheduler on it (PEERS_SIZE=small: a tenth)
 #   make fuzz       each fuzz target for FUZZ_SECONDS (default 60) in turn;
 #                   FUZZ_TARGETS="http conf" for some; .ci/run fuzzes each
 #                   for 30 s after make test
@@ -80,7 +82,7 @@ PROGS   := $(CMDS:%=$(BINDIR)/%)
 
 .SECONDEXPANSION:
 .SECONDARY:
-.PHONY: all deps test-deps test unit e2e e2e-k8s image-test bench bench-k8s fuzz format clean install uninstall
+.PHONY: all deps test-deps test unit e2e e2e-k8s image-test bench bench-k8s bench-peers fuzz format clean install uninstall
 all: deps
 	@$(MAKE) --no-print-directory progs
 
@@ -184,6 +186,12 @@ bench: test-deps
 bench-k8s: test-deps
 	@$(MAKE) --no-print-directory progs
 	@bash test/bench/k8s_scale.sh
+
+# kbatch against its peers on the real bed (test/k8s/peers; needs Go):
+# docs/PERFORMANCE.md, "Against its peers".
+bench-peers: test-deps
+	@$(MAKE) --no-print-directory progs
+	@bash test/bench/peers.sh
 
 # FUZZ_SECONDS is per target: the whole run takes about that times the
 # number of targets (13 today), plus the first build of the library.

@@ -205,6 +205,11 @@ void kb__events_stats(struct kb_sched *s, size_t *records, size_t *unsent);
  * the rest. */
 void kb__workloads_start(struct kb_sched *s);
 void kb__workloads_sync(struct kb_sched *s, const struct kb_snapshot *snap);
+/* Whether kbatch is making the workload PodGroup ns/name: its write is in
+ * flight, or was answered well less than 10 s ago and the watch has not
+ * brought it yet.  A pod that waits only for that is not reported
+ * unschedulable (kb__pod_failures). */
+bool kb__workloads_making(struct kb_sched *s, const char *ns, const char *name);
 void kb__workloads_stop(struct kb_sched *s);
 void kb__workloads_release(struct kb_sched *s);
 

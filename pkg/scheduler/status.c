@@ -743,6 +743,20 @@ out:
                     (cur->node_name && *cur->node_name) || cur->meta.deletion ||
                     kb_cache_binding(s->cache, ns, p->meta.name))
                         continue;
+                /* Waiting for the group kbatch is making for its workload
+                 * (WaitingForPodGroup) is not a failure: the pod binds a
+                 * session after the watch brings the group, and a
+                 * condition and an event on each such pod would cost two
+                 * writes per pod, the condition mostly refused (409) as
+                 * the bind changes the pod first.  Volcano's scheduler
+                 * likewise passes over a pod whose PodGroup its controller
+                 * has not made yet (pkg/scheduler/cache/cache.go,
+                 * Snapshot: a job without a PodGroup is skipped).  Only
+                 * a group whose write failed, or that the watch has not
+                 * shown 10 s after it was made, is reported. */
+                if (snap->snap.workload_podgroups && (!p->group_name || !*p->group_name) &&
+                    kb__workloads_making(s, ns, p->workload_group))
+                        continue;
                 pod_unschedulable(s, cur, r->unschedulable[i].message);
         }
 }

@@ -28,8 +28,9 @@
  * flight.  The next sessions see the PodGroup through the watch and
  * schedule the four pods as one gang.
  *
- * Loop thread, as the rest of the daemon.  Writes go in the STATUS lane,
- * fenced like every write of a leader; the GETs in the READ lane.
+ * Loop thread, as the rest of the daemon.  Creates go in the BIND lane
+ * (the binds of their pods wait for them), updates in the STATUS lane,
+ * both fenced like every write of a leader; the GETs in the READ lane.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ struct rec {
         UT_hash_handle hh;
         char *key;
         bool inflight;
+        bool made;       /* the last write was answered well */
         double next_try; /* monotonic */
         uint64_t sent;   /* hash of the last body written, 0 for none */
 };
@@ -260,7 +262,9 @@ static void written(void *arg, const struct kb_kube_resp *r)
         else
                 KB_WARN("making podgroup %s for its workload: %ld %.200s", c->key, r->status,
                         r->status ? r->body : r->error);
-        settle(c, ok ? RETRY_CREATED : RETRY_FAILED);
+        struct rec *rec = settle(c, ok ? RETRY_CREATED : RETRY_FAILED);
+        if (rec)
+                rec->made = ok;
         call_free(c);
 }
 
@@ -277,7 +281,11 @@ static void write_podgroup(struct kb_sched *s, struct rec *r, const struct kb_va
             .path = path,
             .body = body,
             .content_type = patch ? "application/merge-patch+json" : NULL,
-            .lane = KB_KUBE_LANE_STATUS,
+            /* A create gates the binds of its pods: it goes with the
+             * binds, not behind the status patches of the groups already
+             * running (at 10,000 bare pods that queue held the creates,
+             * and so the binds, for seconds). */
+            .lane = patch ? KB_KUBE_LANE_STATUS : KB_KUBE_LANE_BIND,
         };
         r->inflight = true;
         kb_kube_request(s->kube, &req, written, call_new(s, r->key, NULL, NULL));
@@ -454,6 +462,17 @@ static void sync_xpodgroups(struct kb_sched *s, double now)
                 kb_value_free(body);
                 kb_value_free(doc);
         }
+}
+
+bool kb__workloads_making(struct kb_sched *s, const char *ns, const char *name)
+{
+        struct kb__workloads *w = s->workloads;
+        if (!w || !name)
+                return false;
+        char *key = kb_xasprintf("%s/%s", ns, name);
+        struct rec *r = rec_get(w, key, false);
+        free(key);
+        return r && (r->inflight || r->made);
 }
 
 void kb__workloads_sync(struct kb_sched *s, const struct kb_snapshot *snap)

@@ -137,6 +137,14 @@ expect_eq "minMember 1, owned by the pod" \
         "$(pg_field "$solo" '{.spec.minMember} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}')" \
         "1 Pod/solo"
 wait_for "and is bound" 20 sh -c "[ -n \"\$($K get pod solo -o jsonpath='{.spec.nodeName}')\" ]"
+# Waiting for the group kbatch itself is making is no scheduling failure:
+# no FailedScheduling event, no PodScheduled=False on the pods (two writes
+# a pod, at scale; Volcano's scheduler says nothing either).
+sleep 1 # the event lane, had anything been written
+for p in solo $($K get pods -l job-name=pair -o jsonpath='{.items[*].metadata.name}'); do
+        expect_eq "no FailedScheduling on $p while its group is made" \
+                "$(events_about "$p" | grep -c '|FailedScheduling|')" 0
+done
 
 # ---- 3. bad annotations ----------------------------------------------------------------
 
