@@ -10,6 +10,7 @@
 #include "framework/framework.h"
 
 struct kb__memo;
+struct kb__whole;
 
 /*
  * How an action evicts: which tasks it may consider at all, which vote of
@@ -40,12 +41,17 @@ struct kb__evictor {
         bool topology;
         /* Whether eligible reads the preemptor's own job (preempt's rules:
          * other jobs, or its own): then a node's "nothing to spare" holds
-         * for that job only, not for the whole queue. */
+         * for that job only where the job has tasks on the node; elsewhere
+         * every job of the queue sees the same candidates. */
         bool per_job;
         struct kb_statement *st;
         /* Scratch, owned by evict.c. */
         struct kb__memo *memo; /* per node */
         uint32_t epoch;
+        uint32_t *own;     /* per node: own_stamp where the preemptor's job has tasks */
+        uint32_t own_stamp;
+        struct kb__whole *whole; /* place_whole's jobs, kept sorted between calls */
+        size_t nwhole;
         bool *picked;      /* per task index */
         int32_t *pdb_left; /* per PodDisruptionBudget: disruptions left */
         uint32_t *taken;   /* per job index */
@@ -53,6 +59,13 @@ struct kb__evictor {
         struct kb_task **cand, **out, **pick, **best;
         size_t cap;
 };
+
+#ifdef KB_TESTING
+/* Test builds: how many times a node's candidates were looked at, past
+ * the memos (evict.c, node_offer), and how many times the jobs were sorted
+ * for a whole-gang eviction (place_whole); tests count them, never time. */
+extern unsigned long kb__evict_node_scans, kb__evict_whole_sorts;
+#endif
 
 void kb__evictor_init(struct kb__evictor *e, struct kb_session *s, const char *action);
 void kb__evictor_release(struct kb__evictor *e);

@@ -54,6 +54,13 @@
 
 #include "actions/actions-int.h"
 
+#ifdef KB_TESTING
+unsigned long kb__evict_node_scans, kb__evict_whole_sorts;
+#define COUNT(c) ((c)++)
+#else
+#define COUNT(c) ((void)0)
+#endif
+
 typedef bool (*kb__rule_fn)(const struct kb_task *, const struct kb_task *);
 
 struct kb__memo {
@@ -63,11 +70,16 @@ struct kb__memo {
         kb__rule_fn rule;
         bool set;
         /* The node's version when none of its candidates could go without
-         * cutting a gang, for preemptors of this queue under this rule
-         * (and of this job, when the rule reads it: e->per_job), best-effort
-         * or not (the status rule tells them apart).  That holds for every
-         * such preemptor until the node changes: in preempt and reclaim
-         * jobs only lose tasks, so what a job can spare only shrinks. */
+         * cutting a gang, for preemptors of this queue under this rule,
+         * best-effort or not (the status rule tells them apart), and of
+         * this job when the rule reads it (e->per_job) and the job has
+         * tasks on the node: where it has none, preempt's rules give every
+         * job of the queue the same candidates, so the memo is shared by
+         * the rule set, not kept per job (one per job cost 100 gangs a
+         * scan of 5,000 nodes each, W5 in docs/PERFORMANCE.md).  That holds
+         * for every such preemptor until the node changes: in preempt and
+         * reclaim jobs only lose tasks, so what a job can spare only
+         * shrinks. */
         uint32_t nospare_version, nospare_queue, nospare_job;
         kb__rule_fn nospare_rule;
         bool nospare_best_effort;
@@ -84,6 +96,7 @@ void kb__evictor_init(struct kb__evictor *e, struct kb_session *s, const char *a
         struct kb_job **jobs = kb_session_jobs(s, &njobs);
         kb_session_nodes(s, &nn);
         e->memo = kb_xcalloc(nn + 1, sizeof(*e->memo));
+        e->own = kb_xcalloc(nn + 1, sizeof(*e->own));
         for (size_t i = 0; i < njobs; i++)
                 for (uint32_t k = 0; k < jobs[i]->ntasks; k++)
                         if (jobs[i]->tasks[k]->index >= ntasks)
@@ -102,6 +115,8 @@ void kb__evictor_forget(struct kb__evictor *e)
 void kb__evictor_release(struct kb__evictor *e)
 {
         free(e->memo);
+        free(e->own);
+        free(e->whole);
         free(e->picked);
         free(e->taken);
         free(e->skip);
@@ -485,7 +500,8 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
 {
         struct kb__memo *m = &e->memo[n->index];
         uint32_t eclass = kb_task_class(e->s, t), queue = t->job->queue->index;
-        uint32_t job = e->per_job ? t->job->index : UINT32_MAX;
+        uint32_t job =
+            e->per_job && e->own[n->index] == e->own_stamp ? t->job->index : UINT32_MAX;
         if (m->epoch != e->epoch)
                 memset(m, 0, sizeof(*m));
         m->epoch = e->epoch;
@@ -496,6 +512,7 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
             m->nospare_job == job && m->nospare_best_effort == t->best_effort &&
             m->nospare_rule == e->eligible)
                 return 0;
+        COUNT(kb__evict_node_scans);
         /* Topology-aware: a filter that fails now may pass once victims
          * are gone (pod anti-affinity, topology spread, host ports). */
         bool blocked = kb_predicate(e->s, t, n) != NULL;
@@ -614,21 +631,26 @@ static bool place_parts(struct kb__evictor *e, struct kb_task *t)
 
 /* Step 3: a whole victim gang.  Jobs cheapest first; each one the plugins
  * give up entirely and that frees room t fits is tried. */
-struct whole {
+struct kb__whole {
         struct kb_job *job;
         uint32_t ntasks;
 };
 
 static int whole_cmp(const void *a, const void *b)
 {
-        const struct whole *x = a, *y = b;
+        const struct kb__whole *x = a, *y = b;
         if (x->job->priority != y->job->priority)
                 return x->job->priority < y->job->priority ? -1 : 1;
         if (x->ntasks != y->ntasks)
                 return x->ntasks < y->ntasks ? -1 : 1;
         if (x->job->creation != y->job->creation)
                 return x->job->creation > y->job->creation ? -1 : 1;
-        return strcmp(x->job->name, y->job->name);
+        int c = strcmp(x->job->name, y->job->name);
+        if (c)
+                return c;
+        /* Same name in two namespaces: the session's order, as a stable
+         * sort of the session's jobs gave before the order was kept. */
+        return x->job->index < y->job->index ? -1 : x->job->index > y->job->index;
 }
 
 /* V's victim tasks into e->cand; 0 when one of its tasks on a node may not
@@ -662,21 +684,52 @@ static size_t whole_tasks(struct kb__evictor *e, const struct kb_task *t, struct
         return useful ? k : 0;
 }
 
+/*
+ * Every job with placed tasks in e->whole, cheapest first.  The order is
+ * kept between calls: only the placed counts change (evictions), so the
+ * counts are refreshed and the order checked in one pass, and the jobs are
+ * sorted again only when it broke.  Sorting all 5,100 jobs of W5 for every
+ * preemptor gang was most of what place_whole cost.
+ */
+static void whole_order(struct kb__evictor *e)
+{
+        size_t njobs;
+        struct kb_job **jobs = kb_session_jobs(e->s, &njobs);
+        if (!e->whole) {
+                e->whole = kb_xmalloc((njobs + 1) * sizeof(*e->whole));
+                for (size_t i = 0; i < njobs; i++)
+                        e->whole[i] = (struct kb__whole){jobs[i], kb_job_placed_count(jobs[i])};
+                e->nwhole = njobs;
+                COUNT(kb__evict_whole_sorts);
+                qsort(e->whole, e->nwhole, sizeof(*e->whole), whole_cmp);
+                return;
+        }
+        bool sorted = true;
+        const struct kb__whole *prev = NULL;
+        for (size_t i = 0; i < e->nwhole; i++) {
+                struct kb__whole *w = &e->whole[i];
+                w->ntasks = kb_job_placed_count(w->job);
+                if (!w->ntasks)
+                        continue;
+                if (prev && whole_cmp(prev, w) > 0)
+                        sorted = false;
+                prev = w;
+        }
+        if (!sorted) {
+                COUNT(kb__evict_whole_sorts);
+                qsort(e->whole, e->nwhole, sizeof(*e->whole), whole_cmp);
+        }
+}
+
 static bool place_whole(struct kb__evictor *e, struct kb_task *t)
 {
-        size_t njobs, nw = 0;
-        struct kb_job **jobs = kb_session_jobs(e->s, &njobs);
-        struct whole *w = kb_xmalloc((njobs + 1) * sizeof(*w));
-        for (size_t i = 0; i < njobs; i++) {
-                struct kb_job *v = jobs[i];
-                uint32_t placed = kb_job_placed_count(v);
-                if (v != t->job && placed)
-                        w[nw++] = (struct whole){v, placed};
-        }
-        qsort(w, nw, sizeof(*w), whole_cmp);
+        whole_order(e);
         bool placed = false;
-        for (size_t i = 0; i < nw && !placed; i++) {
-                size_t k = whole_tasks(e, t, w[i].job);
+        for (size_t i = 0; i < e->nwhole && !placed; i++) {
+                struct kb_job *v = e->whole[i].job;
+                if (v == t->job || !e->whole[i].ntasks)
+                        continue;
+                size_t k = whole_tasks(e, t, v);
                 if (!k || e->vote(e->s, t, e->cand, k, e->out) != k)
                         continue;
                 size_t mark = kb_statement_mark(e->st);
@@ -689,14 +742,30 @@ static bool place_whole(struct kb__evictor *e, struct kb_task *t)
                         t->job->evictions -= (uint32_t)k;
                 }
         }
-        free(w);
         return placed;
+}
+
+/* Marks the nodes where t's job has tasks (the per-job memo's key). */
+static void mark_own(struct kb__evictor *e, const struct kb_task *t)
+{
+        if (!e->per_job)
+                return;
+        if (++e->own_stamp == 0) {
+                size_t nn;
+                kb_session_nodes(e->s, &nn);
+                memset(e->own, 0, (nn + 1) * sizeof(*e->own));
+                e->own_stamp = 1;
+        }
+        for (uint32_t i = 0; i < t->job->ntasks; i++)
+                if (t->job->tasks[i]->node >= 0)
+                        e->own[t->job->tasks[i]->node] = e->own_stamp;
 }
 
 bool kb__evict_place(struct kb__evictor *e, struct kb_task *t)
 {
         /* Asked once here: free room alone never does for a short queue. */
         e->queue_short = !queue_takes(e, t);
+        mark_own(e, t);
         return (!e->queue_short && place_free(e, t, true)) || place_parts(e, t) ||
                place_whole(e, t);
 }

@@ -15,6 +15,10 @@
  *                                                 allocate spreads them (pod
  *                                                 g of all goes to node g mod
  *                                                 N), groups Running
+ *   packed=1                                      with running=1: each
+ *                                                 group's pods together,
+ *                                                 node after node (pod p of
+ *                                                 all on node p/S mod N)
  *   priority=P                                    the groups' and pods'
  *                                                 PriorityClass "priority-P"
  *                                                 (value P, created)
@@ -83,7 +87,7 @@
 struct spec {
         int64_t nodes, node_cpu, node_memory, node_pods;
         int64_t groups, group_size, pod_cpu, pod_memory, queues, besteffort;
-        int64_t running, priority;
+        int64_t running, packed, priority;
         int64_t interval; /* ns */
         int64_t deadline; /* ns: the pods' activeDeadlineSeconds (declared runtime); 0 none */
         int64_t group_size_max, blocks, racks, hypernodes;
@@ -110,6 +114,7 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
             {"queues", offsetof(struct spec, queues), false, false},
             {"besteffort-groups", offsetof(struct spec, besteffort), false, false},
             {"running", offsetof(struct spec, running), false, false},
+            {"packed", offsetof(struct spec, packed), false, false},
             {"priority", offsetof(struct spec, priority), false, false},
             {"group-size-max", offsetof(struct spec, group_size_max), false, false},
             {"blocks", offsetof(struct spec, blocks), false, false},
@@ -310,9 +315,11 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
                         p->has_priority = true;
                 }
                 if (sp->running && c->nnodes) {
-                        p->node_name = kb_xstrdup(
-                            c->nodes[(size_t)(c->synthetic_placed++ % (int64_t)c->nnodes)]
-                                ->meta.name);
+                        int64_t at = c->synthetic_placed++;
+                        if (sp->packed)
+                                at /= sp->group_size;
+                        p->node_name =
+                            kb_xstrdup(c->nodes[(size_t)(at % (int64_t)c->nnodes)]->meta.name);
                         p->phase = KB_POD_RUNNING;
                 }
                 p->active_deadline = sp->deadline;
