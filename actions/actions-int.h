@@ -11,6 +11,7 @@
 
 struct kb__memo;
 struct kb__whole;
+struct kb__bound;
 
 /*
  * How an action evicts: which tasks it may consider at all, which vote of
@@ -52,6 +53,7 @@ struct kb__evictor {
         uint32_t own_stamp;
         struct kb__whole *whole; /* place_whole's jobs, kept sorted between calls */
         size_t nwhole;
+        struct kb__bound *bounds; /* place_parts: per node that may give */
         bool *picked;      /* per task index */
         int32_t *pdb_left; /* per PodDisruptionBudget: disruptions left */
         uint32_t *taken;   /* per job index */
@@ -62,9 +64,11 @@ struct kb__evictor {
 
 #ifdef KB_TESTING
 /* Test builds: how many times a node's candidates were looked at, past
- * the memos (evict.c, node_offer), and how many times the jobs were sorted
- * for a whole-gang eviction (place_whole); tests count them, never time. */
-extern unsigned long kb__evict_node_scans, kb__evict_whole_sorts;
+ * the memos (evict.c, node_offer), how many nodes were asked for their
+ * victims after their bounds (place_parts), and how many times the jobs
+ * were sorted for a whole-gang eviction (place_whole); tests count them,
+ * never time. */
+extern unsigned long kb__evict_node_scans, kb__evict_whole_sorts, kb__evict_offers;
 #endif
 
 void kb__evictor_init(struct kb__evictor *e, struct kb_session *s, const char *action);

@@ -849,6 +849,49 @@ static void test_memo_per_rule_set(void **state)
         free(manifests);
 }
 
+/*
+ * The cheapest node is found without asking every node for its victims.
+ * n0..n3 (2 cpu) each hold one whole gang of two 1-cpu pods (minMember 2,
+ * priority 10): g0 made 2024-01-01 on n0, g1 01-04 on n1, g2 01-03 on n2,
+ * g3 01-04 on n3.  hi (one 1-cpu pod, priority 1000) waits, and the one
+ * queue is at its share, so a node's victims are checked against the
+ * queue too.  Any node can give only its whole gang: 2 victims of priority
+ * 10, so the cheapest is the newest gang (Volcano's victim order takes the
+ * newest first), and of g1 and g3, equal, the first node: n1.  Each node's
+ * bound (without the vote) is exact here; asked cheapest bound first: n1,
+ * then n3 (equal, not chosen), then n2's bound is dearer than n1's offer
+ * and the search stops.  2 nodes asked a run (a scan asks 4), 4 in the two
+ * runs.  Session 2: hi-x-0 binds to n1.
+ */
+#define WHOLE_GANG(g, node, day) PG(g, "2", "2024-01-" day, ", priorityClassName: lo") \
+        RUN_POD(g "-x-0", g, node, "1", ", creationTimestamp: '2024-01-" day "T00:00:00Z'", LO) \
+        RUN_POD(g "-x-1", g, node, "1", ", creationTimestamp: '2024-01-" day "T00:00:00Z'", LO)
+
+static void test_cheapest_node_by_bounds(void **state)
+{
+        (void)state;
+        static const char *const parts[] = {
+            NODE_RES("n0", "2", "8Gi", "110") NODE_RES("n1", "2", "8Gi", "110")
+                NODE_RES("n2", "2", "8Gi", "110") NODE_RES("n3", "2", "8Gi", "110") CLASSES,
+            WHOLE_GANG("g0", "n0", "01") WHOLE_GANG("g1", "n1", "04"),
+            WHOLE_GANG("g2", "n2", "03") WHOLE_GANG("g3", "n3", "04"),
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "1", "", HI),
+        };
+        char *manifests = kb_xasprintf("%s%s%s%s", parts[0], parts[1], parts[2], parts[3]);
+        const struct kb_scenario sc = {
+            .name = "preempt: the cheapest node is found without asking every node",
+            .conf = PREEMPT_CONF,
+            .sessions = 2,
+            .manifests = manifests,
+            .binds = "hi-x-0=n1",
+            .evicted = "g1-x-0 g1-x-1",
+        };
+        kb__evict_offers = 0;
+        kb_run_scenario(&sc);
+        assert_int_equal(kb__evict_offers, 4);
+        free(manifests);
+}
+
 TABLE_TEST(preempt)
 TABLE_TEST(reclaim)
 TABLE_TEST(kube_batch)
@@ -862,6 +905,7 @@ int main(void)
             cmocka_unit_test(test_kube_batch),
             cmocka_unit_test(test_topology_aware),
             cmocka_unit_test(test_memo_per_rule_set),
+            cmocka_unit_test(test_cheapest_node_by_bounds),
         };
         return cmocka_run_group_tests_name("evict", tests, NULL, NULL);
 }
