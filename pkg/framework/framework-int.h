@@ -299,6 +299,8 @@ void kb__topology_report(struct kb_session *s);
 
 /* Builds nodes, queues, jobs and tasks from the snapshot. */
 void kb__session_build(struct kb_session *s);
+/* A pod name's index for task order (kb_task.name_index), -1 for none. */
+int64_t kb__pod_name_index(const char *name);
 /* PodGroup and queue statuses and nominations into the result. */
 void kb__session_statuses(struct kb_session *s);
 /* inqueue.c: sends back to Pending the groups whose Inqueue timeout ran

@@ -165,6 +165,7 @@ struct kb_queue_info;
  * shows everything on it.  Actions and plugins read tasks; only statements
  * change them.
  */
+#define KB_NAME_INDEX_UNREAD INT64_MIN
 struct kb_task {
         const struct kb_pod *pod;
         struct kb_job *job; /* NULL for another scheduler's pod */
@@ -175,6 +176,11 @@ struct kb_task {
         enum kb_task_status status;
         int32_t node; /* node index, -1 when none */
         int32_t priority;
+        /* The number after the pod name's last dash when the name has two
+         * dashes or more (Volcano's GetPodIndexUnderTask), else -1: task
+         * order's tie-break, read from the name the first time the task
+         * is compared (KB_NAME_INDEX_UNREAD until then). */
+        int64_t name_index;
         bool best_effort;
         /* volcano.sh/preemptable on the pod (annotation, else label):
          * absent means preemptable (Volcano master), anything but "true"

@@ -296,6 +296,31 @@ static bool ours(const struct kb_snapshot *snap, const struct kb_pod *p)
         return false;
 }
 
+/*
+ * The pod-name index: the part after the last '-' when the name has at
+ * least three '-'-separated parts ("job-worker-3" -> 3), as Volcano's
+ * GetPodIndexUnderTask; -1 when there is none or it is not a number.
+ */
+int64_t kb__pod_name_index(const char *name)
+{
+        int dashes = 0;
+        const char *last = NULL;
+        for (const char *p = name; *p; p++)
+                if (*p == '-') {
+                        dashes++;
+                        last = p;
+                }
+        if (dashes < 2 || !last[1])
+                return -1;
+        int64_t v = 0;
+        for (const char *p = last + 1; *p; p++) {
+                if (*p < '0' || *p > '9' || v > 100000000)
+                        return -1;
+                v = v * 10 + (*p - '0');
+        }
+        return v;
+}
+
 static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
                       enum kb_task_status st)
 {
@@ -314,6 +339,7 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
         t->status = st;
         t->node = -1;
         t->priority = p->has_priority ? p->priority : class_priority(s, p->priority_class_name);
+        t->name_index = KB_NAME_INDEX_UNREAD; /* points.c, on the first comparison */
         t->best_effort = p->best_effort;
         t->resreq = p->requests;
         const char *pre = kb_meta_annotation(&p->meta, "volcano.sh/preemptable");
