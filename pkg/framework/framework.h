@@ -445,23 +445,7 @@ void kb_statement_rollback(struct kb_statement *st, size_t mark);
 
 /* ---- priority queues ------------------------------------------------------ */
 
-/* A binary heap of pointers; cmp < 0 means a comes out before b.  Actions
- * keep queues, jobs and tasks in these, as Volcano's util.PriorityQueue. */
-typedef int (*kb_heap_cmp_fn)(void *ctx, const void *a, const void *b);
-struct kb_heap {
-        void **v;
-        size_t n, cap;
-        kb_heap_cmp_fn cmp;
-        void *ctx;
-};
-void kb_heap_init(struct kb_heap *h, kb_heap_cmp_fn cmp, void *ctx);
-void kb_heap_release(struct kb_heap *h);
-void kb_heap_push(struct kb_heap *h, void *item);
-void *kb_heap_pop(struct kb_heap *h); /* NULL when empty */
-static inline bool kb_heap_empty(const struct kb_heap *h)
-{
-        return h->n == 0;
-}
+/* Priority queues are kb_heap (pkg/base). */
 /* Heaps of jobs, queues or tasks in the session's order (kb_job_order,
  * kb_queue_order, kb_task_order): what every action keeps them in. */
 void kb_heap_init_jobs(struct kb_heap *h, struct kb_session *s);
