@@ -13,7 +13,7 @@
  *                                              topology.c network topology
  *                                              hypernodes.c  HyperNodes into domains
  *                                              domains.c topology domains
- *   heap.c        priority queues
+ *   heap.c        priority queues                service.c shared per-session state
  *   points.c      registration and dispatchers   result.c  the result's lists
  *   model.c       names, counters, node accounting and task lists, lookups
  *
@@ -86,6 +86,10 @@ struct kb_session {
         const struct kb_plugin_conf *cur_plugin;
         int cur_tier;
         struct kb_cb_list cb[KB_NPOINTS];
+
+        /* service.c: the session services made so far, in order. */
+        struct kb__service *services;
+        size_t nservices, capservices;
 
         /* open.c builds these arrays and what they point to; afterwards
          * model.c alone changes task statuses, job counters and node
@@ -313,5 +317,10 @@ void kb__session_positions(struct kb_session *s);
 extern unsigned kb__purity_violations;
 extern bool kb__purity_abort;
 #endif
+
+/* service.c: runs each service's ready (after the plugins open) and free
+ * (after they close). */
+void kb__services_ready(struct kb_session *s);
+void kb__services_release(struct kb_session *s);
 
 #endif /* KB_PKG_FRAMEWORK_INT_H */

@@ -352,6 +352,25 @@ void kb_session_close(struct kb_session *s);
 int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
                    struct kb_result *result);
 
+/*
+ * A session service: state that several plugins share (the inter-pod
+ * index that predicates' filters and nodeorder's scores both read), made
+ * by the first plugin that asks for it while plugins open, and the same
+ * state returned to every later caller.  Once every plugin has opened,
+ * ready(state) runs (as the plugin that made it: callbacks it registers
+ * count as that plugin's); free(state) runs when the session closes, after
+ * the plugins' close.  The descriptor's address is the service's identity:
+ * one static const struct per service.  ready and free may be NULL.
+ * Session thread only.
+ */
+struct kb_service {
+        const char *name;
+        void *(*create)(struct kb_session *s);
+        void (*ready)(void *state);
+        void (*free)(void *state);
+};
+void *kb_session_service(struct kb_session *s, const struct kb_service *svc);
+
 /* Accessors used by actions and plugins. */
 struct kb_pool *kb_session_pool(struct kb_session *s);
 const struct kb_snapshot *kb_session_snapshot(struct kb_session *s);

@@ -62,6 +62,7 @@ struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct 
         kb__classes_init(s);
         kb__select_init(s);
         open_plugins(s);
+        kb__services_ready(s);
         kb__topology_build(s);
         return s;
 }
@@ -105,6 +106,7 @@ void kb_session_close(struct kb_session *s)
                         plugin->close(s, s->plugin_state[k]);
                 r->plugin_times[k].close = kb_now_mono() - t0;
         }
+        kb__services_release(s);
         kb__session_statuses(s);
         kb__topology_report(s);
 
