@@ -16,6 +16,7 @@
  * its home without crossing an empty slot.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -28,6 +29,9 @@
 
 static uint64_t sip_k0, sip_k1;
 static pthread_once_t sip_once = PTHREAD_ONCE_INIT;
+/* Set once the key is drawn: every hash after the first skips the call
+ * to pthread_once (a plain load on x86). */
+static atomic_bool sip_ready;
 
 static void sip_init(void)
 {
@@ -41,6 +45,13 @@ static void sip_init(void)
         }
         sip_k0 = k[0];
         sip_k1 = k[1];
+        atomic_store_explicit(&sip_ready, true, memory_order_release);
+}
+
+static inline void sip_key(void)
+{
+        if (!atomic_load_explicit(&sip_ready, memory_order_acquire))
+                pthread_once(&sip_once, sip_init);
 }
 
 #define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
@@ -64,7 +75,7 @@ static void sip_init(void)
 
 uint64_t kb_siphash(const void *data, size_t len)
 {
-        pthread_once(&sip_once, sip_init);
+        sip_key();
         const unsigned char *p = data, *end = p + (len & ~(size_t)7);
         uint64_t v0 = 0x736f6d6570736575ull ^ sip_k0, v1 = 0x646f72616e646f6dull ^ sip_k1;
         uint64_t v2 = 0x6c7967656e657261ull ^ sip_k0, v3 = 0x7465646279746573ull ^ sip_k1;
@@ -107,7 +118,7 @@ uint64_t kb__map_probes;
  * there is not predictable from outside. */
 static uint64_t int_hash(uint64_t k)
 {
-        pthread_once(&sip_once, sip_init);
+        sip_key();
         k ^= sip_k0;
         k ^= k >> 33;
         k *= 0xff51afd7ed558ccdull;
