@@ -57,7 +57,6 @@ struct kb_cb_list {
 struct kb_select;
 struct kb_classes;
 struct kb_topology;
-struct kb_intern;
 struct kb__domains_list;
 struct kb__search;
 
@@ -96,18 +95,17 @@ struct kb_session {
          * accounting (through statements). */
         struct kb_node_info *nodes; /* sorted by name */
         size_t nnodes;
-        /* Node indices + 1 by the hash of their names (open addressing,
-         * ntable a power of two, 0 empty): kb_session_node in a probe or
-         * two, where a binary search over 5,000 names missed the cache a
-         * dozen times for each of 100,000 tasks. */
-        uint32_t *node_table;
-        size_t ntable;
+        /* Node indices by name: kb_session_node in a probe or two, where
+         * a binary search over 5,000 names missed the cache a dozen times
+         * for each of 100,000 tasks. */
+        struct kb_map node_ids;
         struct kb_task *tasks; /* our pods' tasks, then other schedulers' */
         size_t ntasks;
         struct kb_job **jobs; /* PodGroup jobs first (by name), then lone pods */
         size_t njobs;
         struct kb_queue_info *queues; /* sorted by name */
         size_t nqueues;
+        struct kb_map queue_ids; /* queue indices by name */
         struct kb_res total;
 
         /* model.c: every change to a node's accounting appends the node's
@@ -115,7 +113,7 @@ struct kb_session {
          * last looked; and the interned strings. */
         uint32_t *changes;
         size_t nchanges, capchanges;
-        struct kb_intern *interned;
+        struct kb_map interned; /* string -> the pool's copy */
 
         /* select.c and class.c; search.c; domains.c */
         struct kb_select *select;

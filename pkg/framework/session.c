@@ -117,6 +117,9 @@ void kb_session_close(struct kb_session *s)
         kb__statements_release(s);
         kb__topology_release(s);
         kb__points_release(s);
+        kb_map_release(&s->node_ids);
+        kb_map_release(&s->queue_ids);
+        kb_map_release(&s->interned);
         free(s->changes);
         kb_pool_release(&s->pool);
         r->duration = kb_now_mono() - r->duration;
