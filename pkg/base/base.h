@@ -231,6 +231,9 @@ void kb_heap_init(struct kb_heap *h, kb_heap_cmp_fn cmp, void *ctx);
 void kb_heap_release(struct kb_heap *h);
 void kb_heap_push(struct kb_heap *h, void *item);
 void *kb_heap_pop(struct kb_heap *h); /* NULL when empty */
+/* dst (uninitialised) becomes a copy of src: same values, order and
+ * comparison; release both. */
+void kb_heap_copy(struct kb_heap *dst, const struct kb_heap *src);
 static inline bool kb_heap_empty(const struct kb_heap *h)
 {
         return h->n == 0;

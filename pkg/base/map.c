@@ -334,3 +334,12 @@ void *kb_heap_pop(struct kb_heap *h)
         }
         return top;
 }
+
+void kb_heap_copy(struct kb_heap *dst, const struct kb_heap *src)
+{
+        *dst = *src;
+        dst->cap = src->n + 1;
+        dst->v = kb_xmalloc(dst->cap * sizeof(*dst->v));
+        if (src->n)
+                memcpy(dst->v, src->v, src->n * sizeof(*src->v));
+}

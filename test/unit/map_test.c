@@ -192,6 +192,17 @@ static void test_heap(void **state)
         }
         assert_true(kb_heap_empty(&h));
         assert_true(calls > 0);
+        /* A copy pops the same values and leaves the original as it was. */
+        for (uintptr_t v = 10; v > 0; v--)
+                kb_heap_push(&h, (void *)v);
+        struct kb_heap c;
+        kb_heap_copy(&c, &h);
+        for (uintptr_t v = 1; v <= 10; v++)
+                assert_int_equal((uintptr_t)kb_heap_pop(&c), v);
+        assert_true(kb_heap_empty(&c));
+        assert_int_equal(h.n, 10);
+        assert_int_equal((uintptr_t)kb_heap_pop(&h), 1);
+        kb_heap_release(&c);
         kb_heap_release(&h);
 }
 
