@@ -695,7 +695,8 @@ static void *ipod_new(struct kb_session *s)
         kb_session_nodes(s, &ix->nnodes);
         ix->tasks = kb_session_tasks(s, &ix->ntasks);
         const struct kb_snapshot *snap = kb_session_snapshot(s);
-        struct nslabels *ns = kb_pool_alloc(kb_session_pool(s), (snap->nnamespaces + 1) * sizeof(*ns));
+        struct nslabels *ns =
+            kb_pool_alloc(kb_session_pool(s), (snap->nnamespaces + 1) * sizeof(*ns));
         for (size_t i = 0; i < snap->nnamespaces; i++) {
                 const char *name = snap->namespaces[i]->meta.name;
                 if (!name)

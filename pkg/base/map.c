@@ -140,9 +140,8 @@ static bool same(const struct kb_map_slot *s, uint64_t h, uint64_t key, size_t l
                 return false;
         if (keys == KB_MAP_INT)
                 return s->key == key;
-        return s->len == len &&
-               (len == 0 || memcmp((const void *)(uintptr_t)s->key, (const void *)(uintptr_t)key,
-                                   len) == 0);
+        return s->len == len && (len == 0 || memcmp((const void *)(uintptr_t)s->key,
+                                                    (const void *)(uintptr_t)key, len) == 0);
 }
 
 void kb_map_init(struct kb_map *m, enum kb_map_keys keys)

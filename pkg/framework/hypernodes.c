@@ -57,7 +57,7 @@ struct link {
 struct hn_graph {
         const struct kb_hypernode **hn; /* sorted by name */
         size_t n;
-        struct kb_map ids; /* name -> index in hn */
+        struct kb_map ids;   /* name -> index in hn */
         struct link **links; /* per HyperNode: links to members */
         size_t *nlinks, *caplinks;
         uint8_t *color; /* cycle search: 0 new, 1 on the path, 2 done */
@@ -248,8 +248,8 @@ void kb__topology_from_hypernodes(struct kb_session *s)
         kb_map_init(&g.ids, KB_MAP_STR);
         for (size_t h = 0; h < g.n; h++) {
                 bool added;
-                uint64_t *v = kb_map_put_str(&g.ids, g.hn[h]->meta.name,
-                                             strlen(g.hn[h]->meta.name), &added);
+                uint64_t *v =
+                    kb_map_put_str(&g.ids, g.hn[h]->meta.name, strlen(g.hn[h]->meta.name), &added);
                 if (added) /* of two of one name, the first */
                         *v = h;
         }

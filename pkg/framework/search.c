@@ -60,8 +60,8 @@ struct kb__prune {
 /* Scratch for one query at a time, reused across the session. */
 struct kb__search {
         uint32_t epoch;
-        uint32_t *failed; /* per node: == epoch when it failed a filter in this query */
-        uint32_t *listed; /* per node: == epoch when it is in the batch scorers' list */
+        uint32_t *failed;    /* per node: == epoch when it failed a filter in this query */
+        uint32_t *listed;    /* per node: == epoch when it is in the batch scorers' list */
         struct kb_heap heap; /* tree nodes (never 0) by tree_before */
         struct kb_node_info **cand;
         uint8_t *cand_grad;

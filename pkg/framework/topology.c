@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "framework/framework-int.h"
 
 /* ---- conf ------------------------------------------------------------------------ */

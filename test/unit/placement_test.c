@@ -1104,6 +1104,7 @@ static void test_random_against_full_scan(void **state)
 static void test_index_built_once(void **state)
 {
         (void)state;
+        /* clang-format off */
         const char *cluster =
             ZNODE("n1", "a") ZNODE("n2", "b")
             LFOREIGN("web", "n1", "1", "app: web", "")
@@ -1111,6 +1112,7 @@ static void test_index_built_once(void **state)
                   "      affinity: {"
                   "podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [" TERM_F("app: g", HOSTNAME) "]}, "
                   "podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [" WTERM_F("100", "app: web", HOSTNAME) "]}}\n");
+        /* clang-format on */
         unsigned before = kb__ipod_builds;
         char *got = kb_test_run_binds(cluster, kb_default_conf_yaml, false, 1);
         assert_int_equal(kb__ipod_builds - before, 1);
