@@ -122,6 +122,11 @@ struct jobs {
         size_t n, cap, npg;
         /* Jobs by name: groups' (PodGroups and missing groups), lone pods'. */
         struct kb_map groups, lone;
+        /* The group's job found or filed last: a group's pods mostly come
+         * one after another in the snapshot, so it answers most lookups
+         * without hashing the name (the idle W2 session: 100,000 lookups,
+         * 95% of them this one). */
+        struct kb_job *last_group;
 };
 
 static struct kb_job *new_job(struct kb_session *s, struct jobs *js, const char *name,
@@ -137,8 +142,14 @@ static struct kb_job *new_job(struct kb_session *s, struct jobs *js, const char 
 /* The job named name (len bytes) of the kind asked for, or NULL. */
 static struct kb_job *find_job(struct jobs *js, const char *name, size_t len, bool grouped)
 {
+        struct kb_job *last = grouped ? js->last_group : NULL;
+        if (last && strncmp(last->name, name, len) == 0 && last->name[len] == '\0')
+                return last;
         uint64_t *v = kb_map_get_str(grouped ? &js->groups : &js->lone, name, len);
-        return v ? (struct kb_job *)(uintptr_t)*v : NULL;
+        struct kb_job *j = v ? (struct kb_job *)(uintptr_t)*v : NULL;
+        if (j && grouped)
+                js->last_group = j;
+        return j;
 }
 
 /* Files j (its name outlives the session's open) as a group's job or not. */
@@ -146,6 +157,8 @@ static void file_job(struct jobs *js, struct kb_job *j, bool grouped)
 {
         *kb_map_put_str(grouped ? &js->groups : &js->lone, j->name, strlen(j->name), NULL) =
             (uint64_t)(uintptr_t)j;
+        if (grouped)
+                js->last_group = j;
 }
 
 static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
