@@ -34,6 +34,15 @@ struct kb_obj {
         UT_hash_handle hh;
 };
 
+/* One count of requests to a type (reqcount.c). */
+struct kb__req_count {
+        const char *verb; /* static */
+        char *sub;        /* "" for none */
+        const char *scope;
+        int code;
+        uint64_t n;
+};
+
 struct kb_rtype;
 /* Server-side printing of a built-in type: the columns, then one row. */
 struct kb_col {
@@ -104,6 +113,21 @@ struct kb_fault_rng {
         uint64_t s;
 };
 
+/* Who storage tells of its writes (store.c).  Storage calls nothing above
+ * it: the simulated cluster's indexes and its garbage collector register
+ * here (kb__sim_attach) rather than being called by name.  Each callback
+ * runs with srv->mu held and may write to the store itself. */
+struct kb_store_observer {
+        /* rt's object key changed: old NULL for a create, now NULL for a
+         * removal.  Called before the write's event is recorded. */
+        void (*write)(void *arg, const struct kb_rtype *rt, const char *key,
+                      const struct kb_value *old, const struct kb_value *now);
+        /* The object with this uid is gone for good (its DELETED event is
+         * recorded) and the delete did not orphan what it owned. */
+        void (*owner_gone)(void *arg, const char *uid);
+        void *arg;
+};
+
 struct kb_apiserver {
         struct kb_apiserver_opts opts;
         pthread_mutex_t mu;
@@ -129,6 +153,8 @@ struct kb_apiserver {
         int port;
         pthread_t sim;
         bool sim_started;
+        struct kb_store_observer observers[4]; /* kb__store_observe */
+        size_t nobservers;
         struct kb_simindex *simidx;   /* the controllers' indexes (simindex.c) */
         bool orphan;                  /* the delete under way orphans what the object owns */
         struct kb_rtype *pods, *jobs; /* the types the controllers watch */
@@ -163,8 +189,10 @@ struct kb_obj *kb__obj_find(struct kb_rtype *rt, const char *ns, const char *nam
 /* Stores v (owned) as the object's new state: sets resourceVersion, records
  * the event, wakes the watches.  Returns the stored document. */
 struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_value *v);
-/* Removes o for good; the pods and Volcano PodGroups it owned go too (the
- * garbage collector's background propagation), unless srv->orphan. */
+/* Adds an observer of every write (copied). */
+void kb__store_observe(struct kb_apiserver *srv, const struct kb_store_observer *ob);
+/* Removes o for good; the observers hear that its owner uid is gone unless
+ * srv->orphan (the garbage collector then deletes what it owned, gc.c). */
 void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o);
 /* Deletes an object as DELETE does: finalizers make it linger with a
  * deletionTimestamp; a namespace takes its contents with it. */
@@ -182,7 +210,14 @@ double kb__now(void); /* wall clock seconds */
 const char *kb__meta_str(const struct kb_value *obj, const char *key);
 int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd);
 void kb__unregister_crd(struct kb_apiserver *srv, const char *name);
+/* kb__register_crd, then what the kinds add to a custom type (the
+ * validation of Volcano's Jobs); vcjob.c. */
+void kb__crd_register(struct kb_apiserver *srv, const struct kb_value *crd);
 void kb__builtin_types(struct kb_apiserver *srv);
+/* Whether rt is Volcano's Jobs, or Volcano's PodGroups (custom resources,
+ * there once their CRD is); types.c. */
+bool kb__is_vcjobs(const struct kb_rtype *rt);
+bool kb__is_podgroups(const struct kb_rtype *rt);
 char *kb__api_version(const struct kb_rtype *rt);
 /* Server-set fields of a new object (uid, timestamps) and the defaults of
  * its type (a pod's phase, a job's selector, a CRD's conditions). */
@@ -202,8 +237,6 @@ struct kb_buf;
 void kb__reqcount_add(const struct kb_ctx *c);
 /* kube-apiserver's apiserver_request_total, in the Prometheus text format. */
 void kb__reqcount_render(struct kb_apiserver *srv, struct kb_buf *b);
-/* Frees rt's counts (kb__type_free calls it). */
-void kb__reqcount_free(struct kb_rtype *rt);
 
 /* ---- selectors (select.c) --------------------------------------------- */
 
@@ -257,7 +290,7 @@ void kb__validate_priorityclass(const struct kb_value *obj, struct kb_causes *c)
 void kb__validate_crd(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_namespace(const struct kb_value *obj, struct kb_causes *c);
 /* A batch.volcano.sh Job, refused where Volcano's webhook refuses it
- * (vcjobctl.c). */
+ * (vcjob.c). */
 void kb__validate_vcjob(const struct kb_value *obj, struct kb_causes *c);
 /* Writes into a new Volcano Job the defaults Volcano's mutating webhook
  * gives it (queue, schedulerName, minAvailable, task names and
@@ -320,7 +353,9 @@ void kb__builtin_printers(struct kb_rtype *rt);
 /* The printers of config, RBAC and apps kinds (printers.c); false for
  * another type. */
 bool kb__more_printers(struct kb_rtype *rt);
-/* Cells: a string ("<none>" when empty), an age, the object's name. */
+/* Cells (cells.c): a string ("<none>" when empty), an age, the object's
+ * name; and the age of a timestamp as a printer shows it. */
+void kb__age_of(const char *ts, char *buf, size_t n);
 void kb__cell_str(struct kb_value *cells, const char *s);
 void kb__cell_age(struct kb_value *cells, const struct kb_value *obj);
 void kb__cell_name(struct kb_value *cells, const struct kb_value *obj);
@@ -577,14 +612,16 @@ enum kb_sim_ctl {
         KB_SIM_VCJOBS, /* batch.volcano.sh/v1alpha1 Jobs (vcjobctl.c) */
         KB_SIM_NCTL
 };
-/* Whether rt is Volcano's Jobs, or Volcano's PodGroups (custom resources,
- * there once their CRD is). */
-bool kb__is_vcjobs(const struct kb_rtype *rt);
-bool kb__is_podgroups(const struct kb_rtype *rt);
+/* Registers the controllers' indexes and the garbage collector as
+ * observers of the store (sim.c; kb_apiserver_new calls it once). */
+void kb__sim_attach(struct kb_apiserver *srv);
+/* The garbage collector (gc.c): deletes the pods and Volcano PodGroups the
+ * owner uid owned (background propagation); arg is the server. */
+void kb__gc_owner_gone(void *arg, const char *uid);
 /* Records a write of a pod, a Job, a Volcano Job or a Volcano PodGroup
- * (old or now NULL for a create or a removal); any other type is ignored.
- * Called by the store. */
-void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const char *key,
+ * (a kb_store_observer's write; arg is the server); any other type is
+ * ignored. */
+void kb__sim_observe(void *arg, const struct kb_rtype *rt, const char *key,
                      const struct kb_value *old, const struct kb_value *now);
 /* The keys of the bound, Pending pods, emptying that set; kb__strv_free. */
 char **kb__sim_take_to_start(struct kb_apiserver *srv, size_t *n);
@@ -646,6 +683,7 @@ bool kb__bearer_ok(const char *token, const char *authorization);
 
 /* ---- http (http.c) ----------------------------------------------------- */
 
+/* Whether a fault with this rate happens now (store.c, by kb__rand). */
 bool kb__fault_roll(struct kb_apiserver *srv, double rate);
 
 #ifdef KB_TESTING

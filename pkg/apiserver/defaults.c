@@ -158,3 +158,19 @@ void kb__namespace_created(struct kb_apiserver *srv, const char *ns)
         kb__prepare_create(srv, sat, sa);
         kb__store_put(srv, sat, sa);
 }
+
+double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
+                     const int64_t *asked)
+{
+        if (!srv->opts.kubelet || !kb_value_dig(pod, "spec", "nodeName"))
+                return 0;
+        const char *phase = kb_value_str(kb_value_dig(pod, "status", "phase"));
+        if (kb_streq(phase, "Succeeded") || kb_streq(phase, "Failed"))
+                return 0;
+        int64_t g = 0;
+        if (asked)
+                g = *asked;
+        else if (kb_value_int(kb_value_dig(pod, "spec", "terminationGracePeriodSeconds"), &g))
+                g = 0;
+        return g > 0 ? (double)g : 0;
+}

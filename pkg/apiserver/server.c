@@ -43,11 +43,6 @@ void kb_apiserver_opts_init(struct kb_apiserver_opts *o)
         o->max_watches = 1024;
 }
 
-bool kb__fault_roll(struct kb_apiserver *srv, double rate)
-{
-        return (double)(kb__rand(srv) >> 11) / 9007199254740992.0 < rate;
-}
-
 static struct kb_value *namespace_obj(const char *name)
 {
         struct kb_value *ns = kb_value_new(KB_VOBJECT);
@@ -93,6 +88,7 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
         pthread_cond_init(&srv->cond, &ca);
         pthread_condattr_destroy(&ca);
         pthread_mutex_lock(&srv->mu);
+        kb__sim_attach(srv);
         srv->defs = kb__schemas_new();
         kb__builtin_types(srv);
         srv->pods = kb__type_find(srv, "", "v1", "pods");
@@ -557,8 +553,8 @@ static struct MHD_Daemon *start_mhd(struct kb_apiserver *srv, unsigned flags, in
             mhd_log, srv, MHD_OPTION_NOTIFY_COMPLETED, completed, srv, MHD_OPTION_NOTIFY_CONNECTION,
             notify_conn, srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->opts.header_timeout,
             MHD_OPTION_CONNECTION_LIMIT, total + 16, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-            (size_t)2 * 1024 * 1024, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-            MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+            (size_t)2 * 1024 * 1024, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_ARRAY,
+            opts, MHD_OPTION_END);
         if (!d) {
                 kb_connlimit_free(srv->limit);
                 srv->limit = NULL;

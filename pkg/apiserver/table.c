@@ -11,34 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void age_of(const char *ts, char *buf, size_t n)
-{
-        double t;
-        if (!ts || kb_parse_time(ts, &t)) {
-                snprintf(buf, n, "<unknown>");
-                return;
-        }
-        kb_human_duration(kb__now() - t, buf, n);
-}
-
-void kb__cell_str(struct kb_value *cells, const char *s)
-{
-        kb_value_append(cells, kb_value_new_string(s && s[0] ? s : "<none>"));
-}
-
-void kb__cell_age(struct kb_value *cells, const struct kb_value *obj)
-{
-        char buf[32];
-        age_of(kb__meta_str(obj, "creationTimestamp"), buf, sizeof(buf));
-        kb_value_append(cells, kb_value_new_string(buf));
-}
-
-void kb__cell_name(struct kb_value *cells, const struct kb_value *obj)
-{
-        const char *n = kb__meta_str(obj, "name");
-        kb_value_append(cells, kb_value_new_string(n ? n : ""));
-}
-
 /* ---- pods ------------------------------------------------------------------ */
 
 static const struct kb_col pod_cols[] = {
@@ -256,7 +228,7 @@ static void event_row(struct kb_apiserver *srv, const struct kb_value *obj, stru
                 last = kb_value_str(kb_value_dig(obj, "series", "lastObservedTime"));
         if (!last)
                 last = kb_value_str(kb_value_get(obj, "eventTime"));
-        age_of(last, buf, sizeof(buf));
+        kb__age_of(last, buf, sizeof(buf));
         kb__cell_str(cells, buf);
         kb__cell_str(cells, kb_value_str(kb_value_get(obj, "type")));
         kb__cell_str(cells, kb_value_str(kb_value_get(obj, "reason")));
@@ -271,7 +243,7 @@ static void event_row(struct kb_apiserver *srv, const struct kb_value *obj, stru
         kb__cell_str(cells, kb_value_str(kb_value_dig(obj, "source", "component")));
         kb__cell_str(cells, kb_value_str(kb_value_get(obj, "message")));
         const char *first = kb_value_str(kb_value_get(obj, "firstTimestamp"));
-        age_of(first ? first : kb_value_str(kb_value_get(obj, "eventTime")), buf, sizeof(buf));
+        kb__age_of(first ? first : kb_value_str(kb_value_get(obj, "eventTime")), buf, sizeof(buf));
         kb__cell_str(cells, buf);
         const char *count = kb_value_text(kb_value_get(obj, "count"));
         kb__cell_str(cells, count ? count : "1");
@@ -435,7 +407,7 @@ static void cr_cell(const struct kb_value *col, const struct kb_value *obj, stru
         }
         if (kb_streq(type, "date") && v->type == KB_VSTRING) {
                 char buf[32];
-                age_of(v->s, buf, sizeof(buf));
+                kb__age_of(v->s, buf, sizeof(buf));
                 kb_value_append(cells, kb_value_new_string(buf));
                 return;
         }

@@ -123,7 +123,7 @@ void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code)
         if (too_large(c, obj))
                 goto out;
         if (!c->rt->custom && !strcmp(c->rt->resource, "customresourcedefinitions"))
-                kb__register_crd(srv, obj);
+                kb__crd_register(srv, obj);
         struct kb_doc *d = kb__store_put(srv, c->rt, obj);
         kb__reply(c->resp, code, kb_value_clone(d->v));
         if (!c->rt->custom && !strcmp(c->rt->resource, "namespaces"))
@@ -241,7 +241,7 @@ void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj)
         if (too_large(c, obj))
                 goto out;
         if (!c->rt->custom && !strcmp(c->rt->resource, "customresourcedefinitions"))
-                kb__register_crd(srv, obj);
+                kb__crd_register(srv, obj);
         struct kb_doc *d = kb__store_put(srv, c->rt, obj);
         kb__reply(c->resp, 200, kb_value_clone(d->v));
         /* The last finalizer gone from an object being deleted: it goes now
@@ -328,22 +328,6 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
         if (c->view)
                 doc = kb__event_from_v1(doc);
         kb__do_update(c, o, doc);
-}
-
-double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
-                     const int64_t *asked)
-{
-        if (!srv->opts.kubelet || !kb_value_dig(pod, "spec", "nodeName"))
-                return 0;
-        const char *phase = kb_value_str(kb_value_dig(pod, "status", "phase"));
-        if (kb_streq(phase, "Succeeded") || kb_streq(phase, "Failed"))
-                return 0;
-        int64_t g = 0;
-        if (asked)
-                g = *asked;
-        else if (kb_value_int(kb_value_dig(pod, "spec", "terminationGracePeriodSeconds"), &g))
-                g = 0;
-        return g > 0 ? (double)g : 0;
 }
 
 double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const struct kb_value *obj)
