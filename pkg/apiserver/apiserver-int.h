@@ -155,7 +155,7 @@ struct kb_apiserver {
         bool sim_started;
         struct kb_store_observer observers[4]; /* kb__store_observe */
         size_t nobservers;
-        struct kb_simindex *simidx;   /* the controllers' indexes (simindex.c) */
+        struct kb_simindex *simidx;   /* the simulated cluster's indexes (pkg/kubesim) */
         bool orphan;                  /* the delete under way orphans what the object owns */
         struct kb_rtype *pods, *jobs; /* the types the controllers watch */
         /* Owned copies of the strings in opts (opts points at these). */
@@ -211,7 +211,7 @@ const char *kb__meta_str(const struct kb_value *obj, const char *key);
 int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd);
 void kb__unregister_crd(struct kb_apiserver *srv, const char *name);
 /* kb__register_crd, then what the kinds add to a custom type (the
- * validation of Volcano's Jobs); vcjob.c. */
+ * validation of Volcano's Jobs); vcjobkind.c. */
 void kb__crd_register(struct kb_apiserver *srv, const struct kb_value *crd);
 void kb__builtin_types(struct kb_apiserver *srv);
 /* Whether rt is Volcano's Jobs, or Volcano's PodGroups (custom resources,
@@ -290,7 +290,7 @@ void kb__validate_priorityclass(const struct kb_value *obj, struct kb_causes *c)
 void kb__validate_crd(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_namespace(const struct kb_value *obj, struct kb_causes *c);
 /* A batch.volcano.sh Job, refused where Volcano's webhook refuses it
- * (vcjob.c). */
+ * (vcjobkind.c). */
 void kb__validate_vcjob(const struct kb_value *obj, struct kb_causes *c);
 /* Writes into a new Volcano Job the defaults Volcano's mutating webhook
  * gives it (queue, schedulerName, minAvailable, task names and
@@ -600,76 +600,6 @@ struct kb_watch {
 void kb__watch_event(struct kb_watch *w, const char *type, const struct kb_value *obj);
 /* Appends a BOOKMARK at the cursor. */
 void kb__watch_bookmark(struct kb_watch *w);
-
-/* ---- the controllers' indexes (simindex.c) ------------------------------- */
-
-struct kb_owner_counts {
-        int64_t active, ready, succeeded, failed;
-};
-/* The controllers that sync the objects they own when those change. */
-enum kb_sim_ctl {
-        KB_SIM_JOBS,   /* batch/v1 Jobs (jobctl.c) */
-        KB_SIM_VCJOBS, /* batch.volcano.sh/v1alpha1 Jobs (vcjobctl.c) */
-        KB_SIM_NCTL
-};
-/* Registers the controllers' indexes and the garbage collector as
- * observers of the store (sim.c; kb_apiserver_new calls it once). */
-void kb__sim_attach(struct kb_apiserver *srv);
-/* The garbage collector (gc.c): deletes the pods and Volcano PodGroups the
- * owner uid owned (background propagation); arg is the server. */
-void kb__gc_owner_gone(void *arg, const char *uid);
-/* Records a write of a pod, a Job, a Volcano Job or a Volcano PodGroup
- * (a kb_store_observer's write; arg is the server); any other type is
- * ignored. */
-void kb__sim_observe(void *arg, const struct kb_rtype *rt, const char *key,
-                     const struct kb_value *old, const struct kb_value *now);
-/* The keys of the bound, Pending pods, emptying that set; kb__strv_free. */
-char **kb__sim_take_to_start(struct kb_apiserver *srv, size_t *n);
-/* Puts back what a tick over its budget leaves for the next one. */
-void kb__sim_requeue_start(struct kb_apiserver *srv, const char *key);
-void kb__sim_requeue(struct kb_apiserver *srv, enum kb_sim_ctl ctl, const char *key);
-/* Writes one controller makes in a tick at most, so that a burst (140,000
- * pods bound at once) is spread over ticks and requests get the lock in
- * between: at 0.2 s a tick, 25,000 writes a second. */
-#define KB_SIM_TICK_BUDGET 5000
-/* The key of a pod whose sim-duration (or deletion grace) may be over by
- * now, or NULL; the caller frees it and checks the pod. */
-char *kb__sim_next_finish(struct kb_apiserver *srv, double now);
-char *kb__sim_next_reap(struct kb_apiserver *srv, double now);
-/* The keys of the jobs of controller ctl to sync, emptying that set. */
-char **kb__sim_take_dirty(struct kb_apiserver *srv, enum kb_sim_ctl ctl, size_t *n);
-/* The counts of the pods an owner uid owns, or NULL when it owns none. */
-const struct kb_owner_counts *kb__sim_owner_counts(struct kb_apiserver *srv, const char *uid);
-/* The keys of the pods, and of the Volcano PodGroups, an owner uid owns. */
-char **kb__sim_owned_pods(struct kb_apiserver *srv, const char *uid, size_t *n);
-char **kb__sim_owned_podgroups(struct kb_apiserver *srv, const char *uid, size_t *n);
-void kb__strv_free(char **v, size_t n);
-void kb__sim_index_free(struct kb_apiserver *srv);
-/* When a pod's state asks something of the kubelet. */
-bool kb__pod_wants_start(const struct kb_value *p);
-bool kb__pod_finish_at(const struct kb_value *p, double *at);
-bool kb__pod_reap_at(const struct kb_value *p, double *at);
-/* "30s", "2m", "1h30m", "1.5s", or a plain number of seconds. */
-bool kb__parse_duration(const char *s, double *out);
-
-/* ---- simulation (sim.c) ------------------------------------------------ */
-
-int kb__sim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, size_t errlen);
-void kb__sim_tick(struct kb_apiserver *srv);
-void kb__sim_reap(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
-void kb__sim_kubelet(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
-void kb__sim_job_controller(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_rtype *pods);
-/* The Volcano Job controller's tick (vcjobctl.c); nothing until the
- * batch.volcano.sh Job CRD is applied. */
-void kb__sim_vcjob_controller(struct kb_apiserver *srv, struct kb_rtype *pods);
-/* A condition {type, status, lastProbeTime: null, lastTransitionTime: ts,
- * reason}; reason may be NULL. */
-struct kb_value *kb__condition(const char *type, const char *status, const char *reason,
-                               const char *ts);
-/* Replaces the condition of c's type in conds, or appends c (owned). */
-void kb__set_condition(struct kb_value *conds, struct kb_value *c);
-/* st.conditions, made an empty array when missing. */
-struct kb_value *kb__conds_of(struct kb_value *st);
 
 /* ---- authentication (auth.c) ------------------------------------------ */
 

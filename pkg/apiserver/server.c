@@ -11,6 +11,7 @@
  * EOF) ends the stream, so abandoned watches do not pile up.
  */
 #include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -88,7 +89,7 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
         pthread_cond_init(&srv->cond, &ca);
         pthread_condattr_destroy(&ca);
         pthread_mutex_lock(&srv->mu);
-        kb__sim_attach(srv);
+        kb_kubesim_attach(srv);
         srv->defs = kb__schemas_new();
         kb__builtin_types(srv);
         srv->pods = kb__type_find(srv, "", "v1", "pods");
@@ -108,7 +109,7 @@ struct kb_apiserver *kb_apiserver_new(const struct kb_apiserver_opts *o)
 int kb_apiserver_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, size_t errlen)
 {
         pthread_mutex_lock(&srv->mu);
-        int rc = kb__sim_add_nodes(srv, spec, err, errlen);
+        int rc = kb_kubesim_add_nodes(srv, spec, err, errlen);
         pthread_mutex_unlock(&srv->mu);
         return rc;
 }
@@ -123,7 +124,7 @@ static void *sim_main(void *arg)
         while (!srv->stopping) {
                 next += srv->opts.tick;
                 double t0 = kb_now_mono();
-                kb__sim_tick(srv);
+                kb_kubesim_tick(srv);
                 double took = kb_now_mono() - t0;
                 if (took > 0.05)
                         KB_V(2, "simulation tick took %.0f ms", took * 1000);
@@ -615,7 +616,7 @@ void kb_apiserver_free(struct kb_apiserver *srv)
         if (srv->sim_started)
                 pthread_join(srv->sim, NULL);
         kb__store_free(srv);
-        kb__sim_index_free(srv);
+        kb_kubesim_free(srv);
         kb_value_free(srv->defs);
         pthread_cond_destroy(&srv->cond);
         pthread_mutex_destroy(&srv->mu);

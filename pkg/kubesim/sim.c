@@ -6,7 +6,7 @@
  * (Volcano's Job controller); this file
  * holds the tick (the condition helpers they share are in conditions.c).
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,13 +15,13 @@
 
 #include "api/api.h"
 
-void kb__sim_attach(struct kb_apiserver *srv)
+void kb_kubesim_attach(struct kb_apiserver *srv)
 {
         struct kb_store_observer ob = {kb__sim_observe, kb__gc_owner_gone, srv};
         kb__store_observe(srv, &ob);
 }
 
-void kb__sim_tick(struct kb_apiserver *srv)
+void kb_kubesim_tick(struct kb_apiserver *srv)
 {
         struct kb_rtype *pods = kb__type_find(srv, "", "v1", "pods");
         struct kb_rtype *jobs = kb__type_find(srv, "batch", "v1", "jobs");

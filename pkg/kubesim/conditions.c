@@ -2,7 +2,7 @@
  * Status conditions as the simulated kubelets and controllers write them:
  * {type, status, lastProbeTime, lastTransitionTime, reason}.
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * when kbatch.io/sim-exit-code is not 0).  A pod deleted with a grace
  * period goes once the period is over.
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
 #include <inttypes.h>
 #include <stdio.h>

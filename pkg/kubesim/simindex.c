@@ -23,7 +23,7 @@
  *   tick: p starts         -> to_start {}, finish [(start+30s, p)]
  *   p deleted with grace   -> reap [(deletionTimestamp, p)]
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -405,7 +405,7 @@ void kb__strv_free(char **v, size_t n)
         free(v);
 }
 
-void kb__sim_index_free(struct kb_apiserver *srv)
+void kb_kubesim_free(struct kb_apiserver *srv)
 {
         struct kb_simindex *si = srv->simidx;
         if (!si)

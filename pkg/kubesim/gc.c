@@ -3,7 +3,7 @@
  * owner is gone, it deletes what the owner owned, found through the
  * controllers' owner index (simindex.c).
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
 /* What the garbage collector does when an owner is gone (background
  * propagation): the pods and Volcano PodGroups it owned go too, unless the

@@ -14,13 +14,13 @@
  *      Completed or Failed once they have all finished.
  *
  * What Volcano's admission webhook refuses is refused when the Job is
- * written (kb__validate_vcjob in vcjob.c), with the same decoder kbatch-sim
- * uses.
+ * written (kb__validate_vcjob, pkg/apiserver/vcjobkind.c), with the same
+ * decoder kbatch-sim uses.
  * Not simulated: lifecycle policies (restart, abort on an event), plugins
  * (ssh, svc, env), volumes, maxRetry, TTL, and changes to a running Job's
  * replicas.
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
