@@ -91,6 +91,11 @@ static void sim_duration_check(struct kb_ctx *c, const struct kb_value *obj)
         free(w);
 }
 
+int kb__normalize(const struct kb_rtype *rt, struct kb_value *obj, char *err, size_t errlen)
+{
+        return rt->k && rt->k->normalize ? rt->k->normalize(obj, err, errlen) : 0;
+}
+
 bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj, const struct kb_value *old)
 {
         const char *mode = kb__query(c->req, "fieldValidation");

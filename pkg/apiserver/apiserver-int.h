@@ -62,6 +62,57 @@ typedef void (*kb_validate_fn)(const struct kb_value *obj, struct kb_causes *c);
 struct kb_ctx;
 typedef void (*kb_create_fn)(struct kb_ctx *c, struct kb_value *body);
 
+/* Server-side defaults of a new built-in object, after its uid and
+ * timestamps are set (kb__prepare_create). */
+typedef void (*kb_defaults_fn)(struct kb_apiserver *srv, struct kb_value *obj);
+struct kb_obj;
+struct ProtobufCMessageDescriptor;
+
+/*
+ * A built-in kind: everything the server knows of it, in one const
+ * descriptor (Kubernetes keeps the same per kind in its strategy.go).  The
+ * descriptors live in a few kinds-*.c files and are listed, in discovery
+ * order, by KB_KIND_LIST in kinds.c; docs/apiserver.md has the recipe for
+ * adding one.  Every field but the names may be left zero.
+ */
+struct kb_apikind {
+        const char *group, *version, *resource, *kind; /* group "" for core */
+        bool namespaced;
+        bool has_status;       /* a status subresource */
+        const char *shorts[3]; /* short names, NULL-terminated */
+        bool all;              /* in the "all" category */
+        bool name_is_label;    /* names are DNS labels (63 bytes, no dots) */
+        bool pod_subresources; /* binding, eviction and log (pods) */
+        kb_validate_fn validate;
+        kb_defaults_fn defaults;
+        /* Server-side printing; none: name and age. */
+        const struct kb_col *cols;
+        size_t ncols;
+        kb_row_fn row;
+        /* Create-only kinds (bindings, reviews): answers a POST, stores
+         * nothing. */
+        kb_create_fn create;
+        /* The protobuf message of its objects (k8s.proto), or NULL when a
+         * protobuf body of it is refused. */
+        const struct ProtobufCMessageDescriptor *proto;
+        /* Rewrites a written object before validation (a Secret's
+         * stringData); KB_EBADINPUT with err when it does not decode. */
+        int (*normalize)(struct kb_value *obj, char *err, size_t errlen);
+        /* Before a create or update is stored (a CRD registers its types). */
+        void (*on_write)(struct kb_apiserver *srv, const struct kb_value *obj);
+        /* After a create is stored (a namespace gets its ServiceAccount). */
+        void (*on_create)(struct kb_apiserver *srv, const struct kb_value *obj);
+        /* Removes o in place of kb__store_remove once nothing holds it (a
+         * namespace takes its contents, a CRD its types). */
+        void (*on_delete)(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o);
+        /* May an object of this name be deleted? NULL: any may. */
+        bool (*protected_name)(const char *name);
+        /* The grace period a delete asks of obj (asked: the request's, or
+         * NULL); NULL: none. */
+        double (*grace)(const struct kb_apiserver *srv, const struct kb_value *obj,
+                        const int64_t *asked);
+};
+
 struct kb_rtype {
         char *group; /* "" for core */
         char *version;
@@ -77,7 +128,9 @@ struct kb_rtype {
         bool has_status;
         bool custom;
         bool gone; /* CRD deleted: kept until shutdown for history and watches */
-        /* built-ins */
+        /* built-ins: the descriptor (NULL for custom resources), and
+         * what is copied from it */
+        const struct kb_apikind *k;
         const struct kb_col *cols;
         size_t ncols;
         kb_row_fn row;
@@ -213,9 +266,14 @@ void kb__unregister_crd(struct kb_apiserver *srv, const char *name);
 /* kb__register_crd, then what the kinds add to a custom type (the
  * validation of Volcano's Jobs); vcjobkind.c. */
 void kb__crd_register(struct kb_apiserver *srv, const struct kb_value *crd);
+/* Registers every built-in kind (kinds.c), in discovery order. */
 void kb__builtin_types(struct kb_apiserver *srv);
+/* The built-in kinds' descriptors, in that order; any thread. */
+const struct kb_apikind *const *kb__kinds(size_t *n);
+/* Sets obj[key] to v (owned) unless it is there (defaults.c). */
+void kb__set_default(struct kb_value *obj, const char *key, struct kb_value *v);
 /* Whether rt is Volcano's Jobs, or Volcano's PodGroups (custom resources,
- * there once their CRD is); types.c. */
+ * there once their CRD is); typereg.c. */
 bool kb__is_vcjobs(const struct kb_rtype *rt);
 bool kb__is_podgroups(const struct kb_rtype *rt);
 char *kb__api_version(const struct kb_rtype *rt);
@@ -296,8 +354,12 @@ void kb__validate_vcjob(const struct kb_value *obj, struct kb_causes *c);
  * gives it (queue, schedulerName, minAvailable, task names and
  * minAvailable, maxRetry), so that they show as on a cluster. */
 void kb__vcjob_defaults(struct kb_value *obj);
-/* Server-side rewriting of a written object before validation (a Secret's
- * stringData into data); KB_EBADINPUT with err for an undecodable object. */
+/* A Secret's stringData into data, its data checked as base64 (config.c);
+ * KB_EBADINPUT with err for an undecodable object. */
+int kb__secret_normalize(struct kb_value *obj, char *err, size_t errlen);
+/* Server-side rewriting of a written object before validation, by its
+ * kind's normalize (admit.c); KB_EBADINPUT with err for an undecodable
+ * object. */
 int kb__normalize(const struct kb_rtype *rt, struct kb_value *obj, char *err, size_t errlen);
 void kb__validate_configmap(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_secret(const struct kb_value *obj, struct kb_causes *c);
@@ -307,9 +369,6 @@ void kb__validate_rolebinding(const struct kb_value *obj, struct kb_causes *c);
 /* ---- PodDisruptionBudgets (pdb.c), caller holds srv->mu ----------------- */
 
 void kb__validate_pdb(const struct kb_value *obj, struct kb_causes *c);
-/* The printer of poddisruptionbudgets (its allowed disruptions counted
- * now); false for another type. */
-bool kb__pdb_printer(struct kb_rtype *rt);
 /* Whether the budgets of pod's namespace let it be evicted: NULL when they
  * do, else the Status to answer (the caller owns it) and its code in *code
  * (429 for a budget that refuses, 500 for a pod more than one matches). */
@@ -343,16 +402,12 @@ void kb__field_check(struct kb_fieldcheck *fc, const struct kb_value *schema, st
                      const struct kb_value *old, const char *path, const char *parent);
 void kb__fieldcheck_release(struct kb_fieldcheck *fc);
 
-/* ---- printing (table.c) ------------------------------------------------ */
+/* ---- printing (table.c; each kind's columns and row are in its descriptor) */
 
 /* Appends a Table for objs (n of them) to out. */
 void kb__table(struct kb_apiserver *srv, const struct kb_rtype *rt, const struct kb_value **objs,
                size_t n, const char *include, bool with_columns, const char *rv,
                struct kb_value *out);
-void kb__builtin_printers(struct kb_rtype *rt);
-/* The printers of config, RBAC and apps kinds (printers.c); false for
- * another type. */
-bool kb__more_printers(struct kb_rtype *rt);
 /* Cells (cells.c): a string ("<none>" when empty), an age, the object's
  * name; and the age of a timestamp as a printer shows it. */
 void kb__age_of(const char *ts, char *buf, size_t n);
@@ -514,6 +569,9 @@ double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
                      const int64_t *asked);
 void kb__do_delete_collection(struct kb_ctx *c);
 void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
+/* Binds pod o (c->name; NULL: 404) as the Binding b (owned) says
+ * (binding.c). */
+void kb__bind(struct kb_ctx *c, struct kb_obj *o, struct kb_value *b);
 void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);
 /* GET pods/NAME/log: what the simulated kubelet knows, as text. */
 void kb__do_pod_log(struct kb_ctx *c, struct kb_obj *o);
@@ -611,7 +669,7 @@ bool kb__authorized(const struct kb_apiserver *srv, const char *path, const char
  * token; compares in time independent of where the texts differ. */
 bool kb__bearer_ok(const char *token, const char *authorization);
 
-/* ---- http (http.c) ----------------------------------------------------- */
+/* ---- faults and the HTTP daemon (store.c, server.c) ---------------------- */
 
 /* Whether a fault with this rate happens now (store.c, by kb__rand). */
 bool kb__fault_roll(struct kb_apiserver *srv, double rate);

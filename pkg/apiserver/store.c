@@ -218,20 +218,10 @@ void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_o
                 kb__store_put(srv, rt, v);
                 return;
         }
-        if (!rt->group[0] && !strcmp(rt->resource, "namespaces")) {
-                char *ns = kb_xstrdup(kb__meta_str(o->doc->v, "name"));
-                kb__store_cascade_namespace(srv, ns);
-                free(ns);
-        }
-        if (!strcmp(rt->group, "apiextensions.k8s.io") &&
-            !strcmp(rt->resource, "customresourcedefinitions")) {
-                char *name = kb_xstrdup(kb__meta_str(o->doc->v, "name"));
+        if (rt->k && rt->k->on_delete)
+                rt->k->on_delete(srv, rt, o);
+        else
                 kb__store_remove(srv, rt, o);
-                kb__unregister_crd(srv, name);
-                free(name);
-                return;
-        }
-        kb__store_remove(srv, rt, o);
 }
 
 static void new_uid(struct kb_apiserver *srv, char *buf, size_t n)

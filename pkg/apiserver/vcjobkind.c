@@ -1,7 +1,7 @@
 /*
  * The batch.volcano.sh Job kind as Volcano's admission webhooks see it: what
  * the validating webhook refuses and what the mutating one fills in.  The
- * controller that runs these Jobs is vcjobctl.c.
+ * controller that runs these Jobs is pkg/kubesim/vcjobctl.c.
  */
 #include "apiserver/apiserver-int.h"
 

@@ -122,12 +122,12 @@ void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code)
         }
         if (too_large(c, obj))
                 goto out;
-        if (!c->rt->custom && !strcmp(c->rt->resource, "customresourcedefinitions"))
-                kb__crd_register(srv, obj);
+        if (c->rt->k && c->rt->k->on_write)
+                c->rt->k->on_write(srv, obj);
         struct kb_doc *d = kb__store_put(srv, c->rt, obj);
         kb__reply(c->resp, code, kb_value_clone(d->v));
-        if (!c->rt->custom && !strcmp(c->rt->resource, "namespaces"))
-                kb__namespace_created(srv, kb__meta_str(d->v, "name"));
+        if (c->rt->k && c->rt->k->on_create)
+                c->rt->k->on_create(srv, d->v);
         return;
 out:
         kb_value_free(obj);
@@ -240,8 +240,8 @@ void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj)
         }
         if (too_large(c, obj))
                 goto out;
-        if (!c->rt->custom && !strcmp(c->rt->resource, "customresourcedefinitions"))
-                kb__crd_register(srv, obj);
+        if (c->rt->k && c->rt->k->on_write)
+                c->rt->k->on_write(srv, obj);
         struct kb_doc *d = kb__store_put(srv, c->rt, obj);
         kb__reply(c->resp, 200, kb_value_clone(d->v));
         /* The last finalizer gone from an object being deleted: it goes now
@@ -332,23 +332,17 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
 
 double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const struct kb_value *obj)
 {
-        if (c->rt->custom || strcmp(c->rt->resource, "pods"))
+        if (!c->rt->k || !c->rt->k->grace)
                 return 0;
         int64_t g;
         const char *q = kb__query(c->req, "gracePeriodSeconds");
         if (q) {
                 g = strtoll(q, NULL, 10);
-                return kb__pod_grace(c->srv, obj, &g);
+                return c->rt->k->grace(c->srv, obj, &g);
         }
         if (!kb_value_int(kb_value_get(opts, "gracePeriodSeconds"), &g))
-                return kb__pod_grace(c->srv, obj, &g);
-        return kb__pod_grace(c->srv, obj, NULL);
-}
-
-static bool protected_namespace(const char *name)
-{
-        return !strcmp(name, "default") || !strcmp(name, "kube-system") ||
-               !strcmp(name, "kube-public") || !strcmp(name, "kube-node-lease");
+                return c->rt->k->grace(c->srv, obj, &g);
+        return c->rt->k->grace(c->srv, obj, NULL);
 }
 
 void kb__do_delete(struct kb_ctx *c, struct kb_obj *o)
@@ -372,8 +366,7 @@ void kb__do_delete(struct kb_ctx *c, struct kb_obj *o)
                 kb__conflict(c, c->name);
                 goto out;
         }
-        if (!c->rt->custom && !strcmp(c->rt->resource, "namespaces") &&
-            protected_namespace(c->name)) {
+        if (c->rt->k && c->rt->k->protected_name && c->rt->k->protected_name(c->name)) {
                 kb__fail(c->resp, 403, "Forbidden", kb__details(c->rt, c->name, NULL),
                          "namespaces \"%s\" is forbidden: this namespace may not be deleted",
                          c->name);
@@ -426,8 +419,7 @@ void kb__do_delete_collection(struct kb_ctx *c)
                 struct kb_obj *o = kb__obj_find(c->rt, ns, keys[i]);
                 if (!o)
                         continue;
-                if (!c->rt->custom && !strcmp(c->rt->resource, "namespaces") &&
-                    protected_namespace(keys[i]))
+                if (c->rt->k && c->rt->k->protected_name && c->rt->k->protected_name(keys[i]))
                         continue;
                 kb__store_delete(c->srv, c->rt, o, 0);
         }

@@ -60,7 +60,8 @@ void kb__strv_free(char **v, size_t n);
 bool kb__pod_wants_start(const struct kb_value *p);
 bool kb__pod_finish_at(const struct kb_value *p, double *at);
 bool kb__pod_reap_at(const struct kb_value *p, double *at);
-/* "30s", "2m", "1h30m", "1.5s", or a plain number of seconds. */
+/* A Go duration ("30s", "2m", "1h30m", "1.5s"), as kbatch-sim reads one; a
+ * bare number ("10") and a negative one are refused (false). */
 bool kb__parse_duration(const char *s, double *out);
 
 /* ---- simulation (sim.c) ------------------------------------------------ */
