@@ -9,7 +9,7 @@
  *   3. validation (validate.c): 422 with a cause per field, enum
  *      violations from step 1 included.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * Binding a pod to a node: pods/NAME/binding (subresources.c reads the
  * body) and the create-only bindings kind, which does the same.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * Request bodies: JSON, YAML, or protobuf (protobuf.c), decoded before the
  * lock is taken, and handed to the handler that parses one.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>

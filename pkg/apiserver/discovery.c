@@ -5,7 +5,7 @@
  * fieldValidation parameter and carries the GVK extension.  All built from
  * the type table, so a CRD shows up as soon as its POST returns.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <inttypes.h>
 #include <stdio.h>

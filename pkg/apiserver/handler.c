@@ -10,7 +10,7 @@
  * large object is most of its cost) without the lock, so a request holds
  * the lock only for its own object's admission, storing and reply.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>

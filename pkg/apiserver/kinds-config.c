@@ -9,7 +9,7 @@
  *   (cluster)roles      NAME CREATED AT
  *   (cluster)rolebindings NAME ROLE AGE | USERS GROUPS SERVICEACCOUNTS
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * Printing follows upstream's printers (kubectl get): ages are humanised
  * (kb__age_of).
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <inttypes.h>
 #include <stdio.h>

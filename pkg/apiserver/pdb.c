@@ -21,7 +21,7 @@
  * with IfHealthyBudget (the default) while the budget holds (healthy >=
  * desired); a pod that more than one budget matches is refused with 500.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
  * with a field k8s.proto does not know is refused (415, naming the field)
  * rather than stored without it.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>

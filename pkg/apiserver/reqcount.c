@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 static const char *clean_verb(const struct kb_ctx *c)
 {

@@ -3,7 +3,7 @@
  * errors kubectl prints (404, 409, 422 with causes) and the injected write
  * faults.  Bodies are decoded in body.c.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>

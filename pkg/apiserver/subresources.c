@@ -1,7 +1,7 @@
 /*
  * Pod subresources: binding (binding.c binds), eviction, and log.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * write validates the whole new object and stores it as a new document;
  * one that changes nothing keeps the resourceVersion.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 #include "value/value-int.h"
 
 static struct kb_value *json(const char *text)
