@@ -234,14 +234,21 @@ size_t kb__index_rank(const struct kb_rtype *rt, const char *key);
 size_t kb__index_count(const struct kb_rtype *rt);
 void kb__index_free(struct kb_rtype *rt);
 
-/* ---- store (store.c), caller holds srv->mu --------------------------- */
+/* ---- the type registry (typereg.c), caller holds srv->mu --------------- */
 
-struct kb_doc *kb__doc_new(struct kb_value *v);
-void kb__doc_unref(struct kb_doc *d);
 struct kb_rtype *kb__type_find(struct kb_apiserver *srv, const char *group, const char *version,
                                const char *resource);
 struct kb_rtype *kb__type_by_kind(struct kb_apiserver *srv, const char *group, const char *kind);
 struct kb_rtype *kb__type_add(struct kb_apiserver *srv);
+/* Whether rt is Volcano's Jobs, or Volcano's PodGroups (custom resources,
+ * there once their CRD is). */
+bool kb__is_vcjobs(const struct kb_rtype *rt);
+bool kb__is_podgroups(const struct kb_rtype *rt);
+
+/* ---- store (store.c), caller holds srv->mu --------------------------- */
+
+struct kb_doc *kb__doc_new(struct kb_value *v);
+void kb__doc_unref(struct kb_doc *d);
 struct kb_obj *kb__obj_find(struct kb_rtype *rt, const char *ns, const char *name);
 /* Stores v (owned) as the object's new state: sets resourceVersion, records
  * the event, wakes the watches.  Returns the stored document. */
@@ -251,8 +258,9 @@ void kb__store_observe(struct kb_apiserver *srv, const struct kb_store_observer 
 /* Removes o for good; the observers hear that its owner uid is gone unless
  * srv->orphan (the garbage collector then deletes what it owned, gc.c). */
 void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o);
-/* Deletes an object as DELETE does: finalizers make it linger with a
- * deletionTimestamp; a namespace takes its contents with it. */
+/* Deletes an object as DELETE does: finalizers or a grace period make it
+ * linger with a deletionTimestamp; else its kind's on_delete removes it (a
+ * namespace takes its contents with it), or kb__store_remove. */
 void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o,
                       double grace);
 void kb__store_cascade_namespace(struct kb_apiserver *srv, const char *ns);
@@ -265,37 +273,38 @@ void kb__event_record(struct kb_apiserver *srv, const struct kb_rtype *rt,
 uint64_t kb__rand(struct kb_apiserver *srv);
 double kb__now(void); /* wall clock seconds */
 const char *kb__meta_str(const struct kb_value *obj, const char *key);
+char *kb__api_version(const struct kb_rtype *rt);
+/* Registers (or re-registers) every served version of a CRD as a type;
+ * unregistering removes their objects and marks them gone. */
 int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd);
 void kb__unregister_crd(struct kb_apiserver *srv, const char *name);
-/* kb__register_crd, then what the kinds add to a custom type (the
- * validation of Volcano's Jobs); vcjobkind.c. */
-void kb__crd_register(struct kb_apiserver *srv, const struct kb_value *crd);
+void kb__store_free(struct kb_apiserver *srv);
+void kb__type_free(struct kb_rtype *rt);
+
+/* ---- the kinds (kinds.c, defaults.c, vcjobkind.c), caller holds srv->mu -- */
+
 /* Registers every built-in kind (kinds.c), in discovery order. */
 void kb__builtin_types(struct kb_apiserver *srv);
 /* The built-in kinds' descriptors, in that order; any thread. */
 const struct kb_apikind *const *kb__kinds(size_t *n);
-/* How long a pod being deleted lingers, as kube-apiserver's graceful
- * deletion has it: not at all when it is on no node, has ended, or no
- * kubelet runs; else the grace asked for (ASKED, when not NULL), or the
- * pod's own spec.terminationGracePeriodSeconds (defaults.c). */
-double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
-                     const int64_t *asked);
-/* Sets obj[key] to v (owned) unless it is there (defaults.c). */
-void kb__set_default(struct kb_value *obj, const char *key, struct kb_value *v);
-/* Whether rt is Volcano's Jobs, or Volcano's PodGroups (custom resources,
- * there once their CRD is); typereg.c. */
-bool kb__is_vcjobs(const struct kb_rtype *rt);
-bool kb__is_podgroups(const struct kb_rtype *rt);
-char *kb__api_version(const struct kb_rtype *rt);
+/* kb__register_crd, then what the kinds add to a custom type (the
+ * validation of Volcano's Jobs); vcjobkind.c. */
+void kb__crd_register(struct kb_apiserver *srv, const struct kb_value *crd);
 /* Server-set fields of a new object (uid, timestamps) and the defaults of
- * its type (a pod's phase, a job's selector, a CRD's conditions). */
+ * its kind (a pod's phase, a job's selector, a CRD's conditions). */
 void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_value *obj);
 /* Makes what a new namespace gets (its "default" ServiceAccount). */
 void kb__namespace_created(struct kb_apiserver *srv, const char *ns);
 /* A random 5-character suffix for generateName. */
 void kb__name_suffix(struct kb_apiserver *srv, char out[6]);
-void kb__store_free(struct kb_apiserver *srv);
-void kb__type_free(struct kb_rtype *rt);
+/* How long a pod being deleted lingers, as kube-apiserver's graceful
+ * deletion has it: not at all when it is on no node, has ended, or no
+ * kubelet runs; else the grace asked for (ASKED, when not NULL), or the
+ * pod's own spec.terminationGracePeriodSeconds. */
+double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
+                     const int64_t *asked);
+/* Sets obj[key] to v (owned) unless it is there. */
+void kb__set_default(struct kb_value *obj, const char *key, struct kb_value *v);
 
 /* ---- selectors (select.c) --------------------------------------------- */
 
