@@ -85,7 +85,6 @@ void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
         snap->now = c->now;
 }
 
-
 int kb_pod_runtime(const struct kb_pod *p, int64_t *ns, char *err, size_t errlen)
 {
         const char *key = KB_RUNTIME_ANNOTATION;

@@ -174,4 +174,3 @@ fail:
         free(path);
         return -EIO;
 }
-

@@ -150,7 +150,8 @@ static void join_gangs(struct run *r)
                 if (!sp->ours)
                         continue;
                 char *name = gang_name_of(sp->pod);
-                sp->gang = kb__sim_find_gang(rep, name, !(sp->pod->group_name && *sp->pod->group_name));
+                sp->gang =
+                    kb__sim_find_gang(rep, name, !(sp->pod->group_name && *sp->pod->group_name));
                 free(name);
                 struct kb_sim_gang *g = &rep->gangs[sp->gang];
                 sp->queue = kb__sim_find_queue(rep, g->queue);
@@ -225,8 +226,9 @@ static int place_in_time(struct run *r, char *err, size_t errlen)
                 } else if (sp->on_node) {
                         kb__sim_start_pod(r, (uint32_t)i, 0);
                         if (sp->pod->meta.deletion > 0)
-                                kb__sim_ev_push(r, kb__sim_offset(rep->origin, sp->pod->meta.deletion),
-                                        (uint32_t)i, EV_REAP);
+                                kb__sim_ev_push(r,
+                                                kb__sim_offset(rep->origin, sp->pod->meta.deletion),
+                                                (uint32_t)i, EV_REAP);
                 }
         }
         /* A gang finished before time 0 is no part of the run. */

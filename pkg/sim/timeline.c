@@ -161,7 +161,8 @@ void kb__sim_start_pod(struct run *r, uint32_t i, int64_t t)
 {
         struct spod *sp = &r->pods[i];
         sp->gen++;
-        sp->pod->start_time = r->rep->origin + (double)t / 1e9; /* as the kubelet's status.startTime */
+        sp->pod->start_time =
+            r->rep->origin + (double)t / 1e9; /* as the kubelet's status.startTime */
         hold(r, sp, 1, t);
         if (sp->gang >= 0 && r->rep->gangs[sp->gang].start < 0)
                 r->rep->gangs[sp->gang].start = t;
