@@ -189,7 +189,7 @@ static int place_in_time(struct run *r, char *err, size_t errlen)
                         return rc;
                 if (rc == 0 && sp->ours) {
                         rt = r->o->default_runtime;
-                        rep->default_runtime_pods++;
+                        sp->default_rt = true;
                 }
                 sp->runtime = rc == 0 && !sp->ours ? -1 : rt;
                 sp->recreate = (p->group_name && *p->group_name) ||

@@ -40,6 +40,7 @@ struct spod {
         int32_t gang;    /* -1: not tracked (another scheduler's, or finished at load) */
         int32_t queue;   /* for shares; -1 */
         bool ours, recreate, on_node, finished, retired;
+        bool default_rt; /* runs opts.default_runtime; counted at its first start */
 };
 
 enum ev_kind { EV_END, EV_REAP };

@@ -203,7 +203,8 @@ struct kb_sim_report {
         size_t ngangs;
         struct kb_sim_queue *queues; /* by name */
         size_t nqueues;
-        size_t default_runtime_pods; /* pods of ours that ran opts.default_runtime */
+        size_t default_runtime_pods; /* pods of ours that started (at least once) and ran
+                                      * opts.default_runtime; not those that never ran */
         int64_t default_runtime;
         double wall; /* seconds the run took */
 };

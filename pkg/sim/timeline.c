@@ -164,6 +164,12 @@ void kb__sim_start_pod(struct run *r, uint32_t i, int64_t t)
         sp->pod->start_time =
             r->rep->origin + (double)t / 1e9; /* as the kubelet's status.startTime */
         hold(r, sp, 1, t);
+        /* Only pods that start run the default runtime: one that never
+         * starts, or starts again after an eviction, counts once at most. */
+        if (sp->default_rt) {
+                r->rep->default_runtime_pods++;
+                sp->default_rt = false;
+        }
         if (sp->gang >= 0 && r->rep->gangs[sp->gang].start < 0)
                 r->rep->gangs[sp->gang].start = t;
         if (sp->runtime >= 0)
