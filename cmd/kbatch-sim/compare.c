@@ -57,6 +57,10 @@ int sim_compare_confs(const struct sim_args *a, const struct kb_cluster *proto)
         }
         if (!rc)
                 kb_sim_compare_print(names, reps, n, json, stdout);
+        if (!rc && a->plot && kb_sim_compare_write_svg(names, reps, n, a->plot, err, sizeof(err))) {
+                fprintf(stderr, "kbatch-sim: --plot %s\n", err);
+                rc = 1;
+        }
         for (size_t i = 0; i < n; i++)
                 kb_sim_report_release(&reps[i]);
         free(copy);

@@ -156,6 +156,56 @@ struct kb__sim_waits {
 };
 struct kb__sim_waits kb__sim_queue_waits(const struct kb_sim_report *rep, const char *queue);
 
+/* ---- figures in SVG (svg.c) ------------------------------------------------------- */
+
+/* A point of a step series drawn in a panel: v from t on. */
+struct kb__plot_xy {
+        int64_t t;
+        double v;
+};
+/* A panel: time [0, tend] across its width, [0, ymax] up its height;
+ * percent labels values as percentages (0.25 is 25%). */
+struct kb__plot_frame {
+        double left, top, w, h;
+        int64_t tend;
+        double ymax;
+        bool percent;
+};
+/* How a series is drawn: colour, line width, dash pattern (NULL: solid),
+ * whether the room under it is filled (lightly, in the colour), and a
+ * shift down in pixels (lines of equal values side by side, not hidden
+ * under each other). */
+struct kb__plot_pen {
+        const char *color;
+        double width;
+        const char *dash;
+        bool fill;
+        double nudge;
+};
+/* The i-th series' colour, and past the palette's ten a dash pattern. */
+const char *kb__plot_color(size_t i);
+const char *kb__plot_dash(size_t i);
+void kb__svg_escaped(FILE *out, const char *s);
+/* A round top for an axis whose values reach v (whole numbers unless
+ * percent). */
+double kb__plot_top(double v, bool percent);
+/* The frame, grid lines with their values, time ticks (about `ticks` of
+ * them, labelled H:MM) and a title above (NULL: none). */
+void kb__plot_axes(FILE *out, const struct kb__plot_frame *f, const char *title, int ticks);
+void kb__plot_steps(FILE *out, const struct kb__plot_frame *f, const struct kb__plot_xy *p,
+                    size_t n, const struct kb__plot_pen *pen);
+/* A legend row at (x, y): a sample of the pen and the label. */
+void kb__plot_legend(FILE *out, double x, double y, const struct kb__plot_pen *pen,
+                     const char *label);
+/*
+ * The gangs of a queue (NULL: every queue) waiting over time, that is
+ * arrived and not started, and what they ask of resource res as a share of
+ * the cluster's: two step series of the same times, in *gangs and *demand
+ * (heap arrays the caller frees).  Returns their length (at least 1).
+ */
+size_t kb__sim_waiting(const struct kb_sim_report *rep, const char *queue, int res,
+                       struct kb__plot_xy **gangs, struct kb__plot_xy **demand);
+
 /* ---- formatting ------------------------------------------------------------------ */
 
 /* ns since the simulation's start as "H:MM:SS" ("0:00:00", "26:05:30"),

@@ -322,8 +322,14 @@ void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out);
  * err naming the file. */
 int kb_sim_report_write_csv(const struct kb_sim_report *rep, const char *prefix, char *err,
                             size_t errlen);
-/* A self-contained SVG of utilisation and queue shares over time. */
+/* A self-contained SVG of utilisation, waiting gangs and pending demand per
+ * queue, and each queue's held and deserved share over time (plot.c says
+ * how to read it).  Returns 0 or a negative errno with err naming the file. */
 int kb_sim_report_write_svg(const struct kb_sim_report *rep, const char *path, char *err,
                             size_t errlen);
+/* --compare-confs --plot: the gangs waiting over time (all queues), one line
+ * per conf (names[i] for reps[i]).  Returns 0 or a negative errno. */
+int kb_sim_compare_write_svg(const char *const *names, const struct kb_sim_report *reps, size_t n,
+                             const char *path, char *err, size_t errlen);
 
 #endif /* KB_PKG_SIM_H */

@@ -79,7 +79,29 @@ check "csv: team-b's waits" "$TMP/run-queues.csv" "team-b,2,2,2,300.000,1500.000
 check "csv: the timeline header" "$TMP/run-timeline.csv" "time_seconds,utilization cpu,utilization memory"
 check "csv: the timeline at 0:50" "$TMP/run-timeline.csv" "3000.000,0.2500,"
 check "svg: an SVG document" "$TMP/run.svg" '<svg xmlns="http://www.w3.org/2000/svg"'
-check "svg: a legend naming a queue" "$TMP/run.svg" "team-a held (average 38%)"
+# The picture shows waiting (issue 23): a panel of gangs waiting per queue,
+# with each queue's waits (team-b's b-sweep waits 25 minutes), a panel of
+# their pending demand (team-b's b-sweep asks 12 of 16 cpu), and one small
+# panel per queue of held against deserved, the deserved dashes drawn on
+# top so they show where the two are equal.
+check "svg: a panel of gangs waiting" "$TMP/run.svg" "Gangs waiting (arrived, not started), per queue"
+check "svg: team-b's waits in its legend" "$TMP/run.svg" "team-b: wait p95 0:25:00, max 0:25:00"
+check "svg: team-a's waits in its legend" "$TMP/run.svg" "team-a: wait p95 0:20:00, max 0:20:00"
+check "svg: pending demand per queue" "$TMP/run.svg" "team-b: peak 75%"
+check "svg: the run's waits in the heading" "$TMP/run.svg" "5 gang(s) finished; wait p95 0:25:00, max 0:25:00"
+check "svg: a small panel per queue" "$TMP/run.svg" "average: held 38%, deserved 44%"
+n=$(grep -c 'stroke="#111111"' "$TMP/run.svg" || true)
+if [ "$n" = 2 ]; then ok "svg: a deserved line per queue, drawn over what it holds"
+else bad "svg: $n deserved lines, want 2 (team-a, team-b)"; fi
+if python3 - "$TMP/run.svg" <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read()
+# Each small panel draws the held fill before the deserved dashes.
+fills = [m.start() for m in re.finditer(r'<polygon fill="#', svg)]
+dashes = [m.start() for m in re.finditer(r'stroke="#111111"', svg)]
+assert len(fills) == 2 and all(f < d for f, d in zip(fills, dashes)), (fills, dashes)
+PY
+then ok "svg: deserved dashes on top of the held fill"; else bad "svg: drawing order"; fi
 check "svg: utilisation per resource" "$TMP/run.svg" "cpu (average 69%)"
 if grep -q 'href\|<script\|<image' "$TMP/run.svg"; then
         bad "svg: refers to something outside itself"
