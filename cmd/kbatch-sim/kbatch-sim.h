@@ -22,6 +22,8 @@ struct sim_args {
         size_t nsynthetic;
         long sessions;
         bool sessions_set, until_done, full_scan, stats, strict;
+        bool summary; /* --summary: no per-gang table or lists, no session stream */
+        int progress; /* --progress: 1 on, 0 off, -1 when stderr is a terminal */
         struct kb_sim_opts sim;
         struct kb_swf_opts swf_opts;
         char **files; /* the manifests, argv's rest */

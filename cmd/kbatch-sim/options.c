@@ -60,7 +60,9 @@ void sim_usage(FILE *out)
                 "  --full-scan             choose nodes by scanning every node (for checking\n"
                 "                          the caches; same placements, slower)\n"
                 "  --stats                 print timing, bind counts and peak memory to stderr\n"
-                "\n"
+                "\n");
+        /* Two strings: C11 promises string literals of 4095 characters. */
+        fprintf(out,
                 "Simulated time:\n"
                 "  --until-done            run sessions on a simulated clock until every gang\n"
                 "                          has finished: pods run for their kbatch.io/runtime\n"
@@ -71,7 +73,15 @@ void sim_usage(FILE *out)
                 "  --time-limit D          stop after this much simulated time (720h)\n"
                 "  --csv PREFIX            write PREFIX-gangs.csv, PREFIX-queues.csv and\n"
                 "                          PREFIX-timeline.csv\n"
-                "  --plot FILE.svg         draw utilisation and queue shares over time\n"
+                "  --plot FILE.svg         draw utilisation, gangs waiting and pending demand\n"
+                "                          per queue, and each queue's held and deserved\n"
+                "                          share over time; with --compare-confs, the gangs\n"
+                "                          waiting under each conf\n"
+                "  --summary               the run's figures only: no table of gangs (table),\n"
+                "                          no podGroups and pods lists and no sessions (JSON)\n"
+                "  --progress[=false]      simulated time, sessions and gangs finished as the\n"
+                "                          run goes, on stderr (default: when stderr is a\n"
+                "                          terminal)\n"
                 "\n"
                 "  -v, --v N               log verbosity\n"
                 "  --version, --help\n"
@@ -244,6 +254,25 @@ static int set_swf_nodes(struct sim_args *a, struct kb_cluster *c, const char *a
         return GO_ON;
 }
 
+static int set_summary(struct sim_args *a, struct kb_cluster *c, const char *arg)
+{
+        a->summary = true;
+        return GO_ON;
+}
+
+static int set_progress(struct sim_args *a, struct kb_cluster *c, const char *arg)
+{
+        if (!arg || !strcmp(arg, "true"))
+                a->progress = 1;
+        else if (!strcmp(arg, "false"))
+                a->progress = 0;
+        else {
+                fprintf(stderr, "kbatch-sim: --progress: want true or false, got \"%s\"\n", arg);
+                return 2;
+        }
+        return GO_ON;
+}
+
 static int set_full_scan(struct sim_args *a, struct kb_cluster *c, const char *arg)
 {
         a->full_scan = true;
@@ -302,6 +331,8 @@ static const struct flag {
     {"swf-node", required_argument, set_swf_node},
     {"swf-nodes", required_argument, set_swf_nodes},
     {"compare-confs", required_argument, set_compare},
+    {"progress", optional_argument, set_progress},
+    {"summary", no_argument, set_summary},
     {"v", required_argument, set_verbosity},
     {"version", no_argument, show_version},
     {"help", no_argument, show_help},
@@ -332,6 +363,8 @@ static int check_args(struct sim_args *a, int argc, char **argv)
                         a->csv ? "--csv" : "--plot");
                 return 2;
         }
+        if (a->progress < 0)
+                a->progress = a->until_done && isatty(STDERR_FILENO);
         if (a->until_done && a->sessions_set)
                 a->sim.max_sessions = a->sessions;
         return GO_ON;
@@ -344,6 +377,7 @@ int sim_args_parse(int argc, char **argv, struct sim_args *a, struct kb_cluster 
 
         memset(a, 0, sizeof(*a));
         a->sessions = 1;
+        a->progress = -1;
         kb_sim_opts_init(&a->sim);
         kb_swf_opts_init(&a->swf_opts);
         for (size_t i = 0; i < KB_ARRAY_SIZE(flags); i++)

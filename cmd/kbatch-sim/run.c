@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 #include <uthash.h>
 
 #include "kbatch-sim.h"
@@ -82,22 +83,69 @@ int sim_load_input(const struct sim_input *in, struct kb_cluster *c)
 struct timed_out {
         struct kb_sim_json *json; /* NULL: table */
         const struct kb_cluster *c;
-        bool stats;
+        bool stats, summary;
+        /* --progress: a line on stderr, rewritten in place on a terminal,
+         * at most every tty ? 0.2 s : 2 s of wall time, and at the end. */
+        bool progress, tty;
+        double shown; /* wall time of the last line */
+        bool dirty;   /* a line without its newline is out */
 };
+
+/* The progress line: simulated time, sessions, gangs finished. */
+static void progress_line(struct timed_out *o, int64_t t, long sessions, size_t finished,
+                          size_t gangs, const char *end)
+{
+        char ck[32];
+        long long sec = (long long)(t / 1000000000LL);
+        snprintf(ck, sizeof(ck), "%lld:%02lld:%02lld", sec / 3600, sec / 60 % 60, sec % 60);
+        fprintf(stderr, "%skbatch-sim: simulated %s, %ld session(s), %zu of %zu gang(s) finished%s",
+                o->tty ? "\r" : "", ck, sessions, finished, gangs, o->tty ? "\033[K" : "");
+        fputs(end, stderr);
+        fflush(stderr);
+        o->dirty = o->tty && !*end;
+        o->shown = kb_now_mono();
+}
+
+static void progress(struct timed_out *o, const struct kb_sim_step *step)
+{
+        double now = kb_now_mono();
+        if (o->shown > 0 && now - o->shown < (o->tty ? 0.2 : 2.0))
+                return;
+        progress_line(o, step->time, step->index, step->finished, step->gangs, o->tty ? "" : "\n");
+}
+
+/* The last progress line, once the run is over. */
+static void progress_end(struct timed_out *o, const struct kb_sim_report *rep)
+{
+        size_t gangs = 0, finished = 0;
+        for (size_t g = 0; g < rep->ngangs; g++)
+                if (!rep->gangs[g].prior) {
+                        gangs++;
+                        finished += rep->gangs[g].end >= 0;
+                }
+        progress_line(o, rep->clock, rep->sessions, finished, gangs, "\n");
+}
 
 /* Each session of a timed run that changed something (or the first). */
 static void on_step(void *arg, const struct kb_sim_step *step)
 {
         struct timed_out *o = arg;
         struct kb_session_view v = {step->index, (double)step->time / 1e9, step->pg_changed, true};
+        if (o->progress)
+                progress(o, step);
         if (o->stats)
                 fprintf(stderr, "session %ld at %.3fs: %.6fs, %zu binds\n", step->index,
                         (double)step->time / 1e9, step->r->duration, step->r->nbinds);
-        bool shown = step->changed || step->index == 1;
-        for (size_t i = 0; !shown && i < step->r->npodgroups; i++)
+        bool shown = !o->summary && (step->changed || step->index == 1);
+        for (size_t i = 0; !o->summary && !shown && i < step->r->npodgroups; i++)
                 shown = step->pg_changed[i];
         if (!shown)
                 return;
+        /* A progress line in place on the terminal ends before the table. */
+        if (o->dirty && !o->json && kb_verbosity >= 1) {
+                fputc('\n', stderr);
+                o->dirty = false;
+        }
         if (o->json)
                 kb_sim_json_session(o->json, step->r, &v, o->c);
         else if (kb_verbosity >= 1)
@@ -146,12 +194,15 @@ int sim_run_timed(const struct sim_args *a, struct kb_cluster *c, const struct k
         struct kb_sim_json json;
         struct kb_sim_report rep;
         bool as_json = strcmp(a->output, "json") == 0;
-        struct timed_out to = {as_json ? &json : NULL, c, a->stats};
+        struct timed_out to = {as_json ? &json : NULL, c, a->stats, a->summary, a->progress == 1,
+                               isatty(STDERR_FILENO),  0, false};
         char err[2048];
         int rc = 0;
 
         kb_sim_json_init(&json, stdout);
         int src = kb_sim_run(c, conf, &a->sim, on_step, &to, &rep, err, sizeof(err));
+        if (to.dirty)
+                fputc('\n', stderr);
         if (src) {
                 fprintf(stderr, "kbatch-sim: %s\n", err);
                 /* Sessions already out still end a whole document. */
@@ -159,10 +210,20 @@ int sim_run_timed(const struct sim_args *a, struct kb_cluster *c, const struct k
                         kb_sim_json_end(&json, NULL);
                 return src == KB_EBADINPUT ? 2 : 1;
         }
-        if (as_json)
-                kb_sim_json_end(&json, kb_sim_report_to_json(&rep));
-        else
+        if (to.progress)
+                progress_end(&to, &rep);
+        if (as_json) {
+                struct kb_value *sim = kb_sim_report_to_json(&rep);
+                if (a->summary) {
+                        kb_value_del(sim, "podGroups");
+                        kb_value_del(sim, "pods");
+                }
+                kb_sim_json_end(&json, sim);
+        } else if (a->summary) {
+                kb_sim_report_print_summary(&rep, stdout);
+        } else {
                 kb_sim_report_print_table(&rep, stdout);
+        }
         if (rep.stop != KB_SIM_DONE) {
                 fprintf(stderr, "kbatch-sim: %s with %zu gang(s) unfinished%s\n",
                         rep.stop == KB_SIM_STUCK        ? "nothing left can change"

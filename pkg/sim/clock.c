@@ -238,6 +238,11 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
 
         memset(rep, 0, sizeof(*rep));
         rc = kb__sim_setup(&r, err, errlen);
+        /* Gangs done before time 0 are no part of the run (nor of
+         * r.unfinished). */
+        size_t gangs = 0;
+        for (size_t g = 0; rc == 0 && g < rep->ngangs; g++)
+                gangs += !rep->gangs[g].prior;
         int64_t t = 0;
         while (rc == 0) {
                 struct kb_snapshot snap;
@@ -259,8 +264,9 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
                         free(changed_pg);
                         changed_pg = kb_xmalloc(capchanged * sizeof(*changed_pg));
                 }
-                struct kb_sim_step step = {rep->sessions, t, &res, changed_pg,
-                                           diff(&r, &res, changed_pg)};
+                struct kb_sim_step step = {
+                    rep->sessions,       t, &res, changed_pg, diff(&r, &res, changed_pg), gangs,
+                    gangs - r.unfinished};
                 if (fn)
                         fn(arg, &step);
                 apply(&r, &res, t);

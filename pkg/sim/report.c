@@ -346,7 +346,7 @@ size_t kb_sim_report_unfinished(const struct kb_sim_report *rep)
         return n;
 }
 
-void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
+static void print_report(const struct kb_sim_report *rep, bool gangs, FILE *out)
 {
         int idx[KB_RES_MAX];
         int nidx = kb__sim_resources(rep, idx);
@@ -436,6 +436,10 @@ void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
                 kb__table_row_take(&t, c);
         }
         kb__table_print(&t, out, "  ");
+        if (!gangs) {
+                fputc('\n', out);
+                return;
+        }
 
         fprintf(out, "\nGangs by arrival (times since the start, H:MM:SS)\n");
         kb__table_init(&t, 8, "GANG", "QUEUE", "PODS", "ARRIVAL", "START", "END", "WAIT", "WHY");
@@ -462,6 +466,16 @@ void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
         kb__table_print(&t, out, "  ");
         free(order);
         fputc('\n', out);
+}
+
+void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
+{
+        print_report(rep, true, out);
+}
+
+void kb_sim_report_print_summary(const struct kb_sim_report *rep, FILE *out)
+{
+        print_report(rep, false, out);
 }
 
 /* ---- several confs, side by side (--compare-confs) --------------------------- */

@@ -222,6 +222,9 @@ struct kb_sim_step {
          * phases, queue states.  Otherwise a session run again on the same
          * cluster would decide the same, so the clock jumps. */
         bool changed;
+        /* The gangs of the run (not those done before it started), and how
+         * many have finished by this session. */
+        size_t gangs, finished;
 };
 typedef void (*kb_sim_step_fn)(void *arg, const struct kb_sim_step *step);
 
@@ -317,6 +320,8 @@ void kb_sim_compare_print(const char *const *names, const struct kb_sim_report *
  * not finished when it stopped. */
 size_t kb_sim_report_unfinished(const struct kb_sim_report *rep);
 void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out);
+/* The same without the table of gangs (kbatch-sim --summary). */
+void kb_sim_report_print_summary(const struct kb_sim_report *rep, FILE *out);
 /* PREFIX-gangs.csv, PREFIX-queues.csv and PREFIX-timeline.csv (a ".csv"
  * ending of prefix is dropped first).  Returns 0 or a negative errno with
  * err naming the file. */

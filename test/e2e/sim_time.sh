@@ -116,6 +116,36 @@ if command -v rsvg-convert >/dev/null 2>&1; then
         fi
 fi
 
+# ---- --progress and --summary (issue 23) ------------------------------------------
+
+# stderr is a file here: no progress unless asked.
+run "no progress when stderr is no terminal" 0 --until-done --output json "$TRACE"
+if grep -q "simulated" "$TMP/err"; then bad "progress on a file unasked"; else ok "no progress unasked"; fi
+run "--progress" 0 --until-done --progress --output json "$TRACE"
+check "--progress: the last line" "$TMP/err" "kbatch-sim: simulated 1:00:00, 13 session(s), 5 of 5 gang(s) finished"
+check "--progress: the first session" "$TMP/err" "kbatch-sim: simulated 0:00:00, 1 session(s), 0 of 5 gang(s) finished"
+if grep -q $'\r' "$TMP/err"; then bad "--progress: carriage returns in a file"; else ok "--progress: whole lines in a file"; fi
+run "--progress=false" 0 --until-done --progress=false --output json "$TRACE"
+if grep -q "simulated" "$TMP/err"; then bad "--progress=false still shows progress"; else ok "--progress=false"; fi
+run "--progress=maybe" 2 --until-done --progress=maybe "$TRACE"
+check "--progress: a bad value is named" "$TMP/err" '--progress: want true or false, got "maybe"'
+
+run "--summary table" 0 --until-done --summary --output table "$TRACE"
+check "--summary: the queues" "$TMP/out" "team-a    3       3          5m         20m        20m"
+if grep -q "Gangs by arrival\|default/b-sweep" "$TMP/out"; then bad "--summary: a table of gangs"
+else ok "--summary: no table of gangs"; fi
+run "--summary json" 0 --until-done --summary --output json "$TRACE"
+if python3 - "$TMP/out" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+sim = doc["simulation"]
+assert doc["sessions"] == [], doc["sessions"]
+assert "podGroups" not in sim and "pods" not in sim, list(sim)
+assert sim["finishedGangs"]["finished"] == 5, sim["finishedGangs"]
+assert {q["name"] for q in sim["queues"]} == {"default", "team-a", "team-b"}
+PY
+then ok "--summary json: figures, no gang lists, no sessions"; else bad "--summary json"; fi
+
 # ---- runs that cannot finish -----------------------------------------------------
 
 # cluster.yaml's too-big (6 pods of 6 cpu) never fits: the run stops once
