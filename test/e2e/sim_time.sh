@@ -79,7 +79,29 @@ check "csv: team-b's waits" "$TMP/run-queues.csv" "team-b,2,2,2,300.000,1500.000
 check "csv: the timeline header" "$TMP/run-timeline.csv" "time_seconds,utilization cpu,utilization memory"
 check "csv: the timeline at 0:50" "$TMP/run-timeline.csv" "3000.000,0.2500,"
 check "svg: an SVG document" "$TMP/run.svg" '<svg xmlns="http://www.w3.org/2000/svg"'
-check "svg: a legend naming a queue" "$TMP/run.svg" "team-a held (average 38%)"
+# The picture shows waiting (issue 23): a panel of gangs waiting per queue,
+# with each queue's waits (team-b's b-sweep waits 25 minutes), a panel of
+# their pending demand (team-b's b-sweep asks 12 of 16 cpu), and one small
+# panel per queue of held against deserved, the deserved dashes drawn on
+# top so they show where the two are equal.
+check "svg: a panel of gangs waiting" "$TMP/run.svg" "Gangs waiting (arrived, not started), per queue"
+check "svg: team-b's waits in its legend" "$TMP/run.svg" "team-b: wait p95 0:25:00, max 0:25:00"
+check "svg: team-a's waits in its legend" "$TMP/run.svg" "team-a: wait p95 0:20:00, max 0:20:00"
+check "svg: pending demand per queue" "$TMP/run.svg" "team-b: peak 75%"
+check "svg: the run's waits in the heading" "$TMP/run.svg" "5 gang(s) finished; wait p95 0:25:00, max 0:25:00"
+check "svg: a small panel per queue" "$TMP/run.svg" "average: held 38%, deserved 44%"
+n=$(grep -c 'stroke="#111111"' "$TMP/run.svg" || true)
+if [ "$n" = 2 ]; then ok "svg: a deserved line per queue, drawn over what it holds"
+else bad "svg: $n deserved lines, want 2 (team-a, team-b)"; fi
+if python3 - "$TMP/run.svg" <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read()
+# Each small panel draws the held fill before the deserved dashes.
+fills = [m.start() for m in re.finditer(r'<polygon fill="#', svg)]
+dashes = [m.start() for m in re.finditer(r'stroke="#111111"', svg)]
+assert len(fills) == 2 and all(f < d for f, d in zip(fills, dashes)), (fills, dashes)
+PY
+then ok "svg: deserved dashes on top of the held fill"; else bad "svg: drawing order"; fi
 check "svg: utilisation per resource" "$TMP/run.svg" "cpu (average 69%)"
 if grep -q 'href\|<script\|<image' "$TMP/run.svg"; then
         bad "svg: refers to something outside itself"
@@ -93,6 +115,36 @@ if command -v rsvg-convert >/dev/null 2>&1; then
                 bad "svg: rsvg-convert: $(cat "$TMP/rsvg.err")"
         fi
 fi
+
+# ---- --progress and --summary (issue 23) ------------------------------------------
+
+# stderr is a file here: no progress unless asked.
+run "no progress when stderr is no terminal" 0 --until-done --output json "$TRACE"
+if grep -q "simulated" "$TMP/err"; then bad "progress on a file unasked"; else ok "no progress unasked"; fi
+run "--progress" 0 --until-done --progress --output json "$TRACE"
+check "--progress: the last line" "$TMP/err" "kbatch-sim: simulated 1:00:00, 13 session(s), 5 of 5 gang(s) finished"
+check "--progress: the first session" "$TMP/err" "kbatch-sim: simulated 0:00:00, 1 session(s), 0 of 5 gang(s) finished"
+if grep -q $'\r' "$TMP/err"; then bad "--progress: carriage returns in a file"; else ok "--progress: whole lines in a file"; fi
+run "--progress=false" 0 --until-done --progress=false --output json "$TRACE"
+if grep -q "simulated" "$TMP/err"; then bad "--progress=false still shows progress"; else ok "--progress=false"; fi
+run "--progress=maybe" 2 --until-done --progress=maybe "$TRACE"
+check "--progress: a bad value is named" "$TMP/err" '--progress: want true or false, got "maybe"'
+
+run "--summary table" 0 --until-done --summary --output table "$TRACE"
+check "--summary: the queues" "$TMP/out" "team-a    3       3          5m         20m        20m"
+if grep -q "Gangs by arrival\|default/b-sweep" "$TMP/out"; then bad "--summary: a table of gangs"
+else ok "--summary: no table of gangs"; fi
+run "--summary json" 0 --until-done --summary --output json "$TRACE"
+if python3 - "$TMP/out" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+sim = doc["simulation"]
+assert doc["sessions"] == [], doc["sessions"]
+assert "podGroups" not in sim and "pods" not in sim, list(sim)
+assert sim["finishedGangs"]["finished"] == 5, sim["finishedGangs"]
+assert {q["name"] for q in sim["queues"]} == {"default", "team-a", "team-b"}
+PY
+then ok "--summary json: figures, no gang lists, no sessions"; else bad "--summary json"; fi
 
 # ---- runs that cannot finish -----------------------------------------------------
 
