@@ -3,6 +3,8 @@
  * and capacity planning:
  *
  *   nodes=N, node-cpu, node-memory, node-pods     N identical Ready nodes
+ *                                                 (labelled with hostname,
+ *                                                 os linux, arch amd64)
  *   groups=G, group-size=S, pod-cpu, pod-memory   G PodGroups of S pods,
  *                                                 minMember S
  *   queues=Q                                      queues q0..q(Q-1), weight
@@ -357,20 +359,24 @@ static int64_t rack_of(int64_t i, const struct spec *sp)
         return r < nracks ? r : nracks - 1;
 }
 
-/* Node labels: at most hostname, zone, block and rack. */
-#define NODE_LABELS 4
+/* Node labels: at most hostname, os, arch, zone, block and rack. */
+#define NODE_LABELS 6
 
 static void add_label(struct kb_node *n, const char *key, char *value)
 {
         n->meta.labels[n->meta.nlabels++] = (struct kb_kv){kb_xstrdup(key), value};
 }
 
-/* Node i's labels: kubernetes.io/hostname always, a zone with zones=, a
- * block and a rack with blocks=. */
+/* Node i's labels: kubernetes.io/hostname, os and arch always (the
+ * kubelet's well-known labels, so a pod selecting kubernetes.io/os: linux
+ * fits as on a real node), a zone with zones=, a block and a rack with
+ * blocks=. */
 static void label_node(struct kb_node *n, int64_t i, const struct spec *sp)
 {
         n->meta.labels = kb_xcalloc(NODE_LABELS, sizeof(*n->meta.labels));
         add_label(n, "kubernetes.io/hostname", kb_xstrdup(n->meta.name));
+        add_label(n, "kubernetes.io/os", kb_xstrdup("linux"));
+        add_label(n, "kubernetes.io/arch", kb_xstrdup("amd64"));
         if (sp->zones)
                 add_label(n, "topology.kubernetes.io/zone",
                           kb_xasprintf("zone-%lld", (long long)(i % sp->zones)));

@@ -190,6 +190,20 @@ else
         ok "--synthetic: the third gang waits"
 fi
 
+# Synthetic nodes carry the kubelet's well-known labels: a pod selecting
+# kubernetes.io/os: linux and kubernetes.io/arch: amd64 binds to one.
+cat >"$TMP/linux.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: needs-linux}
+spec:
+  schedulerName: kbatch
+  nodeSelector: {kubernetes.io/os: linux, kubernetes.io/arch: amd64}
+  containers: [{name: c, resources: {requests: {cpu: '1'}}}]
+EOF
+run "--synthetic nodes are labelled os and arch" 0 --output json --synthetic nodes=1 "$TMP/linux.yaml"
+check "a pod selecting os and arch binds to a synthetic node" "$TMP/out" '"pod":"default/needs-linux","node":"node-000001"'
+
 # W6 in small: 20 nodes in 2 zones, 4 gangs of 5 whose pods must not share
 # a node, 2 of them also spread over the zones (maxSkew 1), under a conf that
 # packs (mostrequested): all 20 bind, and no gang twice on a node (without
