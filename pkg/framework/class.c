@@ -14,6 +14,11 @@
 struct kb_classes {
         struct kb_map ids; /* canonical key (in the session pool) -> id */
         struct kb_buf key;
+        /* The last key looked up and its id: tasks are mostly classed job
+         * by job, and a job's tasks mostly share a class, so most keys are
+         * the one before and need no hashing. */
+        struct kb_buf last;
+        uint32_t last_id;
 };
 
 void kb__classes_init(struct kb_session *s)
@@ -21,6 +26,7 @@ void kb__classes_init(struct kb_session *s)
         s->classes = kb_xcalloc(1, sizeof(*s->classes));
         kb_map_init(&s->classes->ids, KB_MAP_STR);
         kb_buf_init(&s->classes->key);
+        kb_buf_init(&s->classes->last);
 }
 
 void kb__classes_release(struct kb_session *s)
@@ -29,6 +35,7 @@ void kb__classes_release(struct kb_session *s)
                 return;
         kb_map_release(&s->classes->ids);
         kb_buf_release(&s->classes->key);
+        kb_buf_release(&s->classes->last);
         free(s->classes);
         s->classes = NULL;
 }
@@ -64,7 +71,17 @@ static void placement_key(struct kb_buf *b, const struct kb_task *t)
 {
         const struct kb_pod *p = t->pod;
         kb_buf_reset(b);
-        kb_buf_add(b, (const char *)&t->resreq, sizeof(t->resreq));
+        /* The requests as (slot, quantity) pairs of the slots asked for:
+         * equal exactly when the requests are, in a fraction of the 16
+         * slots' bytes. */
+        for (int i = 0; i < KB_RES_MAX; i++)
+                if (t->resreq.q[i]) {
+                        int32_t slot = i;
+                        kb_buf_add(b, (const char *)&slot, sizeof(slot));
+                        kb_buf_add(b, (const char *)&t->resreq.q[i], sizeof(t->resreq.q[i]));
+                }
+        int32_t end = -1;
+        kb_buf_add(b, (const char *)&end, sizeof(end));
         kb_buf_add(b, (const char *)&p->nnode_selector, sizeof(p->nnode_selector));
         for (size_t i = 0; i < p->nnode_selector; i++) {
                 key_str(b, p->node_selector[i].key);
@@ -100,6 +117,9 @@ uint32_t kb__class_of(struct kb_session *s, struct kb_task *t)
         if (t->eclass)
                 return t->eclass;
         placement_key(&cl->key, t);
+        if (cl->last_id && cl->last.len == cl->key.len &&
+            memcmp(cl->last.data, cl->key.data, cl->key.len) == 0)
+                return t->eclass = cl->last_id;
         uint64_t *id = kb_map_get_str(&cl->ids, cl->key.data, cl->key.len);
         if (!id) {
                 unsigned char *key = kb_pool_alloc(&s->pool, cl->key.len);
@@ -108,6 +128,9 @@ uint32_t kb__class_of(struct kb_session *s, struct kb_task *t)
                 *id = kb_map_count(&cl->ids);
         }
         t->eclass = (uint32_t)*id;
+        kb_buf_reset(&cl->last);
+        kb_buf_add(&cl->last, cl->key.data, cl->key.len);
+        cl->last_id = t->eclass;
         return t->eclass;
 }
 
