@@ -153,6 +153,12 @@ struct kb_meta {
 };
 
 const char *kb_meta_label(const struct kb_meta *m, const char *key);
+/* The object's namespace, "default" when it has none (as the API server
+ * defaults a namespaced object's).  Inline: sessions ask per pod. */
+static inline const char *kb_meta_ns(const struct kb_meta *m)
+{
+        return m->namespace ? m->namespace : "default";
+}
 const char *kb_meta_annotation(const struct kb_meta *m, const char *key);
 
 enum kb_taint_effect {

@@ -277,7 +277,7 @@ static int decode_term(struct kb__api_dec *d, const struct kb_value *v, const ch
         if (!t->nnamespaces && !t->ns_selector.set) {
                 t->namespaces = kb_xmalloc(sizeof(*t->namespaces));
                 t->namespaces[0] =
-                    kb_xstrdup(pod->meta.namespace ? pod->meta.namespace : "default");
+                    kb_xstrdup(kb_meta_ns(&pod->meta));
                 t->nnamespaces = 1;
         }
         kb__api_path(p, sizeof(p), "%s.topologyKey", path);

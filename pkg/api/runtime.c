@@ -28,7 +28,7 @@ static void invalid(char **out, const struct kb_meta *m, const char *kind, const
         va_start(ap, fmt);
         vsnprintf(why, sizeof(why), fmt, ap);
         va_end(ap);
-        *out = kb_xasprintf("%s %s/%s: %s", kind, m->namespace ? m->namespace : "default",
+        *out = kb_xasprintf("%s %s/%s: %s", kind, kb_meta_ns(m),
                             m->name ? m->name : "?", why);
 }
 

@@ -415,6 +415,31 @@ double kb_now_mono(void)
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double kb_now_wall(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void kb_now_time(char *buf, size_t n)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        kb_format_time((double)ts.tv_sec, buf, n);
+}
+
+void kb_now_micro_time(char *buf, size_t n)
+{
+        struct timespec ts;
+        struct tm tm;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        gmtime_r(&ts.tv_sec, &tm);
+        char sec[32];
+        strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(buf, n, "%s.%06ldZ", sec, ts.tv_nsec / 1000);
+}
+
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
  * (Howard Hinnant's days_from_civil algorithm). */
 static int64_t days_from_civil(int64_t y, int m, int d)

@@ -279,13 +279,6 @@ static const char *current_token(struct kb_kube *k)
         return k->token ? k->token : k->cfg.token;
 }
 
-static double wall_now(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Runs the exec credential plugin when there is no credential yet or it
  * has expired (its expirationTimestamp passed, or a 401 said so).  This
  * blocks the loop while the plugin runs, as it does at startup and about
@@ -295,7 +288,7 @@ static void exec_refresh(struct kb_kube *k)
 {
         if (!k->cfg.has_exec)
                 return;
-        if (k->have_cred && (k->cred.expiry == 0 || wall_now() < k->cred.expiry))
+        if (k->have_cred && (k->cred.expiry == 0 || kb_now_wall() < k->cred.expiry))
                 return;
         if (k->cred_failed && kb_now_mono() - k->cred_failed < 5.0)
                 return;

@@ -163,9 +163,7 @@ void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf)
  */
 static void promises(struct kb__metrics *m, const struct kb_result *r)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        double now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+        double now = kb_now_wall();
         uint64_t gen = m->sessions + 1;
         for (size_t i = 0; i < r->npodgroups; i++) {
                 const struct kb_pg_status *st = &r->podgroups[i];
@@ -272,9 +270,7 @@ void kb__metrics_job_scheduled(struct kb_sched *s, double creation)
 {
         if (creation <= 0)
                 return;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        double ms = ((double)ts.tv_sec + ts.tv_nsec / 1e9 - creation) * 1000;
+        double ms = (kb_now_wall() - creation) * 1000;
         pthread_mutex_lock(&s->metrics->lock);
         hist_add(&s->metrics->job, ms < 0 ? 0 : ms);
         pthread_mutex_unlock(&s->metrics->lock);

@@ -60,7 +60,7 @@ struct kb_sched {
         struct kb_reflector **pod_refl; /* per scheduler name */
         size_t npod_refl;
         uv_timer_t tick;
-        uv_timer_t stop_timer; /* bounds a stop: see kb__sched_stop */
+        uv_timer_t stop_timer; /* bounds a stop: see stop() in scheduler.c */
         uv_timer_t soon;       /* a session at the next iteration */
         bool soon_armed;
         /* Signals: blocked in every thread; one thread sigwaits for them
@@ -82,6 +82,13 @@ struct kb_sched {
         bool stop_grace_over; /* a stop no longer waits for binds on the wire */
         bool closed;
         int exit_code;
+        /* Set by scheduler.c, the loop's owner, before the loop runs, so
+         * that the files below it never call up into it.  settled: an
+         * answer a stop may be waiting for (a bind, an eviction, the lease)
+         * came back, finish the stop if it was the last; stop: end the
+         * daemon with this exit code (lost leadership, no listener). */
+        void (*settled)(struct kb_sched *s);
+        void (*stop)(struct kb_sched *s, int code);
 
         /* binds.c: binds and evictions not answered yet (the backlog too);
          * a stop drops those still waiting and waits a little for those on
@@ -148,11 +155,6 @@ bool kb__ensure_default_queue(struct kb_sched *s);
 void kb__discover(struct kb_sched *s);
 /* Frees what the dispatcher keeps (after the client is gone). */
 void kb__dispatch_release(struct kb_sched *s);
-/* Times as the API wants them: MicroTime ("...:05.123456Z") and Time. */
-void kb__micro_time(char *buf, size_t n);
-void kb__now_time(char *buf, size_t n);
-/* An object's namespace, "default" when it has none. */
-const char *kb__ns_of(const struct kb_meta *m);
 
 /* binds.c */
 /* Marks the pod binding in the cache and queues the bind in the backlog;
@@ -227,10 +229,6 @@ bool kb__leading(struct kb_sched *s);
 void kb__leader_lost(struct kb_sched *s, const char *why);
 /* Releases the lease when held; calls done when finished. */
 void kb__leader_release(struct kb_sched *s, void (*done)(struct kb_sched *s));
-
-/* scheduler.c */
-void kb__sched_shutdown_check(struct kb_sched *s);
-void kb__sched_stop(struct kb_sched *s, int code);
 
 /* metrics.c */
 struct kb__metrics *kb__metrics_new(void);

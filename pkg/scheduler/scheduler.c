@@ -154,6 +154,8 @@ static void trim_memory(struct kb_sched *s)
 #endif
 }
 
+static void shutdown_check(struct kb_sched *s);
+
 static void session_after(uv_work_t *req, int status)
 {
         struct session_work *w = req->data;
@@ -178,7 +180,7 @@ static void session_after(uv_work_t *req, int status)
         conf_unref(w->conf);
         free(w);
         trim_memory(s);
-        kb__sched_shutdown_check(s);
+        shutdown_check(s);
 }
 
 static bool synced(struct kb_sched *s)
@@ -338,7 +340,7 @@ static void released(struct kb_sched *s)
 #define STOP_GRACE 0.5
 #define STOP_LIMIT 1.8
 
-void kb__sched_shutdown_check(struct kb_sched *s)
+static void shutdown_check(struct kb_sched *s)
 {
         if (!s->stopping || s->closed)
                 return;
@@ -364,14 +366,14 @@ static void stop_fired(uv_timer_t *t)
                                 STOP_GRACE);
                 uv_timer_start(&s->stop_timer, stop_fired,
                                (uint64_t)((STOP_LIMIT - STOP_GRACE) * 1000), 0);
-                kb__sched_shutdown_check(s);
+                shutdown_check(s);
                 return;
         }
         KB_WARN("stop: the lease release did not finish in time; closing");
         close_soon(s);
 }
 
-void kb__sched_stop(struct kb_sched *s, int code)
+static void sched_stop(struct kb_sched *s, int code)
 {
         if (s->stopping || s->closed)
                 return;
@@ -396,13 +398,13 @@ void kb__sched_stop(struct kb_sched *s, int code)
                 "wire",
                 backlog + n, backlog, s->binds_inflight);
         uv_timer_start(&s->stop_timer, stop_fired, (uint64_t)(STOP_GRACE * 1000), 0);
-        kb__sched_shutdown_check(s);
+        shutdown_check(s);
 }
 
 static void on_signal(struct kb_sched *s, int sig)
 {
         KB_INFO("signal %d: stopping", sig);
-        kb__sched_stop(s, 0);
+        sched_stop(s, 0);
 }
 
 /* Writes the cache as JSON to DIR/kbatch-cache-PID-TIME.json, 0600, never
@@ -534,6 +536,8 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 return 2;
         }
         cfg.allow_insecure_token = o->allow_insecure_token;
+        s->settled = shutdown_check;
+        s->stop = sched_stop;
         s->conf = kb_xcalloc(1, sizeof(*s->conf));
         s->conf->refs = 1;
         s->conf->conf = *conf;
@@ -647,7 +651,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         if (o->listen_address && *o->listen_address && kb__http_start(s, o->listen_address) != 0) {
                 fprintf(stderr, "kbatch-scheduler: --listen-address %s: cannot listen\n",
                         o->listen_address);
-                kb__sched_stop(s, 2);
+                sched_stop(s, 2);
         } else if (o->leader_elect) {
                 kb__leader_start(s);
         } else {
