@@ -2,7 +2,7 @@
  * What actions share (not a public interface: the actions' only public
  * symbols are their kb_action descriptors): placing a task with evictions
  * (evict.c, for preempt and reclaim), and allocate's turn with its network
- * topology path (allocate.c, topology.c).
+ * topology path (allocate.c, tasks.c, topology.c).
  */
 #ifndef KB_ACTIONS_ACTIONS_INT_H
 #define KB_ACTIONS_ACTIONS_INT_H
@@ -79,7 +79,7 @@ bool kb__never_preempts(struct kb_session *s, const struct kb_task *t);
 bool kb__victim_status_ok(const struct kb_task *preemptor, const struct kb_task *v,
                           bool running_only);
 
-/* ---- allocate (allocate.c) and its network topology path (topology.c) ---- */
+/* ---- allocate (allocate.c), its task loop (tasks.c) and its network topology path (topology.c) */
 
 struct kb__alloc_job {
         struct kb_heap tasks; /* pending tasks not yet tried */

@@ -47,7 +47,6 @@ long  pkg/scheduler/events.c
 # being fixed on branch nocycles.
 cycle pkg/api pod
 cycle pkg/kube transport
-cycle actions topology
 long  pkg/api/api.h
 long  pkg/api/objects.c
 long  pkg/api/pod.c
