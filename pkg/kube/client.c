@@ -287,7 +287,7 @@ size_t kb_kube_drop(struct kb_kube *k, unsigned lanes, bool wire)
         return n;
 }
 
-void kb__kube_fence_check(struct kb_kube *k)
+static void fence_check(struct kb_kube *k)
 {
         if (!k->fenced_wire || !k->fence || k->fence(k->fence_arg))
                 return;
@@ -472,7 +472,7 @@ static void finish(struct kb_kube_call *c, CURLcode res)
                 done(arg, &r);
 }
 
-void kb__kube_check_info(struct kb_kube *k)
+static void check_info(struct kb_kube *k)
 {
         CURLMsg *m;
         int left;
@@ -719,7 +719,7 @@ struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
                 k->cfg.has_exec = true;
         }
         plain_http_credentials(&k->cfg);
-        kb__kube_transport_init(k);
+        kb__kube_transport_init(k, fence_check, check_info);
         return k;
 }
 

@@ -62,9 +62,9 @@ static void poll_cb(uv_poll_t *p, int status, int events)
                 if (events & UV_WRITABLE)
                         flags |= CURL_CSELECT_OUT;
         }
-        kb__kube_fence_check(k);
+        k->before_io(k);
         curl_multi_socket_action(k->multi, s->fd, flags, &running);
-        kb__kube_check_info(k);
+        k->after_io(k);
 }
 
 static void sock_drop(struct kb_kube *k, struct kb__sock *s)
@@ -118,9 +118,9 @@ static void on_timeout(uv_timer_t *t)
 {
         struct kb_kube *k = t->data;
         int running;
-        kb__kube_fence_check(k);
+        k->before_io(k);
         curl_multi_socket_action(k->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-        kb__kube_check_info(k);
+        k->after_io(k);
 }
 
 static int timer_cb(CURLM *multi, long ms, void *userp)
@@ -138,8 +138,11 @@ static void handle_closed(uv_handle_t *h)
         kb__kube_handle_gone(h->data);
 }
 
-void kb__kube_transport_init(struct kb_kube *k)
+void kb__kube_transport_init(struct kb_kube *k, void (*before_io)(struct kb_kube *k),
+                             void (*after_io)(struct kb_kube *k))
 {
+        k->before_io = before_io;
+        k->after_io = after_io;
         k->multi = curl_multi_init();
         curl_multi_setopt(k->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
         curl_multi_setopt(k->multi, CURLMOPT_SOCKETDATA, k);
