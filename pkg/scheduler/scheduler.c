@@ -33,28 +33,6 @@
 
 #include "scheduler/scheduler-int.h"
 
-void kb_sched_opts_init(struct kb_sched_opts *o)
-{
-        static const char *const dflt_names[] = {"kbatch"};
-        memset(o, 0, sizeof(*o));
-        o->scheduler_names = dflt_names;
-        o->nscheduler_names = 1;
-        o->period = 1.0;
-        o->default_queue = "default";
-        o->workload_podgroups = true;
-        o->lease_duration = 15;
-        o->renew_deadline = 10;
-        o->retry_period = 2;
-        o->lock_namespace = "kube-system";
-        o->lock_name = "kbatch";
-        /* The window (max_inflight, halved by 429s) is what protects the
-         * server; the token bucket only caps a runaway (docs/scheduler.md,
-         * "Client defaults"). */
-        o->qps = 20000;
-        o->burst = 20000;
-        o->max_inflight = 32;
-}
-
 static void conf_unref(struct kb__conf_ref *c)
 {
         if (c && --c->refs == 0) {
