@@ -3,6 +3,7 @@
 #define KB_PKG_SCHEDULER_INT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <uv.h>
@@ -60,7 +61,7 @@ struct kb_sched {
         struct kb_reflector **pod_refl; /* per scheduler name */
         size_t npod_refl;
         uv_timer_t tick;
-        uv_timer_t stop_timer; /* bounds a stop: see stop() in scheduler.c */
+        uv_timer_t stop_timer; /* bounds a stop: see stop.c */
         uv_timer_t soon;       /* a session at the next iteration */
         bool soon_armed;
         /* Signals: blocked in every thread; one thread sigwaits for them
@@ -229,6 +230,16 @@ bool kb__leading(struct kb_sched *s);
 void kb__leader_lost(struct kb_sched *s, const char *why);
 /* Releases the lease when held; calls done when finished. */
 void kb__leader_release(struct kb_sched *s, void (*done)(struct kb_sched *s));
+
+/* stop.c: stopping (scheduler.c gives these two to the files below it
+ * as s->settled and s->stop), and the signals. */
+void kb__sched_settled(struct kb_sched *s);
+void kb__sched_stop(struct kb_sched *s, int code);
+/* The signals the daemon takes (blocked in every thread), the loop's
+ * handler of sig_async, and the thread that sigwaits for them. */
+void kb__sched_signal_set(sigset_t *set);
+void kb__sched_signals_arrived(uv_async_t *h);
+void *kb__sched_signal_thread(void *arg);
 
 /* metrics.c */
 struct kb__metrics *kb__metrics_new(void);
