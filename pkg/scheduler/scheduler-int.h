@@ -256,6 +256,10 @@ void kb__metrics_lanes(struct kb_sched *s);
 void kb__metrics_set_leader(struct kb_sched *s, bool leader);
 /* The conf's skipped items, for /metrics (any thread). */
 void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf);
+/* The /metrics page, a fresh string (the HTTP thread). */
+char *kb__metrics_render(struct kb_sched *s);
+
+/* http.c: /metrics, /healthz and /readyz on libmicrohttpd's thread. */
 int kb__http_start(struct kb_sched *s, const char *addr);
 void kb__http_stop(struct kb_sched *s);
 
