@@ -119,6 +119,13 @@ void kb__kube_easy_put(struct kb_kube *k, CURL *e);
 /* One of the client's handles finished closing; the last frees k. */
 void kb__kube_handle_gone(struct kb_kube *k);
 
+/* client.c: the two hooks kb_kube_new (kube.c) gives the transport.
+ * Reads curl's finished transfers and completes them. */
+void kb__kube_check_info(struct kb_kube *k);
+/* Called before curl touches a socket: a closed fence aborts the fenced
+ * transfers on the wire first. */
+void kb__kube_fence_check(struct kb_kube *k);
+
 #ifdef KB_TESTING
 /* File-local parsers, for the unit tests and fuzz targets (KB_TESTABLE). */
 /* transport.c: the seconds a "Retry-After:" header line of len bytes (no
