@@ -1,7 +1,7 @@
 /*
  * What actions share (not a public interface: the actions' only public
  * symbols are their kb_action descriptors): placing a task with evictions
- * (evict.c, for preempt and reclaim), and allocate's turn with its network
+ * (evict.c and victims.c, for preempt and reclaim), and allocate's turn with its network
  * topology path (allocate.c, tasks.c, topology.c).
  */
 #ifndef KB_ACTIONS_ACTIONS_INT_H
@@ -68,6 +68,27 @@ void kb__evictor_forget(struct kb__evictor *e);
  * was placed.  The job's evictions count grows by the victims taken.
  */
 bool kb__evict_place(struct kb__evictor *e, struct kb_task *t);
+
+/* Whether req fits avail in every resource req asks for (a node may be over
+ * committed in a resource the task does not ask for). */
+static inline bool kb__fits(const struct kb_res *req, const struct kb_res *avail)
+{
+        for (int i = 0; i < KB_RES_MAX; i++)
+                if (req->q[i] > 0 && req->q[i] > avail->q[i])
+                        return false;
+        return true;
+}
+
+/* victims.c: victims cheapest first (Volcano's BuildVictimsPriorityQueue
+ * order, victims.c says more), the queue's answer for t (when the action
+ * asks it), step 1 (room free or being freed; the queue's answer asked
+ * unless queue_known), and evicting v[0..n) for t in e's statement. */
+void kb__sort_victims(struct kb_session *s, const struct kb_task *t, struct kb_task **v,
+                      size_t n);
+bool kb__evict_queue_takes(struct kb__evictor *e, const struct kb_task *t);
+bool kb__evict_place_free(struct kb__evictor *e, struct kb_task *t, bool queue_known);
+void kb__evict_all(struct kb__evictor *e, const struct kb_task *t, struct kb_task *const *v,
+                   size_t n);
 
 /* Whether t must never evict anyone (preemptionPolicy: Never, on the pod
  * or its PriorityClass). */

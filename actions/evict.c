@@ -47,6 +47,9 @@
  * go without cutting a gang — while the node has not changed and nothing
  * was undone (kb__evictor_forget), so that a gang of 32 does not look at
  * 5,000 full nodes again for every task, nor every gang after it.
+ *
+ * The rules (who may evict, who may be a victim, in which order) and the
+ * primitives of step 1 are victims.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,118 +130,6 @@ static void reserve(struct kb__evictor *e, size_t n)
         e->cap = cap;
 }
 
-/* ---- rules ------------------------------------------------------------------------ */
-
-bool kb__never_preempts(struct kb_session *s, const struct kb_task *t)
-{
-        if (t->pod->preempt_never)
-                return true;
-        const char *name = t->pod->priority_class_name;
-        const struct kb_snapshot *snap = kb_session_snapshot(s);
-        for (size_t i = 0; name && *name && i < snap->npriorityclasses; i++)
-                if (kb_streq(snap->priorityclasses[i]->meta.name, name))
-                        return snap->priorityclasses[i]->preempt_never;
-        return false;
-}
-
-bool kb__victim_status_ok(const struct kb_task *preemptor, const struct kb_task *v,
-                          bool running_only)
-{
-        if (!v->job || v == preemptor)
-                return false;
-        if (v->status != KB_TASK_RUNNING && (running_only || v->status != KB_TASK_BOUND))
-                return false;
-        /* A best-effort preemptor evicts only best-effort tasks. */
-        if (preemptor->best_effort && !v->best_effort)
-                return false;
-        return v->preemptable;
-}
-
-/* Whether req fits avail in every resource req asks for (a node may be over
- * committed in a resource the task does not ask for). */
-static bool fits(const struct kb_res *req, const struct kb_res *avail)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (req->q[i] > 0 && req->q[i] > avail->q[i])
-                        return false;
-        return true;
-}
-
-/* The session whose orders victim_cmp follows, and the preemptor's queue
- * (qsort has no context). */
-static _Thread_local struct kb_session *order_session;
-static _Thread_local const struct kb_queue_info *order_queue;
-
-/* Cheapest first, as Volcano's BuildVictimsPriorityQueue orders victims:
- * what the session would place last goes first — across queues the queue
- * that comes last, then the job that comes last in job order (with the
- * priority plugin, the lowest priority), then the task that comes last in
- * task order (the lowest priority, the highest pod index, the most recently
- * created).  Across queues the plugins' victim queue order comes first
- * (capacity's hierarchy: the queue closer to the preemptor's). */
-static int victim_cmp(const void *a, const void *b)
-{
-        struct kb_task *x = *(struct kb_task *const *)a, *y = *(struct kb_task *const *)b;
-        struct kb_session *s = order_session;
-        int c;
-        if (x->job != y->job) {
-                if (x->job->queue != y->job->queue && x->job->queue && y->job->queue &&
-                    ((order_queue &&
-                      (c = kb_victim_queue_order(s, x->job->queue, y->job->queue, order_queue))) ||
-                     (c = kb_queue_order(s, y->job->queue, x->job->queue))))
-                        return c;
-                if ((c = kb_job_order(s, y->job, x->job)))
-                        return c;
-        }
-        return kb_task_order(s, y, x);
-}
-
-static void sort_victims(struct kb_session *s, const struct kb_task *t, struct kb_task **v,
-                         size_t n)
-{
-        order_session = s;
-        order_queue = t->job ? t->job->queue : NULL;
-        qsort(v, n, sizeof(*v), victim_cmp);
-        order_session = NULL;
-        order_queue = NULL;
-}
-
-/* ---- placing --------------------------------------------------------------------- */
-
-static const char *reason_for(struct kb__evictor *e, const struct kb_task *t)
-{
-        return kb_pool_printf(kb_session_pool(e->s),
-                              "evicted by %s to make room for %s (podgroup %s)", e->action, t->name,
-                              t->job->name);
-}
-
-static bool queue_takes(struct kb__evictor *e, const struct kb_task *t)
-{
-        return !e->allocatable || kb_allocatable(e->s, t->job->queue, t);
-}
-
-/* Step 1: room free or being freed, as allocate chooses it; the queue's
- * answer is asked unless the caller knows it (queue_known). */
-static bool place_free(struct kb__evictor *e, struct kb_task *t, bool queue_known)
-{
-        const char *why = NULL;
-        struct kb_node_info *n = kb_select_node(e->s, t, &why);
-        if (!n || (!queue_known && !queue_takes(e, t)))
-                return false;
-        kb_statement_pipeline(e->st, t, n);
-        return true;
-}
-
-static void evict_all(struct kb__evictor *e, const struct kb_task *t, struct kb_task *const *v,
-                      size_t n)
-{
-        const char *reason = reason_for(e, t);
-        for (size_t i = 0; i < n; i++)
-                kb_statement_evict(e->st, v[i], e->action, reason, t->job);
-        t->job->evictions += (uint32_t)n;
-        t->job->evicted_by = e->action;
-}
-
 struct cost {
         size_t victims;
         int32_t top_priority; /* the highest job priority among them */
@@ -296,7 +187,7 @@ static bool cheaper(const struct kb__evictor *e, const struct cost *a, const str
 static bool enough(struct kb__evictor *e, const struct kb_task *t, const struct kb_node_info *n,
                    const struct kb_res *avail, size_t k)
 {
-        if (!fits(&t->resreq, avail))
+        if (!kb__fits(&t->resreq, avail))
                 return false;
         if (!e->queue_short && !e->topology)
                 return true;
@@ -323,7 +214,7 @@ static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t,
         size_t k = 0;
         bool done = false;
         for (size_t i = 0;
-             i < nvotes && !(done = fits(&t->resreq, &avail) && enough(e, t, n, &avail, k)); i++) {
+             i < nvotes && !(done = kb__fits(&t->resreq, &avail) && enough(e, t, n, &avail, k)); i++) {
                 struct kb_task *v = e->out[i];
                 struct kb_job *j = v->job;
                 if (e->picked[v->index] || e->skip[j->index])
@@ -522,14 +413,14 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                 m->nospare_rule = e->eligible;
                 m->nospare_set = true;
         }
-        if (spare && fits(&t->resreq, &avail)) {
+        if (spare && kb__fits(&t->resreq, &avail)) {
                 /* Whether the plugins give up enough victims at all does not
                  * depend on their order (gang counts per job, and what a job
                  * may lose is the same whichever of its tasks go first): ask
                  * first, and sort only on nodes that can give enough. */
                 size_t unsorted = e->vote(e->s, t, e->cand, k, e->out);
                 if (unsorted && pick_victims(e, t, n, idle, unsorted)) {
-                        sort_victims(e->s, t, e->cand, k);
+                        kb__sort_victims(e->s, t, e->cand, k);
                         *nvotes = e->vote(e->s, t, e->cand, k, e->out);
                         need = pick_victims(e, t, n, idle, *nvotes);
                 }
@@ -598,11 +489,11 @@ static bool place_parts(struct kb__evictor *e, struct kb_task *t)
         if (!best)
                 return false;
         size_t mark = kb_statement_mark(e->st);
-        evict_all(e, t, e->best, best_need);
+        kb__evict_all(e, t, e->best, best_need);
         /* The queue must take the task too (preempt): when its quota is
          * short, the node is given up; topology-aware, so must the filters
          * (Volcano's final PredicateForPreemptAction). */
-        if (!queue_takes(e, t) || (e->topology && kb_predicate(e->s, t, best))) {
+        if (!kb__evict_queue_takes(e, t) || (e->topology && kb_predicate(e->s, t, best))) {
                 kb_statement_rollback(e->st, mark);
                 kb__evictor_forget(e);
                 t->job->evictions -= (uint32_t)best_need;
@@ -657,7 +548,7 @@ static size_t whole_tasks(struct kb__evictor *e, const struct kb_task *t, struct
                 for (size_t j = 0; j < k; j++)
                         if (e->cand[j]->node == (int32_t)n->index)
                                 kb_res_add(&avail, &e->cand[j]->resreq);
-                useful = fits(&t->resreq, &avail);
+                useful = kb__fits(&t->resreq, &avail);
         }
         return useful ? k : 0;
 }
@@ -680,8 +571,8 @@ static bool place_whole(struct kb__evictor *e, struct kb_task *t)
                 if (!k || e->vote(e->s, t, e->cand, k, e->out) != k)
                         continue;
                 size_t mark = kb_statement_mark(e->st);
-                evict_all(e, t, e->out, k);
-                if (place_free(e, t, false)) {
+                kb__evict_all(e, t, e->out, k);
+                if (kb__evict_place_free(e, t, false)) {
                         placed = true;
                 } else {
                         kb_statement_rollback(e->st, mark);
@@ -696,7 +587,7 @@ static bool place_whole(struct kb__evictor *e, struct kb_task *t)
 bool kb__evict_place(struct kb__evictor *e, struct kb_task *t)
 {
         /* Asked once here: free room alone never does for a short queue. */
-        e->queue_short = !queue_takes(e, t);
-        return (!e->queue_short && place_free(e, t, true)) || place_parts(e, t) ||
+        e->queue_short = !kb__evict_queue_takes(e, t);
+        return (!e->queue_short && kb__evict_place_free(e, t, true)) || place_parts(e, t) ||
                place_whole(e, t);
 }

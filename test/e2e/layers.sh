@@ -50,7 +50,6 @@ long  pkg/scheduler/events.c
 long  pkg/api/api.h
 long  pkg/api/objects.c
 long  pkg/base/base.c
-long  actions/evict.c
 # plugins/interpod.c becomes the framework's pod index service (issue 22,
 # deliverable 3); kbatch-sim's, kbatch-apiserver's and kubectl-kbatch's
 # mains shrink to 120 lines with their option and verb tables
