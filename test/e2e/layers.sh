@@ -45,8 +45,9 @@ long  pkg/sim/report.c
 # move out of it (issue 22), and events.c with them.
 long  pkg/scheduler/status.c
 long  pkg/scheduler/events.c
-# Not split yet (issue 22, deliverable 2): these cycles and files are
-# being fixed on branch nocycles.
+# pkg/api's one public header (STYLE.md: one module, one public header):
+# its object structs alone are 400 lines, and splitting it would make a
+# second public header.  Left for a decision, not an oversight.
 long  pkg/api/api.h
 # plugins/interpod.c becomes the framework's pod index service (issue 22,
 # deliverable 3); kbatch-sim's, kbatch-apiserver's and kubectl-kbatch's
