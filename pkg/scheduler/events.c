@@ -111,7 +111,7 @@ static struct rec *rec_new(const char *key, const char *object, const char *kind
                            const char *uid, const char *type, const char *reason)
 {
         const char *src[] = {key,  object, kind, api_version, ns,
-                             name, uid,    type, reason,      ns ? ns : "default"};
+                             name, uid,    type, reason,      kb_ns_or_default(ns)};
         size_t len[KB_ARRAY_SIZE(src)], total = 0;
         for (size_t i = 0; i < KB_ARRAY_SIZE(src); i++) {
                 len[i] = src[i] ? strlen(src[i]) + 1 : 0;

@@ -153,7 +153,7 @@ static void x_upsert(void *arg, const struct kb_value *obj)
                 const char *uid = kb_value_str(kb_value_dig(obj, "metadata", "uid"));
                 if (name && kb__leading(w->s))
                         kb__event(w->s, "PodGroup", "scheduling.x-k8s.io/v1alpha1",
-                                  ns ? ns : "default", name, uid, "Warning", "Invalid", err);
+                                  kb_ns_or_default(ns), name, uid, "Warning", "Invalid", err);
                 return;
         }
         char *key = kb_xasprintf("%s/%s", x->meta.namespace, x->meta.name);
@@ -176,7 +176,7 @@ static void x_remove(void *arg, const struct kb_value *obj)
         struct kb__workloads *w = arg;
         const char *ns = kb_value_str(kb_value_dig(obj, "metadata", "namespace"));
         const char *name = kb_value_str(kb_value_dig(obj, "metadata", "name"));
-        char *key = kb_xasprintf("%s/%s", ns ? ns : "default", name ? name : "");
+        char *key = kb_xasprintf("%s/%s", kb_ns_or_default(ns), name ? name : "");
         struct xpg *e = NULL;
         HASH_FIND_STR(w->xpgs, key, e);
         free(key);
