@@ -83,8 +83,7 @@ static inline bool kb__fits(const struct kb_res *req, const struct kb_res *avail
  * order, victims.c says more), the queue's answer for t (when the action
  * asks it), step 1 (room free or being freed; the queue's answer asked
  * unless queue_known), and evicting v[0..n) for t in e's statement. */
-void kb__sort_victims(struct kb_session *s, const struct kb_task *t, struct kb_task **v,
-                      size_t n);
+void kb__sort_victims(struct kb_session *s, const struct kb_task *t, struct kb_task **v, size_t n);
 bool kb__evict_queue_takes(struct kb__evictor *e, const struct kb_task *t);
 bool kb__evict_place_free(struct kb__evictor *e, struct kb_task *t, bool queue_known);
 void kb__evict_all(struct kb__evictor *e, const struct kb_task *t, struct kb_task *const *v,

@@ -214,7 +214,8 @@ static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t,
         size_t k = 0;
         bool done = false;
         for (size_t i = 0;
-             i < nvotes && !(done = kb__fits(&t->resreq, &avail) && enough(e, t, n, &avail, k)); i++) {
+             i < nvotes && !(done = kb__fits(&t->resreq, &avail) && enough(e, t, n, &avail, k));
+             i++) {
                 struct kb_task *v = e->out[i];
                 struct kb_job *j = v->job;
                 if (e->picked[v->index] || e->skip[j->index])

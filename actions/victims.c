@@ -66,8 +66,7 @@ static int victim_cmp(const void *a, const void *b)
         return kb_task_order(s, y, x);
 }
 
-void kb__sort_victims(struct kb_session *s, const struct kb_task *t, struct kb_task **v,
-                       size_t n)
+void kb__sort_victims(struct kb_session *s, const struct kb_task *t, struct kb_task **v, size_t n)
 {
         order_session = s;
         order_queue = t->job ? t->job->queue : NULL;

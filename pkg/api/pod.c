@@ -29,7 +29,6 @@ const char *kb_pod_phase_name(enum kb_pod_phase p)
 
 /* ---- freeing ---------------------------------------------------------- */
 
-
 static void term_release(struct kb_node_term *t)
 {
         kb__api_reqs_free(t->exprs, t->nexprs);
@@ -115,7 +114,6 @@ static struct kb_condition *pod_scheduled(const struct kb_value *status)
 }
 
 /* ---- node affinity ---------------------------------------------------- */
-
 
 static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const char *path, void *elem,
                       void *ctx)

@@ -37,7 +37,6 @@
 
 /* ---- freeing ------------------------------------------------------------------- */
 
-
 static void terms_free(struct kb_pod_term *t, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
@@ -84,7 +83,6 @@ void kb__api_pod_placement_free(struct kb_pod *p)
         p->images = NULL;
         p->nimages = 0;
 }
-
 
 /* A non-empty string (an element of matchLabelKeys, namespaces). */
 static int decode_name(struct kb__api_dec *d, const struct kb_value *v, const char *path,
@@ -148,7 +146,8 @@ static int merge_label_keys(struct kb__api_dec *d, const struct kb_value *term, 
                 for (size_t i = 0; i < nkeys[f]; i++) {
                         const char *v = kb_meta_label(&pod->meta, keys[f][i]);
                         if (v)
-                                kb__api_selector_add(s, keys[f][i], f ? KB_SEL_NOT_IN : KB_SEL_IN, v);
+                                kb__api_selector_add(s, keys[f][i], f ? KB_SEL_NOT_IN : KB_SEL_IN,
+                                                     v);
                 }
         strings_free(keys[0], nkeys[0]);
         strings_free(keys[1], nkeys[1]);
@@ -180,8 +179,7 @@ static int decode_term(struct kb__api_dec *d, const struct kb_value *v, const ch
                 return rc;
         if (!t->nnamespaces && !t->ns_selector.set) {
                 t->namespaces = kb_xmalloc(sizeof(*t->namespaces));
-                t->namespaces[0] =
-                    kb_xstrdup(kb_meta_ns(&pod->meta));
+                t->namespaces[0] = kb_xstrdup(kb_meta_ns(&pod->meta));
                 t->nnamespaces = 1;
         }
         kb__api_path(p, sizeof(p), "%s.topologyKey", path);

@@ -164,7 +164,7 @@ int kb__api_selector_req(struct kb__api_dec *d, const struct kb_value *v, const 
 /* ---- label selectors ----------------------------------------------------------------- */
 
 void kb__api_selector_add(struct kb_label_selector *s, const char *key, enum kb_selector_op op,
-                         const char *value)
+                          const char *value)
 {
         s->reqs = kb_xrealloc(s->reqs, (s->nreqs + 1) * sizeof(*s->reqs));
         struct kb_selector_req *r = &s->reqs[s->nreqs++];

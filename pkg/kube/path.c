@@ -44,8 +44,9 @@ bool kb_kube_path_ok(const char *path, char *why, size_t n)
                         e++;
                 if (nseg == KB_ARRAY_SIZE(seg) || e - i >= sizeof(seg[0]) ||
                     !plain_segment(path + i, e - i)) {
-                        snprintf(why, n, "segment %zu of the path is empty, '.', '..', too long or "
-                                         "holds a character a name cannot",
+                        snprintf(why, n,
+                                 "segment %zu of the path is empty, '.', '..', too long or "
+                                 "holds a character a name cannot",
                                  nseg + 1);
                         return false;
                 }
