@@ -71,7 +71,9 @@ void sim_usage(FILE *out)
                 "                          arrive at their creationTimestamp\n"
                 "  --schedule-period D     simulated time between sessions (1s)\n"
                 "  --default-runtime D     runtime of pods that declare none (1h)\n"
-                "  --time-limit D          stop after this much simulated time (720h)\n"
+                "  --time-limit D          stop after this much simulated time (720h; none\n"
+                "                          when every pod declares its runtime); stopping\n"
+                "                          there with gangs unfinished exits 3\n"
                 "  --csv PREFIX            write PREFIX-gangs.csv, PREFIX-queues.csv and\n"
                 "                          PREFIX-timeline.csv\n"
                 "  --plot FILE.svg         draw utilisation, gangs waiting and pending demand\n"
@@ -87,7 +89,8 @@ void sim_usage(FILE *out)
                 "  -v, --v N               log verbosity\n"
                 "  --version, --help\n"
                 "\n"
-                "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n");
+                "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input, 3 stopped\n"
+                "at --time-limit with gangs unfinished.\n");
 }
 
 /* A duration flag: a Go duration within [min, max]. */
@@ -175,6 +178,7 @@ static int set_runtime(struct sim_args *a, struct kb_cluster *c, const char *arg
 
 static int set_limit(struct sim_args *a, struct kb_cluster *c, const char *arg)
 {
+        a->sim.time_limit_set = true;
         return duration_flag("--time-limit", arg, 0, &a->sim.time_limit) ? GO_ON : 2;
 }
 

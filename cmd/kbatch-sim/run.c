@@ -224,8 +224,11 @@ int sim_run_timed(const struct sim_args *a, struct kb_cluster *c, const struct k
         } else {
                 kb_sim_report_print_table(&rep, stdout);
         }
+        if (rep.stop == KB_SIM_TIME_LIMIT && kb_sim_report_unfinished(&rep))
+                rc = 3; /* the run did not finish: not a result to read as one */
         if (rep.stop != KB_SIM_DONE) {
-                fprintf(stderr, "kbatch-sim: %s with %zu gang(s) unfinished%s\n",
+                fprintf(stderr, "kbatch-sim: %s%s with %zu gang(s) unfinished%s\n",
+                        rep.stop == KB_SIM_TIME_LIMIT ? "warning: " : "",
                         rep.stop == KB_SIM_STUCK        ? "nothing left can change"
                         : rep.stop == KB_SIM_TIME_LIMIT ? "stopped at --time-limit"
                                                         : "stopped at --sessions",

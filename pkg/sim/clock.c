@@ -243,6 +243,10 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
         size_t gangs = 0;
         for (size_t g = 0; rc == 0 && g < rep->ngangs; g++)
                 gangs += !rep->gangs[g].prior;
+        /* The default limit fits the input: none when every pod of ours
+         * declares its runtime. */
+        int64_t limit =
+            opts->time_limit_set || r.default_runtimes ? opts->time_limit : INT64_MAX;
         int64_t t = 0;
         while (rc == 0) {
                 struct kb_snapshot snap;
@@ -290,7 +294,7 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
                         }
                         next = KB_MAX(next, on_grid(e, opts->period));
                 }
-                if (next > opts->time_limit) {
+                if (next > limit) {
                         rep->stop = KB_SIM_TIME_LIMIT;
                         break;
                 }

@@ -190,6 +190,7 @@ static int place_in_time(struct run *r, char *err, size_t errlen)
                 if (rc == 0 && sp->ours) {
                         rt = r->o->default_runtime;
                         sp->default_rt = true;
+                        r->default_runtimes = true;
                 }
                 sp->runtime = rc == 0 && !sp->ours ? -1 : rt;
                 sp->recreate = (p->group_name && *p->group_name) ||

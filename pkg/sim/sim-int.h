@@ -81,6 +81,7 @@ struct run {
         struct kb_res used;
         struct kb_res *qalloc, *qdeserved;
         size_t unfinished;
+        bool default_runtimes; /* some pod of ours declares no runtime */
 };
 
 /* ns since time 0 of a wall-clock time (0 for one before the origin). */

@@ -145,6 +145,10 @@ struct kb_sim_opts {
         int64_t period;          /* ns of simulated time between sessions (1 s) */
         int64_t default_runtime; /* ns, for pods of ours that declare none (1 h) */
         int64_t time_limit;      /* ns of simulated time at most (30 days) */
+        /* Whether time_limit was asked for: when not, and every pod of
+         * ours declares its runtime, the run has no limit (it ends: every
+         * pod ends, and a run where nothing can change stops as Stuck). */
+        bool time_limit_set;
         long max_sessions;       /* sessions at most; 0 for no limit */
 };
 void kb_sim_opts_init(struct kb_sim_opts *o);

@@ -159,9 +159,43 @@ check "pods without a PodGroup are gangs of their own" "$TMP/out" '"pod":"defaul
 
 # At 0:45 b-sweep and b-tune run and a-big has not arrived: three gangs
 # unfinished; the next session would be at 0:50.
-run "--time-limit" 0 --until-done --time-limit 45m --output json "$TRACE"
-check "the time limit says so" "$TMP/err" "stopped at --time-limit with 3 gang(s) unfinished"
+# A run cut off there is no result to read as one: a warning and exit 3.
+run "--time-limit" 3 --until-done --time-limit 45m --output json "$TRACE"
+check "the time limit says so" "$TMP/err" "kbatch-sim: warning: stopped at --time-limit with 3 gang(s) unfinished"
 check "stop is TimeLimit" "$TMP/out" '"stop":"TimeLimit"'
+
+# The default limit fits the input: a pod declaring 800h, longer than the
+# default 720h, runs to its end when every pod declares its runtime (Done,
+# makespan 800h = 2,880,000 s); with one more pod that declares none (so
+# runs the default 1h), the 720h limit stands and the run stops there.
+cat >"$TMP/long.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: long, annotations: {kbatch.io/runtime: 800h}}
+spec:
+  schedulerName: kbatch
+  containers: [{name: c, resources: {requests: {cpu: '1'}}}]
+EOF
+run "every runtime declared: no limit" 0 --until-done --output json "$TMP/long.yaml"
+check "the 800h pod finishes" "$TMP/out" '"stop":"Done"'
+check "its makespan is 800h" "$TMP/out" '"makespanSeconds":2880000'
+cat "$TMP/long.yaml" >"$TMP/long2.yaml"
+cat >>"$TMP/long2.yaml" <<'EOF'
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: short}
+spec:
+  schedulerName: kbatch
+  containers: [{name: c, resources: {requests: {cpu: '1'}}}]
+EOF
+run "a pod without a runtime: the 720h limit" 3 --until-done --output json "$TMP/long2.yaml"
+check "it stops at the limit" "$TMP/out" '"stop":"TimeLimit"'
 
 # ---- bad input ------------------------------------------------------------------------
 
