@@ -9,6 +9,8 @@
 #                   there: KBATCH_K8S=skip skips that, =require (CI) fails
 #                   rather than skip; make e2e-k8s runs just that part
 #   make bench      the session benchmark (docs/PERFORMANCE.md); make
+#                   bench-check: its instruction counts against
+#                   test/bench/baseline (CI); make
 #                   bench-k8s: the daemon at scale on the real bed; make
 #                   bench-peers: against Volcano's scheduler and
 #                   kube-scheduler on it (PEERS_SIZE=small: a tenth)
@@ -38,7 +40,7 @@
 BUILD_PKGS := gcc make pkg-config libcurl4-openssl-dev libyajl-dev libuv1-dev \
               libyaml-dev libmicrohttpd-dev uthash-dev libgnutls28-dev \
               protobuf-c-compiler libprotobuf-c-dev
-TEST_PKGS  := libcmocka-dev curl clang python3-kubernetes openssl
+TEST_PKGS  := libcmocka-dev curl clang python3-kubernetes openssl valgrind
 TEST_CMDS  := kubectl=kubernetes-client
 CC      ?= cc
 MODE    ?= release
@@ -82,7 +84,7 @@ PROGS   := $(CMDS:%=$(BINDIR)/%)
 
 .SECONDEXPANSION:
 .SECONDARY:
-.PHONY: all deps test-deps test unit e2e e2e-k8s image-test bench bench-k8s bench-peers fuzz format clean install uninstall
+.PHONY: all deps test-deps test unit e2e e2e-k8s image-test bench bench-check bench-baseline bench-k8s bench-peers fuzz format clean install uninstall
 all: deps
 	@$(MAKE) --no-print-directory progs
 
@@ -180,6 +182,17 @@ image-test: $(PROGS)
 bench: test-deps
 	@$(MAKE) --no-print-directory progs
 	@bash test/bench/run.sh
+
+# Instruction counts of the sessions on small workloads against
+# test/bench/baseline (callgrind; fails on growth over 5%); .ci/run runs it.
+# make bench-baseline rewrites the baseline: commit it on its own, saying why.
+bench-check: test-deps
+	@$(MAKE) --no-print-directory progs
+	@bash test/bench/check.sh
+
+bench-baseline: test-deps
+	@$(MAKE) --no-print-directory progs
+	@bash test/bench/check.sh --update
 
 # The scheduler at scale on the real bed (test/k8s; needs Go):
 # docs/PERFORMANCE.md, "On the real API server".

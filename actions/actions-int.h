@@ -1,8 +1,8 @@
 /*
  * What actions share (not a public interface: the actions' only public
  * symbols are their kb_action descriptors): placing a task with evictions
- * (evict.c and victims.c, for preempt and reclaim), and allocate's turn with its network
- * topology path (allocate.c, tasks.c, topology.c).
+ * (evict.c, for preempt and reclaim), and allocate's turn with its task
+ * loop and network topology path (allocate.c, tasks.c, topology.c).
  */
 #ifndef KB_ACTIONS_ACTIONS_INT_H
 #define KB_ACTIONS_ACTIONS_INT_H
@@ -10,6 +10,8 @@
 #include "framework/framework.h"
 
 struct kb__memo;
+struct kb__whole;
+struct kb__bound;
 
 /*
  * How an action evicts: which tasks it may consider at all, which vote of
@@ -40,12 +42,18 @@ struct kb__evictor {
         bool topology;
         /* Whether eligible reads the preemptor's own job (preempt's rules:
          * other jobs, or its own): then a node's "nothing to spare" holds
-         * for that job only, not for the whole queue. */
+         * for that job only where the job has tasks on the node; elsewhere
+         * every job of the queue sees the same candidates. */
         bool per_job;
         struct kb_statement *st;
         /* Scratch, owned by evict.c. */
         struct kb__memo *memo; /* per node */
         uint32_t epoch;
+        uint32_t *own;     /* per node: own_stamp where the preemptor's job has tasks */
+        uint32_t own_stamp;
+        struct kb__whole *whole; /* place_whole's jobs, kept sorted between calls */
+        size_t nwhole;
+        struct kb__bound *bounds; /* place_parts: per node that may give */
         bool *picked;      /* per task index */
         int32_t *pdb_left; /* per PodDisruptionBudget: disruptions left */
         uint32_t *taken;   /* per job index */
@@ -53,6 +61,15 @@ struct kb__evictor {
         struct kb_task **cand, **out, **pick, **best;
         size_t cap;
 };
+
+#ifdef KB_TESTING
+/* Test builds: how many times a node's candidates were looked at, past
+ * the memos (evict.c, node_offer), how many nodes were asked for their
+ * victims after their bounds (place_parts), and how many times the jobs
+ * were sorted for a whole-gang eviction (place_whole); tests count them,
+ * never time. */
+extern unsigned long kb__evict_node_scans, kb__evict_whole_sorts, kb__evict_offers;
+#endif
 
 void kb__evictor_init(struct kb__evictor *e, struct kb_session *s, const char *action);
 void kb__evictor_release(struct kb__evictor *e);
@@ -68,26 +85,6 @@ void kb__evictor_forget(struct kb__evictor *e);
  * was placed.  The job's evictions count grows by the victims taken.
  */
 bool kb__evict_place(struct kb__evictor *e, struct kb_task *t);
-
-/* Whether req fits avail in every resource req asks for (a node may be over
- * committed in a resource the task does not ask for). */
-static inline bool kb__fits(const struct kb_res *req, const struct kb_res *avail)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (req->q[i] > 0 && req->q[i] > avail->q[i])
-                        return false;
-        return true;
-}
-
-/* victims.c: victims cheapest first (Volcano's BuildVictimsPriorityQueue
- * order, victims.c says more), the queue's answer for t (when the action
- * asks it), step 1 (room free or being freed; the queue's answer asked
- * unless queue_known), and evicting v[0..n) for t in e's statement. */
-void kb__sort_victims(struct kb_session *s, const struct kb_task *t, struct kb_task **v, size_t n);
-bool kb__evict_queue_takes(struct kb__evictor *e, const struct kb_task *t);
-bool kb__evict_place_free(struct kb__evictor *e, struct kb_task *t, bool queue_known);
-void kb__evict_all(struct kb__evictor *e, const struct kb_task *t, struct kb_task *const *v,
-                   size_t n);
 
 /* Whether t must never evict anyone (preemptionPolicy: Never, on the pod
  * or its PriorityClass). */

@@ -243,15 +243,6 @@ static void mark_required(struct plan *p)
         free(order);
 }
 
-static void heap_copy(struct kb_heap *dst, const struct kb_heap *src)
-{
-        *dst = *src;
-        dst->cap = src->n + 1;
-        dst->v = kb_xmalloc(dst->cap * sizeof(*dst->v));
-        if (src->n)
-                memcpy(dst->v, src->v, src->n * sizeof(*src->v));
-}
-
 /* Volcano's allocateResourcesForTasks for one sub-group on d's nodes (all
  * nodes when d is NULL): whether it became whole (ready or pipelined);
  * otherwise st is as it was. */
@@ -262,7 +253,7 @@ static bool play_tasks(struct plan *p, struct group *g, const struct kb_domain *
         struct kb_heap tasks;
         const char **failed = NULL;
         size_t nfailed = 0, capfailed = 0;
-        heap_copy(&tasks, &g->pending);
+        kb_heap_copy(&tasks, &g->pending);
         while (!kb_heap_empty(&tasks)) {
                 struct kb_task *t = kb_heap_pop(&tasks);
                 if (!kb_allocatable(s, p->q, t))
@@ -387,7 +378,7 @@ static bool play_job(struct plan *p, const struct kb_domain *jd, double *sum)
         *sum = 0;
         for (size_t k = 0; k < p->ng; k++) {
                 kb_heap_release(&p->g[k].pending);
-                heap_copy(&p->g[k].pending, &p->g[k].start);
+                kb_heap_copy(&p->g[k].pending, &p->g[k].start);
                 if (!kb_heap_empty(&p->g[k].pending))
                         kb_heap_push(&line, &p->g[k]);
         }

@@ -8,8 +8,11 @@
  * (shares 0.2 and 0.1: dominant 0.2), job B 1 cpu and 40Gi (0.1 and 0.4:
  * dominant 0.4).  A goes first.
  *
- * The framework keeps each job's allocated sum current through statements,
- * so shares are computed when compared rather than stored.
+ * The framework keeps each job's allocated sum current through statements;
+ * a job's share is remembered with the sum it was computed from, and
+ * computed again only when the sum differs (a comparison of 16 numbers
+ * instead of 16 quotients: job order compares jobs far more often than
+ * their sums change).
  *
  * Victims (preemptable), as Volcano: the preemptor job's share with the
  * preemptor task added; each candidate's job share with that candidate (and
@@ -22,6 +25,7 @@
  * chosen, by hierarchical drf (plugins/hdrf.c, Volcano's hdrf).
  */
 #include <math.h>
+#include <string.h>
 
 #include "framework/framework.h"
 #include "plugins/plugins-int.h"
@@ -43,6 +47,9 @@ struct drf {
          * taken so far in one call, and whether it was set. */
         struct kb_res *left;
         bool *seen;
+        /* Per job index: the share of the allocated sum kept beside it. */
+        struct kb_res *shared_of;
+        double *shared;
 };
 
 static double share(const struct drf *d, const struct kb_res *alloc)
@@ -57,10 +64,20 @@ static double share(const struct drf *d, const struct kb_res *alloc)
         return best;
 }
 
+/* j's share, computed again only when its allocated sum changed. */
+static double job_share(const struct drf *d, const struct kb_job *j)
+{
+        if (memcmp(&d->shared_of[j->index], &j->allocated, sizeof(j->allocated)) != 0) {
+                d->shared_of[j->index] = j->allocated;
+                d->shared[j->index] = share(d, &j->allocated);
+        }
+        return d->shared[j->index];
+}
+
 static int job_order(void *arg, const struct kb_job *l, const struct kb_job *r)
 {
         const struct drf *d = arg;
-        double ls = share(d, &l->allocated), rs = share(d, &r->allocated);
+        double ls = job_share(d, l), rs = job_share(d, r);
         if (ls == rs)
                 return 0;
         return ls < rs ? -1 : 1;
@@ -119,6 +136,11 @@ static void *drf_open(struct kb_session *s, const struct kb_value *args)
         d->total = kb_session_total(s);
         d->left = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->left));
         d->seen = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->seen));
+        /* Every sum starts as zero, whose share is 0. */
+        d->shared_of = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->shared_of));
+        d->shared = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->shared));
+        memset(d->shared_of, 0, (njobs + 1) * sizeof(*d->shared_of));
+        memset(d->shared, 0, (njobs + 1) * sizeof(*d->shared));
         kb_on_job_order(s, job_order, d);
         kb_on_preemptable(s, victims, d, 0);
         return d;

@@ -1,8 +1,12 @@
 /*
  * The inter-pod index: counts of pods per topology domain, for pod
  * affinity, anti-affinity and topology spread, kept current as the session
- * assumes, pipelines, evicts and rolls back tasks.  predicates (the
- * filters) and nodeorder (the scores) each keep one.
+ * assumes, pipelines, evicts and rolls back tasks.  It is a session
+ * service (kb_session_service): predicates (the filters) and nodeorder
+ * (the scores) share one index, built once per session, with one set of
+ * event handlers; each plugin asks it for the counters its tasks need
+ * while it opens, and the index counts what is on the nodes once every
+ * plugin has opened.
  *
  * A counter counts, per domain of a node label key (or per node), either
  *   - the pods that match a matcher: every one of a list of pod affinity
@@ -12,10 +16,11 @@
  *   - the pods that carry a term of their own (an existing pod's required
  *     anti-affinity, its preferred terms with their weights) — "is a pod
  *     whose anti-affinity could match me in zone a".
- * Counters are made while the plugin opens, from every task's spec, equal
- * ones shared; then kb__ipod_start counts what is on the nodes, and the
- * plugin's event handlers add and take back each task as statements move
- * it: O(counters it touches) per operation, never a walk over pods.
+ * Counters are made while the plugins open, from every task's spec, equal
+ * ones shared (between the plugins too); then the index counts what is on
+ * the nodes, and its event handlers add and take back each task as
+ * statements move it: O(counters it touches) per operation, never a walk
+ * over pods.
  *
  * Which counters a pod moves is found through an inverted index: a
  * matcher is filed under the values of one `key In (values)` requirement
@@ -42,13 +47,8 @@
 #include "framework/framework.h"
 #include "plugins/plugins-int.h"
 
-/* Dense counts for keys with at most this many domains, else a hash. */
+/* Dense counts for keys with at most this many domains, else a map. */
 #define DENSE_DOMAINS 256
-
-struct slot {
-        uint32_t d; /* domain + 1; 0: empty */
-        int32_t v;
-};
 
 struct kb__ctr {
         uint32_t id;
@@ -58,10 +58,9 @@ struct kb__ctr {
         const uint8_t *eligible;      /* per node; NULL: every node */
         const struct kb_pod_term *const *terms;
         size_t nterms;
-        /* Counts: dense[d], or the hash slots. */
+        /* Counts: dense[d], or a map from domain to count. */
         int32_t *dense;
-        struct slot *tab;
-        uint32_t tcap, tn;
+        struct kb_map counts;
         int64_t total;
         /* Domains holding an eligible node, and the histogram of their
          * counts (hist[c]: how many such domains count c): the minimum is
@@ -73,17 +72,15 @@ struct kb__ctr {
         int32_t min;
 };
 
-/* A matcher or carried term filed under a label (key=value). */
+/* Matchers or carried terms filed under a label (key=value). */
 struct anchor {
-        uint64_t hash;
-        const char *key, *value;
         uint32_t *ids;
         size_t n, cap;
 };
 
 struct postings {
-        struct anchor *tab;
-        size_t cap, n;
+        /* "key\0value" (in the session pool) -> struct anchor * */
+        struct kb_map anchors;
         uint32_t *loose; /* filed under nothing: checked for every pod */
         size_t nloose, caploose;
 };
@@ -106,23 +103,9 @@ struct ptask {
         bool carriers_done[KB__CARRY_CLASSES];
 };
 
-struct elig {
-        uint64_t hash;
-        char *sig;
-        size_t len;
-        uint8_t *v;
-};
-
 struct nslabels {
         const char *name;
         const struct kb_meta *meta; /* NULL: the namespace is not in the snapshot */
-};
-
-struct named {
-        uint64_t hash;
-        char *key; /* the canonical key (binary) */
-        size_t len;
-        uint32_t id;
 };
 
 struct kb__ipod {
@@ -131,18 +114,29 @@ struct kb__ipod {
         struct kb_task *tasks;
         struct kb__ctr **ctrs;
         size_t nctrs, capctrs;
-        /* counters by canonical key */
-        struct named *byname;
-        size_t capbyname;
+        size_t nrequests; /* counters asked for, shared ones included */
+        /* canonical key (binary, in the session pool) -> counter id */
+        struct kb_map byname;
         struct postings match_post, carry_post[KB__CARRY_CLASSES];
         struct ptask *pt;
-        struct elig *eligs;
-        size_t neligs, capeligs;
-        struct nslabels *ns;
-        size_t nns;
+        /* eligibility signature (in the pool) -> per-node flags */
+        struct kb_map eligs;
+        /* namespace name -> struct nslabels * */
+        struct kb_map ns;
         bool started;
         struct kb_buf key; /* scratch for canonical keys */
 };
+
+#ifdef KB_TESTING
+unsigned kb__ipod_builds;
+#endif
+
+static void *copy_key(struct kb__ipod *ix, const struct kb_buf *b)
+{
+        char *k = kb_pool_alloc(kb_session_pool(ix->s), b->len + 1);
+        memcpy(k, b->data, b->len);
+        return k;
+}
 
 /* Per-task state, allocated once something needs it (a session without
  * any inter-pod term never does). */
@@ -168,18 +162,8 @@ static const char *ns_label(const struct nslabels *ns, const char *key)
 
 static const struct nslabels *ns_find(const struct kb__ipod *ix, const char *name)
 {
-        size_t lo = 0, hi = ix->nns;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                int c = strcmp(ix->ns[mid].name, name);
-                if (c == 0)
-                        return &ix->ns[mid];
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+        uint64_t *v = kb_map_get_str(&ix->ns, name, strlen(name));
+        return v ? (const struct nslabels *)(uintptr_t)*v : NULL;
 }
 
 static const char *pod_ns(const struct kb_pod *p)
@@ -221,32 +205,9 @@ static int32_t *slot_of(struct kb__ctr *c, uint32_t d, bool create)
 {
         if (c->dense)
                 return &c->dense[d];
-        if (create && 2 * (c->tn + 1) > c->tcap) {
-                uint32_t cap = c->tcap ? 2 * c->tcap : 16;
-                struct slot *tab = kb_xcalloc(cap, sizeof(*tab));
-                for (uint32_t i = 0; i < c->tcap; i++) {
-                        if (!c->tab[i].d)
-                                continue;
-                        uint32_t k = (c->tab[i].d * 2654435761u) & (cap - 1);
-                        while (tab[k].d)
-                                k = (k + 1) & (cap - 1);
-                        tab[k] = c->tab[i];
-                }
-                free(c->tab);
-                c->tab = tab;
-                c->tcap = cap;
-        }
-        if (!c->tcap)
-                return NULL;
-        uint32_t k = ((d + 1) * 2654435761u) & (c->tcap - 1);
-        for (; c->tab[k].d; k = (k + 1) & (c->tcap - 1))
-                if (c->tab[k].d == d + 1)
-                        return &c->tab[k].v;
-        if (!create)
-                return NULL;
-        c->tab[k].d = d + 1;
-        c->tn++;
-        return &c->tab[k].v;
+        /* The count lives in the value's low 32 bits. */
+        uint64_t *v = create ? kb_map_put_int(&c->counts, d, NULL) : kb_map_get_int(&c->counts, d);
+        return (int32_t *)v;
 }
 
 int32_t kb__ctr_get(const struct kb__ctr *c, uint32_t d)
@@ -279,6 +240,12 @@ bool kb__ctr_min(const struct kb__ctr *c, int32_t *min, uint32_t *ndomains)
         return c->npresent > 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+        return x < y ? -1 : x > y;
+}
+
 size_t kb__ctr_nonzero(const struct kb__ctr *c, uint32_t *out, size_t cap)
 {
         size_t n = 0;
@@ -291,12 +258,17 @@ size_t kb__ctr_nonzero(const struct kb__ctr *c, uint32_t *out, size_t cap)
                         }
                 return n;
         }
-        for (uint32_t i = 0; i < c->tcap; i++)
-                if (c->tab[i].d && c->tab[i].v) {
+        for (size_t i = 0; i < c->counts.cap; i++) {
+                const struct kb_map_slot *e = &c->counts.slots[i];
+                if (e->hash && (int32_t)e->val) {
                         if (n < cap)
-                                out[n] = c->tab[i].d - 1;
+                                out[n] = (uint32_t)e->key;
                         n++;
                 }
+        }
+        /* In domain order, whatever the map's. */
+        if (n <= cap)
+                qsort(out, n, sizeof(*out), cmp_u32);
         return n;
 }
 
@@ -364,40 +336,15 @@ static void key_term(struct kb_buf *b, const struct kb_pod_term *t)
                 key_str(b, t->namespaces[i]);
 }
 
-static uint64_t hash_key(const struct kb_buf *b)
+/* The counter with this canonical key, or NULL. */
+static struct kb__ctr *by_name(struct kb__ipod *ix, const struct kb_buf *key)
 {
-        return kb_hash(b->data, b->len, KB_HASH_SEED);
+        ix->nrequests++;
+        uint64_t *id = kb_map_get_str(&ix->byname, key->data, key->len);
+        return id ? ix->ctrs[*id] : NULL;
 }
 
-/* The counter with this canonical key, or NULL with *slot where it goes. */
-static struct kb__ctr *by_name(struct kb__ipod *ix, const struct kb_buf *key, size_t *slot)
-{
-        if (2 * (ix->nctrs + 1) > ix->capbyname) {
-                size_t cap = ix->capbyname ? 2 * ix->capbyname : 64;
-                struct named *tab = kb_xcalloc(cap, sizeof(*tab));
-                for (size_t i = 0; i < ix->capbyname; i++) {
-                        if (!ix->byname[i].key)
-                                continue;
-                        size_t k = ix->byname[i].hash & (cap - 1);
-                        while (tab[k].key)
-                                k = (k + 1) & (cap - 1);
-                        tab[k] = ix->byname[i];
-                }
-                free(ix->byname);
-                ix->byname = tab;
-                ix->capbyname = cap;
-        }
-        uint64_t h = hash_key(key);
-        size_t k = h & (ix->capbyname - 1);
-        for (; ix->byname[k].key; k = (k + 1) & (ix->capbyname - 1))
-                if (ix->byname[k].hash == h && ix->byname[k].len == key->len &&
-                    memcmp(ix->byname[k].key, key->data, key->len) == 0)
-                        return ix->ctrs[ix->byname[k].id];
-        *slot = k;
-        return NULL;
-}
-
-static struct kb__ctr *new_ctr(struct kb__ipod *ix, const struct kb_buf *key, size_t slot,
+static struct kb__ctr *new_ctr(struct kb__ipod *ix, const struct kb_buf *key,
                                const char *topology_key)
 {
         struct kb__ctr *c = kb_xcalloc(1, sizeof(*c));
@@ -405,16 +352,24 @@ static struct kb__ctr *new_ctr(struct kb__ipod *ix, const struct kb_buf *key, si
         c->dom = topology_key ? kb_session_domains(ix->s, topology_key) : NULL;
         if (c->dom && c->dom->ndomains <= DENSE_DOMAINS)
                 c->dense = kb_xcalloc(c->dom->ndomains + 1, sizeof(*c->dense));
+        else
+                kb_map_init(&c->counts, KB_MAP_INT);
         KB_PUSH(ix->ctrs, ix->nctrs, ix->capctrs, c);
-        char *name = kb_xmalloc(key->len + 1);
-        memcpy(name, key->data, key->len);
-        ix->byname[slot] = (struct named){hash_key(key), name, key->len, c->id};
+        *kb_map_put_str(&ix->byname, copy_key(ix, key), key->len, NULL) = c->id;
         return c;
 }
 
+/* The postings' key of label key=value. */
+static void label_key(struct kb_buf *b, const char *key, const char *value)
+{
+        kb_buf_reset(b);
+        kb_buf_add(b, key, strlen(key) + 1);
+        kb_buf_add(b, value, strlen(value));
+}
+
 /* Files counter id under one In requirement of its terms, or as loose. */
-static void post(struct postings *p, const struct kb_pod_term *const *terms, size_t nterms,
-                 uint32_t id)
+static void post(struct kb__ipod *ix, struct postings *p, const struct kb_pod_term *const *terms,
+                 size_t nterms, uint32_t id)
 {
         const struct kb_selector_req *anchor = NULL;
         for (size_t t = 0; t < nterms && !anchor; t++)
@@ -426,33 +381,17 @@ static void post(struct postings *p, const struct kb_pod_term *const *terms, siz
                 return;
         }
         for (size_t v = 0; v < anchor->nvalues; v++) {
-                if (2 * (p->n + 1) > p->cap) {
-                        size_t cap = p->cap ? 2 * p->cap : 64;
-                        struct anchor *tab = kb_xcalloc(cap, sizeof(*tab));
-                        for (size_t i = 0; i < p->cap; i++) {
-                                if (!p->tab[i].key)
-                                        continue;
-                                size_t k = p->tab[i].hash & (cap - 1);
-                                while (tab[k].key)
-                                        k = (k + 1) & (cap - 1);
-                                tab[k] = p->tab[i];
-                        }
-                        free(p->tab);
-                        p->tab = tab;
-                        p->cap = cap;
+                struct kb_buf *b = &ix->key;
+                label_key(b, anchor->key, anchor->values[v]);
+                uint64_t *slot = kb_map_get_str(&p->anchors, b->data, b->len);
+                if (!slot) {
+                        /* The map borrows its keys: this one from the pool. */
+                        slot = kb_map_put_str(&p->anchors, copy_key(ix, b), b->len, NULL);
+                        struct anchor *na = kb_pool_alloc(kb_session_pool(ix->s), sizeof(*na));
+                        memset(na, 0, sizeof(*na));
+                        *slot = (uint64_t)(uintptr_t)na;
                 }
-                const char *key = anchor->key, *val = anchor->values[v];
-                uint64_t h = kb_hash(key, strlen(key), kb_hash(val, strlen(val), KB_HASH_SEED));
-                size_t k = h & (p->cap - 1);
-                for (; p->tab[k].key; k = (k + 1) & (p->cap - 1))
-                        if (p->tab[k].hash == h && strcmp(p->tab[k].key, key) == 0 &&
-                            strcmp(p->tab[k].value, val) == 0)
-                                break;
-                if (!p->tab[k].key) {
-                        p->tab[k] = (struct anchor){.hash = h, .key = key, .value = val};
-                        p->n++;
-                }
-                struct anchor *a = &p->tab[k];
+                struct anchor *a = (struct anchor *)(uintptr_t)*slot;
                 if (!a->n || a->ids[a->n - 1] != id)
                         KB_PUSH(a->ids, a->n, a->cap, id);
         }
@@ -461,21 +400,19 @@ static void post(struct postings *p, const struct kb_pod_term *const *terms, siz
 /* Calls fn for every id filed under one of pod's labels, and the loose
  * ones; an id may come once per label it is filed under (once in all,
  * since a matcher is filed under one key). */
-static size_t probe(const struct postings *p, const struct kb_pod *pod, uint32_t *out, size_t cap)
+static size_t probe(struct kb__ipod *ix, const struct postings *p, const struct kb_pod *pod,
+                    uint32_t *out, size_t cap)
 {
         size_t n = 0;
-        for (size_t i = 0; p->cap && i < pod->meta.nlabels; i++) {
-                const char *key = pod->meta.labels[i].key, *val = pod->meta.labels[i].value;
-                uint64_t h = kb_hash(key, strlen(key), kb_hash(val, strlen(val), KB_HASH_SEED));
-                for (size_t k = h & (p->cap - 1); p->tab[k].key; k = (k + 1) & (p->cap - 1)) {
-                        const struct anchor *a = &p->tab[k];
-                        if (a->hash != h || strcmp(a->key, key) != 0 || strcmp(a->value, val) != 0)
-                                continue;
-                        for (size_t j = 0; j < a->n; j++, n++)
-                                if (n < cap)
-                                        out[n] = a->ids[j];
-                        break;
-                }
+        for (size_t i = 0; kb_map_count(&p->anchors) && i < pod->meta.nlabels; i++) {
+                label_key(&ix->key, pod->meta.labels[i].key, pod->meta.labels[i].value);
+                uint64_t *v = kb_map_get_str(&p->anchors, ix->key.data, ix->key.len);
+                if (!v)
+                        continue;
+                const struct anchor *a = (const struct anchor *)(uintptr_t)*v;
+                for (size_t j = 0; j < a->n; j++, n++)
+                        if (n < cap)
+                                out[n] = a->ids[j];
         }
         for (size_t j = 0; j < p->nloose; j++, n++)
                 if (n < cap)
@@ -494,10 +431,9 @@ struct kb__ctr *kb__ipod_matching(struct kb__ipod *ix, const struct kb_pod_term 
         key_str(key, topology_key);
         for (size_t i = 0; i < nterms; i++)
                 key_term(key, terms[i]);
-        size_t slot = 0;
-        struct kb__ctr *c = by_name(ix, key, &slot);
+        struct kb__ctr *c = by_name(ix, key);
         if (!c) {
-                c = new_ctr(ix, key, slot, topology_key);
+                c = new_ctr(ix, key, topology_key);
                 c->live = live;
                 c->eligible = eligible;
                 const struct kb_pod_term **copy =
@@ -509,7 +445,7 @@ struct kb__ctr *kb__ipod_matching(struct kb__ipod *ix, const struct kb_pod_term 
                 for (size_t i = 0; i < nterms; i++)
                         never |= !terms[i]->selector.set;
                 if (!never)
-                        post(&ix->match_post, terms, nterms, c->id);
+                        post(ix, &ix->match_post, terms, nterms, c->id);
                 if (eligible && c->dom) {
                         c->present = kb_xcalloc(c->dom->ndomains + 1, 1);
                         for (size_t n = 0; n < ix->nnodes; n++) {
@@ -553,10 +489,9 @@ struct kb__ctr *kb__ipod_carrying(struct kb__ipod *ix, enum kb__carry_class cls,
         key_num(key, 'c' << 8 | cls);
         key_str(key, term->topology_key);
         key_term(key, term);
-        size_t slot = 0;
-        struct kb__ctr *c = by_name(ix, key, &slot);
+        struct kb__ctr *c = by_name(ix, key);
         if (!c) {
-                c = new_ctr(ix, key, slot, term->topology_key);
+                c = new_ctr(ix, key, term->topology_key);
                 c->carrying = true;
                 const struct kb_pod_term **copy =
                     kb_pool_alloc(kb_session_pool(ix->s), sizeof(*copy));
@@ -564,7 +499,7 @@ struct kb__ctr *kb__ipod_carrying(struct kb__ipod *ix, enum kb__carry_class cls,
                 c->terms = copy;
                 c->nterms = 1;
                 if (term->selector.set)
-                        post(&ix->carry_post[cls], copy, 1, c->id);
+                        post(ix, &ix->carry_post[cls], copy, 1, c->id);
         }
         return c;
 }
@@ -626,11 +561,9 @@ const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
                         key_num(sig, t->op);
                 }
         }
-        uint64_t h = hash_key(sig);
-        for (size_t i = 0; i < ix->neligs; i++)
-                if (ix->eligs[i].hash == h && ix->eligs[i].len == sig->len &&
-                    memcmp(ix->eligs[i].sig, sig->data, sig->len) == 0)
-                        return ix->eligs[i].v;
+        uint64_t *known = kb_map_get_str(&ix->eligs, sig->data, sig->len);
+        if (known)
+                return (const uint8_t *)(uintptr_t)*known;
         size_t nn;
         struct kb_node_info *nodes = kb_session_nodes(ix->s, &nn);
         uint8_t *v = kb_xcalloc(nn + 1, 1);
@@ -644,10 +577,7 @@ const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
                 ok = ok && (!c->honor_taints || !kb__plugins_untolerated(pod, node));
                 v[n] = ok;
         }
-        char *copy = kb_xmalloc(sig->len + 1);
-        memcpy(copy, sig->data, sig->len);
-        struct elig e = {h, copy, sig->len, v};
-        KB_PUSH(ix->eligs, ix->neligs, ix->capeligs, e);
+        *kb_map_put_str(&ix->eligs, copy_key(ix, sig), sig->len, NULL) = (uint64_t)(uintptr_t)v;
         return v;
 }
 
@@ -659,11 +589,11 @@ static void collect(struct kb__ipod *ix, const struct postings *p, const struct 
                     bool carrying, struct kb__ctr ***out, uint32_t *n)
 {
         uint32_t buf[64];
-        size_t k = probe(p, pod, buf, KB_ARRAY_SIZE(buf));
+        size_t k = probe(ix, p, pod, buf, KB_ARRAY_SIZE(buf));
         uint32_t *ids = buf;
         if (k > KB_ARRAY_SIZE(buf)) {
                 ids = kb_xmalloc(k * sizeof(*ids));
-                probe(p, pod, ids, k);
+                probe(ix, p, pod, ids, k);
         }
         for (size_t i = 0; i < k; i++) {
                 struct kb__ctr *c = ix->ctrs[ids[i]];
@@ -712,7 +642,7 @@ static void count(struct kb__ipod *ix, const struct kb_task *t, int32_t sign)
 size_t kb__ipod_carriers(struct kb__ipod *ix, const struct kb_task *t, enum kb__carry_class cls,
                          struct kb__ctr *const **out)
 {
-        if (!ix->carry_post[cls].cap && !ix->carry_post[cls].nloose) {
+        if (!kb_map_count(&ix->carry_post[cls].anchors) && !ix->carry_post[cls].nloose) {
                 *out = NULL;
                 return 0;
         }
@@ -738,11 +668,6 @@ static void on_deallocate(void *arg, const struct kb_task *t)
         count(arg, t, -1);
 }
 
-static int cmp_ns(const void *a, const void *b)
-{
-        return strcmp(((const struct nslabels *)a)->name, ((const struct nslabels *)b)->name);
-}
-
 bool kb__any_pending(struct kb_session *s)
 {
         size_t njobs;
@@ -753,25 +678,48 @@ bool kb__any_pending(struct kb_session *s)
         return false;
 }
 
-struct kb__ipod *kb__ipod_new(struct kb_session *s)
+static void *ipod_new(struct kb_session *s)
 {
+#ifdef KB_TESTING
+        kb__ipod_builds++;
+#endif
         struct kb__ipod *ix = kb_xcalloc(1, sizeof(*ix));
         ix->s = s;
         kb_buf_init(&ix->key);
+        kb_map_init(&ix->byname, KB_MAP_STR);
+        kb_map_init(&ix->match_post.anchors, KB_MAP_STR);
+        for (int k = 0; k < KB__CARRY_CLASSES; k++)
+                kb_map_init(&ix->carry_post[k].anchors, KB_MAP_STR);
+        kb_map_init(&ix->eligs, KB_MAP_STR);
+        kb_map_init(&ix->ns, KB_MAP_STR);
         kb_session_nodes(s, &ix->nnodes);
         ix->tasks = kb_session_tasks(s, &ix->ntasks);
         const struct kb_snapshot *snap = kb_session_snapshot(s);
-        ix->ns = kb_xcalloc(snap->nnamespaces + 1, sizeof(*ix->ns));
-        for (size_t i = 0; i < snap->nnamespaces; i++)
-                if (snap->namespaces[i]->meta.name)
-                        ix->ns[ix->nns++] = (struct nslabels){snap->namespaces[i]->meta.name,
-                                                              &snap->namespaces[i]->meta};
-        qsort(ix->ns, ix->nns, sizeof(*ix->ns), cmp_ns);
+        struct nslabels *ns =
+            kb_pool_alloc(kb_session_pool(s), (snap->nnamespaces + 1) * sizeof(*ns));
+        for (size_t i = 0; i < snap->nnamespaces; i++) {
+                const char *name = snap->namespaces[i]->meta.name;
+                if (!name)
+                        continue;
+                bool added;
+                uint64_t *v = kb_map_put_str(&ix->ns, name, strlen(name), &added);
+                /* The first of two namespaces of one name, as the binary
+                 * search over the sorted list found one of them. */
+                if (!added)
+                        continue;
+                ns[i] = (struct nslabels){name, &snap->namespaces[i]->meta};
+                *v = (uint64_t)(uintptr_t)&ns[i];
+        }
         return ix;
 }
 
-void kb__ipod_start(struct kb__ipod *ix)
+/* Counts what is on the nodes and registers the one set of event
+ * handlers that keeps the counts current: once every plugin has opened
+ * and asked for its counters.  A session in which no plugin asked for
+ * any registers nothing. */
+static void ipod_ready(void *arg)
 {
+        struct kb__ipod *ix = arg;
         ix->started = true;
         if (!ix->nctrs)
                 return;
@@ -781,35 +729,28 @@ void kb__ipod_start(struct kb__ipod *ix)
         kb_on_event(ix->s, (struct kb_event_handler){on_allocate, on_deallocate}, ix);
 }
 
-bool kb__ipod_empty(const struct kb__ipod *ix)
-{
-        return ix->nctrs == 0;
-}
-
 static void postings_free(struct postings *p)
 {
-        for (size_t i = 0; i < p->cap; i++)
-                free(p->tab[i].ids);
-        free(p->tab);
+        for (size_t i = 0; i < p->anchors.cap; i++)
+                if (p->anchors.slots[i].hash)
+                        free(((struct anchor *)(uintptr_t)p->anchors.slots[i].val)->ids);
+        kb_map_release(&p->anchors);
         free(p->loose);
 }
 
-void kb__ipod_free(struct kb__ipod *ix)
+static void ipod_free(void *arg)
 {
-        if (!ix)
-                return;
+        struct kb__ipod *ix = arg;
         for (size_t i = 0; i < ix->nctrs; i++) {
                 struct kb__ctr *c = ix->ctrs[i];
                 free(c->dense);
-                free(c->tab);
+                kb_map_release(&c->counts);
                 free(c->present);
                 free(c->hist);
                 free(c);
         }
         free(ix->ctrs);
-        for (size_t i = 0; i < ix->capbyname; i++)
-                free(ix->byname[i].key);
-        free(ix->byname);
+        kb_map_release(&ix->byname);
         postings_free(&ix->match_post);
         for (int k = 0; k < KB__CARRY_CLASSES; k++)
                 postings_free(&ix->carry_post[k]);
@@ -820,12 +761,23 @@ void kb__ipod_free(struct kb__ipod *ix)
                         free(ix->pt[i].carriers[k]);
         }
         free(ix->pt);
-        for (size_t i = 0; i < ix->neligs; i++) {
-                free(ix->eligs[i].sig);
-                free(ix->eligs[i].v);
-        }
-        free(ix->eligs);
-        free(ix->ns);
+        for (size_t i = 0; i < ix->eligs.cap; i++)
+                if (ix->eligs.slots[i].hash)
+                        free((void *)(uintptr_t)ix->eligs.slots[i].val);
+        kb_map_release(&ix->eligs);
+        kb_map_release(&ix->ns);
         kb_buf_release(&ix->key);
         free(ix);
+}
+
+static const struct kb_service ipod_service = {"interpod", ipod_new, ipod_ready, ipod_free};
+
+struct kb__ipod *kb__ipod_get(struct kb_session *s)
+{
+        return kb_session_service(s, &ipod_service);
+}
+
+size_t kb__ipod_requests(const struct kb__ipod *ix)
+{
+        return ix->nrequests;
 }

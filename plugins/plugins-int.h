@@ -40,8 +40,10 @@ uint32_t kb__plugins_intolerable_soft(const struct kb_pod *pod, const struct kb_
 
 /*
  * Pods per topology domain, kept current through the session's
- * statements (see interpod.c).  A plugin makes one in its open, asks for
- * the counters its tasks need, starts it, and frees it in its close.
+ * statements (see interpod.c).  One per session, a session service: a
+ * plugin gets it in its open (the first to ask builds it) and asks for the
+ * counters its tasks need; once every plugin has opened, the index counts
+ * what is on the nodes and keeps the counts current.  The session frees it.
  */
 struct kb__ipod;
 struct kb__ctr;
@@ -60,8 +62,14 @@ enum kb__carry_class {
  * idle session does not read every pod's rules.  From the jobs' counts. */
 bool kb__any_pending(struct kb_session *s);
 
-struct kb__ipod *kb__ipod_new(struct kb_session *s);
-void kb__ipod_free(struct kb__ipod *ix);
+struct kb__ipod *kb__ipod_get(struct kb_session *s);
+/* How many counters have been asked for so far (a plugin compares before
+ * and after its open to know whether it needs the index at all). */
+size_t kb__ipod_requests(const struct kb__ipod *ix);
+#ifdef KB_TESTING
+/* Indexes built so far (one per session that asks). */
+extern unsigned kb__ipod_builds;
+#endif
 /* Pods matching every one of terms, per domain of topology_key (NULL: per
  * node); live: not pods being deleted; eligible (per node, NULL: all):
  * only pods on those nodes.  Equal requests share one counter.  terms
@@ -85,10 +93,6 @@ void kb__ipod_carries(struct kb__ipod *ix, const struct kb_task *t, struct kb__c
  * node; shared between equal signatures. */
 const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
                                  const struct kb_spread *c, bool schedule_anyway);
-/* Counts what is on the nodes now and registers the event handlers that
- * keep it current; no counter may be added afterwards. */
-void kb__ipod_start(struct kb__ipod *ix);
-bool kb__ipod_empty(const struct kb__ipod *ix);
 /* The carrying counters of class cls whose term matches t's pod (kept for
  * t); their number. */
 size_t kb__ipod_carriers(struct kb__ipod *ix, const struct kb_task *t, enum kb__carry_class cls,

@@ -379,7 +379,8 @@ struct kb__podfilter *kb__podfilter_open(struct kb_session *s, bool ports, bool 
         f->ports = ports;
         f->affinity = affinity;
         f->spread = spread;
-        f->ix = kb__ipod_new(s);
+        f->ix = kb__ipod_get(s);
+        size_t asked = kb__ipod_requests(f->ix);
         struct kb_task *tasks = kb_session_tasks(s, &f->ntasks);
         bool any_ports = false;
         for (size_t i = 0; i < f->ntasks; i++) {
@@ -403,11 +404,10 @@ struct kb__podfilter *kb__podfilter_open(struct kb_session *s, bool ports, bool 
         }
         /* A session where no pod asks anything of these filters (most
          * batch sessions) does not register them at all. */
-        if (kb__ipod_empty(f->ix) && !any_ports) {
+        if (kb__ipod_requests(f->ix) == asked && !any_ports) {
                 kb__podfilter_close(f);
                 return NULL;
         }
-        kb__ipod_start(f->ix);
         kb_on_filter(s, (struct kb_filter){scope, check}, f);
         return f;
 }
@@ -416,7 +416,6 @@ void kb__podfilter_close(struct kb__podfilter *f)
 {
         if (!f)
                 return;
-        kb__ipod_free(f->ix);
         free(f->rules);
         free(f->allowed);
         free(f->hint);

@@ -390,7 +390,8 @@ struct kb__podscore *kb__podscore_open(struct kb_session *s, int64_t w_aff, int6
         p->w_aff = w_aff;
         p->w_taint = w_taint;
         p->w_spread = w_spread;
-        p->ix = kb__ipod_new(s);
+        p->ix = kb__ipod_get(s);
+        size_t asked = kb__ipod_requests(p->ix);
         p->nodes = kb_session_nodes(s, &p->nnodes);
         p->mark = kb_xcalloc(p->nnodes + 1, sizeof(*p->mark));
         for (size_t i = 0; i < p->nnodes; i++)
@@ -428,11 +429,10 @@ struct kb__podscore *kb__podscore_open(struct kb_session *s, int64_t w_aff, int6
         /* Nothing to score differently anywhere (no preferred terms, no
          * soft spread, no PreferNoSchedule taint): every node would get
          * the same score, which changes no choice; not registered. */
-        if (kb__ipod_empty(p->ix) && (!w_taint || !p->nsoft_tainted)) {
+        if (kb__ipod_requests(p->ix) == asked && (!w_taint || !p->nsoft_tainted)) {
                 kb__podscore_close(p);
                 return NULL;
         }
-        kb__ipod_start(p->ix);
         kb_on_batch_node_order(s, (struct kb_batch_scorer){varies, score}, p);
         return p;
 }
@@ -441,7 +441,6 @@ void kb__podscore_close(struct kb__podscore *p)
 {
         if (!p)
                 return;
-        kb__ipod_free(p->ix);
         free(p->prefs);
         free(p->soft_tainted);
         for (size_t i = 0; i < p->nmemo; i++)

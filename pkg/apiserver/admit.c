@@ -9,7 +9,7 @@
  *   3. validation (validate.c): 422 with a cause per field, enum
  *      violations from step 1 included.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +89,11 @@ static void sim_duration_check(struct kb_ctx *c, const struct kb_value *obj)
                                why);
         kb__warn(c->resp, w);
         free(w);
+}
+
+int kb__normalize(const struct kb_rtype *rt, struct kb_value *obj, char *err, size_t errlen)
+{
+        return rt->k && rt->k->normalize ? rt->k->normalize(obj, err, errlen) : 0;
 }
 
 bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj, const struct kb_value *old)

@@ -1,5 +1,9 @@
 /*
- * Internals shared by the files of the apiserver module.
+ * Internals shared by the files of the apiserver module: storage (the
+ * store, its indexes and history, the type registry, CRD registration, the
+ * observer list) and the kinds (struct kb_apikind and what the
+ * descriptors use).  The simulated cluster (pkg/kubesim) builds on this
+ * header alone; the HTTP and protocol layer adds apiserver-http.h.
  *
  * Threading.  libmicrohttpd runs one thread per connection.  Every piece of
  * state below (types, objects, history, resourceVersion) sits behind one
@@ -34,6 +38,15 @@ struct kb_obj {
         UT_hash_handle hh;
 };
 
+/* One count of requests to a type (reqcount.c). */
+struct kb__req_count {
+        const char *verb; /* static */
+        char *sub;        /* "" for none */
+        const char *scope;
+        int code;
+        uint64_t n;
+};
+
 struct kb_rtype;
 /* Server-side printing of a built-in type: the columns, then one row. */
 struct kb_col {
@@ -53,6 +66,57 @@ typedef void (*kb_validate_fn)(const struct kb_value *obj, struct kb_causes *c);
 struct kb_ctx;
 typedef void (*kb_create_fn)(struct kb_ctx *c, struct kb_value *body);
 
+/* Server-side defaults of a new built-in object, after its uid and
+ * timestamps are set (kb__prepare_create). */
+typedef void (*kb_defaults_fn)(struct kb_apiserver *srv, struct kb_value *obj);
+struct kb_obj;
+struct ProtobufCMessageDescriptor;
+
+/*
+ * A built-in kind: everything the server knows of it, in one const
+ * descriptor (Kubernetes keeps the same per kind in its strategy.go).  The
+ * descriptors live in a few kinds-*.c files and are listed, in discovery
+ * order, by KB_KIND_LIST in kinds.c; docs/apiserver.md has the recipe for
+ * adding one.  Every field but the names may be left zero.
+ */
+struct kb_apikind {
+        const char *group, *version, *resource, *kind; /* group "" for core */
+        bool namespaced;
+        bool has_status;       /* a status subresource */
+        const char *shorts[3]; /* short names, NULL-terminated */
+        bool all;              /* in the "all" category */
+        bool name_is_label;    /* names are DNS labels (63 bytes, no dots) */
+        bool pod_subresources; /* binding, eviction and log (pods) */
+        kb_validate_fn validate;
+        kb_defaults_fn defaults;
+        /* Server-side printing; none: name and age. */
+        const struct kb_col *cols;
+        size_t ncols;
+        kb_row_fn row;
+        /* Create-only kinds (bindings, reviews): answers a POST, stores
+         * nothing. */
+        kb_create_fn create;
+        /* The protobuf message of its objects (k8s.proto), or NULL when a
+         * protobuf body of it is refused. */
+        const struct ProtobufCMessageDescriptor *proto;
+        /* Rewrites a written object before validation (a Secret's
+         * stringData); KB_EBADINPUT with err when it does not decode. */
+        int (*normalize)(struct kb_value *obj, char *err, size_t errlen);
+        /* Before a create or update is stored (a CRD registers its types). */
+        void (*on_write)(struct kb_apiserver *srv, const struct kb_value *obj);
+        /* After a create is stored (a namespace gets its ServiceAccount). */
+        void (*on_create)(struct kb_apiserver *srv, const struct kb_value *obj);
+        /* Removes o in place of kb__store_remove once nothing holds it (a
+         * namespace takes its contents, a CRD its types). */
+        void (*on_delete)(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o);
+        /* May an object of this name be deleted? NULL: any may. */
+        bool (*protected_name)(const char *name);
+        /* The grace period a delete asks of obj (asked: the request's, or
+         * NULL); NULL: none. */
+        double (*grace)(const struct kb_apiserver *srv, const struct kb_value *obj,
+                        const int64_t *asked);
+};
+
 struct kb_rtype {
         char *group; /* "" for core */
         char *version;
@@ -68,7 +132,9 @@ struct kb_rtype {
         bool has_status;
         bool custom;
         bool gone; /* CRD deleted: kept until shutdown for history and watches */
-        /* built-ins */
+        /* built-ins: the descriptor (NULL for custom resources), and
+         * what is copied from it */
+        const struct kb_apikind *k;
         const struct kb_col *cols;
         size_t ncols;
         kb_row_fn row;
@@ -104,6 +170,21 @@ struct kb_fault_rng {
         uint64_t s;
 };
 
+/* Who storage tells of its writes (store.c).  Storage calls nothing above
+ * it: the simulated cluster's indexes and its garbage collector register
+ * here (kb__sim_attach) rather than being called by name.  Each callback
+ * runs with srv->mu held and may write to the store itself. */
+struct kb_store_observer {
+        /* rt's object key changed: old NULL for a create, now NULL for a
+         * removal.  Called before the write's event is recorded. */
+        void (*write)(void *arg, const struct kb_rtype *rt, const char *key,
+                      const struct kb_value *old, const struct kb_value *now);
+        /* The object with this uid is gone for good (its DELETED event is
+         * recorded) and the delete did not orphan what it owned. */
+        void (*owner_gone)(void *arg, const char *uid);
+        void *arg;
+};
+
 struct kb_apiserver {
         struct kb_apiserver_opts opts;
         pthread_mutex_t mu;
@@ -129,7 +210,9 @@ struct kb_apiserver {
         int port;
         pthread_t sim;
         bool sim_started;
-        struct kb_simindex *simidx;   /* the controllers' indexes (simindex.c) */
+        struct kb_store_observer observers[4]; /* kb__store_observe */
+        size_t nobservers;
+        struct kb_simindex *simidx;   /* the simulated cluster's indexes (pkg/kubesim) */
         bool orphan;                  /* the delete under way orphans what the object owns */
         struct kb_rtype *pods, *jobs; /* the types the controllers watch */
         /* Owned copies of the strings in opts (opts points at these). */
@@ -151,23 +234,33 @@ size_t kb__index_rank(const struct kb_rtype *rt, const char *key);
 size_t kb__index_count(const struct kb_rtype *rt);
 void kb__index_free(struct kb_rtype *rt);
 
-/* ---- store (store.c), caller holds srv->mu --------------------------- */
+/* ---- the type registry (typereg.c), caller holds srv->mu --------------- */
 
-struct kb_doc *kb__doc_new(struct kb_value *v);
-void kb__doc_unref(struct kb_doc *d);
 struct kb_rtype *kb__type_find(struct kb_apiserver *srv, const char *group, const char *version,
                                const char *resource);
 struct kb_rtype *kb__type_by_kind(struct kb_apiserver *srv, const char *group, const char *kind);
 struct kb_rtype *kb__type_add(struct kb_apiserver *srv);
+/* Whether rt is Volcano's Jobs, or Volcano's PodGroups (custom resources,
+ * there once their CRD is). */
+bool kb__is_vcjobs(const struct kb_rtype *rt);
+bool kb__is_podgroups(const struct kb_rtype *rt);
+
+/* ---- store (store.c), caller holds srv->mu --------------------------- */
+
+struct kb_doc *kb__doc_new(struct kb_value *v);
+void kb__doc_unref(struct kb_doc *d);
 struct kb_obj *kb__obj_find(struct kb_rtype *rt, const char *ns, const char *name);
 /* Stores v (owned) as the object's new state: sets resourceVersion, records
  * the event, wakes the watches.  Returns the stored document. */
 struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_value *v);
-/* Removes o for good; the pods and Volcano PodGroups it owned go too (the
- * garbage collector's background propagation), unless srv->orphan. */
+/* Adds an observer of every write (copied). */
+void kb__store_observe(struct kb_apiserver *srv, const struct kb_store_observer *ob);
+/* Removes o for good; the observers hear that its owner uid is gone unless
+ * srv->orphan (the garbage collector then deletes what it owned, gc.c). */
 void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o);
-/* Deletes an object as DELETE does: finalizers make it linger with a
- * deletionTimestamp; a namespace takes its contents with it. */
+/* Deletes an object as DELETE does: finalizers or a grace period make it
+ * linger with a deletionTimestamp; else its kind's on_delete removes it (a
+ * namespace takes its contents with it), or kb__store_remove. */
 void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o,
                       double grace);
 void kb__store_cascade_namespace(struct kb_apiserver *srv, const char *ns);
@@ -180,30 +273,38 @@ void kb__event_record(struct kb_apiserver *srv, const struct kb_rtype *rt,
 uint64_t kb__rand(struct kb_apiserver *srv);
 double kb__now(void); /* wall clock seconds */
 const char *kb__meta_str(const struct kb_value *obj, const char *key);
+char *kb__api_version(const struct kb_rtype *rt);
+/* Registers (or re-registers) every served version of a CRD as a type;
+ * unregistering removes their objects and marks them gone. */
 int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd);
 void kb__unregister_crd(struct kb_apiserver *srv, const char *name);
+void kb__store_free(struct kb_apiserver *srv);
+void kb__type_free(struct kb_rtype *rt);
+
+/* ---- the kinds (kinds.c, defaults.c, vcjobkind.c), caller holds srv->mu -- */
+
+/* Registers every built-in kind (kinds.c), in discovery order. */
 void kb__builtin_types(struct kb_apiserver *srv);
-char *kb__api_version(const struct kb_rtype *rt);
+/* The built-in kinds' descriptors, in that order; any thread. */
+const struct kb_apikind *const *kb__kinds(size_t *n);
+/* kb__register_crd, then what the kinds add to a custom type (the
+ * validation of Volcano's Jobs); vcjobkind.c. */
+void kb__crd_register(struct kb_apiserver *srv, const struct kb_value *crd);
 /* Server-set fields of a new object (uid, timestamps) and the defaults of
- * its type (a pod's phase, a job's selector, a CRD's conditions). */
+ * its kind (a pod's phase, a job's selector, a CRD's conditions). */
 void kb__prepare_create(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_value *obj);
 /* Makes what a new namespace gets (its "default" ServiceAccount). */
 void kb__namespace_created(struct kb_apiserver *srv, const char *ns);
 /* A random 5-character suffix for generateName. */
 void kb__name_suffix(struct kb_apiserver *srv, char out[6]);
-void kb__store_free(struct kb_apiserver *srv);
-void kb__type_free(struct kb_rtype *rt);
-
-/* ---- request counts (reqcount.c), caller holds srv->mu ----------------- */
-
-struct kb_ctx;
-struct kb_buf;
-/* Counts the request c answered (its resource, verb and status code). */
-void kb__reqcount_add(const struct kb_ctx *c);
-/* kube-apiserver's apiserver_request_total, in the Prometheus text format. */
-void kb__reqcount_render(struct kb_apiserver *srv, struct kb_buf *b);
-/* Frees rt's counts (kb__type_free calls it). */
-void kb__reqcount_free(struct kb_rtype *rt);
+/* How long a pod being deleted lingers, as kube-apiserver's graceful
+ * deletion has it: not at all when it is on no node, has ended, or no
+ * kubelet runs; else the grace asked for (ASKED, when not NULL), or the
+ * pod's own spec.terminationGracePeriodSeconds. */
+double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
+                     const int64_t *asked);
+/* Sets obj[key] to v (owned) unless it is there. */
+void kb__set_default(struct kb_value *obj, const char *key, struct kb_value *v);
 
 /* ---- selectors (select.c) --------------------------------------------- */
 
@@ -257,14 +358,18 @@ void kb__validate_priorityclass(const struct kb_value *obj, struct kb_causes *c)
 void kb__validate_crd(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_namespace(const struct kb_value *obj, struct kb_causes *c);
 /* A batch.volcano.sh Job, refused where Volcano's webhook refuses it
- * (vcjobctl.c). */
+ * (vcjobkind.c). */
 void kb__validate_vcjob(const struct kb_value *obj, struct kb_causes *c);
 /* Writes into a new Volcano Job the defaults Volcano's mutating webhook
  * gives it (queue, schedulerName, minAvailable, task names and
  * minAvailable, maxRetry), so that they show as on a cluster. */
 void kb__vcjob_defaults(struct kb_value *obj);
-/* Server-side rewriting of a written object before validation (a Secret's
- * stringData into data); KB_EBADINPUT with err for an undecodable object. */
+/* A Secret's stringData into data, its data checked as base64 (config.c);
+ * KB_EBADINPUT with err for an undecodable object. */
+int kb__secret_normalize(struct kb_value *obj, char *err, size_t errlen);
+/* Server-side rewriting of a written object before validation, by its
+ * kind's normalize (admit.c); KB_EBADINPUT with err for an undecodable
+ * object. */
 int kb__normalize(const struct kb_rtype *rt, struct kb_value *obj, char *err, size_t errlen);
 void kb__validate_configmap(const struct kb_value *obj, struct kb_causes *c);
 void kb__validate_secret(const struct kb_value *obj, struct kb_causes *c);
@@ -274,9 +379,6 @@ void kb__validate_rolebinding(const struct kb_value *obj, struct kb_causes *c);
 /* ---- PodDisruptionBudgets (pdb.c), caller holds srv->mu ----------------- */
 
 void kb__validate_pdb(const struct kb_value *obj, struct kb_causes *c);
-/* The printer of poddisruptionbudgets (its allowed disruptions counted
- * now); false for another type. */
-bool kb__pdb_printer(struct kb_rtype *rt);
 /* Whether the budgets of pod's namespace let it be evicted: NULL when they
  * do, else the Status to answer (the caller owns it) and its code in *code
  * (429 for a budget that refuses, 500 for a pod more than one matches). */
@@ -310,17 +412,15 @@ void kb__field_check(struct kb_fieldcheck *fc, const struct kb_value *schema, st
                      const struct kb_value *old, const char *path, const char *parent);
 void kb__fieldcheck_release(struct kb_fieldcheck *fc);
 
-/* ---- printing (table.c) ------------------------------------------------ */
+/* ---- printing (table.c; each kind's columns and row are in its descriptor) */
 
 /* Appends a Table for objs (n of them) to out. */
 void kb__table(struct kb_apiserver *srv, const struct kb_rtype *rt, const struct kb_value **objs,
                size_t n, const char *include, bool with_columns, const char *rv,
                struct kb_value *out);
-void kb__builtin_printers(struct kb_rtype *rt);
-/* The printers of config, RBAC and apps kinds (printers.c); false for
- * another type. */
-bool kb__more_printers(struct kb_rtype *rt);
-/* Cells: a string ("<none>" when empty), an age, the object's name. */
+/* Cells (cells.c): a string ("<none>" when empty), an age, the object's
+ * name; and the age of a timestamp as a printer shows it. */
+void kb__age_of(const char *ts, char *buf, size_t n);
 void kb__cell_str(struct kb_value *cells, const char *s);
 void kb__cell_age(struct kb_value *cells, const struct kb_value *obj);
 void kb__cell_name(struct kb_value *cells, const struct kb_value *obj);
@@ -333,328 +433,9 @@ void kb__cell_name(struct kb_value *cells, const struct kb_value *obj);
                 "Age", "string", "", 0, "CreationTimestamp is a timestamp."                        \
         }
 
-/* ---- discovery (discovery.c) ------------------------------------------ */
+/* ---- faults (store.c) ------------------------------------------------------ */
 
-/* {"group": g, "version": v, "kind": k}, as discovery and OpenAPI name a
- * kind.  The caller owns it. */
-struct kb_value *kb__gvk(const char *group, const char *version, const char *kind);
-void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *ver,
-                              struct kb_value *out);
-void kb__discovery_versions(struct kb_apiserver *srv, struct kb_value *out);
-void kb__discovery_groups(struct kb_apiserver *srv, struct kb_value *out);
-int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const char *version,
-                            struct kb_value *out);
-int kb__discovery_group(struct kb_apiserver *srv, const char *group, struct kb_value *out);
-/* The API groups served, in the order first registered (core "" first),
- * and the versions of one; at most max of them. */
-size_t kb__api_groups(struct kb_apiserver *srv, const char **out, size_t max);
-size_t kb__api_versions(struct kb_apiserver *srv, const char *group, const char **out, size_t max);
-/* OpenAPI v3 (openapi.c): the index, and one group-version's document with
- * its paths and component schemas. */
-void kb__openapi_index(struct kb_apiserver *srv, struct kb_value *out);
-int kb__openapi_gv(struct kb_apiserver *srv, const char *group, const char *version,
-                   struct kb_value *out);
-
-/* ---- requests (request.c, read.c, write.c, subresources.c) ---------------- */
-
-#define CT_JSON "application/json"
-
-/* One request on its way through the handlers, with srv->mu held. */
-/* A request body as kb__body_decode leaves it. */
-struct kb_body {
-        bool decoded;
-        bool taken;                /* a handler has had it (kb__parse_body) */
-        struct kb_value *v;        /* owned until taken */
-        int status;                /* 0, or the failure to answer: 400, 415 */
-        const char *reason;        /* static */
-        char msg[320];             /* the failure's message */
-        struct kb_value_dups dups; /* repeated keys, for fieldValidation */
-        bool yaml;                 /* decoded from YAML (how dups read) */
-};
-
-struct kb_ctx {
-        struct kb_apiserver *srv;
-        const struct kb_api_req *req;
-        struct kb_api_resp *resp;
-        struct kb_rtype *rt;
-        const char *ns;   /* path namespace, or NULL */
-        const char *name; /* item name, or NULL */
-        const char *sub;  /* subresource, or NULL */
-        /* The type the path named when it is a view of rt (see kb_rtype). */
-        struct kb_rtype *view;
-        bool apply; /* a server-side apply: managedFields are already set */
-        /* The body, decoded before the lock (handler.c), or NULL. */
-        struct kb_body *body;
-        /* Set for a create or update (not a patch) from body: admission
-         * judges its repeated keys by fieldValidation. */
-        const struct kb_body *judged;
-};
-
-/* The value of a query parameter ("" when given without one), or NULL. */
-const char *kb__query(const struct kb_api_req *req, const char *key);
-/* Replies with v (owned) as JSON. */
-void kb__reply(struct kb_api_resp *resp, int status, struct kb_value *v);
-struct kb_value *kb__status_obj(int code, const char *reason, const char *msg);
-/* Replies with a Status; details (owned) may be NULL. */
-KB_PRINTF(5, 6)
-void kb__fail(struct kb_api_resp *resp, int code, const char *reason, struct kb_value *details,
-              const char *fmt, ...);
-void kb__not_found_path(struct kb_api_resp *resp);
-/* "pods" or "podgroups.scheduling.volcano.sh", as messages name a resource;
- * the caller frees it. */
-char *kb__qualified(const struct kb_rtype *rt);
-struct kb_value *kb__details(const struct kb_rtype *rt, const char *name, const char *kind);
-void kb__not_found(struct kb_ctx *c, const struct kb_rtype *rt, const char *name);
-void kb__conflict(struct kb_ctx *c, const char *name);
-/* 422 Invalid naming each cause's field. */
-void kb__invalid(struct kb_ctx *c, const char *name, struct kb_causes *causes);
-bool kb__wants_table(const struct kb_api_req *req);
-bool kb__is_protobuf(const char *ct);
-/* The body as JSON (or YAML when the content type says so); NULL after
- * answering 400 or 415. */
-struct kb_value *kb__parse_body(struct kb_ctx *c);
-/* Decodes req's body into b (which it initialises); any thread, no lock. */
-void kb__body_decode(const struct kb_api_req *req, struct kb_body *b);
-void kb__body_release(struct kb_body *b);
-#ifdef KB_TESTING
-/* Bodies decoded with srv->mu held (kb__parse_body without a decoded
- * body): none for creates, updates and patches. */
-extern unsigned long kb__body_decodes_locked;
-#endif
-/* Whether an injected fault failed this write (the reply is made). */
-bool kb__fault_write(struct kb_ctx *c, const char *what);
-bool kb__namespace_exists(struct kb_apiserver *srv, const char *ns);
-/* Fills kind and apiVersion of obj, or answers 400 when they name another
- * type. */
-bool kb__check_kind(struct kb_ctx *c, struct kb_value *obj);
-/* A boolean query parameter as Kubernetes reads one: present and neither
- * "0" nor "false" (any case) is true, even with no value. */
-bool kb__query_bool(const struct kb_api_req *req, const char *key);
-/* Checks dryRun and fieldValidation of a write; false after answering 422
- * as the real server words it (kind CreateOptions, UpdateOptions, ...). */
-bool kb__check_options(struct kb_ctx *c, const char *options_kind);
-/* dryRun=All was asked for. */
-bool kb__dry_run(const struct kb_api_req *req);
-/* Whether the server can answer in a type the Accept header allows; sets
- * *yaml when the first that it can is application/yaml. */
-bool kb__acceptable(const char *accept, bool *yaml);
-/* 422 Invalid for an object of group/kind other than the path's type. */
-void kb__invalid_kind(struct kb_api_resp *resp, const char *group, const char *kind,
-                      const char *name, struct kb_causes *causes);
-
-struct kb_listing {
-        const struct kb_value **objs;
-        size_t n, cap;
-};
-/* Parses labelSelector and fieldSelector; false after answering 400. */
-bool kb__selectors(struct kb_ctx *c, struct kb_selector **ls, struct kb_selector **fs);
-/* The objects of c->rt in c->ns that match, sorted by namespace and name. */
-void kb__collect(struct kb_ctx *c, struct kb_selector *ls, struct kb_selector *fs,
-                 struct kb_listing *l);
-void kb__do_list(struct kb_ctx *c);
-void kb__do_watch(struct kb_ctx *c);
-void kb__do_item_get(struct kb_ctx *c, struct kb_obj *o);
-/* Creates obj (owned) and answers code (201, or 201 for an apply). */
-void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code);
-/* What every write passes before it is stored (admit.c): the field check
- * by fieldValidation, the server's rewriting, validation.  obj may lose
- * unknown fields; old is the stored object of an update, or NULL.  False
- * after answering 400 or 422. */
-bool kb__admit(struct kb_ctx *c, const char *name, struct kb_value *obj,
-               const struct kb_value *old);
-/* Adds a Warning header text to the reply. */
-void kb__warn(struct kb_api_resp *resp, const char *text);
-/* Replaces o with obj (owned), as PUT does; patches end here too. */
-void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj);
-void kb__do_patch(struct kb_ctx *c, struct kb_obj *o);
-void kb__do_delete(struct kb_ctx *c, struct kb_obj *o);
-/* The grace period a delete of obj gets: the request's (query, then
- * options), else the pod's own; 0 for what no kubelet runs. */
-double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const struct kb_value *obj);
-/* How long a pod being deleted lingers, as kube-apiserver's graceful
- * deletion has it: not at all when it is on no node, has ended, or no
- * kubelet runs; else the grace asked for (ASKED, when not NULL), or the
- * pod's own spec.terminationGracePeriodSeconds. */
-double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
-                     const int64_t *asked);
-void kb__do_delete_collection(struct kb_ctx *c);
-void kb__do_binding(struct kb_ctx *c, struct kb_obj *o);
-void kb__do_eviction(struct kb_ctx *c, struct kb_obj *o);
-/* GET pods/NAME/log: what the simulated kubelet knows, as text. */
-void kb__do_pod_log(struct kb_ctx *c, struct kb_obj *o);
-/* The create-only types' handlers (subresources.c, reviews.c). */
-void kb__create_bindings(struct kb_ctx *c, struct kb_value *body);
-void kb__create_access_review(struct kb_ctx *c, struct kb_value *body);
-void kb__create_rules_review(struct kb_ctx *c, struct kb_value *body);
-void kb__create_self_review(struct kb_ctx *c, struct kb_value *body);
-
-/* ---- field ownership and server-side apply (fieldset.c, ssa.c) ----------- */
-
-/* Walks an object into its FieldsV1 set: builtin types key lists by the
- * strategic merge keys, custom ones by x-kubernetes-list-type in schema. */
-struct kb_fieldwalk {
-        const struct kb_value *defs;
-        bool builtin;
-};
-#define KB_FIELDS_MAX_DEPTH 64
-typedef void (*kb_fields_leaf_fn)(char *const *path, size_t n, void *arg);
-/* The FieldsV1 set of obj (returned, caller frees). */
-struct kb_value *kb__fields_of(const struct kb_fieldwalk *fw, const struct kb_value *schema,
-                               const struct kb_value *obj);
-/* into gets every leaf of add; from loses every leaf of what. */
-void kb__fields_union(struct kb_value *into, const struct kb_value *add);
-void kb__fields_remove(struct kb_value *from, const struct kb_value *what);
-/* Calls fn with the path (FieldsV1 keys from the root) of every leaf. */
-void kb__fields_leaves(const struct kb_value *set, kb_fields_leaf_fn fn, void *arg);
-bool kb__fields_has(const struct kb_value *set, char *const *path, size_t n);
-/* The value a path names in obj, or NULL; deleting it; ".spec.x[name="c"]". */
-struct kb_value *kb__fields_value(struct kb_value *obj, char *const *path, size_t n);
-bool kb__fields_delete(struct kb_value *obj, char *const *path, size_t n);
-char *kb__fields_path(char *const *path, size_t n);
-/* The list key strategic merge patch merges a built-in list field by. */
-const char *kb__merge_key(const char *field);
-/* Records in now's managedFields what a non-apply write changed from old
- * (NULL for a create). */
-void kb__ssa_track_update(struct kb_ctx *c, const struct kb_value *old, struct kb_value *now);
-/* Server-side apply of applied (owned) to o (NULL: create): the merged
- * object with its managedFields, or NULL after answering 409 or 422. */
-struct kb_value *kb__ssa_apply(struct kb_ctx *c, struct kb_obj *o, struct kb_value *applied);
-
-/* ---- protobuf bodies (protobuf.c) ----------------------------------------- */
-
-/* Decodes an application/vnd.kubernetes.protobuf body ("k8s\0" and a
- * runtime.Unknown) into the JSON tree of the object.  Returns 0, -ENOTSUP
- * for a kind or field k8s.proto does not describe, or KB_EBADINPUT for a
- * body that does not decode; err says which. */
-int kb__protobuf_decode(const char *body, size_t len, struct kb_value **out, char *err,
-                        size_t errlen);
-
-/* ---- views of another version (events.c) -------------------------------- */
-
-/* An events.k8s.io/v1 Event from a core/v1 one (returned, caller frees). */
-struct kb_value *kb__event_to_v1(const struct kb_value *core);
-/* A core/v1 Event from an events.k8s.io/v1 one (v1 is consumed). */
-struct kb_value *kb__event_from_v1(struct kb_value *v1);
-/* The object as the view type shows it (a clone when there is no view). */
-struct kb_value *kb__view_out(const struct kb_rtype *view, const struct kb_value *obj);
-/* Rewrites a JSON reply made for the stored type into the view's version. */
-void kb__view_reply(struct kb_ctx *c);
-
-/* ---- watch (watch.c) --------------------------------------------------- */
-
-struct kb_watch {
-        struct kb_apiserver *srv;
-        struct kb_rtype *rt;
-        char *ns;
-        struct kb_selector *lsel, *fsel;
-        uint64_t cursor;
-        bool table;
-        char *include;
-        bool sent_columns;
-        bool bookmarks;
-        double deadline;      /* monotonic, 0 for none */
-        double next_bookmark; /* monotonic */
-        double fault_close;   /* monotonic, 0 for none */
-        struct kb_buf out;
-        size_t off;
-        bool end;              /* end the stream once out is drained */
-        struct kb_rtype *view; /* show objects as this version, or NULL */
-        bool initial_end;      /* sendInitialEvents: bookmark the end of them */
-};
-/* Appends one event for obj to w->out. */
-void kb__watch_event(struct kb_watch *w, const char *type, const struct kb_value *obj);
-/* Appends a BOOKMARK at the cursor. */
-void kb__watch_bookmark(struct kb_watch *w);
-
-/* ---- the controllers' indexes (simindex.c) ------------------------------- */
-
-struct kb_owner_counts {
-        int64_t active, ready, succeeded, failed;
-};
-/* The controllers that sync the objects they own when those change. */
-enum kb_sim_ctl {
-        KB_SIM_JOBS,   /* batch/v1 Jobs (jobctl.c) */
-        KB_SIM_VCJOBS, /* batch.volcano.sh/v1alpha1 Jobs (vcjobctl.c) */
-        KB_SIM_NCTL
-};
-/* Whether rt is Volcano's Jobs, or Volcano's PodGroups (custom resources,
- * there once their CRD is). */
-bool kb__is_vcjobs(const struct kb_rtype *rt);
-bool kb__is_podgroups(const struct kb_rtype *rt);
-/* Records a write of a pod, a Job, a Volcano Job or a Volcano PodGroup
- * (old or now NULL for a create or a removal); any other type is ignored.
- * Called by the store. */
-void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const char *key,
-                     const struct kb_value *old, const struct kb_value *now);
-/* The keys of the bound, Pending pods, emptying that set; kb__strv_free. */
-char **kb__sim_take_to_start(struct kb_apiserver *srv, size_t *n);
-/* Puts back what a tick over its budget leaves for the next one. */
-void kb__sim_requeue_start(struct kb_apiserver *srv, const char *key);
-void kb__sim_requeue(struct kb_apiserver *srv, enum kb_sim_ctl ctl, const char *key);
-/* Writes one controller makes in a tick at most, so that a burst (140,000
- * pods bound at once) is spread over ticks and requests get the lock in
- * between: at 0.2 s a tick, 25,000 writes a second. */
-#define KB_SIM_TICK_BUDGET 5000
-/* The key of a pod whose sim-duration (or deletion grace) may be over by
- * now, or NULL; the caller frees it and checks the pod. */
-char *kb__sim_next_finish(struct kb_apiserver *srv, double now);
-char *kb__sim_next_reap(struct kb_apiserver *srv, double now);
-/* The keys of the jobs of controller ctl to sync, emptying that set. */
-char **kb__sim_take_dirty(struct kb_apiserver *srv, enum kb_sim_ctl ctl, size_t *n);
-/* The counts of the pods an owner uid owns, or NULL when it owns none. */
-const struct kb_owner_counts *kb__sim_owner_counts(struct kb_apiserver *srv, const char *uid);
-/* The keys of the pods, and of the Volcano PodGroups, an owner uid owns. */
-char **kb__sim_owned_pods(struct kb_apiserver *srv, const char *uid, size_t *n);
-char **kb__sim_owned_podgroups(struct kb_apiserver *srv, const char *uid, size_t *n);
-void kb__strv_free(char **v, size_t n);
-void kb__sim_index_free(struct kb_apiserver *srv);
-/* When a pod's state asks something of the kubelet. */
-bool kb__pod_wants_start(const struct kb_value *p);
-bool kb__pod_finish_at(const struct kb_value *p, double *at);
-bool kb__pod_reap_at(const struct kb_value *p, double *at);
-/* "30s", "2m", "1h30m", "1.5s", or a plain number of seconds. */
-bool kb__parse_duration(const char *s, double *out);
-
-/* ---- simulation (sim.c) ------------------------------------------------ */
-
-int kb__sim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, size_t errlen);
-void kb__sim_tick(struct kb_apiserver *srv);
-void kb__sim_reap(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
-void kb__sim_kubelet(struct kb_apiserver *srv, struct kb_rtype *pods, double now);
-void kb__sim_job_controller(struct kb_apiserver *srv, struct kb_rtype *jobs, struct kb_rtype *pods);
-/* The Volcano Job controller's tick (vcjobctl.c); nothing until the
- * batch.volcano.sh Job CRD is applied. */
-void kb__sim_vcjob_controller(struct kb_apiserver *srv, struct kb_rtype *pods);
-/* A condition {type, status, lastProbeTime: null, lastTransitionTime: ts,
- * reason}; reason may be NULL. */
-struct kb_value *kb__condition(const char *type, const char *status, const char *reason,
-                               const char *ts);
-/* Replaces the condition of c's type in conds, or appends c (owned). */
-void kb__set_condition(struct kb_value *conds, struct kb_value *c);
-/* st.conditions, made an empty array when missing. */
-struct kb_value *kb__conds_of(struct kb_value *st);
-
-/* ---- authentication (auth.c) ------------------------------------------ */
-
-/* Whether a request for path may go ahead: the server has no token, or the
- * path is one anyone may ask for (/healthz, /readyz, /livez, /version), or
- * authorization carries the server's bearer token.  Any thread, no lock. */
-bool kb__authorized(const struct kb_apiserver *srv, const char *path, const char *authorization);
-/* Whether the Authorization header value is "Bearer TOKEN" with exactly
- * token; compares in time independent of where the texts differ. */
-bool kb__bearer_ok(const char *token, const char *authorization);
-
-/* ---- http (http.c) ----------------------------------------------------- */
-
+/* Whether a fault with this rate happens now (store.c, by kb__rand). */
 bool kb__fault_roll(struct kb_apiserver *srv, double rate);
-
-#ifdef KB_TESTING
-struct MHD_Daemon;
-/* A daemon that serves srv as kb_apiserver_start's does (same callbacks and
- * options), listening on nothing and run by its caller: connections come
- * in through MHD_add_connection and move on MHD_run.  For the fuzz target
- * of the HTTP layer; the caller stops it (MHD_stop_daemon). */
-struct MHD_Daemon *kb__apiserver_mhd_external(struct kb_apiserver *srv);
-#endif
 
 #endif /* KB_PKG_APISERVER_INT_H */

@@ -8,7 +8,7 @@
  * a request without it gets the 401 Status kube-apiserver sends, which
  * kubectl prints as "You must be logged in to the server (Unauthorized)".
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <gnutls/crypto.h>

@@ -29,10 +29,8 @@ static long base64_bad_at(const char *s)
         return n % 4 ? (long)end : -1;
 }
 
-int kb__normalize(const struct kb_rtype *rt, struct kb_value *obj, char *err, size_t errlen)
+int kb__secret_normalize(struct kb_value *obj, char *err, size_t errlen)
 {
-        if (rt->custom || rt->group[0] || strcmp(rt->resource, "secrets"))
-                return 0;
         struct kb_value *data = kb_value_get(obj, "data");
         for (size_t i = 0; kb_value_is(data, KB_VOBJECT) && i < data->obj.n; i++) {
                 const char *v = kb_value_str(data->obj.m[i].val);

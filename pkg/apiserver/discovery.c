@@ -5,7 +5,7 @@
  * fieldValidation parameter and carries the GVK extension.  All built from
  * the type table, so a CRD shows up as soon as its POST returns.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -149,7 +149,7 @@ void kb__discovery_aggregated(struct kb_apiserver *srv, bool core, const char *v
                                 if (rt->has_status)
                                         kb_value_append(subs,
                                                         subresource(rt, "status", rt->kind, false));
-                                if (!rt->custom && !strcmp(rt->resource, "pods")) {
+                                if (rt->k && rt->k->pod_subresources) {
                                         kb_value_append(
                                             subs, subresource(rt, "binding", "Binding", true));
                                         /* An Eviction is policy/v1's, as a real
@@ -283,7 +283,7 @@ int kb__discovery_resources(struct kb_apiserver *srv, const char *group, const c
                         kb_value_append(res, legacy_entry(n, rt->kind, rt->namespaced, false));
                         free(n);
                 }
-                if (!rt->custom && !strcmp(rt->resource, "pods")) {
+                if (rt->k && rt->k->pod_subresources) {
                         kb_value_append(res, legacy_entry("pods/binding", "Binding", true, false));
                         /* group and version say an Eviction is policy/v1's:
                          * kubectl drain evicts only when it finds them

@@ -16,7 +16,7 @@
  * Everything else (reason, type, action, eventTime, series, related,
  * reportingInstance, metadata) has the same name in both.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * map (CRDs), or when strategic merge patch merges it by a key (built-ins,
  * patch.c's table); finalizers are a set.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * large object is most of its cost) without the lock, so a request holds
  * the lock only for its own object's admission, storing and reply.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -87,7 +87,7 @@ static void collection(struct kb_ctx *c)
 static bool pod_subresource(struct kb_ctx *c, struct kb_obj *o)
 {
         const char *m = c->req->method;
-        if (c->rt->custom || strcmp(c->rt->resource, "pods") || c->rt->group[0])
+        if (!c->rt->k || !c->rt->k->pod_subresources)
                 return false;
         if (!strcmp(c->sub, "binding") || !strcmp(c->sub, "eviction")) {
                 if (strcmp(m, "POST"))

@@ -15,7 +15,7 @@
  *   -> components.schemas["io.volcano.scheduling.v1beta1.PodGroup"]
  *      .properties.spec.properties.minMember
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <inttypes.h>
 #include <stdio.h>

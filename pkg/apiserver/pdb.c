@@ -21,12 +21,14 @@
  * with IfHealthyBudget (the default) while the budget holds (healthy >=
  * desired); a pod that more than one budget matches is refused with 500.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "apiserver/k8s.pb-c.h"
 
 /* ---- matching and counting ------------------------------------------------------- */
 
@@ -299,12 +301,16 @@ static void pdb_row(struct kb_apiserver *srv, const struct kb_value *obj, struct
         kb__cell_age(cells, obj);
 }
 
-bool kb__pdb_printer(struct kb_rtype *rt)
-{
-        if (strcmp(rt->group, "policy") || strcmp(rt->resource, "poddisruptionbudgets"))
-                return false;
-        rt->cols = pdb_cols;
-        rt->ncols = KB_ARRAY_SIZE(pdb_cols);
-        rt->row = pdb_row;
-        return true;
-}
+const struct kb_apikind kb__kind_poddisruptionbudgets = {
+    .group = "policy",
+    .version = "v1",
+    .resource = "poddisruptionbudgets",
+    .kind = "PodDisruptionBudget",
+    .namespaced = true,
+    .shorts = {"pdb"},
+    .validate = kb__validate_pdb,
+    .cols = pdb_cols,
+    .ncols = KB_ARRAY_SIZE(pdb_cols),
+    .row = pdb_row,
+    .proto = &kbk8s__pod_disruption_budget__descriptor,
+};

@@ -16,7 +16,7 @@
  * with a field k8s.proto does not know is refused (415, naming the field)
  * rather than stored without it.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,33 +30,39 @@
  * encodes when it is unset. */
 #define GO_ZERO_TIME (-62135596800LL)
 
+/* Messages of what is not a stored kind; the kinds' own are in their
+ * descriptors (kb_kind.proto). */
 static const struct {
         const char *api_version, *kind;
         const ProtobufCMessageDescriptor *desc;
-} kinds[] = {
-    {"v1", "Namespace", &kbk8s__namespace__descriptor},
-    {"v1", "ConfigMap", &kbk8s__config_map__descriptor},
-    {"v1", "Secret", &kbk8s__secret__descriptor},
-    {"v1", "ServiceAccount", &kbk8s__service_account__descriptor},
-    {"v1", "Pod", &kbk8s__pod__descriptor},
-    {"batch/v1", "Job", &kbk8s__job__descriptor},
-    {"apps/v1", "Deployment", &kbk8s__deployment__descriptor},
-    {"rbac.authorization.k8s.io/v1", "Role", &kbk8s__role__descriptor},
-    {"rbac.authorization.k8s.io/v1", "ClusterRole", &kbk8s__cluster_role__descriptor},
-    {"rbac.authorization.k8s.io/v1", "RoleBinding", &kbk8s__role_binding__descriptor},
-    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding",
-     &kbk8s__cluster_role_binding__descriptor},
-    {"scheduling.k8s.io/v1", "PriorityClass", &kbk8s__priority_class__descriptor},
+} others[] = {
     {"policy/v1", "Eviction", &kbk8s__eviction__descriptor},
-    {"policy/v1", "PodDisruptionBudget", &kbk8s__pod_disruption_budget__descriptor},
     {"meta.k8s.io/v1", "DeleteOptions", &kbk8s__delete_options__descriptor},
     {"v1", "DeleteOptions", &kbk8s__delete_options__descriptor},
-    {"authorization.k8s.io/v1", "SelfSubjectAccessReview",
-     &kbk8s__self_subject_access_review__descriptor},
-    {"authorization.k8s.io/v1", "SelfSubjectRulesReview",
-     &kbk8s__self_subject_rules_review__descriptor},
-    {"authentication.k8s.io/v1", "SelfSubjectReview", &kbk8s__self_subject_review__descriptor},
 };
+
+/* Whether apiVersion is group/version ("v1" for the core group). */
+static bool api_version_is(const char *av, const char *group, const char *version)
+{
+        if (!group[0])
+                return !strcmp(av, version);
+        size_t n = strlen(group);
+        return !strncmp(av, group, n) && av[n] == '/' && !strcmp(av + n + 1, version);
+}
+
+static const ProtobufCMessageDescriptor *message_of(const char *av, const char *kind)
+{
+        size_t n;
+        const struct kb_apikind *const *kinds = kb__kinds(&n);
+        for (size_t i = 0; i < n; i++)
+                if (kinds[i]->proto && !strcmp(kinds[i]->kind, kind) &&
+                    api_version_is(av, kinds[i]->group, kinds[i]->version))
+                        return kinds[i]->proto;
+        for (size_t i = 0; i < KB_ARRAY_SIZE(others); i++)
+                if (!strcmp(others[i].api_version, av) && !strcmp(others[i].kind, kind))
+                        return others[i].desc;
+        return NULL;
+}
 
 /*
  * Go encodes a non-pointer field even when it is empty, and its JSON leaves
@@ -283,11 +289,8 @@ int kb__protobuf_decode(const char *body, size_t len, struct kb_value **out, cha
                         kbk8s__unknown__free_unpacked(u, NULL);
                 return KB_EBADINPUT;
         }
-        const ProtobufCMessageDescriptor *desc = NULL;
-        for (size_t i = 0; i < KB_ARRAY_SIZE(kinds); i++)
-                if (!strcmp(kinds[i].api_version, u->typemeta->apiversion) &&
-                    !strcmp(kinds[i].kind, u->typemeta->kind))
-                        desc = kinds[i].desc;
+        const ProtobufCMessageDescriptor *desc =
+            message_of(u->typemeta->apiversion, u->typemeta->kind);
         int rc = KB_EBADINPUT;
         if (!desc) {
                 rc = -ENOTSUP;

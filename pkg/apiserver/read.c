@@ -2,7 +2,7 @@
  * Reads: get, list (label and field selectors, limit and continue) and the
  * start of a watch (initial ADDED events, or a cursor into the history).
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -19,15 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apiserver/apiserver-int.h"
-
-struct kb__req_count {
-        const char *verb; /* static */
-        char *sub;        /* "" for none */
-        const char *scope;
-        int code;
-        uint64_t n;
-};
+#include "apiserver/apiserver-http.h"
 
 static const char *clean_verb(const struct kb_ctx *c)
 {
@@ -92,13 +84,4 @@ void kb__reqcount_render(struct kb_apiserver *srv, struct kb_buf *b)
                                       rt->version, r->n);
                 }
         }
-}
-
-void kb__reqcount_free(struct kb_rtype *rt)
-{
-        for (size_t i = 0; i < rt->ncounts; i++)
-                free(rt->counts[i].sub);
-        free(rt->counts);
-        rt->counts = NULL;
-        rt->ncounts = rt->capcounts = 0;
 }

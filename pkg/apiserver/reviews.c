@@ -7,7 +7,7 @@
  * optional bearer token may do everything.  The answers say so rather than
  * pretend to evaluate RBAC (Roles and bindings are stored, not enforced).
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <stdlib.h>
 #include <string.h>

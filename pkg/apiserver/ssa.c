@@ -20,7 +20,7 @@
  *   b applies {"spec":{"x":1}}           a and b share .spec.x
  *   a applies {"spec":{"x":1}}           .spec.y is removed; x stays shared
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -34,6 +34,11 @@ uint64_t kb__rand(struct kb_apiserver *srv)
         return x * 2685821657736338717ULL;
 }
 
+bool kb__fault_roll(struct kb_apiserver *srv, double rate)
+{
+        return (double)(kb__rand(srv) >> 11) / 9007199254740992.0 < rate;
+}
+
 struct kb_doc *kb__doc_new(struct kb_value *v)
 {
         struct kb_doc *d = kb_xmalloc(sizeof(*d));
@@ -111,6 +116,21 @@ static void set_rv(struct kb_value *v, uint64_t rv)
                      kb_value_new_string(buf));
 }
 
+void kb__store_observe(struct kb_apiserver *srv, const struct kb_store_observer *ob)
+{
+        if (srv->nobservers == KB_ARRAY_SIZE(srv->observers))
+                kb_die("apiserver: more than %zu store observers", KB_ARRAY_SIZE(srv->observers));
+        srv->observers[srv->nobservers++] = *ob;
+}
+
+static void notify_write(struct kb_apiserver *srv, const struct kb_rtype *rt, const char *key,
+                         const struct kb_value *old, const struct kb_value *now)
+{
+        for (size_t i = 0; i < srv->nobservers; i++)
+                if (srv->observers[i].write)
+                        srv->observers[i].write(srv->observers[i].arg, rt, key, old, now);
+}
+
 struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_value *v)
 {
         const char *ns = kb__meta_str(v, "namespace");
@@ -124,7 +144,7 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
         if (o) {
                 free(key);
                 struct kb_doc *old = o->doc;
-                kb__sim_observe(srv, rt, o->key, old->v, v);
+                notify_write(srv, rt, o->key, old->v, v);
                 o->doc = d;
                 hist_push(srv, KB_EV_MODIFIED, rt, d, old);
                 kb__doc_unref(old);
@@ -134,37 +154,10 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
                 o->doc = d;
                 HASH_ADD_KEYPTR(hh, rt->objs, o->key, strlen(o->key), o);
                 kb__index_insert(rt, o);
-                kb__sim_observe(srv, rt, o->key, NULL, v);
+                notify_write(srv, rt, o->key, NULL, v);
                 hist_push(srv, KB_EV_ADDED, rt, d, NULL);
         }
         return d;
-}
-
-/* What the garbage collector does when an owner is gone (background
- * propagation): the pods and Volcano PodGroups it owned go too, unless the
- * delete asked to orphan them.  Its deletes ask no grace period, so a
- * running pod takes its own (kube-controller-manager's collector does the
- * same: the pods of a deleted Job hold their node for
- * terminationGracePeriodSeconds). */
-static void collect_dependents(struct kb_apiserver *srv, const char *uid)
-{
-        struct kb_rtype *pgs = kb__type_find(srv, "scheduling.volcano.sh", "v1beta1", "podgroups");
-        struct kb_rtype *types[] = {srv->pods, pgs};
-        for (size_t t = 0; t < KB_ARRAY_SIZE(types); t++) {
-                if (!types[t] || types[t]->gone)
-                        continue;
-                size_t n;
-                char **keys = t == 0 ? kb__sim_owned_pods(srv, uid, &n)
-                                     : kb__sim_owned_podgroups(srv, uid, &n);
-                for (size_t i = 0; i < n; i++) {
-                        struct kb_obj *d = NULL;
-                        HASH_FIND_STR(types[t]->objs, keys[i], d);
-                        if (d)
-                                kb__store_delete(srv, types[t], d,
-                                                 t == 0 ? kb__pod_grace(srv, d->doc->v, NULL) : 0);
-                }
-                kb__strv_free(keys, n);
-        }
 }
 
 void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_obj *o)
@@ -172,7 +165,7 @@ void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_o
         char *uid = srv->orphan ? NULL : kb_xstrdup(kb__meta_str(o->doc->v, "uid"));
         HASH_DEL(rt->objs, o);
         kb__index_remove(rt, o);
-        kb__sim_observe(srv, rt, o->key, o->doc->v, NULL);
+        notify_write(srv, rt, o->key, o->doc->v, NULL);
         /* The DELETED event carries the last state under a new rv. */
         srv->rv++;
         struct kb_value *last = kb_value_clone(o->doc->v);
@@ -183,8 +176,9 @@ void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_o
         kb__doc_unref(o->doc);
         free(o->key);
         free(o);
-        if (uid)
-                collect_dependents(srv, uid);
+        for (size_t i = 0; uid && i < srv->nobservers; i++)
+                if (srv->observers[i].owner_gone)
+                        srv->observers[i].owner_gone(srv->observers[i].arg, uid);
         free(uid);
 }
 
@@ -224,20 +218,10 @@ void kb__store_delete(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_o
                 kb__store_put(srv, rt, v);
                 return;
         }
-        if (!rt->group[0] && !strcmp(rt->resource, "namespaces")) {
-                char *ns = kb_xstrdup(kb__meta_str(o->doc->v, "name"));
-                kb__store_cascade_namespace(srv, ns);
-                free(ns);
-        }
-        if (!strcmp(rt->group, "apiextensions.k8s.io") &&
-            !strcmp(rt->resource, "customresourcedefinitions")) {
-                char *name = kb_xstrdup(kb__meta_str(o->doc->v, "name"));
+        if (rt->k && rt->k->on_delete)
+                rt->k->on_delete(srv, rt, o);
+        else
                 kb__store_remove(srv, rt, o);
-                kb__unregister_crd(srv, name);
-                free(name);
-                return;
-        }
-        kb__store_remove(srv, rt, o);
 }
 
 static void new_uid(struct kb_apiserver *srv, char *buf, size_t n)
@@ -312,6 +296,158 @@ void kb__event_record(struct kb_apiserver *srv, const struct kb_rtype *rt,
         kb_value_set(src, "component", kb_value_new_string(component));
         kb__store_put(srv, evt, ev);
         kb_buf_release(&msg);
+}
+
+static void reqcount_free(struct kb_rtype *rt)
+{
+        for (size_t i = 0; i < rt->ncounts; i++)
+                free(rt->counts[i].sub);
+        free(rt->counts);
+        rt->counts = NULL;
+        rt->ncounts = rt->capcounts = 0;
+}
+
+void kb__type_free(struct kb_rtype *rt)
+{
+        kb__index_free(rt);
+        reqcount_free(rt);
+        struct kb_obj *o, *tmp;
+        HASH_ITER(hh, rt->objs, o, tmp)
+        {
+                HASH_DEL(rt->objs, o);
+                kb__doc_unref(o->doc);
+                free(o->key);
+                free(o);
+        }
+        for (size_t i = 0; i < rt->nshort; i++)
+                free(rt->short_names[i]);
+        for (size_t i = 0; i < rt->ncat; i++)
+                free(rt->categories[i]);
+        free(rt->short_names);
+        free(rt->categories);
+        free(rt->group);
+        free(rt->version);
+        free(rt->resource);
+        free(rt->kind);
+        free(rt->singular);
+        free(rt->list_kind);
+        kb_value_free(rt->schema);
+        kb_value_free(rt->columns);
+        kb_value_free(rt->selectable);
+        free(rt->crd_name);
+        free(rt);
+}
+
+static char **str_array(const struct kb_value *a, size_t *n)
+{
+        *n = 0;
+        if (!kb_value_is(a, KB_VARRAY) || a->arr.n == 0)
+                return NULL;
+        char **out = kb_xcalloc(a->arr.n, sizeof(*out));
+        for (size_t i = 0; i < a->arr.n; i++)
+                if (kb_value_str(a->arr.v[i]))
+                        out[(*n)++] = kb_xstrdup(kb_value_str(a->arr.v[i]));
+        return out;
+}
+
+/*
+ * Registers (or re-registers, on update) every served version of a CRD.
+ * Existing custom resources are kept across an update: the objects move to
+ * the new type record.
+ */
+int kb__register_crd(struct kb_apiserver *srv, const struct kb_value *crd)
+{
+        const char *name = kb__meta_str(crd, "name");
+        const struct kb_value *spec = kb_value_get(crd, "spec");
+        const struct kb_value *names = kb_value_get(spec, "names");
+        const char *group = kb_value_str(kb_value_get(spec, "group"));
+        const struct kb_value *versions = kb_value_get(spec, "versions");
+        if (!name || !group || !kb_value_is(versions, KB_VARRAY))
+                return KB_EBADINPUT;
+        bool namespaced = !kb_streq(kb_value_str(kb_value_get(spec, "scope")), "Cluster");
+        for (size_t i = 0; i < versions->arr.n; i++) {
+                const struct kb_value *ver = versions->arr.v[i];
+                const char *vname = kb_value_str(kb_value_get(ver, "name"));
+                if (!vname || !kb_value_bool(kb_value_get(ver, "served"), true))
+                        continue;
+                struct kb_rtype *rt = NULL;
+                for (size_t j = 0; j < srv->ntypes; j++) {
+                        struct kb_rtype *t = srv->types[j];
+                        if (!t->gone && t->custom && kb_streq(t->crd_name, name) &&
+                            !strcmp(t->version, vname))
+                                rt = t;
+                }
+                if (!rt) {
+                        rt = kb__type_add(srv);
+                        rt->custom = true;
+                        rt->crd_name = kb_xstrdup(name);
+                        rt->group = kb_xstrdup(group);
+                        rt->version = kb_xstrdup(vname);
+                } else {
+                        free(rt->resource);
+                        free(rt->kind);
+                        free(rt->singular);
+                        free(rt->list_kind);
+                        for (size_t k = 0; k < rt->nshort; k++)
+                                free(rt->short_names[k]);
+                        for (size_t k = 0; k < rt->ncat; k++)
+                                free(rt->categories[k]);
+                        free(rt->short_names);
+                        free(rt->categories);
+                        kb_value_free(rt->schema);
+                        kb_value_free(rt->columns);
+                        kb_value_free(rt->selectable);
+                        rt->selectable = NULL;
+                }
+                const char *plural = kb_value_str(kb_value_get(names, "plural"));
+                const char *kind = kb_value_str(kb_value_get(names, "kind"));
+                const char *singular = kb_value_str(kb_value_get(names, "singular"));
+                const char *list_kind = kb_value_str(kb_value_get(names, "listKind"));
+                rt->resource = kb_xstrdup(plural ? plural : "");
+                rt->kind = kb_xstrdup(kind ? kind : "");
+                if (singular)
+                        rt->singular = kb_xstrdup(singular);
+                else {
+                        rt->singular = kb_xstrdup(rt->kind);
+                        for (char *p = rt->singular; *p; p++)
+                                if (*p >= 'A' && *p <= 'Z')
+                                        *p = (char)(*p - 'A' + 'a');
+                }
+                rt->list_kind =
+                    list_kind ? kb_xstrdup(list_kind) : kb_xasprintf("%sList", rt->kind);
+                rt->short_names = str_array(kb_value_get(names, "shortNames"), &rt->nshort);
+                rt->categories = str_array(kb_value_get(names, "categories"), &rt->ncat);
+                rt->namespaced = namespaced;
+                rt->has_status = kb_value_dig(ver, "subresources", "status") != NULL;
+                const struct kb_value *schema = kb_value_dig(ver, "schema", "openAPIV3Schema");
+                rt->schema = schema ? kb_value_clone(schema) : NULL;
+                const struct kb_value *cols = kb_value_get(ver, "additionalPrinterColumns");
+                rt->columns = kb_value_is(cols, KB_VARRAY) ? kb_value_clone(cols) : NULL;
+                /* selectableFields: [{jsonPath: .spec.x}] -> ["spec.x"]. */
+                const struct kb_value *sel = kb_value_get(ver, "selectableFields");
+                rt->selectable = kb_value_new(KB_VARRAY);
+                for (size_t k = 0; kb_value_is(sel, KB_VARRAY) && k < sel->arr.n; k++) {
+                        const char *jp = kb_value_str(kb_value_get(sel->arr.v[k], "jsonPath"));
+                        if (jp && jp[0] == '.')
+                                kb_value_append(rt->selectable, kb_value_new_string(jp + 1));
+                }
+                rt->validate = NULL; /* the kinds set it (kb__crd_register) */
+        }
+        return 0;
+}
+
+void kb__unregister_crd(struct kb_apiserver *srv, const char *name)
+{
+        for (size_t i = 0; i < srv->ntypes; i++) {
+                struct kb_rtype *rt = srv->types[i];
+                if (rt->gone || !rt->custom || !kb_streq(rt->crd_name, name))
+                        continue;
+                struct kb_obj *o, *tmp;
+                HASH_ITER(hh, rt->objs, o, tmp)
+                kb__store_remove(srv, rt, o);
+                rt->gone = true;
+        }
+        pthread_cond_broadcast(&srv->cond);
 }
 
 void kb__store_free(struct kb_apiserver *srv)

@@ -22,7 +22,7 @@
  * day, or (for the server) that does not verify against the CA or does not
  * name the host, is replaced.  Reasons are logged as warnings.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -492,7 +492,7 @@ void kb__schema_defaults(const struct kb_rtype *rt, struct kb_value *obj)
 
 void kb__validate_object(const struct kb_rtype *rt, const struct kb_value *obj, struct kb_causes *c)
 {
-        bool label = !rt->custom && !rt->group[0] && !strcmp(rt->resource, "namespaces");
+        bool label = rt->k && rt->k->name_is_label;
         check_name(obj, label, c);
         check_labels(obj, c);
         check_annotations(obj, c);

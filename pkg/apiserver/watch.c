@@ -11,7 +11,7 @@
  * Table watches (Accept as=Table) send one-row Tables; only the first
  * carries columnDefinitions, as upstream does, so kubectl prints one header.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * write validates the whole new object and stores it as a new document;
  * one that changes nothing keeps the resourceVersion.
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -122,12 +122,12 @@ void kb__do_create(struct kb_ctx *c, struct kb_value *obj, int code)
         }
         if (too_large(c, obj))
                 goto out;
-        if (!c->rt->custom && !strcmp(c->rt->resource, "customresourcedefinitions"))
-                kb__register_crd(srv, obj);
+        if (c->rt->k && c->rt->k->on_write)
+                c->rt->k->on_write(srv, obj);
         struct kb_doc *d = kb__store_put(srv, c->rt, obj);
         kb__reply(c->resp, code, kb_value_clone(d->v));
-        if (!c->rt->custom && !strcmp(c->rt->resource, "namespaces"))
-                kb__namespace_created(srv, kb__meta_str(d->v, "name"));
+        if (c->rt->k && c->rt->k->on_create)
+                c->rt->k->on_create(srv, d->v);
         return;
 out:
         kb_value_free(obj);
@@ -240,8 +240,8 @@ void kb__do_update(struct kb_ctx *c, struct kb_obj *o, struct kb_value *obj)
         }
         if (too_large(c, obj))
                 goto out;
-        if (!c->rt->custom && !strcmp(c->rt->resource, "customresourcedefinitions"))
-                kb__register_crd(srv, obj);
+        if (c->rt->k && c->rt->k->on_write)
+                c->rt->k->on_write(srv, obj);
         struct kb_doc *d = kb__store_put(srv, c->rt, obj);
         kb__reply(c->resp, 200, kb_value_clone(d->v));
         /* The last finalizer gone from an object being deleted: it goes now
@@ -330,41 +330,19 @@ void kb__do_patch(struct kb_ctx *c, struct kb_obj *o)
         kb__do_update(c, o, doc);
 }
 
-double kb__pod_grace(const struct kb_apiserver *srv, const struct kb_value *pod,
-                     const int64_t *asked)
-{
-        if (!srv->opts.kubelet || !kb_value_dig(pod, "spec", "nodeName"))
-                return 0;
-        const char *phase = kb_value_str(kb_value_dig(pod, "status", "phase"));
-        if (kb_streq(phase, "Succeeded") || kb_streq(phase, "Failed"))
-                return 0;
-        int64_t g = 0;
-        if (asked)
-                g = *asked;
-        else if (kb_value_int(kb_value_dig(pod, "spec", "terminationGracePeriodSeconds"), &g))
-                g = 0;
-        return g > 0 ? (double)g : 0;
-}
-
 double kb__delete_grace(struct kb_ctx *c, const struct kb_value *opts, const struct kb_value *obj)
 {
-        if (c->rt->custom || strcmp(c->rt->resource, "pods"))
+        if (!c->rt->k || !c->rt->k->grace)
                 return 0;
         int64_t g;
         const char *q = kb__query(c->req, "gracePeriodSeconds");
         if (q) {
                 g = strtoll(q, NULL, 10);
-                return kb__pod_grace(c->srv, obj, &g);
+                return c->rt->k->grace(c->srv, obj, &g);
         }
         if (!kb_value_int(kb_value_get(opts, "gracePeriodSeconds"), &g))
-                return kb__pod_grace(c->srv, obj, &g);
-        return kb__pod_grace(c->srv, obj, NULL);
-}
-
-static bool protected_namespace(const char *name)
-{
-        return !strcmp(name, "default") || !strcmp(name, "kube-system") ||
-               !strcmp(name, "kube-public") || !strcmp(name, "kube-node-lease");
+                return c->rt->k->grace(c->srv, obj, &g);
+        return c->rt->k->grace(c->srv, obj, NULL);
 }
 
 void kb__do_delete(struct kb_ctx *c, struct kb_obj *o)
@@ -388,8 +366,7 @@ void kb__do_delete(struct kb_ctx *c, struct kb_obj *o)
                 kb__conflict(c, c->name);
                 goto out;
         }
-        if (!c->rt->custom && !strcmp(c->rt->resource, "namespaces") &&
-            protected_namespace(c->name)) {
+        if (c->rt->k && c->rt->k->protected_name && c->rt->k->protected_name(c->name)) {
                 kb__fail(c->resp, 403, "Forbidden", kb__details(c->rt, c->name, NULL),
                          "namespaces \"%s\" is forbidden: this namespace may not be deleted",
                          c->name);
@@ -442,8 +419,7 @@ void kb__do_delete_collection(struct kb_ctx *c)
                 struct kb_obj *o = kb__obj_find(c->rt, ns, keys[i]);
                 if (!o)
                         continue;
-                if (!c->rt->custom && !strcmp(c->rt->resource, "namespaces") &&
-                    protected_namespace(keys[i]))
+                if (c->rt->k && c->rt->k->protected_name && c->rt->k->protected_name(keys[i]))
                         continue;
                 kb__store_delete(c->srv, c->rt, o, 0);
         }

@@ -156,6 +156,92 @@ char *kb_base64_encode(const void *data, size_t n);
 /* FNV-1a, for hashing keys and signatures. */
 uint64_t kb_hash(const void *data, size_t n, uint64_t seed);
 #define KB_HASH_SEED 14695981039346656037ULL
+/* SipHash-1-3 of data under a key drawn at random once per process: for
+ * keys that come from outside (label values, object names, JSON keys),
+ * which with a hash anyone can compute could be chosen to collide (hash
+ * flooding).  Not stable from run to run. */
+uint64_t kb_siphash(const void *data, size_t n);
+
+/* ---- one hash map -------------------------------------------------------- */
+
+/*
+ * A hash map from an integer or a string key to a 64-bit value (a count,
+ * an index, or a pointer cast through uintptr_t): open addressing, linear
+ * probing, at most half full, deletion by backward shift.  String keys are
+ * hashed with kb_siphash, integers mixed under a per-process key, so no
+ * input can make probes long.  A map holds one kind of key, chosen at
+ * init.  String keys are borrowed: the caller keeps the bytes alive and
+ * unchanged while the entry is in the map (a pool, or the object it
+ * indexes).  Iteration order is unspecified and differs from run to run:
+ * never let it decide anything visible.  Not thread-safe.
+ */
+enum kb_map_keys { KB_MAP_INT, KB_MAP_STR };
+struct kb_map_slot {
+        uint64_t hash; /* 0: empty */
+        uint64_t key;  /* the integer, or the string's address */
+        size_t len;    /* string keys: length in bytes */
+        uint64_t val;
+};
+struct kb_map {
+        struct kb_map_slot *slots;
+        size_t cap, n; /* cap: 0 or a power of two */
+        enum kb_map_keys keys;
+};
+void kb_map_init(struct kb_map *m, enum kb_map_keys keys);
+void kb_map_release(struct kb_map *m);
+/* Makes room for n entries in all without rehashing. */
+void kb_map_reserve(struct kb_map *m, size_t n);
+/* The value of key, or NULL.  The pointer stays valid until the next put
+ * or delete. */
+uint64_t *kb_map_get_int(const struct kb_map *m, uint64_t key);
+uint64_t *kb_map_get_str(const struct kb_map *m, const void *key, size_t len);
+/* The value of key, added as 0 when missing (*added says which, when not
+ * NULL).  Valid until the next put or delete. */
+uint64_t *kb_map_put_int(struct kb_map *m, uint64_t key, bool *added);
+uint64_t *kb_map_put_str(struct kb_map *m, const void *key, size_t len, bool *added);
+/* Removes key; returns whether it was there. */
+bool kb_map_del_int(struct kb_map *m, uint64_t key);
+bool kb_map_del_str(struct kb_map *m, const void *key, size_t len);
+static inline size_t kb_map_count(const struct kb_map *m)
+{
+        return m->n;
+}
+/* Iteration: for (size_t i = 0; i < m->cap; i++) if (m->slots[i].hash) ...
+ * (the string key is (const char *)(uintptr_t)slot.key).  No puts or
+ * deletes while iterating. */
+#ifdef KB_TESTING
+/* Slots looked at by every get, put and delete so far (for the tests). */
+extern uint64_t kb__map_probes;
+#endif
+
+/* ---- one heap ------------------------------------------------------------ */
+
+/* A binary min-heap of values (pointers, or integers cast through
+ * uintptr_t) under a caller's comparison: cmp < 0 means a comes out before
+ * b.  Actions keep queues, jobs and tasks in these, as Volcano's
+ * util.PriorityQueue.  Not thread-safe. */
+typedef int (*kb_heap_cmp_fn)(void *ctx, const void *a, const void *b);
+struct kb_heap {
+        void **v;
+        size_t n, cap;
+        kb_heap_cmp_fn cmp;
+        void *ctx;
+};
+void kb_heap_init(struct kb_heap *h, kb_heap_cmp_fn cmp, void *ctx);
+void kb_heap_release(struct kb_heap *h);
+void kb_heap_push(struct kb_heap *h, void *item);
+void *kb_heap_pop(struct kb_heap *h); /* NULL when empty */
+/* dst (uninitialised) becomes a copy of src: same values, order and
+ * comparison; release both. */
+void kb_heap_copy(struct kb_heap *dst, const struct kb_heap *src);
+static inline bool kb_heap_empty(const struct kb_heap *h)
+{
+        return h->n == 0;
+}
+static inline void *kb_heap_top(const struct kb_heap *h)
+{
+        return h->n ? h->v[0] : NULL;
+}
 
 /* ---- time ------------------------------------------------------------- */
 

@@ -15,7 +15,6 @@
  * these (the pods of a Job carry the same four): key is the labels
  * written out, kv and its strings live in text[]. */
 struct kb__labelset {
-        UT_hash_handle hh;
         struct kb_cache *c;
         int refs;
         const char *key;
@@ -44,7 +43,6 @@ struct kb__entry {
 
 /* A pod being bound: snapshots show it on node. */
 struct kb__mark {
-        UT_hash_handle hh;
         const char *key; /* key, uid and node point into text[] */
         const char *uid;
         const char *node;
@@ -68,8 +66,11 @@ struct kb__feed {
 
 struct kb_cache {
         struct kb__entry *tab[KB__NKINDS];
-        struct kb__mark *marks;
-        struct kb__labelset *labelsets;
+        /* Objects stay in uthash tables: their insertion order is the
+         * snapshot's order, which sessions' ties see; marks and label sets
+         * are only looked up, in kb_maps. */
+        struct kb_map marks;     /* pod key -> struct kb__mark * */
+        struct kb_map labelsets; /* labels written out -> struct kb__labelset * */
         struct kb__invalid *invalid;
         unsigned invalid_gen;
         struct kb__feed feeds[KB__NKINDS][KB_CACHE_MAX_SOURCES];
@@ -80,6 +81,8 @@ struct kb_cache {
 /* "ns/name", or "name" for cluster-scoped objects (caller frees). */
 char *kb__cache_key(const char *ns, const char *name);
 void kb__cache_mark_del(struct kb_cache *c, struct kb__mark *m);
+/* The mark of the pod with this key, or NULL. */
+struct kb__mark *kb__cache_mark_find(const struct kb_cache *c, const char *key);
 void kb__cache_cobj_unref(struct kb__cobj *o);
 const char *kb__cache_kind_name(enum kb_kind k);
 

@@ -44,7 +44,7 @@ static void labelset_unref(struct kb__labelset *ls)
 {
         if (--ls->refs > 0)
                 return;
-        HASH_DEL(ls->c->labelsets, ls);
+        kb_map_del_str(&ls->c->labelsets, ls->key, strlen(ls->key));
         free(ls);
 }
 
@@ -65,8 +65,8 @@ static struct kb__labelset *labels_share(struct kb_cache *c, struct kb_pod *p)
                 kb_buf_printf(&key, "%s=%s\x1f", p->meta.labels[i].key, p->meta.labels[i].value);
                 bytes += strlen(p->meta.labels[i].key) + strlen(p->meta.labels[i].value) + 2;
         }
-        struct kb__labelset *ls;
-        HASH_FIND(hh, c->labelsets, key.data, key.len, ls);
+        uint64_t *found = kb_map_get_str(&c->labelsets, key.data, key.len);
+        struct kb__labelset *ls = found ? (struct kb__labelset *)(uintptr_t)*found : NULL;
         if (!ls) {
                 size_t n = p->meta.nlabels;
                 ls = kb_xcalloc(1, sizeof(*ls) + n * sizeof(struct kb_kv) + key.len + 1 + bytes);
@@ -83,7 +83,7 @@ static struct kb__labelset *labels_share(struct kb_cache *c, struct kb_pod *p)
                         ls->kv[i].value = memcpy(t + lk, p->meta.labels[i].value, lv);
                         t += lk + lv;
                 }
-                HASH_ADD_KEYPTR(hh, c->labelsets, ls->key, key.len, ls);
+                *kb_map_put_str(&c->labelsets, ls->key, key.len, NULL) = (uint64_t)(uintptr_t)ls;
         }
         kb_buf_release(&key);
         ls->refs++;
@@ -119,8 +119,14 @@ char *kb__cache_key(const char *ns, const char *name)
 
 void kb__cache_mark_del(struct kb_cache *c, struct kb__mark *m)
 {
-        HASH_DEL(c->marks, m);
+        kb_map_del_str(&c->marks, m->key, strlen(m->key));
         free(m);
+}
+
+struct kb__mark *kb__cache_mark_find(const struct kb_cache *c, const char *key)
+{
+        uint64_t *v = kb_map_get_str(&c->marks, key, strlen(key));
+        return v ? (struct kb__mark *)(uintptr_t)*v : NULL;
 }
 
 static void invalid_free(struct kb_cache *c, struct kb__invalid *iv);
@@ -129,8 +135,7 @@ static void entry_del(struct kb_cache *c, enum kb_kind kind, struct kb__entry *e
 {
         HASH_DEL(c->tab[kind], e);
         if (kind == KB_KIND_POD) {
-                struct kb__mark *m;
-                HASH_FIND_STR(c->marks, e->key, m);
+                struct kb__mark *m = kb__cache_mark_find(c, e->key);
                 if (m)
                         kb__cache_mark_del(c, m);
         }
@@ -142,6 +147,8 @@ static void entry_del(struct kb_cache *c, enum kb_kind kind, struct kb__entry *e
 struct kb_cache *kb_cache_new(void)
 {
         struct kb_cache *c = kb_xcalloc(1, sizeof(*c));
+        kb_map_init(&c->marks, KB_MAP_STR);
+        kb_map_init(&c->labelsets, KB_MAP_STR);
         for (int k = 0; k < KB__NKINDS; k++) {
                 for (unsigned src = 0; src < KB_CACHE_MAX_SOURCES; src++) {
                         c->feeds[k][src].c = c;
@@ -161,9 +168,11 @@ void kb_cache_free(struct kb_cache *c)
                 HASH_ITER(hh, c->tab[k], e, tmp)
                 entry_del(c, (enum kb_kind)k, e);
         }
-        struct kb__mark *m, *mt;
-        HASH_ITER(hh, c->marks, m, mt)
-        kb__cache_mark_del(c, m);
+        for (size_t i = 0; i < c->marks.cap; i++)
+                if (c->marks.slots[i].hash)
+                        free((void *)(uintptr_t)c->marks.slots[i].val);
+        kb_map_release(&c->marks);
+        kb_map_release(&c->labelsets); /* empty: the pods gave their sets back */
         struct kb__invalid *iv, *it;
         HASH_ITER(hh, c->invalid, iv, it)
         invalid_free(c, iv);
@@ -396,7 +405,7 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                  * done its work. */
                 const struct kb_pod *p = ptr;
                 struct kb__mark *mk;
-                HASH_FIND_STR(c->marks, e->key, mk);
+                mk = kb__cache_mark_find(c, e->key);
                 if (mk && ((p->node_name && *p->node_name) || !kb_streq(mk->uid, p->meta.uid) ||
                            p->meta.deletion || kb_pod_terminal(p)))
                         kb__cache_mark_del(c, mk);
@@ -547,8 +556,7 @@ size_t kb_cache_count(const struct kb_cache *c, enum kb_kind kind)
 void kb_cache_assume(struct kb_cache *c, const struct kb_pod *pod, const char *node)
 {
         char *key = kb__cache_key(pod->meta.namespace, pod->meta.name);
-        struct kb__mark *m;
-        HASH_FIND_STR(c->marks, key, m);
+        struct kb__mark *m = kb__cache_mark_find(c, key);
         if (m)
                 kb__cache_mark_del(c, m);
         /* One allocation per mark: a bind storm marks every pod at once. */
@@ -559,14 +567,13 @@ void kb_cache_assume(struct kb_cache *c, const struct kb_pod *pod, const char *n
         m->uid = memcpy(m->text + lk, uid, lu);
         m->node = memcpy(m->text + lk + lu, node, ln);
         free(key);
-        HASH_ADD_KEYPTR(hh, c->marks, m->key, lk - 1, m);
+        *kb_map_put_str(&c->marks, m->key, lk - 1, NULL) = (uint64_t)(uintptr_t)m;
 }
 
 void kb_cache_bind_done(struct kb_cache *c, const char *ns, const char *name, bool ok)
 {
         char *key = kb__cache_key(ns, name);
-        struct kb__mark *m;
-        HASH_FIND_STR(c->marks, key, m);
+        struct kb__mark *m = kb__cache_mark_find(c, key);
         free(key);
         if (!m)
                 return;
@@ -580,15 +587,14 @@ void kb_cache_bind_done(struct kb_cache *c, const char *ns, const char *name, bo
 bool kb_cache_binding(const struct kb_cache *c, const char *ns, const char *name)
 {
         char *key = kb__cache_key(ns, name);
-        struct kb__mark *m;
-        HASH_FIND_STR(c->marks, key, m);
+        struct kb__mark *m = kb__cache_mark_find(c, key);
         free(key);
         return m != NULL;
 }
 
 size_t kb_cache_nbinding(const struct kb_cache *c)
 {
-        return HASH_COUNT(c->marks);
+        return kb_map_count(&c->marks);
 }
 
 /* ---- snapshots ------------------------------------------------------------------ */

@@ -45,15 +45,20 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         /* Acknowledged marks the watch never confirmed are dropped after a
          * while, so a lost event cannot hold a pod forever. */
         double now = kb_now_mono();
-        struct kb__mark *m, *mt;
-        HASH_ITER(hh, c->marks, m, mt)
-        {
-                if (m->acked && now - m->acked > KB__MARK_TTL) {
-                        KB_WARN("pod %s: bind acknowledged %.0fs ago but not seen; forgetting it",
-                                m->key, now - m->acked);
-                        kb__cache_mark_del(c, m);
-                }
+        struct kb__mark *m, **stale = NULL;
+        size_t nstale = 0, capstale = 0;
+        /* Collected first: deleting from a kb_map moves its entries. */
+        for (size_t i = 0; i < c->marks.cap; i++) {
+                m = (struct kb__mark *)(uintptr_t)c->marks.slots[i].val;
+                if (c->marks.slots[i].hash && m->acked && now - m->acked > KB__MARK_TTL)
+                        KB_PUSH(stale, nstale, capstale, m);
         }
+        for (size_t i = 0; i < nstale; i++) {
+                KB_WARN("pod %s: bind acknowledged %.0fs ago but not seen; forgetting it",
+                        stale[i]->key, now - stale[i]->acked);
+                kb__cache_mark_del(c, stale[i]);
+        }
+        free(stale);
 
         FILL(nodes, nnodes, KB_KIND_NODE, struct kb_node);
         FILL(pods, npods, KB_KIND_POD, struct kb_pod);
@@ -71,14 +76,14 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
          * which the snapshot holds, as the mark may go while the session
          * runs; a pod whose node is not in the cache is not assumed (the
          * dispatcher never binds a pod that is marked). */
-        if (c->marks) {
+        if (kb_map_count(&c->marks)) {
                 const char **on = kb_xcalloc(s->snap.npods + 1, sizeof(*on));
                 for (size_t i = 0; i < s->snap.npods; i++) {
                         struct kb_pod *p = s->snap.pods[i];
                         if (p->node_name && *p->node_name)
                                 continue;
                         char *key = kb__cache_key(p->meta.namespace, p->meta.name);
-                        HASH_FIND_STR(c->marks, key, m);
+                        m = kb__cache_mark_find(c, key);
                         free(key);
                         if (!m)
                                 continue;
@@ -149,7 +154,7 @@ char *kb_cache_dump_json(const struct kb_cache *c)
                                         kb_value_set(o, "group",
                                                      kb_value_new_string(p->group_name));
                                 struct kb__mark *mk;
-                                HASH_FIND_STR(c->marks, e->key, mk);
+                                mk = kb__cache_mark_find(c, e->key);
                                 if (mk)
                                         kb_value_set(o, "binding", kb_value_new_string(mk->node));
                                 kb_res_format(&p->requests, false, buf, sizeof(buf));

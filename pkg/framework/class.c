@@ -3,30 +3,23 @@
  * nodeSelector, required and preferred node affinity, tolerations, images:
  * what a KB_PURE callback may read of a task — share a class, so that the node
  * selection caches (select.c) compute a class's answers once.  A class is
- * found by hashing a canonical byte string of those fields into an
- * open-addressing table; ids start at 1 (0 means "not computed yet").
+ * found by its canonical byte string of those fields in a kb_map; ids
+ * start at 1 (0 means "not computed yet").
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "framework/framework-int.h"
 
-struct class_entry {
-        uint64_t hash;
-        uint32_t id;
-        uint32_t len;
-        const unsigned char *key;
-};
-
 struct kb_classes {
-        struct class_entry *classes;
-        size_t nclasses, capclasses;
+        struct kb_map ids; /* canonical key (in the session pool) -> id */
         struct kb_buf key;
 };
 
 void kb__classes_init(struct kb_session *s)
 {
         s->classes = kb_xcalloc(1, sizeof(*s->classes));
+        kb_map_init(&s->classes->ids, KB_MAP_STR);
         kb_buf_init(&s->classes->key);
 }
 
@@ -34,7 +27,7 @@ void kb__classes_release(struct kb_session *s)
 {
         if (!s->classes)
                 return;
-        free(s->classes->classes);
+        kb_map_release(&s->classes->ids);
         kb_buf_release(&s->classes->key);
         free(s->classes);
         s->classes = NULL;
@@ -107,40 +100,14 @@ uint32_t kb__class_of(struct kb_session *s, struct kb_task *t)
         if (t->eclass)
                 return t->eclass;
         placement_key(&cl->key, t);
-        uint64_t h = kb_hash(cl->key.data, cl->key.len, KB_HASH_SEED);
-        if (cl->nclasses * 2 >= cl->capclasses) {
-                size_t cap = cl->capclasses ? cl->capclasses * 2 : 64;
-                struct class_entry *tab = kb_xcalloc(cap, sizeof(*tab));
-                for (size_t i = 0; i < cl->capclasses; i++) {
-                        struct class_entry *e = &cl->classes[i];
-                        if (!e->id)
-                                continue;
-                        size_t k = e->hash & (cap - 1);
-                        while (tab[k].id)
-                                k = (k + 1) & (cap - 1);
-                        tab[k] = *e;
-                }
-                free(cl->classes);
-                cl->classes = tab;
-                cl->capclasses = cap;
+        uint64_t *id = kb_map_get_str(&cl->ids, cl->key.data, cl->key.len);
+        if (!id) {
+                unsigned char *key = kb_pool_alloc(&s->pool, cl->key.len);
+                memcpy(key, cl->key.data, cl->key.len);
+                id = kb_map_put_str(&cl->ids, key, cl->key.len, NULL);
+                *id = kb_map_count(&cl->ids);
         }
-        size_t k = h & (cl->capclasses - 1);
-        for (;; k = (k + 1) & (cl->capclasses - 1)) {
-                struct class_entry *e = &cl->classes[k];
-                if (!e->id) {
-                        unsigned char *key = kb_pool_alloc(&s->pool, cl->key.len);
-                        memcpy(key, cl->key.data, cl->key.len);
-                        e->hash = h;
-                        e->key = key;
-                        e->len = (uint32_t)cl->key.len;
-                        e->id = (uint32_t)++cl->nclasses;
-                        break;
-                }
-                if (e->hash == h && e->len == cl->key.len &&
-                    memcmp(e->key, cl->key.data, e->len) == 0)
-                        break;
-        }
-        t->eclass = cl->classes[k].id;
+        t->eclass = (uint32_t)*id;
         return t->eclass;
 }
 

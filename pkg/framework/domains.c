@@ -26,11 +26,10 @@ static const char *node_label(const struct kb_node *node, const char *key)
 static struct kb_domains *build(struct kb_session *s, const char *key)
 {
         struct kb_pool *pool = &s->pool;
-        size_t nn = s->nnodes, cap = 16;
-        while (cap < 2 * (nn + 1))
-                cap *= 2;
-        /* value hash -> domain id + 1 */
-        uint32_t *table = kb_xcalloc(cap, sizeof(*table));
+        size_t nn = s->nnodes;
+        /* label value -> domain id */
+        struct kb_map ids;
+        kb_map_init(&ids, KB_MAP_STR);
         const char **values = kb_xmalloc((nn + 1) * sizeof(*values));
         uint32_t *of = kb_pool_alloc(pool, (nn + 1) * sizeof(*of));
         uint32_t *count = kb_xcalloc(nn + 1, sizeof(*count));
@@ -42,15 +41,13 @@ static struct kb_domains *build(struct kb_session *s, const char *key)
                         keyless++;
                         continue;
                 }
-                size_t k = kb_hash(v, strlen(v), KB_HASH_SEED) & (cap - 1);
-                for (; table[k]; k = (k + 1) & (cap - 1))
-                        if (strcmp(values[table[k] - 1], v) == 0)
-                                break;
-                if (!table[k]) {
+                bool added;
+                uint64_t *id = kb_map_put_str(&ids, v, strlen(v), &added);
+                if (added) {
                         values[nd] = v;
-                        table[k] = ++nd;
+                        *id = nd++;
                 }
-                of[i] = table[k] - 1;
+                of[i] = (uint32_t)*id;
                 count[of[i]]++;
         }
         struct kb_domains *d = kb_pool_alloc(pool, sizeof(*d));
@@ -72,7 +69,7 @@ static struct kb_domains *build(struct kb_session *s, const char *key)
         d->start = start;
         d->nodes = nodes;
         d->nkeyless = keyless;
-        free(table);
+        kb_map_release(&ids);
         free(values);
         free(count);
         return d;

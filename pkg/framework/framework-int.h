@@ -13,7 +13,7 @@
  *                                              topology.c network topology
  *                                              hypernodes.c  HyperNodes into domains
  *                                              domains.c topology domains
- *   heap.c        priority queues
+ *   heap.c        priority queues                service.c shared per-session state
  *   points.c      registration and dispatchers   result.c  the result's lists
  *   model.c       names, counters, node accounting and task lists, lookups
  *
@@ -57,7 +57,6 @@ struct kb_cb_list {
 struct kb_select;
 struct kb_classes;
 struct kb_topology;
-struct kb_intern;
 struct kb__domains_list;
 struct kb__search;
 
@@ -87,23 +86,26 @@ struct kb_session {
         int cur_tier;
         struct kb_cb_list cb[KB_NPOINTS];
 
+        /* service.c: the session services made so far, in order. */
+        struct kb__service *services;
+        size_t nservices, capservices;
+
         /* open.c builds these arrays and what they point to; afterwards
          * model.c alone changes task statuses, job counters and node
          * accounting (through statements). */
         struct kb_node_info *nodes; /* sorted by name */
         size_t nnodes;
-        /* Node indices + 1 by the hash of their names (open addressing,
-         * ntable a power of two, 0 empty): kb_session_node in a probe or
-         * two, where a binary search over 5,000 names missed the cache a
-         * dozen times for each of 100,000 tasks. */
-        uint32_t *node_table;
-        size_t ntable;
+        /* Node indices by name: kb_session_node in a probe or two, where
+         * a binary search over 5,000 names missed the cache a dozen times
+         * for each of 100,000 tasks. */
+        struct kb_map node_ids;
         struct kb_task *tasks; /* our pods' tasks, then other schedulers' */
         size_t ntasks;
         struct kb_job **jobs; /* PodGroup jobs first (by name), then lone pods */
         size_t njobs;
         struct kb_queue_info *queues; /* sorted by name */
         size_t nqueues;
+        struct kb_map queue_ids; /* queue indices by name */
         struct kb_res total;
 
         /* model.c: every change to a node's accounting appends the node's
@@ -111,7 +113,7 @@ struct kb_session {
          * last looked; and the interned strings. */
         uint32_t *changes;
         size_t nchanges, capchanges;
-        struct kb_intern *interned;
+        struct kb_map interned; /* string -> the pool's copy */
 
         /* select.c and class.c; search.c; domains.c */
         struct kb_select *select;
@@ -299,6 +301,8 @@ void kb__topology_report(struct kb_session *s);
 
 /* Builds nodes, queues, jobs and tasks from the snapshot. */
 void kb__session_build(struct kb_session *s);
+/* A pod name's index for task order (kb_task.name_index), -1 for none. */
+int64_t kb__pod_name_index(const char *name);
 /* PodGroup and queue statuses and nominations into the result. */
 void kb__session_statuses(struct kb_session *s);
 /* inqueue.c: sends back to Pending the groups whose Inqueue timeout ran
@@ -313,5 +317,10 @@ void kb__session_positions(struct kb_session *s);
 extern unsigned kb__purity_violations;
 extern bool kb__purity_abort;
 #endif
+
+/* service.c: runs each service's ready (after the plugins open) and free
+ * (after they close). */
+void kb__services_ready(struct kb_session *s);
+void kb__services_release(struct kb_session *s);
 
 #endif /* KB_PKG_FRAMEWORK_INT_H */

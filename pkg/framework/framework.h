@@ -165,6 +165,7 @@ struct kb_queue_info;
  * shows everything on it.  Actions and plugins read tasks; only statements
  * change them.
  */
+#define KB_NAME_INDEX_UNREAD INT64_MIN
 struct kb_task {
         const struct kb_pod *pod;
         struct kb_job *job; /* NULL for another scheduler's pod */
@@ -175,6 +176,11 @@ struct kb_task {
         enum kb_task_status status;
         int32_t node; /* node index, -1 when none */
         int32_t priority;
+        /* The number after the pod name's last dash when the name has two
+         * dashes or more (Volcano's GetPodIndexUnderTask), else -1: task
+         * order's tie-break, read from the name the first time the task
+         * is compared (KB_NAME_INDEX_UNREAD until then). */
+        int64_t name_index;
         bool best_effort;
         /* volcano.sh/preemptable on the pod (annotation, else label):
          * absent means preemptable (Volcano master), anything but "true"
@@ -352,6 +358,25 @@ void kb_session_close(struct kb_session *s);
 int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
                    struct kb_result *result);
 
+/*
+ * A session service: state that several plugins share (the inter-pod
+ * index that predicates' filters and nodeorder's scores both read), made
+ * by the first plugin that asks for it while plugins open, and the same
+ * state returned to every later caller.  Once every plugin has opened,
+ * ready(state) runs (as the plugin that made it: callbacks it registers
+ * count as that plugin's); free(state) runs when the session closes, after
+ * the plugins' close.  The descriptor's address is the service's identity:
+ * one static const struct per service.  ready and free may be NULL.
+ * Session thread only.
+ */
+struct kb_service {
+        const char *name;
+        void *(*create)(struct kb_session *s);
+        void (*ready)(void *state);
+        void (*free)(void *state);
+};
+void *kb_session_service(struct kb_session *s, const struct kb_service *svc);
+
 /* Accessors used by actions and plugins. */
 struct kb_pool *kb_session_pool(struct kb_session *s);
 const struct kb_snapshot *kb_session_snapshot(struct kb_session *s);
@@ -445,23 +470,7 @@ void kb_statement_rollback(struct kb_statement *st, size_t mark);
 
 /* ---- priority queues ------------------------------------------------------ */
 
-/* A binary heap of pointers; cmp < 0 means a comes out before b.  Actions
- * keep queues, jobs and tasks in these, as Volcano's util.PriorityQueue. */
-typedef int (*kb_heap_cmp_fn)(void *ctx, const void *a, const void *b);
-struct kb_heap {
-        void **v;
-        size_t n, cap;
-        kb_heap_cmp_fn cmp;
-        void *ctx;
-};
-void kb_heap_init(struct kb_heap *h, kb_heap_cmp_fn cmp, void *ctx);
-void kb_heap_release(struct kb_heap *h);
-void kb_heap_push(struct kb_heap *h, void *item);
-void *kb_heap_pop(struct kb_heap *h); /* NULL when empty */
-static inline bool kb_heap_empty(const struct kb_heap *h)
-{
-        return h->n == 0;
-}
+/* Priority queues are kb_heap (pkg/base). */
 /* Heaps of jobs, queues or tasks in the session's order (kb_job_order,
  * kb_queue_order, kb_task_order): what every action keeps them in. */
 void kb_heap_init_jobs(struct kb_heap *h, struct kb_session *s);

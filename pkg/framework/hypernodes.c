@@ -57,6 +57,7 @@ struct link {
 struct hn_graph {
         const struct kb_hypernode **hn; /* sorted by name */
         size_t n;
+        struct kb_map ids;   /* name -> index in hn */
         struct link **links; /* per HyperNode: links to members */
         size_t *nlinks, *caplinks;
         uint8_t *color; /* cycle search: 0 new, 1 on the path, 2 done */
@@ -72,18 +73,8 @@ static int cmp_hn(const void *a, const void *b)
 
 static int64_t hn_find(const struct hn_graph *g, const char *name)
 {
-        size_t lo = 0, hi = g->n;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                int c = strcmp(g->hn[mid]->meta.name, name);
-                if (c == 0)
-                        return (int64_t)mid;
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return -1;
+        uint64_t *v = kb_map_get_str(&g->ids, name, strlen(name));
+        return v ? (int64_t)*v : -1;
 }
 
 /* The HyperNode members of every HyperNode. */
@@ -254,6 +245,14 @@ void kb__topology_from_hypernodes(struct kb_session *s)
         g.hn = kb_xmalloc((g.n + 1) * sizeof(*g.hn));
         memcpy(g.hn, snap->hypernodes, g.n * sizeof(*g.hn));
         qsort(g.hn, g.n, sizeof(*g.hn), cmp_hn);
+        kb_map_init(&g.ids, KB_MAP_STR);
+        for (size_t h = 0; h < g.n; h++) {
+                bool added;
+                uint64_t *v =
+                    kb_map_put_str(&g.ids, g.hn[h]->meta.name, strlen(g.hn[h]->meta.name), &added);
+                if (added) /* of two of one name, the first */
+                        *v = h;
+        }
         g.links = kb_xcalloc(g.n + 1, sizeof(*g.links));
         g.nlinks = kb_xcalloc(g.n + 1, sizeof(*g.nlinks));
         g.caplinks = kb_xcalloc(g.n + 1, sizeof(*g.caplinks));
@@ -280,5 +279,6 @@ void kb__topology_from_hypernodes(struct kb_session *s)
         free(g.color);
         free(g.path);
         free(parent);
+        kb_map_release(&g.ids);
         free(g.hn);
 }

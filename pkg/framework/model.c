@@ -206,43 +206,14 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
 
 struct kb_node_info *kb_session_node(struct kb_session *s, const char *name)
 {
-        if (s->node_table) {
-                size_t k = kb_hash(name, strlen(name), KB_HASH_SEED) & (s->ntable - 1);
-                for (; s->node_table[k]; k = (k + 1) & (s->ntable - 1)) {
-                        struct kb_node_info *n = &s->nodes[s->node_table[k] - 1];
-                        if (strcmp(n->name, name) == 0)
-                                return n;
-                }
-                return NULL;
-        }
-        size_t lo = 0, hi = s->nnodes;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                int c = strcmp(s->nodes[mid].name, name);
-                if (c == 0)
-                        return &s->nodes[mid];
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+        uint64_t *i = kb_map_get_str(&s->node_ids, name, strlen(name));
+        return i ? &s->nodes[*i] : NULL;
 }
 
 struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name)
 {
-        size_t lo = 0, hi = s->nqueues;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                int c = strcmp(s->queues[mid].name, name);
-                if (c == 0)
-                        return &s->queues[mid];
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+        uint64_t *i = kb_map_get_str(&s->queue_ids, name, strlen(name));
+        return i ? &s->queues[*i] : NULL;
 }
 
 bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *value)
@@ -260,22 +231,13 @@ bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *
 
 /* ---- interning ------------------------------------------------------------- */
 
-struct kb_intern {
-        struct kb_intern *next;
-        uint64_t hash;
-        const char *str;
-};
-
 const char *kb_session_intern(struct kb_session *s, const char *str)
 {
-        uint64_t h = kb_hash(str, strlen(str), KB_HASH_SEED);
-        for (struct kb_intern *e = s->interned; e; e = e->next)
-                if (e->hash == h && strcmp(e->str, str) == 0)
-                        return e->str;
-        struct kb_intern *e = kb_pool_alloc(&s->pool, sizeof(*e));
-        e->hash = h;
-        e->str = kb_pool_strdup(&s->pool, str);
-        e->next = s->interned;
-        s->interned = e;
-        return e->str;
+        size_t len = strlen(str);
+        uint64_t *v = kb_map_get_str(&s->interned, str, len);
+        if (v)
+                return (const char *)(uintptr_t)*v;
+        const char *copy = kb_pool_strdup(&s->pool, str);
+        *kb_map_put_str(&s->interned, copy, len, NULL) = (uint64_t)(uintptr_t)copy;
+        return copy;
 }

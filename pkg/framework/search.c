@@ -60,10 +60,9 @@ struct kb__prune {
 /* Scratch for one query at a time, reused across the session. */
 struct kb__search {
         uint32_t epoch;
-        uint32_t *failed; /* per node: == epoch when it failed a filter in this query */
-        uint32_t *listed; /* per node: == epoch when it is in the batch scorers' list */
-        uint32_t *heap;
-        size_t nheap, capheap;
+        uint32_t *failed;    /* per node: == epoch when it failed a filter in this query */
+        uint32_t *listed;    /* per node: == epoch when it is in the batch scorers' list */
+        struct kb_heap heap; /* tree nodes (never 0) by tree_before */
         struct kb_node_info **cand;
         uint8_t *cand_grad;
         double *cand_score;
@@ -86,7 +85,7 @@ void kb__search_release(struct kb_session *s)
                 return;
         free(S->failed);
         free(S->listed);
-        free(S->heap);
+        kb_heap_release(&S->heap);
         free(S->cand);
         free(S->cand_grad);
         free(S->cand_score);
@@ -105,6 +104,15 @@ static void next_epoch(struct kb_session *s, struct kb__search *S)
         }
 }
 
+static inline bool tree_before(const struct kb__cache *c, uint32_t a, uint32_t b);
+
+/* The search heap's order: the tree node with the better best node first
+ * (the heap's context is the cache being searched). */
+static int heap_cmp(void *c, const void *a, const void *b)
+{
+        return tree_before(c, (uint32_t)(uintptr_t)a, (uint32_t)(uintptr_t)b) ? -1 : 1;
+}
+
 static struct kb__search *scratch(struct kb_session *s)
 {
         struct kb__search *S = s->search;
@@ -116,10 +124,11 @@ static struct kb__search *scratch(struct kb_session *s)
                 S->cand = kb_xmalloc(nn * sizeof(*S->cand));
                 S->cand_grad = kb_xmalloc(nn * sizeof(*S->cand_grad));
                 S->cand_score = kb_xmalloc(nn * sizeof(*S->cand_score));
+                kb_heap_init(&S->heap, heap_cmp, NULL);
         }
         next_epoch(s, S);
         S->ncand = 0;
-        S->nheap = 0;
+        S->heap.n = 0;
         return S;
 }
 
@@ -322,38 +331,13 @@ static inline bool tree_before(const struct kb__cache *c, uint32_t a, uint32_t b
 
 static void heap_push(struct kb__search *S, const struct kb__cache *c, uint32_t k)
 {
-        KB_PUSH(S->heap, S->nheap, S->capheap, k);
-        size_t i = S->nheap - 1;
-        while (i > 0) {
-                size_t p = (i - 1) / 2;
-                if (!tree_before(c, S->heap[i], S->heap[p]))
-                        break;
-                uint32_t x = S->heap[i];
-                S->heap[i] = S->heap[p];
-                S->heap[p] = x;
-                i = p;
-        }
+        S->heap.ctx = (void *)c;
+        kb_heap_push(&S->heap, (void *)(uintptr_t)k);
 }
 
-static uint32_t heap_pop(struct kb__search *S, const struct kb__cache *c)
+static uint32_t heap_pop(struct kb__search *S)
 {
-        uint32_t top = S->heap[0];
-        S->heap[0] = S->heap[--S->nheap];
-        size_t i = 0;
-        for (;;) {
-                size_t l = 2 * i + 1, r = l + 1, m = i;
-                if (l < S->nheap && tree_before(c, S->heap[l], S->heap[m]))
-                        m = l;
-                if (r < S->nheap && tree_before(c, S->heap[r], S->heap[m]))
-                        m = r;
-                if (m == i)
-                        break;
-                uint32_t x = S->heap[i];
-                S->heap[i] = S->heap[m];
-                S->heap[m] = x;
-                i = m;
-        }
-        return top;
+        return (uint32_t)(uintptr_t)kb_heap_pop(&S->heap);
 }
 
 /* Whether node i's position is in the searched range. */
@@ -426,8 +410,8 @@ static int64_t best_first(struct kb_session *s, struct kb__search *S, struct kb_
                         }
                 }
         }
-        while (S->nheap) {
-                uint32_t k = heap_pop(S, c);
+        while (!kb_heap_empty(&S->heap)) {
+                uint32_t k = heap_pop(S);
                 if (!c->grad[k])
                         break;
                 uint32_t i = c->best[k];

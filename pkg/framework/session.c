@@ -62,6 +62,7 @@ struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct 
         kb__classes_init(s);
         kb__select_init(s);
         open_plugins(s);
+        kb__services_ready(s);
         kb__topology_build(s);
         return s;
 }
@@ -105,6 +106,7 @@ void kb_session_close(struct kb_session *s)
                         plugin->close(s, s->plugin_state[k]);
                 r->plugin_times[k].close = kb_now_mono() - t0;
         }
+        kb__services_release(s);
         kb__session_statuses(s);
         kb__topology_report(s);
 
@@ -115,6 +117,9 @@ void kb_session_close(struct kb_session *s)
         kb__statements_release(s);
         kb__topology_release(s);
         kb__points_release(s);
+        kb_map_release(&s->node_ids);
+        kb_map_release(&s->queue_ids);
+        kb_map_release(&s->interned);
         free(s->changes);
         kb_pool_release(&s->pool);
         r->duration = kb_now_mono() - r->duration;

@@ -27,8 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uthash.h>
-
 #include "framework/framework-int.h"
 
 /* ---- conf ------------------------------------------------------------------------ */
@@ -59,16 +57,14 @@ const struct kb_topology_conf *kb_topology_config(struct kb_session *s)
         return &topo(s)->conf;
 }
 
-struct label_key {
-        UT_hash_handle hh;
-        int32_t domain;
-        char key[]; /* "<parent>/<tier>/<value>" */
-};
-
 static void from_labels(struct kb_session *s)
 {
         struct kb_topology *t = s->topo;
-        struct label_key *keys = NULL, *e, *tmp;
+        /* "<parent>/<tier>/<value>" (in the pool) -> domain */
+        struct kb_map keys;
+        kb_map_init(&keys, KB_MAP_STR);
+        struct kb_buf key;
+        kb_buf_init(&key);
         for (size_t i = 0; i < s->nnodes; i++) {
                 const struct kb_meta *m = &s->nodes[i].node->meta;
                 int32_t parent = -1;
@@ -76,27 +72,22 @@ static void from_labels(struct kb_session *s)
                         const char *v = kb_meta_label(m, t->conf.labels[k]);
                         if (!v)
                                 continue;
-                        char *key = kb_xasprintf("%d/%zu/%s", parent, k, v);
-                        HASH_FIND_STR(keys, key, e);
-                        if (!e) {
-                                size_t n = strlen(key);
-                                e = kb_xmalloc(sizeof(*e) + n + 1);
-                                memcpy(e->key, key, n + 1);
-                                e->domain = kb__topology_add_domain(s, kb_pool_strdup(&s->pool, v),
-                                                                    t->conf.labels[k],
-                                                                    (int32_t)k + 1, parent, NULL);
-                                HASH_ADD_STR(keys, key, e);
+                        kb_buf_reset(&key);
+                        kb_buf_printf(&key, "%d/%zu/%s", parent, k, v);
+                        uint64_t *d = kb_map_get_str(&keys, key.data, key.len);
+                        if (!d) {
+                                d = kb_map_put_str(&keys, kb_pool_strdup(&s->pool, key.data),
+                                                   key.len, NULL);
+                                *d = (uint64_t)kb__topology_add_domain(
+                                    s, kb_pool_strdup(&s->pool, v), t->conf.labels[k],
+                                    (int32_t)k + 1, parent, NULL);
                         }
-                        free(key);
-                        parent = e->domain;
+                        parent = (int32_t)*d;
                 }
                 t->node_domain[i] = parent;
         }
-        HASH_ITER(hh, keys, e, tmp)
-        {
-                HASH_DEL(keys, e);
-                free(e);
-        }
+        kb_buf_release(&key);
+        kb_map_release(&keys);
 }
 
 /* Label values may repeat under different parents: name such a domain
@@ -104,34 +95,20 @@ static void from_labels(struct kb_session *s)
 static void qualify_names(struct kb_session *s)
 {
         struct kb_topology *t = s->topo;
-        struct label_key *names = NULL, *e, *tmp;
-        for (size_t i = 0; i < t->ndomains; i++) {
-                HASH_FIND_STR(names, t->domains[i].name, e);
-                if (e) {
-                        e->domain++;
-                        continue;
-                }
-                size_t n = strlen(t->domains[i].name);
-                e = kb_xcalloc(1, sizeof(*e) + n + 1);
-                memcpy(e->key, t->domains[i].name, n + 1);
-                e->domain = 1;
-                HASH_ADD_STR(names, key, e);
-        }
+        struct kb_map names; /* name -> how many domains have it */
+        kb_map_init(&names, KB_MAP_STR);
+        for (size_t i = 0; i < t->ndomains; i++)
+                ++*kb_map_put_str(&names, t->domains[i].name, strlen(t->domains[i].name), NULL);
         for (size_t i = 0; i < t->ndomains; i++) {
                 struct kb_domain *d = &t->domains[i];
-                HASH_FIND_STR(names, d->name, e);
-                if (e->domain < 2)
+                if (*kb_map_get_str(&names, d->name, strlen(d->name)) < 2)
                         continue;
                 d->name =
                     d->parent >= 0
                         ? kb_pool_printf(&s->pool, "%s/%s", t->domains[d->parent].name, d->name)
                         : kb_pool_printf(&s->pool, "%s (%s)", d->name, d->tier_name);
         }
-        HASH_ITER(hh, names, e, tmp)
-        {
-                HASH_DEL(names, e);
-                free(e);
-        }
+        kb_map_release(&names);
 }
 
 /* ---- layout and rooms --------------------------------------------------------------- */

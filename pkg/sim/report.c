@@ -1,6 +1,7 @@
 /*
  * A timed run's figures, for people (a table), for tools (the
- * "simulation" member of kbatch-sim's JSON) and for spreadsheets (CSV).
+ * "simulation" member of kbatch-sim's JSON), and several runs side by
+ * side (csv.c writes the CSV files, plot.c the SVG).
  *
  * What is measured, from struct kb_sim_report:
  *   utilisation   per resource, the requests of the pods holding room on
@@ -25,8 +26,7 @@
 
 #define NS_PER_S 1e9
 
-/* The resources a report shows: every one the nodes have, pods aside. */
-static int report_resources(const struct kb_sim_report *rep, int *idx)
+int kb__sim_resources(const struct kb_sim_report *rep, int *idx)
 {
         int n = 0;
         for (int i = 0; i < kb_res_count(); i++)
@@ -75,14 +75,9 @@ static int cmp_double(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-struct waits {
-        size_t gangs, started, finished;
-        double p50, p95, max, mean;
-};
-
-static struct waits queue_waits(const struct kb_sim_report *rep, const char *queue)
+struct kb__sim_waits kb__sim_queue_waits(const struct kb_sim_report *rep, const char *queue)
 {
-        struct waits w = {0};
+        struct kb__sim_waits w = {0};
         double *v = kb_xmalloc((rep->ngangs + 1) * sizeof(*v));
         for (size_t i = 0; i < rep->ngangs; i++) {
                 const struct kb_sim_gang *g = &rep->gangs[i];
@@ -257,7 +252,7 @@ static struct kb_value *jobs_json(const struct kb_sim_jobs *j)
 struct kb_value *kb_sim_report_to_json(const struct kb_sim_report *rep)
 {
         int idx[KB_RES_MAX];
-        int nidx = report_resources(rep, idx);
+        int nidx = kb__sim_resources(rep, idx);
         char ts[64];
         struct kb_value *o = kb_value_new(KB_VOBJECT);
         kb_format_time(rep->origin, ts, sizeof(ts));
@@ -281,7 +276,7 @@ struct kb_value *kb_sim_report_to_json(const struct kb_sim_report *rep)
         struct kb_value *queues = kb_value_new(KB_VARRAY);
         for (size_t i = 0; i < rep->nqueues; i++) {
                 const struct kb_sim_queue *q = &rep->queues[i];
-                struct waits w = queue_waits(rep, q->name);
+                struct kb__sim_waits w = kb__sim_queue_waits(rep, q->name);
                 struct kb_value *qo = kb_value_new(KB_VOBJECT);
                 struct kb_value *wo = kb_value_new(KB_VOBJECT);
                 kb_value_set(qo, "name", kb_value_new_string(q->name));
@@ -351,10 +346,10 @@ size_t kb_sim_report_unfinished(const struct kb_sim_report *rep)
         return n;
 }
 
-void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
+static void print_report(const struct kb_sim_report *rep, bool gangs, FILE *out)
 {
         int idx[KB_RES_MAX];
-        int nidx = report_resources(rep, idx);
+        int nidx = kb__sim_resources(rep, idx);
         int64_t end = kb__sim_end(rep);
         char ms[32], ck[32];
         size_t unfinished = kb_sim_report_unfinished(rep);
@@ -419,7 +414,7 @@ void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
                        "SHARE", "DESERVED", "");
         for (size_t i = 0; i < rep->nqueues; i++) {
                 const struct kb_sim_queue *q = &rep->queues[i];
-                struct waits w = queue_waits(rep, q->name);
+                struct kb__sim_waits w = kb__sim_queue_waits(rep, q->name);
                 struct kb_buf share, des;
                 kb_buf_init(&share);
                 kb_buf_init(&des);
@@ -441,6 +436,10 @@ void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
                 kb__table_row_take(&t, c);
         }
         kb__table_print(&t, out, "  ");
+        if (!gangs) {
+                fputc('\n', out);
+                return;
+        }
 
         fprintf(out, "\nGangs by arrival (times since the start, H:MM:SS)\n");
         kb__table_init(&t, 8, "GANG", "QUEUE", "PODS", "ARRIVAL", "START", "END", "WAIT", "WHY");
@@ -469,172 +468,14 @@ void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
         fputc('\n', out);
 }
 
-/* ---- CSV ----------------------------------------------------------------------- */
-
-static FILE *open_csv(const char *prefix, const char *what, char **path)
+void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out)
 {
-        size_t n = strlen(prefix);
-        if (n >= 4 && strcmp(prefix + n - 4, ".csv") == 0)
-                n -= 4;
-        *path = kb_xasprintf("%.*s-%s.csv", (int)n, prefix, what);
-        return fopen(*path, "w");
+        print_report(rep, true, out);
 }
 
-static int close_csv(FILE *f, char *path, char *err, size_t errlen)
+void kb_sim_report_print_summary(const struct kb_sim_report *rep, FILE *out)
 {
-        int rc = 0;
-        if (ferror(f) | fclose(f)) {
-                rc = -errno;
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        }
-        free(path);
-        return rc;
-}
-
-/* Value of series s at time t (its last point at or before t). */
-static const struct kb_res *value_at(const struct kb_sim_series *s, size_t *cursor, int64_t t)
-{
-        static const struct kb_res zero;
-        while (*cursor + 1 < s->n && s->v[*cursor + 1].t <= t)
-                (*cursor)++;
-        return s->n && s->v[*cursor].t <= t ? &s->v[*cursor].v : &zero;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-        int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-        return x < y ? -1 : x > y;
-}
-
-/* One row per moment anything changed: utilisation, then each queue's
- * share and deserved share, per resource. */
-static void write_timeline(const struct kb_sim_report *rep, FILE *f, const int *idx, int nidx)
-{
-        size_t n = rep->used.n, k = 0;
-        for (size_t q = 0; q < rep->nqueues; q++)
-                n += rep->queues[q].allocated.n + rep->queues[q].deserved.n;
-        int64_t *times = kb_xmalloc((n + 1) * sizeof(*times));
-        for (size_t i = 0; i < rep->used.n; i++)
-                times[k++] = rep->used.v[i].t;
-        for (size_t q = 0; q < rep->nqueues; q++) {
-                for (size_t i = 0; i < rep->queues[q].allocated.n; i++)
-                        times[k++] = rep->queues[q].allocated.v[i].t;
-                for (size_t i = 0; i < rep->queues[q].deserved.n; i++)
-                        times[k++] = rep->queues[q].deserved.v[i].t;
-        }
-        qsort(times, k, sizeof(*times), cmp_i64);
-        fputs("time_seconds", f);
-        for (int i = 0; i < nidx; i++)
-                fprintf(f, ",utilization %s", kb_res_name(idx[i]));
-        for (size_t q = 0; q < rep->nqueues; q++)
-                for (int w = 0; w < 2; w++)
-                        for (int i = 0; i < nidx; i++) {
-                                char *h =
-                                    kb_xasprintf("%s %s %s", rep->queues[q].name,
-                                                 w ? "deserved" : "share", kb_res_name(idx[i]));
-                                fputc(',', f);
-                                kb__csv_field(f, h);
-                                free(h);
-                        }
-        fputc('\n', f);
-        size_t ucur = 0;
-        size_t *cur = kb_xcalloc(2 * rep->nqueues + 1, sizeof(*cur));
-        for (size_t i = 0; i < k; i++) {
-                if (i && times[i] == times[i - 1])
-                        continue;
-                fprintf(f, "%.3f", (double)times[i] / NS_PER_S);
-                const struct kb_res *u = value_at(&rep->used, &ucur, times[i]);
-                for (int x = 0; x < nidx; x++)
-                        fprintf(f, ",%.4f", kb__sim_fraction(rep, u, idx[x]));
-                for (size_t q = 0; q < rep->nqueues; q++)
-                        for (int w = 0; w < 2; w++) {
-                                const struct kb_sim_series *s =
-                                    w ? &rep->queues[q].deserved : &rep->queues[q].allocated;
-                                const struct kb_res *v = value_at(s, &cur[2 * q + w], times[i]);
-                                for (int x = 0; x < nidx; x++)
-                                        fprintf(f, ",%.4f", kb__sim_fraction(rep, v, idx[x]));
-                        }
-                fputc('\n', f);
-        }
-        free(cur);
-        free(times);
-}
-
-static void csv_seconds(FILE *f, int64_t ns)
-{
-        if (ns >= 0)
-                fprintf(f, ",%.3f", (double)ns / NS_PER_S);
-        else
-                fputc(',', f);
-}
-
-int kb_sim_report_write_csv(const struct kb_sim_report *rep, const char *prefix, char *err,
-                            size_t errlen)
-{
-        int idx[KB_RES_MAX];
-        int nidx = report_resources(rep, idx);
-        char *path;
-        FILE *f = open_csv(prefix, "gangs", &path);
-        if (!f)
-                goto fail;
-        fputs("gang,kind,queue,pods,min_member,arrival_seconds,start_seconds,end_seconds,"
-              "wait_seconds,evictions,why\n",
-              f);
-        for (size_t i = 0; i < rep->ngangs; i++) {
-                const struct kb_sim_gang *g = &rep->gangs[i];
-                if (g->prior)
-                        continue;
-                kb__csv_field(f, g->name);
-                fprintf(f, ",%s,", g->lone ? "pod" : "podgroup");
-                kb__csv_field(f, g->queue);
-                fprintf(f, ",%d,%d", g->pods, g->min_member);
-                csv_seconds(f, g->arrival);
-                csv_seconds(f, g->start);
-                csv_seconds(f, g->end);
-                csv_seconds(f, g->start >= 0 ? g->start - g->arrival : -1);
-                fprintf(f, ",%d,", g->evictions);
-                kb__csv_field(f, g->start < 0 ? (g->why ? g->why : "never placed") : "");
-                fputc('\n', f);
-        }
-        if (close_csv(f, path, err, errlen))
-                return -EIO;
-
-        if (!(f = open_csv(prefix, "queues", &path)))
-                goto fail;
-        fputs("queue,gangs,started,finished,wait_p50_seconds,wait_p95_seconds,wait_max_seconds,"
-              "wait_mean_seconds",
-              f);
-        for (int i = 0; i < nidx; i++)
-                fprintf(f, ",average share %s,average deserved %s", kb_res_name(idx[i]),
-                        kb_res_name(idx[i]));
-        fputc('\n', f);
-        for (size_t q = 0; q < rep->nqueues; q++) {
-                struct waits w = queue_waits(rep, rep->queues[q].name);
-                kb__csv_field(f, rep->queues[q].name);
-                fprintf(f, ",%zu,%zu,%zu", w.gangs, w.started, w.finished);
-                if (w.started)
-                        fprintf(f, ",%.3f,%.3f,%.3f,%.3f", w.p50, w.p95, w.max, w.mean);
-                else
-                        fputs(",,,,", f);
-                for (int i = 0; i < nidx; i++)
-                        fprintf(f, ",%.4f,%.4f",
-                                kb__sim_average(rep, &rep->queues[q].allocated, idx[i],
-                                                kb__sim_end(rep)),
-                                kb__sim_average(rep, &rep->queues[q].deserved, idx[i],
-                                                kb__sim_end(rep)));
-                fputc('\n', f);
-        }
-        if (close_csv(f, path, err, errlen))
-                return -EIO;
-
-        if (!(f = open_csv(prefix, "timeline", &path)))
-                goto fail;
-        write_timeline(rep, f, idx, nidx);
-        return close_csv(f, path, err, errlen) ? -EIO : 0;
-fail:
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        free(path);
-        return -EIO;
+        print_report(rep, false, out);
 }
 
 /* ---- several confs, side by side (--compare-confs) --------------------------- */
@@ -654,7 +495,7 @@ void kb_sim_compare_print(const char *const *names, const struct kb_sim_report *
                 struct kb_value *doc = kb_value_new(KB_VOBJECT), *list = kb_value_new(KB_VARRAY);
                 for (size_t i = 0; i < n; i++) {
                         int idx[KB_RES_MAX];
-                        int nidx = report_resources(&reps[i], idx);
+                        int nidx = kb__sim_resources(&reps[i], idx);
                         struct kb_value *o = kb_value_new(KB_VOBJECT);
                         kb_value_set(o, "conf", kb_value_new_string(names[i]));
                         kb_value_set(o, "stop", kb_value_new_string(stop_name(reps[i].stop)));
@@ -704,7 +545,7 @@ void kb_sim_compare_print(const char *const *names, const struct kb_sim_report *
                         case 8: cells[i + 1] = fmt_num("%.0fs", x->wide_wait_max); break;
                         case 9: {
                                 int idx[KB_RES_MAX];
-                                int nidx = report_resources(rp, idx);
+                                int nidx = kb__sim_resources(rp, idx);
                                 cells[i + 1] = nidx ? pct(kb__sim_average(rp, &rp->used, idx[0],
                                                                          kb__sim_end(rp)))
                                                     : kb_xstrdup("-");

@@ -145,6 +145,10 @@ struct kb_sim_opts {
         int64_t period;          /* ns of simulated time between sessions (1 s) */
         int64_t default_runtime; /* ns, for pods of ours that declare none (1 h) */
         int64_t time_limit;      /* ns of simulated time at most (30 days) */
+        /* Whether time_limit was asked for: when not, and every pod of
+         * ours declares its runtime, the run has no limit (it ends: every
+         * pod ends, and a run where nothing can change stops as Stuck). */
+        bool time_limit_set;
         long max_sessions;       /* sessions at most; 0 for no limit */
 };
 void kb_sim_opts_init(struct kb_sim_opts *o);
@@ -203,7 +207,8 @@ struct kb_sim_report {
         size_t ngangs;
         struct kb_sim_queue *queues; /* by name */
         size_t nqueues;
-        size_t default_runtime_pods; /* pods of ours that ran opts.default_runtime */
+        size_t default_runtime_pods; /* pods of ours that started (at least once) and ran
+                                      * opts.default_runtime; not those that never ran */
         int64_t default_runtime;
         double wall; /* seconds the run took */
 };
@@ -221,6 +226,9 @@ struct kb_sim_step {
          * phases, queue states.  Otherwise a session run again on the same
          * cluster would decide the same, so the clock jumps. */
         bool changed;
+        /* The gangs of the run (not those done before it started), and how
+         * many have finished by this session. */
+        size_t gangs, finished;
 };
 typedef void (*kb_sim_step_fn)(void *arg, const struct kb_sim_step *step);
 
@@ -316,13 +324,21 @@ void kb_sim_compare_print(const char *const *names, const struct kb_sim_report *
  * not finished when it stopped. */
 size_t kb_sim_report_unfinished(const struct kb_sim_report *rep);
 void kb_sim_report_print_table(const struct kb_sim_report *rep, FILE *out);
+/* The same without the table of gangs (kbatch-sim --summary). */
+void kb_sim_report_print_summary(const struct kb_sim_report *rep, FILE *out);
 /* PREFIX-gangs.csv, PREFIX-queues.csv and PREFIX-timeline.csv (a ".csv"
  * ending of prefix is dropped first).  Returns 0 or a negative errno with
  * err naming the file. */
 int kb_sim_report_write_csv(const struct kb_sim_report *rep, const char *prefix, char *err,
                             size_t errlen);
-/* A self-contained SVG of utilisation and queue shares over time. */
+/* A self-contained SVG of utilisation, waiting gangs and pending demand per
+ * queue, and each queue's held and deserved share over time (plot.c says
+ * how to read it).  Returns 0 or a negative errno with err naming the file. */
 int kb_sim_report_write_svg(const struct kb_sim_report *rep, const char *path, char *err,
                             size_t errlen);
+/* --compare-confs --plot: the gangs waiting over time (all queues), one line
+ * per conf (names[i] for reps[i]).  Returns 0 or a negative errno. */
+int kb_sim_compare_write_svg(const char *const *names, const struct kb_sim_report *reps, size_t n,
+                             const char *path, char *err, size_t errlen);
 
 #endif /* KB_PKG_SIM_H */

@@ -3,6 +3,8 @@
  * and capacity planning:
  *
  *   nodes=N, node-cpu, node-memory, node-pods     N identical Ready nodes
+ *                                                 (labelled with hostname,
+ *                                                 os linux, arch amd64)
  *   groups=G, group-size=S, pod-cpu, pod-memory   G PodGroups of S pods,
  *                                                 minMember S
  *   queues=Q                                      queues q0..q(Q-1), weight
@@ -15,6 +17,10 @@
  *                                                 allocate spreads them (pod
  *                                                 g of all goes to node g mod
  *                                                 N), groups Running
+ *   packed=1                                      with running=1: each
+ *                                                 group's pods together,
+ *                                                 node after node (pod p of
+ *                                                 all on node p/S mod N)
  *   priority=P                                    the groups' and pods'
  *                                                 PriorityClass "priority-P"
  *                                                 (value P, created)
@@ -83,7 +89,7 @@
 struct spec {
         int64_t nodes, node_cpu, node_memory, node_pods;
         int64_t groups, group_size, pod_cpu, pod_memory, queues, besteffort;
-        int64_t running, priority;
+        int64_t running, packed, priority;
         int64_t interval; /* ns */
         int64_t deadline; /* ns: the pods' activeDeadlineSeconds (declared runtime); 0 none */
         int64_t group_size_max, blocks, racks, hypernodes;
@@ -110,6 +116,7 @@ static int parse_spec(const char *text, struct spec *sp, char *err, size_t errle
             {"queues", offsetof(struct spec, queues), false, false},
             {"besteffort-groups", offsetof(struct spec, besteffort), false, false},
             {"running", offsetof(struct spec, running), false, false},
+            {"packed", offsetof(struct spec, packed), false, false},
             {"priority", offsetof(struct spec, priority), false, false},
             {"group-size-max", offsetof(struct spec, group_size_max), false, false},
             {"blocks", offsetof(struct spec, blocks), false, false},
@@ -310,9 +317,11 @@ static void add_group(struct kb_cluster *c, const char *prefix, int64_t i, const
                         p->has_priority = true;
                 }
                 if (sp->running && c->nnodes) {
-                        p->node_name = kb_xstrdup(
-                            c->nodes[(size_t)(c->synthetic_placed++ % (int64_t)c->nnodes)]
-                                ->meta.name);
+                        int64_t at = c->synthetic_placed++;
+                        if (sp->packed)
+                                at /= sp->group_size;
+                        p->node_name =
+                            kb_xstrdup(c->nodes[(size_t)(at % (int64_t)c->nnodes)]->meta.name);
                         p->phase = KB_POD_RUNNING;
                 }
                 p->active_deadline = sp->deadline;
@@ -350,20 +359,24 @@ static int64_t rack_of(int64_t i, const struct spec *sp)
         return r < nracks ? r : nracks - 1;
 }
 
-/* Node labels: at most hostname, zone, block and rack. */
-#define NODE_LABELS 4
+/* Node labels: at most hostname, os, arch, zone, block and rack. */
+#define NODE_LABELS 6
 
 static void add_label(struct kb_node *n, const char *key, char *value)
 {
         n->meta.labels[n->meta.nlabels++] = (struct kb_kv){kb_xstrdup(key), value};
 }
 
-/* Node i's labels: kubernetes.io/hostname always, a zone with zones=, a
- * block and a rack with blocks=. */
+/* Node i's labels: kubernetes.io/hostname, os and arch always (the
+ * kubelet's well-known labels, so a pod selecting kubernetes.io/os: linux
+ * fits as on a real node), a zone with zones=, a block and a rack with
+ * blocks=. */
 static void label_node(struct kb_node *n, int64_t i, const struct spec *sp)
 {
         n->meta.labels = kb_xcalloc(NODE_LABELS, sizeof(*n->meta.labels));
         add_label(n, "kubernetes.io/hostname", kb_xstrdup(n->meta.name));
+        add_label(n, "kubernetes.io/os", kb_xstrdup("linux"));
+        add_label(n, "kubernetes.io/arch", kb_xstrdup("amd64"));
         if (sp->zones)
                 add_label(n, "topology.kubernetes.io/zone",
                           kb_xasprintf("zone-%lld", (long long)(i % sp->zones)));

@@ -7,9 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,72 +203,17 @@ size_t kb__value_index_slots(size_t n)
 
 /*
  * Keys are hashed with SipHash-1-3 under a key drawn at random once per
- * process: the keys of an object come from whoever sent it, and with a
- * hash anyone can compute (FNV, say) they could all be chosen to fall in
- * one run of slots, making each lookup a scan again (hash flooding).
+ * process (kb_siphash): the keys of an object come from whoever sent it,
+ * and with a hash anyone can compute (FNV, say) they could all be chosen
+ * to fall in one run of slots, making each lookup a scan again (hash
+ * flooding).  The index stays this module's own rather than a kb_map: it
+ * is 4 bytes a slot beside members that already hold their keys, and
+ * positions shift when a member is removed, where a kb_map slot is 32
+ * bytes and would copy what the members hold.
  */
-static uint64_t sip_k0, sip_k1;
-static pthread_once_t sip_once = PTHREAD_ONCE_INIT;
-
-static void sip_init(void)
-{
-        uint64_t k[2];
-        if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k)) {
-                /* No entropy to be had: still differs from run to run. */
-                struct timespec ts;
-                clock_gettime(CLOCK_REALTIME, &ts);
-                k[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-                k[1] = (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)&ts;
-        }
-        sip_k0 = k[0];
-        sip_k1 = k[1];
-}
-
-#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND                                                                                   \
-        do {                                                                                       \
-                v0 += v1;                                                                          \
-                v1 = ROTL(v1, 13);                                                                 \
-                v1 ^= v0;                                                                          \
-                v0 = ROTL(v0, 32);                                                                 \
-                v2 += v3;                                                                          \
-                v3 = ROTL(v3, 16);                                                                 \
-                v3 ^= v2;                                                                          \
-                v0 += v3;                                                                          \
-                v3 = ROTL(v3, 21);                                                                 \
-                v3 ^= v0;                                                                          \
-                v2 += v1;                                                                          \
-                v1 = ROTL(v1, 17);                                                                 \
-                v1 ^= v2;                                                                          \
-                v2 = ROTL(v2, 32);                                                                 \
-        } while (0)
-
 static uint64_t key_hash(const char *key)
 {
-        pthread_once(&sip_once, sip_init);
-        const unsigned char *p = (const unsigned char *)key;
-        size_t len = strlen(key);
-        uint64_t v0 = 0x736f6d6570736575ull ^ sip_k0, v1 = 0x646f72616e646f6dull ^ sip_k1;
-        uint64_t v2 = 0x6c7967656e657261ull ^ sip_k0, v3 = 0x7465646279746573ull ^ sip_k1;
-        for (; len - (size_t)(p - (const unsigned char *)key) >= 8; p += 8) {
-                uint64_t m = 0;
-                for (int i = 0; i < 8; i++)
-                        m |= (uint64_t)p[i] << (8 * i);
-                v3 ^= m;
-                SIPROUND;
-                v0 ^= m;
-        }
-        uint64_t b = (uint64_t)len << 56;
-        for (size_t i = 0; p[i]; i++)
-                b |= (uint64_t)p[i] << (8 * i);
-        v3 ^= b;
-        SIPROUND;
-        v0 ^= b;
-        v2 ^= 0xff;
-        SIPROUND;
-        SIPROUND;
-        SIPROUND;
-        return v0 ^ v1 ^ v2 ^ v3;
+        return kb_siphash(key, strlen(key));
 }
 
 void kb__value_index_add(uint32_t *idx, size_t slots, const struct kb_member *m, size_t pos)

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # W5 (preemption) and W5r (reclaim), part of make bench (docs/PERFORMANCE.md):
 # 5,000 nodes (32 cpu, 128Gi, 110 pods) full of running gangs (5,000 x 32
-# pods of 1 cpu, minMember 32, spread as allocate spreads them) and 100
-# pending gangs x 32 that need room:
+# pods of 1 cpu, minMember 32, striped: gang g's pod i on node
+# (32g + i) mod 5,000, so every node holds pods of 32 different gangs and
+# none can give a pod without cutting a gang) and 100 pending gangs x 32
+# that need room:
 #   W5   one queue; the running gangs have priority 10, the pending 1000;
 #        conf enqueue, allocate, preempt, backfill;
+#   W5p  W5 with each running gang's pods together on one node (packed=1);
 #   W5r  queues q0 (the running gangs) and q1 (the pending), weight 1;
 #        conf enqueue, allocate, reclaim, backfill.
 # Three sessions each (decisions apply between them).  Prints, per workload,
@@ -30,17 +33,19 @@ tiers='tiers:
   - name: proportion
   - name: nodeorder'
 printf 'actions: "enqueue, allocate, preempt, backfill"\n%s\n' "$tiers" >"$tmp/W5.conf"
+cp "$tmp/W5.conf" "$tmp/W5p.conf"
 printf 'actions: "enqueue, allocate, reclaim, backfill"\n%s\n' "$tiers" >"$tmp/W5r.conf"
 cluster="nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,group-size=32,pod-cpu=1,pod-memory=1Gi,running=1"
 pending="nodes=0,queues=0,groups=100,group-size=32,pod-cpu=1,pod-memory=1Gi"
 declare -A ARGS=(
   [W5]="--synthetic $cluster,queues=1,priority=10,prefix=lo --synthetic $pending,queue=q0,priority=1000,prefix=hi"
+  [W5p]="--synthetic $cluster,packed=1,queues=1,priority=10,prefix=lo --synthetic $pending,queue=q0,priority=1000,prefix=hi"
   [W5r]="--synthetic $cluster,queues=2,queue=q0,prefix=lo --synthetic $pending,queue=q1,prefix=hi"
 )
 
 printf '| %-8s | %-20s | %-10s | %-12s | %-18s | %-22s | %-22s |\n' workload "session 1 (s)" evictions "victim gangs" "gangs cut below min" "placed/pipelined by" "all bound by"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' ---------- ---------------------- ------------ -------------- -------------------- ------------------------ ------------------------
-for w in W5 W5r; do
+for w in W5 W5p W5r; do
   times=()
   for ((i = 0; i < RUNS; i++)); do
     # shellcheck disable=SC2086

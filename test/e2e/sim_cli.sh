@@ -190,6 +190,20 @@ else
         ok "--synthetic: the third gang waits"
 fi
 
+# Synthetic nodes carry the kubelet's well-known labels: a pod selecting
+# kubernetes.io/os: linux and kubernetes.io/arch: amd64 binds to one.
+cat >"$TMP/linux.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: needs-linux}
+spec:
+  schedulerName: kbatch
+  nodeSelector: {kubernetes.io/os: linux, kubernetes.io/arch: amd64}
+  containers: [{name: c, resources: {requests: {cpu: '1'}}}]
+EOF
+run "--synthetic nodes are labelled os and arch" 0 --output json --synthetic nodes=1 "$TMP/linux.yaml"
+check "a pod selecting os and arch binds to a synthetic node" "$TMP/out" '"pod":"default/needs-linux","node":"node-000001"'
+
 # W6 in small: 20 nodes in 2 zones, 4 gangs of 5 whose pods must not share
 # a node, 2 of them also spread over the zones (maxSkew 1), under a conf that
 # packs (mostrequested): all 20 bind, and no gang twice on a node (without
@@ -351,6 +365,21 @@ check "--compare-confs: one column per conf" "$TMP/out" "greedy.conf"
 check "--compare-confs: greedy's longest wait" "$TMP/out" "wait max "
 if grep -Eq '^wait max +511s +129s *$' "$TMP/out"; then ok "--compare-confs: 511 s against 129 s"
 else bad "--compare-confs: longest waits"; cat "$TMP/out"; fi
+got=0
+# --plot overlays the queue lengths: one line per conf, named in the legend.
+got=0
+"$SIM" --swf "$TMP/easy.swf" --compare-confs "$TMP/greedy.conf,$TMP/easy.conf" --plot "$TMP/cmp.svg" \
+        --output json >"$TMP/out" 2>"$TMP/err" || got=$?
+if [ "$got" = 0 ]; then ok "--compare-confs --plot runs"; else bad "--compare-confs --plot: exit $got"; cat "$TMP/err"; fi
+check "--compare-confs --plot: an SVG" "$TMP/cmp.svg" "Queue length: gangs waiting, one line per conf"
+check "--compare-confs --plot: greedy in the legend" "$TMP/cmp.svg" "greedy.conf</text>"
+check "--compare-confs --plot: easy in the legend" "$TMP/cmp.svg" "easy.conf</text>"
+# Greedy keeps W waiting alone from 0:10 to 8:41; EASY has W and L
+# waiting together from 0:21 to 1:40.
+check "--compare-confs --plot: greedy's queue" "$TMP/cmp.svg" "mean wait 0:02:07, peak 1 waiting"
+check "--compare-confs --plot: easy's queue" "$TMP/cmp.svg" "mean wait 0:00:54, peak 2 waiting"
+n=$(grep -c '<polyline' "$TMP/cmp.svg" || true)
+if [ "$n" = 2 ]; then ok "--compare-confs --plot: one line per conf"; else bad "--compare-confs --plot: $n lines"; fi
 got=0
 "$SIM" --swf "$TMP/easy.swf" --compare-confs "$TMP/greedy.conf,$TMP/nope.conf" >"$TMP/out" 2>"$TMP/err" || got=$?
 if [ "$got" = 2 ]; then ok "--compare-confs: a missing conf exits 2"; else bad "missing conf: exit $got"; fi

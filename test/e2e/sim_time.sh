@@ -79,7 +79,29 @@ check "csv: team-b's waits" "$TMP/run-queues.csv" "team-b,2,2,2,300.000,1500.000
 check "csv: the timeline header" "$TMP/run-timeline.csv" "time_seconds,utilization cpu,utilization memory"
 check "csv: the timeline at 0:50" "$TMP/run-timeline.csv" "3000.000,0.2500,"
 check "svg: an SVG document" "$TMP/run.svg" '<svg xmlns="http://www.w3.org/2000/svg"'
-check "svg: a legend naming a queue" "$TMP/run.svg" "team-a held (average 38%)"
+# The picture shows waiting (issue 23): a panel of gangs waiting per queue,
+# with each queue's waits (team-b's b-sweep waits 25 minutes), a panel of
+# their pending demand (team-b's b-sweep asks 12 of 16 cpu), and one small
+# panel per queue of held against deserved, the deserved dashes drawn on
+# top so they show where the two are equal.
+check "svg: a panel of gangs waiting" "$TMP/run.svg" "Gangs waiting (arrived, not started), per queue"
+check "svg: team-b's waits in its legend" "$TMP/run.svg" "team-b: wait p95 0:25:00, max 0:25:00"
+check "svg: team-a's waits in its legend" "$TMP/run.svg" "team-a: wait p95 0:20:00, max 0:20:00"
+check "svg: pending demand per queue" "$TMP/run.svg" "team-b: peak 75%"
+check "svg: the run's waits in the heading" "$TMP/run.svg" "5 gang(s) finished; wait p95 0:25:00, max 0:25:00"
+check "svg: a small panel per queue" "$TMP/run.svg" "average: held 38%, deserved 44%"
+n=$(grep -c 'stroke="#111111"' "$TMP/run.svg" || true)
+if [ "$n" = 2 ]; then ok "svg: a deserved line per queue, drawn over what it holds"
+else bad "svg: $n deserved lines, want 2 (team-a, team-b)"; fi
+if python3 - "$TMP/run.svg" <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read()
+# Each small panel draws the held fill before the deserved dashes.
+fills = [m.start() for m in re.finditer(r'<polygon fill="#', svg)]
+dashes = [m.start() for m in re.finditer(r'stroke="#111111"', svg)]
+assert len(fills) == 2 and all(f < d for f, d in zip(fills, dashes)), (fills, dashes)
+PY
+then ok "svg: deserved dashes on top of the held fill"; else bad "svg: drawing order"; fi
 check "svg: utilisation per resource" "$TMP/run.svg" "cpu (average 69%)"
 if grep -q 'href\|<script\|<image' "$TMP/run.svg"; then
         bad "svg: refers to something outside itself"
@@ -94,6 +116,36 @@ if command -v rsvg-convert >/dev/null 2>&1; then
         fi
 fi
 
+# ---- --progress and --summary (issue 23) ------------------------------------------
+
+# stderr is a file here: no progress unless asked.
+run "no progress when stderr is no terminal" 0 --until-done --output json "$TRACE"
+if grep -q "simulated" "$TMP/err"; then bad "progress on a file unasked"; else ok "no progress unasked"; fi
+run "--progress" 0 --until-done --progress --output json "$TRACE"
+check "--progress: the last line" "$TMP/err" "kbatch-sim: simulated 1:00:00, 13 session(s), 5 of 5 gang(s) finished"
+check "--progress: the first session" "$TMP/err" "kbatch-sim: simulated 0:00:00, 1 session(s), 0 of 5 gang(s) finished"
+if grep -q $'\r' "$TMP/err"; then bad "--progress: carriage returns in a file"; else ok "--progress: whole lines in a file"; fi
+run "--progress=false" 0 --until-done --progress=false --output json "$TRACE"
+if grep -q "simulated" "$TMP/err"; then bad "--progress=false still shows progress"; else ok "--progress=false"; fi
+run "--progress=maybe" 2 --until-done --progress=maybe "$TRACE"
+check "--progress: a bad value is named" "$TMP/err" '--progress: want true or false, got "maybe"'
+
+run "--summary table" 0 --until-done --summary --output table "$TRACE"
+check "--summary: the queues" "$TMP/out" "team-a    3       3          5m         20m        20m"
+if grep -q "Gangs by arrival\|default/b-sweep" "$TMP/out"; then bad "--summary: a table of gangs"
+else ok "--summary: no table of gangs"; fi
+run "--summary json" 0 --until-done --summary --output json "$TRACE"
+if python3 - "$TMP/out" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+sim = doc["simulation"]
+assert doc["sessions"] == [], doc["sessions"]
+assert "podGroups" not in sim and "pods" not in sim, list(sim)
+assert sim["finishedGangs"]["finished"] == 5, sim["finishedGangs"]
+assert {q["name"] for q in sim["queues"]} == {"default", "team-a", "team-b"}
+PY
+then ok "--summary json: figures, no gang lists, no sessions"; else bad "--summary json"; fi
+
 # ---- runs that cannot finish -----------------------------------------------------
 
 # cluster.yaml's too-big (6 pods of 6 cpu) never fits: the run stops once
@@ -107,9 +159,43 @@ check "pods without a PodGroup are gangs of their own" "$TMP/out" '"pod":"defaul
 
 # At 0:45 b-sweep and b-tune run and a-big has not arrived: three gangs
 # unfinished; the next session would be at 0:50.
-run "--time-limit" 0 --until-done --time-limit 45m --output json "$TRACE"
-check "the time limit says so" "$TMP/err" "stopped at --time-limit with 3 gang(s) unfinished"
+# A run cut off there is no result to read as one: a warning and exit 3.
+run "--time-limit" 3 --until-done --time-limit 45m --output json "$TRACE"
+check "the time limit says so" "$TMP/err" "kbatch-sim: warning: stopped at --time-limit with 3 gang(s) unfinished"
 check "stop is TimeLimit" "$TMP/out" '"stop":"TimeLimit"'
+
+# The default limit fits the input: a pod declaring 800h, longer than the
+# default 720h, runs to its end when every pod declares its runtime (Done,
+# makespan 800h = 2,880,000 s); with one more pod that declares none (so
+# runs the default 1h), the 720h limit stands and the run stops there.
+cat >"$TMP/long.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: long, annotations: {kbatch.io/runtime: 800h}}
+spec:
+  schedulerName: kbatch
+  containers: [{name: c, resources: {requests: {cpu: '1'}}}]
+EOF
+run "every runtime declared: no limit" 0 --until-done --output json "$TMP/long.yaml"
+check "the 800h pod finishes" "$TMP/out" '"stop":"Done"'
+check "its makespan is 800h" "$TMP/out" '"makespanSeconds":2880000'
+cat "$TMP/long.yaml" >"$TMP/long2.yaml"
+cat >>"$TMP/long2.yaml" <<'EOF'
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: short}
+spec:
+  schedulerName: kbatch
+  containers: [{name: c, resources: {requests: {cpu: '1'}}}]
+EOF
+run "a pod without a runtime: the 720h limit" 3 --until-done --output json "$TMP/long2.yaml"
+check "it stops at the limit" "$TMP/out" '"stop":"TimeLimit"'
 
 # ---- bad input ------------------------------------------------------------------------
 

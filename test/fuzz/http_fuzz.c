@@ -26,7 +26,7 @@
 
 #include <microhttpd.h>
 
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 static void quiet(char severity, const char *msg, void *arg)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 #include "value/value-int.h"
 
 static struct kb_value *json(const char *text)
@@ -310,6 +310,98 @@ static int make_pdb(struct kb_apiserver *srv, const char *name, const char *min,
                  name, min);
         return request(srv, "POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets", body,
                        NULL, r);
+}
+
+/* What the store tells its observers, counted. */
+struct seen {
+        int creates, updates, removals, gone;
+        char last_gone[64];
+};
+
+static void seen_write(void *arg, const struct kb_rtype *rt, const char *key,
+                       const struct kb_value *old, const struct kb_value *now)
+{
+        struct seen *s = arg;
+        if (strcmp(rt->resource, "configmaps"))
+                return;
+        if (!old)
+                s->creates++;
+        else if (!now)
+                s->removals++;
+        else
+                s->updates++;
+        (void)key;
+}
+
+static void seen_gone(void *arg, const char *uid)
+{
+        struct seen *s = arg;
+        s->gone++;
+        snprintf(s->last_gone, sizeof(s->last_gone), "%s", uid);
+}
+
+/* The layers: storage tells observers of writes (the simulated cluster is
+ * one), every built-in kind is one descriptor registered once, and the
+ * simulated nodes carry kubelet's well-known labels. */
+static void test_layers(void **state)
+{
+        (void)state;
+        struct kb_apiserver_opts o;
+        kb_apiserver_opts_init(&o);
+        o.seed = 7;
+        struct kb_apiserver *srv = kb_apiserver_new(&o);
+        struct seen s = {0};
+        struct kb_store_observer ob = {seen_write, seen_gone, &s};
+        pthread_mutex_lock(&srv->mu);
+        kb__store_observe(srv, &ob);
+        pthread_mutex_unlock(&srv->mu);
+        struct kb_api_resp r;
+        const char *cm = "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
+                         "\"metadata\":{\"name\":\"c\"},\"data\":{\"a\":\"1\"}}";
+        assert_int_equal(
+            request(srv, "POST", "/api/v1/namespaces/default/configmaps", cm, NULL, &r), 201);
+        kb_api_resp_release(&r);
+        const char *cm2 = "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
+                          "\"metadata\":{\"name\":\"c\"},\"data\":{\"a\":\"2\"}}";
+        assert_int_equal(
+            request(srv, "PUT", "/api/v1/namespaces/default/configmaps/c", cm2, NULL, &r), 200);
+        kb_api_resp_release(&r);
+        assert_int_equal(s.gone, 0);
+        assert_int_equal(
+            request(srv, "DELETE", "/api/v1/namespaces/default/configmaps/c", NULL, NULL, &r), 200);
+        kb_api_resp_release(&r);
+        assert_int_equal(s.creates, 1);
+        assert_int_equal(s.updates, 1);
+        assert_int_equal(s.removals, 1);
+        assert_int_equal(s.gone, 1); /* the collector hears of every owner gone */
+        assert_int_equal(strlen(s.last_gone), 36);
+
+        /* One descriptor per built-in kind, each registered once and
+         * found by its group, version and resource. */
+        size_t n;
+        const struct kb_apikind *const *kinds = kb__kinds(&n);
+        assert_true(n >= 20);
+        pthread_mutex_lock(&srv->mu);
+        for (size_t i = 0; i < n; i++) {
+                struct kb_rtype *rt =
+                    kb__type_find(srv, kinds[i]->group, kinds[i]->version, kinds[i]->resource);
+                assert_non_null(rt);
+                assert_ptr_equal(rt->k, kinds[i]);
+                for (size_t j = 0; j < i; j++)
+                        assert_false(!strcmp(kinds[i]->group, kinds[j]->group) &&
+                                     !strcmp(kinds[i]->resource, kinds[j]->resource));
+        }
+        pthread_mutex_unlock(&srv->mu);
+
+        /* Simulated nodes carry the labels a kubelet gives every node. */
+        char err[128];
+        assert_int_equal(kb_apiserver_add_nodes(srv, "2:cpu=4,memory=8Gi", err, sizeof(err)), 0);
+        assert_int_equal(request(srv, "GET", "/api/v1/nodes/node-2", NULL, NULL, &r), 200);
+        assert_non_null(strstr(r.body.data, "\"kubernetes.io/os\":\"linux\""));
+        assert_non_null(strstr(r.body.data, "\"kubernetes.io/arch\":\"amd64\""));
+        assert_non_null(strstr(r.body.data, "\"kubernetes.io/hostname\":\"node-2\""));
+        kb_api_resp_release(&r);
+        kb_apiserver_free(srv);
 }
 
 static void test_disruption_budgets(void **state)
@@ -778,7 +870,7 @@ int main(void)
             cmocka_unit_test(test_accept),         cmocka_unit_test(test_event_versions),
             cmocka_unit_test(test_secret_data),    cmocka_unit_test(test_index),
             cmocka_unit_test(test_fieldsets),      cmocka_unit_test(test_disruption_budgets),
-            cmocka_unit_test(test_hostile_bodies),
+            cmocka_unit_test(test_hostile_bodies), cmocka_unit_test(test_layers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

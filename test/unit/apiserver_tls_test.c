@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 struct fixture {
         char dir[64];

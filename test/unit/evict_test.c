@@ -9,9 +9,12 @@
  * session would place last goes first, so of one job's pods x-x-0 .. x-x-3
  * (pod-name index order) x-x-3 goes first.
  */
+#include <stdlib.h>
+
 #include "testutil.h"
 
 #include "manifests.h"
+#include "actions/actions-int.h"
 
 /* clang-format off */
 
@@ -788,6 +791,107 @@ static const struct kb_scenario topology_aware[] = {
 
 /* clang-format on */
 
+/*
+ * The "nothing to spare" memo is kept per rule set, not per preemptor job:
+ * a node that gave nothing to one gang's preemptors is not looked at again
+ * for the next gang of the queue when it has not changed and the next gang
+ * has no task on it (the same candidates).  n0..n7 (2 cpu) hold gangs
+ * lo0..lo3 (4 pods of 1 cpu, minMember 4, priority 10) striped: lo g's pod
+ * i on node (4g + i) mod 8, so every node holds pods of two gangs and no
+ * node can give anything without cutting a gang.  hi0 then hi1 (4 pods of 1
+ * cpu, minMember 4, priority 1000) wait.
+ *
+ * Preempt, hi0-x-0: no free room; parts: all 8 nodes are looked at and
+ * give nothing (8 scans); whole: lo0 first (same priority, size and
+ * creation as the others, first by name), evicted from n0..n3, and hi0's
+ * four pods take the room it leaves.  hi1-x-0: n0..n3 changed and are
+ * looked at again (4 scans); n4..n7 did not, and the memo hi0's scans left
+ * answers for them; whole: lo1 goes, from n4..n7 (lo0's pods are being
+ * released and not offered again).  12 scans a run; a memo kept per job
+ * looks at n4..n7 again for hi1: 16.  Each scenario runs twice (caches and
+ * full scan), so 24.  The jobs are sorted for whole-gang eviction once a
+ * run: for hi1 their order still holds (lo0 has nothing placed, the others
+ * are unchanged), where sorting at every call did it twice.
+ */
+#define STRIPE_NODES NODE_RES("n0", "2", "8Gi", "110") NODE_RES("n1", "2", "8Gi", "110") \
+        NODE_RES("n2", "2", "8Gi", "110") NODE_RES("n3", "2", "8Gi", "110") \
+        NODE_RES("n4", "2", "8Gi", "110") NODE_RES("n5", "2", "8Gi", "110") \
+        NODE_RES("n6", "2", "8Gi", "110") NODE_RES("n7", "2", "8Gi", "110")
+#define STRIPE_GANG(g, a, b, c, d) LO_PG(g, "4") \
+        RUN_POD(g "-x-0", g, a, "1", "", LO) RUN_POD(g "-x-1", g, b, "1", "", LO) \
+        RUN_POD(g "-x-2", g, c, "1", "", LO) RUN_POD(g "-x-3", g, d, "1", "", LO)
+#define HI_GANG(g, created) PG(g, "4", created, ", priorityClassName: hi") \
+        WAIT_POD(g "-x-0", g, "1", "", HI) WAIT_POD(g "-x-1", g, "1", "", HI) \
+        WAIT_POD(g "-x-2", g, "1", "", HI) WAIT_POD(g "-x-3", g, "1", "", HI)
+
+static void test_memo_per_rule_set(void **state)
+{
+        (void)state;
+        static const char *const parts[] = {
+            STRIPE_NODES CLASSES,
+            STRIPE_GANG("lo0", "n0", "n1", "n2", "n3") STRIPE_GANG("lo1", "n4", "n5", "n6", "n7"),
+            STRIPE_GANG("lo2", "n0", "n1", "n2", "n3") STRIPE_GANG("lo3", "n4", "n5", "n6", "n7"),
+            HI_GANG("hi0", "2024-01-02") HI_GANG("hi1", "2024-01-03"),
+        };
+        char *manifests = kb_xasprintf("%s%s%s%s", parts[0], parts[1], parts[2], parts[3]);
+        const struct kb_scenario sc = {
+            .name = "preempt: a node that gave nothing is not asked again for the same rules",
+            .conf = PREEMPT_CONF,
+            .manifests = manifests,
+            .binds = "",
+            .evicted = "lo0-x-0 lo0-x-1 lo0-x-2 lo0-x-3 lo1-x-0 lo1-x-1 lo1-x-2 lo1-x-3",
+            .phases = "lo2=Running lo3=Running",
+        };
+        kb__evict_node_scans = kb__evict_whole_sorts = 0;
+        kb_run_scenario(&sc);
+        assert_int_equal(kb__evict_node_scans, 24);
+        assert_int_equal(kb__evict_whole_sorts, 2);
+        free(manifests);
+}
+
+/*
+ * The cheapest node is found without asking every node for its victims.
+ * n0..n3 (2 cpu) each hold one whole gang of two 1-cpu pods (minMember 2,
+ * priority 10): g0 made 2024-01-01 on n0, g1 01-04 on n1, g2 01-03 on n2,
+ * g3 01-04 on n3.  hi (one 1-cpu pod, priority 1000) waits, and the one
+ * queue is at its share, so a node's victims are checked against the
+ * queue too.  Any node can give only its whole gang: 2 victims of priority
+ * 10, so the cheapest is the newest gang (Volcano's victim order takes the
+ * newest first), and of g1 and g3, equal, the first node: n1.  Each node's
+ * bound (without the vote) is exact here; asked cheapest bound first: n1,
+ * then n3 (equal, not chosen), then n2's bound is dearer than n1's offer
+ * and the search stops.  2 nodes asked a run (a scan asks 4), 4 in the two
+ * runs.  Session 2: hi-x-0 binds to n1.
+ */
+#define WHOLE_GANG(g, node, day) PG(g, "2", "2024-01-" day, ", priorityClassName: lo") \
+        RUN_POD(g "-x-0", g, node, "1", ", creationTimestamp: '2024-01-" day "T00:00:00Z'", LO) \
+        RUN_POD(g "-x-1", g, node, "1", ", creationTimestamp: '2024-01-" day "T00:00:00Z'", LO)
+
+static void test_cheapest_node_by_bounds(void **state)
+{
+        (void)state;
+        static const char *const parts[] = {
+            NODE_RES("n0", "2", "8Gi", "110") NODE_RES("n1", "2", "8Gi", "110")
+                NODE_RES("n2", "2", "8Gi", "110") NODE_RES("n3", "2", "8Gi", "110") CLASSES,
+            WHOLE_GANG("g0", "n0", "01") WHOLE_GANG("g1", "n1", "04"),
+            WHOLE_GANG("g2", "n2", "03") WHOLE_GANG("g3", "n3", "04"),
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "1", "", HI),
+        };
+        char *manifests = kb_xasprintf("%s%s%s%s", parts[0], parts[1], parts[2], parts[3]);
+        const struct kb_scenario sc = {
+            .name = "preempt: the cheapest node is found without asking every node",
+            .conf = PREEMPT_CONF,
+            .sessions = 2,
+            .manifests = manifests,
+            .binds = "hi-x-0=n1",
+            .evicted = "g1-x-0 g1-x-1",
+        };
+        kb__evict_offers = 0;
+        kb_run_scenario(&sc);
+        assert_int_equal(kb__evict_offers, 4);
+        free(manifests);
+}
+
 TABLE_TEST(preempt)
 TABLE_TEST(reclaim)
 TABLE_TEST(kube_batch)
@@ -800,6 +904,8 @@ int main(void)
             cmocka_unit_test(test_reclaim),
             cmocka_unit_test(test_kube_batch),
             cmocka_unit_test(test_topology_aware),
+            cmocka_unit_test(test_memo_per_rule_set),
+            cmocka_unit_test(test_cheapest_node_by_bounds),
         };
         return cmocka_run_group_tests_name("evict", tests, NULL, NULL);
 }

@@ -320,6 +320,19 @@ static void test_task_default_order(void **state)
         t9.name = "a";
         t10.name = "b";
         tx.name = "c";
+        /* As the session makes tasks (open.c). */
+        t9.name_index = kb__pod_name_index(p9.meta.name);
+        t10.name_index = kb__pod_name_index(p10.meta.name);
+        tx.name_index = kb__pod_name_index(px.meta.name);
+        assert_int_equal(t9.name_index, 9);
+        assert_int_equal(t10.name_index, 10);
+        assert_int_equal(tx.name_index, -1);
+        /* Two dashes at least, digits only after the last, not too big. */
+        assert_int_equal(kb__pod_name_index("job-3"), -1);
+        assert_int_equal(kb__pod_name_index("a-b-"), -1);
+        assert_int_equal(kb__pod_name_index("a-b-1x"), -1);
+        assert_int_equal(kb__pod_name_index("a-b-c-007"), 7);
+        assert_int_equal(kb__pod_name_index("a-b-99999999999"), -1);
         /* Numeric index, not string order and not creation. */
         assert_true(kb_task_order(s, &t9, &t10) < 0);
         /* One side without an index: creation time (10 < 15). */
@@ -343,6 +356,8 @@ static void test_task_default_order(void **state)
         tb.pod = &pb;
         ta.name = "default/x-y-1";
         tb.name = "default/z-w-1";
+        ta.name_index = kb__pod_name_index(pa.meta.name);
+        tb.name_index = kb__pod_name_index(pb.meta.name);
         assert_true(kb_task_order(s, &tb, &ta) < 0);
         bare_free(s);
 }

@@ -26,6 +26,7 @@
 
 #include "framework/framework.h"
 #include "manifests.h"
+#include "plugins/plugins-int.h"
 #include "sim/sim.h"
 
 /* clang-format off */
@@ -1092,6 +1093,38 @@ static void test_random_against_full_scan(void **state)
         }
 }
 
+/*
+ * The inter-pod index is a session service: with the default conf,
+ * predicates' filters (required anti-affinity) and nodeorder's scores
+ * (preferred affinity) both read it, and it is built once per session,
+ * not once per plugin (issue 22).  The binds are those of a run where each
+ * plugin reads the same counts: g-0 and g-1 apart (the anti-affinity),
+ * each next to web's pod where it can be (n1, the preferred affinity).
+ */
+static void test_index_built_once(void **state)
+{
+        (void)state;
+        /* clang-format off */
+        const char *cluster =
+            ZNODE("n1", "a") ZNODE("n2", "b")
+            LFOREIGN("web", "n1", "1", "app: web", "")
+            LGANG("g", "2", "2", "app: g",
+                  "      affinity: {"
+                  "podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [" TERM_F("app: g", HOSTNAME) "]}, "
+                  "podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [" WTERM_F("100", "app: web", HOSTNAME) "]}}\n");
+        /* clang-format on */
+        unsigned before = kb__ipod_builds;
+        char *got = kb_test_run_binds(cluster, kb_default_conf_yaml, false, 1);
+        assert_int_equal(kb__ipod_builds - before, 1);
+        assert_string_equal(got, "g-0=n1 g-1=n2 [default/g Running ] ");
+        free(got);
+        /* Two sessions: the second has nothing pending and builds none. */
+        before = kb__ipod_builds;
+        got = kb_test_run_binds(cluster, kb_default_conf_yaml, false, 2);
+        assert_int_equal(kb__ipod_builds - before, 1);
+        free(got);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1105,6 +1138,7 @@ int main(void)
             cmocka_unit_test(test_decode_defaults),
             cmocka_unit_test(test_bad_pod_in_session),
             cmocka_unit_test(test_random_against_full_scan),
+            cmocka_unit_test(test_index_built_once),
             cmocka_unit_test(test_volcano),
         };
         return cmocka_run_group_tests_name("placement", tests, NULL, NULL);

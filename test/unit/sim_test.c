@@ -1185,6 +1185,47 @@ static void test_clock_stuck(void **state)
         kb_cluster_release(&c);
 }
 
+/* Pods that never started ran no runtime, default or not: the report
+ * counts only those that ran the default (issue 23: it counted every pod
+ * of ours without kbatch.io/runtime). */
+static void test_clock_default_runtime_counted_when_run(void **state)
+{
+        (void)state;
+        const char *text =
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {allocatable: {cpu: '2', memory: 8Gi}}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: plain}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'1'}}}]}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: timed, annotations: "
+            "{kbatch.io/runtime: 5m}}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'1'}}}]}\n"
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: huge}\nspec: {minMember: 2}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: huge-0, annotations: "
+            "{scheduling.k8s.io/group-name: huge}}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'3'}}}]}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: huge-1, annotations: "
+            "{scheduling.k8s.io/group-name: huge}}\n"
+            "spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: "
+            "'3'}}}]}\n";
+        struct kb_cluster c;
+        struct kb_sim_report rep;
+        struct steps st;
+        lone_pods = true;
+        run_timed(text, kb_default_conf_yaml, &c, &rep, &st);
+        lone_pods = false;
+        assert_int_equal(rep.stop, KB_SIM_STUCK);
+        assert_int_equal(gang(&rep, "default/huge")->start, -1);
+        assert_int_equal(gang(&rep, "default/plain")->end, 3600 * 1000000000LL);
+        /* plain ran the default hour; huge's two pods never ran. */
+        assert_int_equal(rep.default_runtime_pods, 1);
+        kb_sim_report_release(&rep);
+        kb_cluster_release(&c);
+}
+
 /* ---- the conf ---------------------------------------------------------------- */
 
 /* Volcano's default volcano-scheduler.conf, as its chart ships it. */
@@ -1530,6 +1571,7 @@ int main(void)
             cmocka_unit_test(test_clock_completion),
             cmocka_unit_test(test_clock_eviction_grace),
             cmocka_unit_test(test_clock_stuck),
+            cmocka_unit_test(test_clock_default_runtime_counted_when_run),
         };
         return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

@@ -1,19 +1,10 @@
 /*
- * Simulation, so a job manifest runs end to end with no kubelet and no
- * controller manager.  Runs on the simulation thread, one tick at a time,
- * with srv->mu held.  The controllers have files of their own: nodes.c
- * (simulated nodes), kubelet.c, jobctl.c (the Job controller), vcjobctl.c
- * (Volcano's Job controller); this file
- * holds the tick and the condition helpers they share.
+ * Status conditions as the simulated kubelets and controllers write them:
+ * {type, status, lastProbeTime, lastTransitionTime, reason}.
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "api/api.h"
 
 struct kb_value *kb__condition(const char *type, const char *status, const char *reason,
                                const char *ts)
@@ -49,18 +40,4 @@ struct kb_value *kb__conds_of(struct kb_value *st)
                 kb_value_set(st, "conditions", conds);
         }
         return conds;
-}
-
-void kb__sim_tick(struct kb_apiserver *srv)
-{
-        struct kb_rtype *pods = kb__type_find(srv, "", "v1", "pods");
-        struct kb_rtype *jobs = kb__type_find(srv, "batch", "v1", "jobs");
-        double now = kb__now();
-        kb__sim_reap(srv, pods, now);
-        if (srv->opts.kubelet)
-                kb__sim_kubelet(srv, pods, now);
-        if (srv->opts.job_controller) {
-                kb__sim_job_controller(srv, jobs, pods);
-                kb__sim_vcjob_controller(srv, pods);
-        }
 }

@@ -5,7 +5,7 @@
  * when kbatch.io/sim-exit-code is not 0).  A pod deleted with a grace
  * period goes once the period is over.
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,19 +13,6 @@
 #include <string.h>
 
 #include "api/api.h"
-
-/* A Go duration ("90s", "1h30m"), as kbatch-sim reads its runtimes: the
- * same parser, so a value means the same in both; a negative one is no
- * runtime. */
-bool kb__parse_duration(const char *s, double *out)
-{
-        int64_t ns;
-        char why[160];
-        if (!s || kb_duration_parse(s, &ns, why, sizeof(why)) || ns < 0)
-                return false;
-        *out = (double)ns / 1e9;
-        return true;
-}
 
 static const struct kb_value *find_node(struct kb_apiserver *srv, const char *name)
 {

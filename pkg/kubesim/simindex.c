@@ -23,10 +23,12 @@
  *   tick: p starts         -> to_start {}, finish [(start+30s, p)]
  *   p deleted with grace   -> reap [(deletionTimestamp, p)]
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "api/api.h"
 
 struct kb_keyset {
         UT_hash_handle hh;
@@ -297,21 +299,10 @@ static void observe_job(struct kb_simindex *si, enum kb_sim_ctl ctl, const char 
         set_add(&si->dirty[ctl], key);
 }
 
-bool kb__is_vcjobs(const struct kb_rtype *rt)
-{
-        return rt && rt->custom && !strcmp(rt->group, "batch.volcano.sh") &&
-               !strcmp(rt->resource, "jobs");
-}
-
-bool kb__is_podgroups(const struct kb_rtype *rt)
-{
-        return rt && rt->custom && !strcmp(rt->group, "scheduling.volcano.sh") &&
-               !strcmp(rt->resource, "podgroups");
-}
-
-void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const char *key,
+void kb__sim_observe(void *arg, const struct kb_rtype *rt, const char *key,
                      const struct kb_value *old, const struct kb_value *now)
 {
+        struct kb_apiserver *srv = arg;
         if (!srv->simidx)
                 srv->simidx = kb_xcalloc(1, sizeof(*srv->simidx));
         struct kb_simindex *si = srv->simidx;
@@ -327,6 +318,19 @@ void kb__sim_observe(struct kb_apiserver *srv, const struct kb_rtype *rt, const 
                 if (now)
                         owners_update(si, &si->pgowners, now, key, +1, false);
         }
+}
+
+/* A Go duration ("90s", "1h30m"), as kbatch-sim reads its runtimes: the
+ * same parser, so a value means the same in both; a negative one is no
+ * runtime. */
+bool kb__parse_duration(const char *s, double *out)
+{
+        int64_t ns;
+        char why[160];
+        if (!s || kb_duration_parse(s, &ns, why, sizeof(why)) || ns < 0)
+                return false;
+        *out = (double)ns / 1e9;
+        return true;
 }
 
 /* ---- what the controllers ask ------------------------------------------- */
@@ -401,7 +405,7 @@ void kb__strv_free(char **v, size_t n)
         free(v);
 }
 
-void kb__sim_index_free(struct kb_apiserver *srv)
+void kb_kubesim_free(struct kb_apiserver *srv)
 {
         struct kb_simindex *si = srv->simidx;
         if (!si)

@@ -3,7 +3,7 @@
  * - succeeded) pods active, replaces failed ones up to backoffLimit, and
  * sets Complete or Failed.
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 #include "workload/workload.h"
 
 #include <inttypes.h>

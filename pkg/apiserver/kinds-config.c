@@ -1,6 +1,7 @@
 /*
- * Table columns of the config, RBAC and apps kinds, as upstream prints
- * them (table.c has the pods, nodes, jobs and the rest):
+ * The config, RBAC and apps kinds: one descriptor each (struct kb_apikind),
+ * with their table columns as upstream prints them (KB_KIND_LIST in
+ * kinds.c lists them):
  *   configmaps          NAME DATA AGE
  *   secrets             NAME TYPE DATA AGE
  *   serviceaccounts     NAME SECRETS AGE
@@ -8,12 +9,14 @@
  *   (cluster)roles      NAME CREATED AT
  *   (cluster)rolebindings NAME ROLE AGE | USERS GROUPS SERVICEACCOUNTS
  */
-#include "apiserver/apiserver-int.h"
+#include "apiserver/apiserver-http.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "apiserver/k8s.pb-c.h"
 
 static int64_t members(const struct kb_value *v)
 {
@@ -178,34 +181,139 @@ static void binding_row(struct kb_apiserver *srv, const struct kb_value *obj,
         subjects(cells, subs, "ServiceAccount");
 }
 
-bool kb__more_printers(struct kb_rtype *rt)
-{
-        static const struct {
-                const char *group, *resource;
-                const struct kb_col *cols;
-                size_t n;
-                kb_row_fn row;
-        } printers[] = {
-            {"", "configmaps", cm_cols, KB_ARRAY_SIZE(cm_cols), cm_row},
-            {"", "secrets", secret_cols, KB_ARRAY_SIZE(secret_cols), secret_row},
-            {"", "serviceaccounts", sa_cols, KB_ARRAY_SIZE(sa_cols), sa_row},
-            {"apps", "deployments", deploy_cols, KB_ARRAY_SIZE(deploy_cols), deploy_row},
-            {"rbac.authorization.k8s.io", "roles", role_cols, KB_ARRAY_SIZE(role_cols), role_row},
-            {"rbac.authorization.k8s.io", "clusterroles", role_cols, KB_ARRAY_SIZE(role_cols),
-             role_row},
-            {"rbac.authorization.k8s.io", "rolebindings", binding_cols, KB_ARRAY_SIZE(binding_cols),
-             binding_row},
-            {"rbac.authorization.k8s.io", "clusterrolebindings", binding_cols,
-             KB_ARRAY_SIZE(binding_cols), binding_row},
-        };
-        for (size_t i = 0; i < KB_ARRAY_SIZE(printers); i++) {
-                if (!strcmp(printers[i].group, rt->group) &&
-                    !strcmp(printers[i].resource, rt->resource)) {
-                        rt->cols = printers[i].cols;
-                        rt->ncols = printers[i].n;
-                        rt->row = printers[i].row;
-                        return true;
-                }
-        }
-        return false;
-}
+/* ---- the descriptors ----------------------------------------------------------- */
+
+const struct kb_apikind kb__kind_configmaps = {
+    .group = "",
+    .version = "v1",
+    .resource = "configmaps",
+    .kind = "ConfigMap",
+    .namespaced = true,
+    .shorts = {"cm"},
+    .validate = kb__validate_configmap,
+    .cols = cm_cols,
+    .ncols = KB_ARRAY_SIZE(cm_cols),
+    .row = cm_row,
+    .proto = &kbk8s__config_map__descriptor,
+};
+
+const struct kb_apikind kb__kind_secrets = {
+    .group = "",
+    .version = "v1",
+    .resource = "secrets",
+    .kind = "Secret",
+    .namespaced = true,
+    .validate = kb__validate_secret,
+    .normalize = kb__secret_normalize,
+    .cols = secret_cols,
+    .ncols = KB_ARRAY_SIZE(secret_cols),
+    .row = secret_row,
+    .proto = &kbk8s__secret__descriptor,
+};
+
+const struct kb_apikind kb__kind_serviceaccounts = {
+    .group = "",
+    .version = "v1",
+    .resource = "serviceaccounts",
+    .kind = "ServiceAccount",
+    .namespaced = true,
+    .shorts = {"sa"},
+    .cols = sa_cols,
+    .ncols = KB_ARRAY_SIZE(sa_cols),
+    .row = sa_row,
+    .proto = &kbk8s__service_account__descriptor,
+};
+
+const struct kb_apikind kb__kind_deployments = {
+    .group = "apps",
+    .version = "v1",
+    .resource = "deployments",
+    .kind = "Deployment",
+    .namespaced = true,
+    .has_status = true,
+    .shorts = {"deploy"},
+    .all = true,
+    .cols = deploy_cols,
+    .ncols = KB_ARRAY_SIZE(deploy_cols),
+    .row = deploy_row,
+    .proto = &kbk8s__deployment__descriptor,
+};
+
+const struct kb_apikind kb__kind_roles = {
+    .group = "rbac.authorization.k8s.io",
+    .version = "v1",
+    .resource = "roles",
+    .kind = "Role",
+    .namespaced = true,
+    .validate = kb__validate_role,
+    .cols = role_cols,
+    .ncols = KB_ARRAY_SIZE(role_cols),
+    .row = role_row,
+    .proto = &kbk8s__role__descriptor,
+};
+
+const struct kb_apikind kb__kind_rolebindings = {
+    .group = "rbac.authorization.k8s.io",
+    .version = "v1",
+    .resource = "rolebindings",
+    .kind = "RoleBinding",
+    .namespaced = true,
+    .validate = kb__validate_rolebinding,
+    .cols = binding_cols,
+    .ncols = KB_ARRAY_SIZE(binding_cols),
+    .row = binding_row,
+    .proto = &kbk8s__role_binding__descriptor,
+};
+
+const struct kb_apikind kb__kind_clusterroles = {
+    .group = "rbac.authorization.k8s.io",
+    .version = "v1",
+    .resource = "clusterroles",
+    .kind = "ClusterRole",
+    .validate = kb__validate_role,
+    .cols = role_cols,
+    .ncols = KB_ARRAY_SIZE(role_cols),
+    .row = role_row,
+    .proto = &kbk8s__cluster_role__descriptor,
+};
+
+const struct kb_apikind kb__kind_clusterrolebindings = {
+    .group = "rbac.authorization.k8s.io",
+    .version = "v1",
+    .resource = "clusterrolebindings",
+    .kind = "ClusterRoleBinding",
+    .validate = kb__validate_rolebinding,
+    .cols = binding_cols,
+    .ncols = KB_ARRAY_SIZE(binding_cols),
+    .row = binding_row,
+    .proto = &kbk8s__cluster_role_binding__descriptor,
+};
+
+/* The access reviews: create-only, answered by reviews.c. */
+const struct kb_apikind kb__kind_selfsubjectaccessreviews = {
+    .group = "authorization.k8s.io",
+    .version = "v1",
+    .resource = "selfsubjectaccessreviews",
+    .kind = "SelfSubjectAccessReview",
+    .create = kb__create_access_review,
+    .proto = &kbk8s__self_subject_access_review__descriptor,
+};
+
+const struct kb_apikind kb__kind_selfsubjectrulesreviews = {
+    .group = "authorization.k8s.io",
+    .version = "v1",
+    .resource = "selfsubjectrulesreviews",
+    .kind = "SelfSubjectRulesReview",
+    .namespaced = true,
+    .create = kb__create_rules_review,
+    .proto = &kbk8s__self_subject_rules_review__descriptor,
+};
+
+const struct kb_apikind kb__kind_selfsubjectreviews = {
+    .group = "authentication.k8s.io",
+    .version = "v1",
+    .resource = "selfsubjectreviews",
+    .kind = "SelfSubjectReview",
+    .create = kb__create_self_review,
+    .proto = &kbk8s__self_subject_review__descriptor,
+};

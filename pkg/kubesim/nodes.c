@@ -3,7 +3,7 @@
  * creates Ready nodes node-1..node-4 (prefix=NAME changes "node"), each
  * with a lease in kube-node-lease.
  */
-#include "apiserver/apiserver-int.h"
+#include "kubesim/kubesim-int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "api/api.h"
 
-int kb__sim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, size_t errlen)
+int kb_kubesim_add_nodes(struct kb_apiserver *srv, const char *spec, char *err, size_t errlen)
 {
         char *copy = kb_xstrdup(spec);
         char *colon = strchr(copy, ':');
