@@ -48,8 +48,6 @@ long  pkg/api/api.h
 long  plugins/interpod.c
 long  cmd/kubectl-kbatch/main.c
 main  cmd/kubectl-kbatch/main.c
-# Being split on this branch.
-long  actions/evict.c
 EOF
 
 pass=0
