@@ -29,11 +29,6 @@ trap 'rm -rf "$TMP"' EXIT
 #   main  PATH          a program's main.c may be over 120 lines
 # Strike a line once its area is fixed: the check then holds there too.
 cat >"$TMP/exceptions" <<'EOF'
-# pkg/apiserver: issue 22 splits it into layered sibling modules; after
-# the first step (merged) its simulation files (sim, simindex, kubelet,
-# jobctl, vcjobctl) and kinds (types, defaults, vcjobkind) still call each
-# other in a circle.
-cycle pkg/apiserver *
 # pkg/scheduler/status.c holds seven concerns; pending pods' conditions
 # move out of it (issue 22), and events.c with them.
 long  pkg/scheduler/status.c
@@ -75,9 +70,15 @@ done
 total_edges=0
 for m in "${modules[@]}"; do
         OBJ="$ROOT/$m"
-        objs=("$OBJ"/*.o)
-        if [ ! -e "${objs[0]}" ]; then
-                bad "$m: no objects under $OBJ"
+        # The objects of today's sources: a build directory keeps the
+        # objects of files since removed or moved.
+        objs=()
+        for c in "$m"/*.c; do
+                o="$OBJ/$(basename "$c" .c).o"
+                [ -e "$o" ] && objs+=("$o")
+        done
+        if [ "${#objs[@]}" = 0 ] || [ "${#objs[@]}" != "$(ls "$m"/*.c | wc -l)" ]; then
+                bad "$m: not every source has its object under $OBJ (build first)"
                 continue
         fi
         edges "${objs[@]}" >"$TMP/edges"
@@ -113,7 +114,9 @@ if [ "$total_edges" -lt 100 ]; then
 fi
 
 # pkg/framework draws more: model.c at the bottom, session.c on top.
-edges "$ROOT/pkg/framework"/*.o >"$TMP/edges"
+fw=()
+for c in pkg/framework/*.c; do fw+=("$ROOT/pkg/framework/$(basename "$c" .c).o"); done
+edges "${fw[@]}" >"$TMP/edges"
 up=$(awk '$1 == "model" { printf "%s ", $2 }' "$TMP/edges")
 if [ -n "$up" ]; then bad "model.c calls into other framework files: $up"; else
         ok "model.c calls nothing above it"; fi
