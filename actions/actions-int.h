@@ -1,8 +1,9 @@
 /*
  * What actions share (not a public interface: the actions' only public
  * symbols are their kb_action descriptors): placing a task with evictions
- * (evict.c, for preempt and reclaim), and allocate's turn with its network
- * topology path (allocate.c, topology.c).
+ * (evict.c, parts.c, whole.c, victims.c, for preempt and reclaim), and
+ * allocate's turn with its task loop and network topology path
+ * (allocate.c, tasks.c, topology.c).
  */
 #ifndef KB_ACTIONS_ACTIONS_INT_H
 #define KB_ACTIONS_ACTIONS_INT_H
@@ -49,15 +50,15 @@ struct kb__evictor {
         /* Scratch, owned by evict.c. */
         struct kb__memo *memo; /* per node */
         uint32_t epoch;
-        uint32_t *own;     /* per node: own_stamp where the preemptor's job has tasks */
+        uint32_t *own; /* per node: own_stamp where the preemptor's job has tasks */
         uint32_t own_stamp;
         struct kb__whole *whole; /* place_whole's jobs, kept sorted between calls */
         size_t nwhole;
         struct kb__bound *bounds; /* place_parts: per node that may give */
-        bool *picked;      /* per task index */
-        int32_t *pdb_left; /* per PodDisruptionBudget: disruptions left */
-        uint32_t *taken;   /* per job index */
-        bool *skip;        /* per job index */
+        bool *picked;             /* per task index */
+        int32_t *pdb_left;        /* per PodDisruptionBudget: disruptions left */
+        uint32_t *taken;          /* per job index */
+        bool *skip;               /* per job index */
         struct kb_task **cand, **out, **pick, **best;
         size_t cap;
 };
@@ -69,7 +70,83 @@ struct kb__evictor {
  * were sorted for a whole-gang eviction (place_whole); tests count them,
  * never time. */
 extern unsigned long kb__evict_node_scans, kb__evict_whole_sorts, kb__evict_offers;
+#define COUNT(c) ((c)++)
+#else
+#define COUNT(c) ((void)0)
 #endif
+
+/* evict.c, parts.c: what a node offered, and what it may still give. */
+typedef bool (*kb__rule_fn)(const struct kb_task *, const struct kb_task *);
+
+struct cost {
+        size_t victims;
+        int32_t top_priority; /* the highest job priority among them */
+        double oldest;        /* the earliest creation among them */
+        /* Topology-aware preemption (kube-scheduler's order): */
+        size_t pdb_broken;  /* victims that would break a PodDisruptionBudget */
+        int32_t top_pod;    /* the highest pod priority among them */
+        int64_t sum;        /* the sum of (pod priority + 2^31) */
+        double top_started; /* the earliest creation among those of top_pod */
+};
+
+struct kb__memo {
+        uint32_t epoch;   /* the evictor's epoch when written (kb__evictor_forget) */
+        uint32_t version; /* the node's version when it gave nothing */
+        uint32_t job, eclass;
+        kb__rule_fn rule;
+        bool set;
+        /* The node's version when none of its candidates could go without
+         * cutting a gang, for preemptors of this queue under this rule,
+         * best-effort or not (the status rule tells them apart), and of
+         * this job when the rule reads it (e->per_job) and the job has
+         * tasks on the node: where it has none, preempt's rules give every
+         * job of the queue the same candidates, so the memo is shared by
+         * the rule set, not kept per job (one per job cost 100 gangs a
+         * scan of 5,000 nodes each, W5 in docs/PERFORMANCE.md).  That holds
+         * for every such preemptor until the node changes: in preempt and
+         * reclaim jobs only lose tasks, so what a job can spare only
+         * shrinks. */
+        uint32_t nospare_version, nospare_queue, nospare_job;
+        kb__rule_fn nospare_rule;
+        bool nospare_best_effort;
+        bool nospare_set;
+        /* place_parts' bound on what the node may give (node_offer with lb)
+         * for preemptors of this class under this rule set, while the node
+         * is unchanged.  Within an epoch jobs only lose tasks, so a job's
+         * spare tasks only go away: a node that could give nothing still
+         * cannot (a job can become whole on it only by losing spare tasks
+         * elsewhere, and then it had spare ones here too), and the bound
+         * only grows, so the one kept stays a bound. */
+        uint32_t lb_version, lb_queue, lb_job, lb_eclass;
+        kb__rule_fn lb_rule;
+        bool lb_best_effort, lb_set, lb_gives;
+        struct cost lb;
+};
+
+/* Whether req fits avail in every resource req asks for (a node may be over
+ * committed in a resource the task does not ask for). */
+static inline bool kb__fits(const struct kb_res *req, const struct kb_res *avail)
+{
+        for (int i = 0; i < KB_RES_MAX; i++)
+                if (req->q[i] > 0 && req->q[i] > avail->q[i])
+                        return false;
+        return true;
+}
+
+/* victims.c: e's scratch arrays (cand, out, pick, best) for n tasks;
+ * victims cheapest first (Volcano's BuildVictimsPriorityQueue order); the
+ * queue's answer for t, when the action asks it; step 1 (room free or being
+ * freed; the queue's answer asked unless queue_known); and evicting
+ * v[0..n) for t in e's statement. */
+void kb__evictor_reserve(struct kb__evictor *e, size_t n);
+void kb__sort_victims(struct kb_session *s, const struct kb_task *t, struct kb_task **v, size_t n);
+bool kb__evict_queue_takes(struct kb__evictor *e, const struct kb_task *t);
+bool kb__evict_place_free(struct kb__evictor *e, struct kb_task *t, bool queue_known);
+void kb__evict_all(struct kb__evictor *e, const struct kb_task *t, struct kb_task *const *v,
+                   size_t n);
+/* Steps 2 (parts.c) and 3 (whole.c): whether t was placed. */
+bool kb__evict_place_parts(struct kb__evictor *e, struct kb_task *t);
+bool kb__evict_place_whole(struct kb__evictor *e, struct kb_task *t);
 
 void kb__evictor_init(struct kb__evictor *e, struct kb_session *s, const char *action);
 void kb__evictor_release(struct kb__evictor *e);
@@ -96,7 +173,7 @@ bool kb__never_preempts(struct kb_session *s, const struct kb_task *t);
 bool kb__victim_status_ok(const struct kb_task *preemptor, const struct kb_task *v,
                           bool running_only);
 
-/* ---- allocate (allocate.c) and its network topology path (topology.c) ---- */
+/* ---- allocate (allocate.c), its task loop (tasks.c) and its network topology path (topology.c) */
 
 struct kb__alloc_job {
         struct kb_heap tasks; /* pending tasks not yet tried */

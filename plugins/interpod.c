@@ -168,7 +168,7 @@ static const struct nslabels *ns_find(const struct kb__ipod *ix, const char *nam
 
 static const char *pod_ns(const struct kb_pod *p)
 {
-        return p->meta.namespace ? p->meta.namespace : "default";
+        return kb_meta_ns(&p->meta);
 }
 
 bool kb__term_matches(const struct kb__ipod *ix, const struct kb_pod_term *t,

@@ -165,13 +165,6 @@ static bool valid_name(const char *s)
         return true;
 }
 
-static double wall_now(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* ---- why ------------------------------------------------------------------------- */
 
 enum target { ANY, POD, PODGROUP };
@@ -227,7 +220,7 @@ static void print_podgroup(struct cli *c, const struct kb_value *pg, const char 
                 kb_ctl_count_pods(pods, name, &counts);
         struct kb_buf out;
         kb_buf_init(&out);
-        kb_ctl_why_podgroup(pg, pods ? &counts : NULL, wall_now(), &out);
+        kb_ctl_why_podgroup(pg, pods ? &counts : NULL, kb_now_wall(), &out);
         fputs(out.data, stdout);
         kb_buf_release(&out);
         kb_value_free(pods);
@@ -260,7 +253,7 @@ static int why_pod(struct cli *c, const struct kb_value *pod)
         }
         struct kb_buf out;
         kb_buf_init(&out);
-        kb_ctl_why_pod(pod, state, wall_now(), &out);
+        kb_ctl_why_pod(pod, state, kb_now_wall(), &out);
         fputs(out.data, stdout);
         kb_buf_release(&out);
         if (!served)

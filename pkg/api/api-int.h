@@ -107,7 +107,7 @@ int kb__api_taint_effect(const char *s, enum kb_taint_effect *out);
  * name (matchFields: In, NotIn), pod or namespace labels (In, NotIn,
  * Exists, DoesNotExist). */
 enum kb__sel_kind { KB__SEL_NODE_LABEL, KB__SEL_NODE_FIELD, KB__SEL_LABEL };
-/* One requirement ({key, operator, values}) at path into r (pod.c). */
+/* One requirement ({key, operator, values}) at path into r (selector.c). */
 int kb__api_selector_req(struct kb__api_dec *d, const struct kb_value *v, const char *path,
                          enum kb__sel_kind kind, struct kb_selector_req *r);
 void kb__api_reqs_free(struct kb_selector_req *r, size_t n);
@@ -120,6 +120,9 @@ void kb__api_reqs_free(struct kb_selector_req *r, size_t n);
  * stay empty.
  */
 void kb__api_pod_placement(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod);
+/* pod->requests and pod->best_effort from spec's containers, init
+ * containers and overhead (requests.c's banner says how). */
+int kb__api_pod_requests(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod);
 void kb__api_pod_placement_free(struct kb_pod *pod);
 
 /* The group a pod joins, its controller, and what the PodGroup kbatch
@@ -158,10 +161,13 @@ int kb__api_meta(struct kb__api_dec *d, const struct kb_value *doc, bool namespa
         } while (0)
 
 /* A metav1.LabelSelector ({matchLabels, matchExpressions}) at path
- * (podplace.c): matchLabels become In requirements; absent or null leaves
+ * (selector.c): matchLabels become In requirements; absent or null leaves
  * out unset (it matches nothing); free with kb__api_label_selector_release. */
 int kb__api_label_selector(struct kb__api_dec *d, const struct kb_value *v, const char *path,
                            struct kb_label_selector *out);
 void kb__api_label_selector_release(struct kb_label_selector *sel);
+/* Adds the requirement key op (value, or no value when NULL) to s. */
+void kb__api_selector_add(struct kb_label_selector *s, const char *key, enum kb_selector_op op,
+                          const char *value);
 
 #endif /* KB_PKG_API_INT_H */

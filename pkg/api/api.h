@@ -153,6 +153,17 @@ struct kb_meta {
 };
 
 const char *kb_meta_label(const struct kb_meta *m, const char *key);
+/* A namespace, "default" when there is none (NULL), as the API server
+ * defaults a namespaced object's; kb_meta_ns: an object's.  Inline:
+ * sessions ask per pod. */
+static inline const char *kb_ns_or_default(const char *ns)
+{
+        return ns ? ns : "default";
+}
+static inline const char *kb_meta_ns(const struct kb_meta *m)
+{
+        return kb_ns_or_default(m->namespace);
+}
 const char *kb_meta_annotation(const struct kb_meta *m, const char *key);
 
 enum kb_taint_effect {

@@ -1,21 +1,6 @@
 /*
- * Pods: scheduling fields, node affinity, tolerations, and the resource
- * request as kube-scheduler computes it.
- *
- * The request (k8s.io/component-helpers resource.PodRequests, which
- * kube-scheduler's NodeResourcesFit uses):
- *   1. each container's requests, where a resource with a limit but no
- *      request takes the limit (the API server's SetDefaults_Pod does this
- *      before the scheduler ever sees the pod);
- *   2. the sum over spec.containers;
- *   3. init containers run one at a time before them, so the pod needs the
- *      larger of that sum and each init container — plus the sidecars
- *      (init containers with restartPolicy Always) started before it, which
- *      keep running and so also add to the sum;
- *   4. plus spec.overhead (the RuntimeClass's pod overhead);
- *   5. the pods slot is 1: a pod takes one of the node's pod slots.
- * Worked example: containers cpu 1 and 2, init containers cpu 4 and 1,
- * overhead cpu 250m: max(1 + 2, 4, 1) + 0.25 = 4.25 cores = 4250 milli.
+ * Pods: scheduling fields, node affinity and tolerations; the resource
+ * request is requests.c's, the inter-pod placement fields podplace.c's.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -43,17 +28,6 @@ const char *kb_pod_phase_name(enum kb_pod_phase p)
 }
 
 /* ---- freeing ---------------------------------------------------------- */
-
-void kb__api_reqs_free(struct kb_selector_req *r, size_t n)
-{
-        for (size_t i = 0; i < n; i++) {
-                free(r[i].key);
-                for (size_t j = 0; j < r[i].nvalues; j++)
-                        free(r[i].values[j]);
-                free(r[i].values);
-        }
-        free(r);
-}
 
 static void term_release(struct kb_node_term *t)
 {
@@ -140,130 +114,6 @@ static struct kb_condition *pod_scheduled(const struct kb_value *status)
 }
 
 /* ---- node affinity ---------------------------------------------------- */
-
-static const struct {
-        const char *name;
-        enum kb_selector_op op;
-} sel_ops[] = {
-    {"In", KB_SEL_IN},         {"NotIn", KB_SEL_NOT_IN},
-    {"Exists", KB_SEL_EXISTS}, {"DoesNotExist", KB_SEL_DOES_NOT_EXIST},
-    {"Gt", KB_SEL_GT},         {"Lt", KB_SEL_LT},
-};
-
-/* Whether s is a base-10 int64 as Go's strconv.ParseInt reads it, which is
- * how the scheduler's label selector reads Gt/Lt values. */
-static bool is_int64(const char *s)
-{
-        char *end;
-        if (!*s || isspace((unsigned char)*s))
-                return false;
-        errno = 0;
-        (void)strtoll(s, &end, 10);
-        return errno == 0 && *end == '\0';
-}
-
-/*
- * One NodeSelectorRequirement or LabelSelectorRequirement.  The checks are
- * the API server's (ValidateNodeSelectorRequirement,
- * ValidateNodeFieldSelectorRequirement, ValidateLabelSelectorRequirement),
- * plus the integer check on Gt/Lt that the scheduler would otherwise make
- * at match time, silently failing the term.  A label selector knows In,
- * NotIn, Exists and DoesNotExist only.
- */
-int kb__api_selector_req(struct kb__api_dec *d, const struct kb_value *v, const char *path,
-                         enum kb__sel_kind kind, struct kb_selector_req *r)
-{
-        bool field = kind == KB__SEL_NODE_FIELD;
-        char p[KB__API_PATH];
-        char *op = NULL;
-        int rc;
-
-        if ((rc = kb__api_object(d, v, path)))
-                return rc;
-        kb__api_path(p, sizeof(p), "%s.key", path);
-        if ((rc = kb__api_str(d, kb_value_get(v, "key"), p, &r->key)))
-                return rc;
-        if (!r->key || !r->key[0])
-                return kb__api_fail(d, p, "required");
-        /* matchFields supports one field, the node's name. */
-        if (field && strcmp(r->key, "metadata.name") != 0)
-                return kb__api_fail(d, p, "must be metadata.name, got \"%s\"", r->key);
-
-        kb__api_path(p, sizeof(p), "%s.operator", path);
-        if ((rc = kb__api_str(d, kb_value_get(v, "operator"), p, &op)))
-                return rc;
-        if (!op || !op[0]) {
-                free(op);
-                return kb__api_fail(d, p, "required");
-        }
-        size_t k;
-        for (k = 0; k < KB_ARRAY_SIZE(sel_ops); k++)
-                if (strcmp(op, sel_ops[k].name) == 0)
-                        break;
-        if (k == KB_ARRAY_SIZE(sel_ops)) {
-                rc = kb__api_fail(d, p, "unknown operator \"%s\"", op);
-                free(op);
-                return rc;
-        }
-        free(op);
-        r->op = sel_ops[k].op;
-        if (kind == KB__SEL_LABEL && (r->op == KB_SEL_GT || r->op == KB_SEL_LT))
-                return kb__api_fail(d, p,
-                                    "must be In, NotIn, Exists or DoesNotExist in a label "
-                                    "selector, got %s",
-                                    sel_ops[k].name);
-        if (field && r->op != KB_SEL_IN && r->op != KB_SEL_NOT_IN)
-                return kb__api_fail(d, p, "must be In or NotIn for a field selector, got %s",
-                                    sel_ops[k].name);
-
-        const struct kb_value *vals = kb_value_get(v, "values");
-        kb__api_path(p, sizeof(p), "%s.values", path);
-        if ((rc = kb__api_list(d, vals, p)))
-                return rc;
-        if (kb__api_set(vals) && vals->arr.n) {
-                r->values = kb_xcalloc(vals->arr.n, sizeof(*r->values));
-                r->nvalues = vals->arr.n;
-                for (size_t j = 0; j < vals->arr.n; j++) {
-                        char pj[KB__API_PATH];
-                        kb__api_path(pj, sizeof(pj), "%s[%zu]", p, j);
-                        if ((rc = kb__api_str(d, vals->arr.v[j], pj, &r->values[j])))
-                                return rc;
-                        if (!r->values[j])
-                                return kb__api_fail(d, pj, "must be a string, got null");
-                }
-        }
-
-        const char *name = sel_ops[k].name;
-        switch (r->op) {
-        case KB_SEL_IN:
-        case KB_SEL_NOT_IN:
-                if (r->nvalues == 0)
-                        return kb__api_fail(d, p, "must be non-empty for operator %s", name);
-                if (field && r->nvalues != 1)
-                        return kb__api_fail(d, p,
-                                            "must hold exactly one value for a field selector, "
-                                            "got %zu",
-                                            r->nvalues);
-                break;
-        case KB_SEL_EXISTS:
-        case KB_SEL_DOES_NOT_EXIST:
-                if (r->nvalues != 0)
-                        return kb__api_fail(d, p, "must be empty for operator %s", name);
-                break;
-        case KB_SEL_GT:
-        case KB_SEL_LT:
-                if (r->nvalues != 1)
-                        return kb__api_fail(d, p,
-                                            "must hold exactly one integer for operator %s, "
-                                            "got %zu values",
-                                            name, r->nvalues);
-                if (!is_int64(r->values[0]))
-                        return kb__api_fail(d, p, "must be an integer for operator %s, got \"%s\"",
-                                            name, r->values[0]);
-                break;
-        }
-        return 0;
-}
 
 static int decode_req(struct kb__api_dec *d, const struct kb_value *v, const char *path, void *elem,
                       void *ctx)
@@ -466,108 +316,6 @@ static int decode_toleration(struct kb__api_dec *d, const struct kb_value *v, co
         return 0;
 }
 
-/* ---- requests --------------------------------------------------------- */
-
-/* One container's requests, with limits standing in for missing requests
- * (SetDefaults_Pod copies each limit to an absent request of the same
- * resource; a request stated as 0 stays 0). */
-static int container_requests(struct kb__api_dec *d, const struct kb_value *c, const char *path,
-                              struct kb_res *out)
-{
-        char p[KB__API_PATH], pr[KB__API_PATH + 32];
-        struct kb_res req = {{0}}, lim = {{0}};
-        uint32_t rmask = 0, lmask = 0;
-        int rc;
-
-        if ((rc = kb__api_object(d, c, path)))
-                return rc;
-        const struct kb_value *res = kb_value_get(c, "resources");
-        kb__api_path(p, sizeof(p), "%s.resources", path);
-        if ((rc = kb__api_object(d, res, p)))
-                return rc;
-        kb__api_path(pr, sizeof(pr), "%s.requests", p);
-        if ((rc = kb__api_res(d, kb_value_get(res, "requests"), pr, &req, &rmask)))
-                return rc;
-        kb__api_path(pr, sizeof(pr), "%s.limits", p);
-        if ((rc = kb__api_res(d, kb_value_get(res, "limits"), pr, &lim, &lmask)))
-                return rc;
-        for (int i = 0; i < KB_RES_MAX; i++) {
-                uint32_t bit = (uint32_t)1 << i;
-                if (!(lmask & bit))
-                        continue;
-                if (!(rmask & bit)) {
-                        req.q[i] = lim.q[i];
-                } else if (req.q[i] > lim.q[i]) {
-                        /* ValidateResourceRequirements: request <= limit. */
-                        char q[48];
-                        kb_quantity_format(lim.q[i], kb_res_is_milli(i), kb_res_is_bytes(i), q,
-                                           sizeof(q));
-                        kb__api_path(pr, sizeof(pr), "%s.requests.%s", p, kb_res_name(i));
-                        return kb__api_fail(d, pr, "must be <= the limit %s", q);
-                }
-        }
-        *out = req;
-        return 0;
-}
-
-static void res_max(struct kb_res *a, const struct kb_res *b)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                a->q[i] = KB_MAX(a->q[i], b->q[i]);
-}
-
-static int pod_requests(struct kb__api_dec *d, const struct kb_value *spec, struct kb_pod *pod)
-{
-        struct kb_res sum = {{0}}, sidecars = {{0}}, init = {{0}};
-        const struct kb_value *cs = kb_value_get(spec, "containers");
-        const struct kb_value *ics = kb_value_get(spec, "initContainers");
-        char p[KB__API_PATH];
-        int rc;
-
-        if ((rc = kb__api_list(d, cs, "spec.containers")) ||
-            (rc = kb__api_list(d, ics, "spec.initContainers")))
-                return rc;
-        for (size_t i = 0; kb__api_set(cs) && i < cs->arr.n; i++) {
-                struct kb_res r;
-                kb__api_path(p, sizeof(p), "spec.containers[%zu]", i);
-                if ((rc = container_requests(d, cs->arr.v[i], p, &r)))
-                        return rc;
-                if (kb__api_res_add(&sum, &r))
-                        return kb__api_fail(d, p, "%s (sum of the containers' requests)",
-                                            kb_strerror(KB_EOVERFLOW));
-        }
-        for (size_t i = 0; kb__api_set(ics) && i < ics->arr.n; i++) {
-                const struct kb_value *ic = ics->arr.v[i];
-                struct kb_res r, need;
-                kb__api_path(p, sizeof(p), "spec.initContainers[%zu]", i);
-                if ((rc = container_requests(d, ic, p, &r)))
-                        return rc;
-                const char *restart = kb_value_str(kb_value_get(ic, "restartPolicy"));
-                need = sidecars;
-                if (kb_streq(restart, "Always")) {
-                        /* A sidecar starts here and runs alongside the
-                         * containers to the end. */
-                        if (kb__api_res_add(&sum, &r) || kb__api_res_add(&sidecars, &r))
-                                return kb__api_fail(d, p, "%s (sum of the sidecars' requests)",
-                                                    kb_strerror(KB_EOVERFLOW));
-                        need = sidecars;
-                } else if (kb__api_res_add(&need, &r)) {
-                        return kb__api_fail(d, p, "%s (sum with the sidecars' requests)",
-                                            kb_strerror(KB_EOVERFLOW));
-                }
-                res_max(&init, &need);
-        }
-        res_max(&sum, &init);
-        if ((rc = kb__api_res(d, kb_value_get(spec, "overhead"), "spec.overhead", &sum, NULL)))
-                return rc;
-        /* Whatever a container wrote in the pods slot, a pod takes one. */
-        sum.q[KB_RES_PODS] = 0;
-        pod->best_effort = kb_res_is_empty(&sum);
-        sum.q[KB_RES_PODS] = 1;
-        pod->requests = sum;
-        return 0;
-}
-
 /* ---- the pod ---------------------------------------------------------- */
 
 static int decode_phase(struct kb__api_dec *d, const struct kb_value *status, struct kb_pod *pod)
@@ -689,7 +437,7 @@ static int pod_fill(struct kb__api_dec *d, const struct kb_value *doc, struct kb
 
         if ((rc = kb__api_pod_group(d, doc, pod)))
                 return rc;
-        if ((rc = pod_requests(d, spec, pod)))
+        if ((rc = kb__api_pod_requests(d, spec, pod)))
                 return rc;
         return decode_phase(d, status, pod);
 }

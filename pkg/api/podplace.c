@@ -37,12 +37,6 @@
 
 /* ---- freeing ------------------------------------------------------------------- */
 
-void kb__api_label_selector_release(struct kb_label_selector *s)
-{
-        kb__api_reqs_free(s->reqs, s->nreqs);
-        memset(s, 0, sizeof(*s));
-}
-
 static void terms_free(struct kb_pod_term *t, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
@@ -88,98 +82,6 @@ void kb__api_pod_placement_free(struct kb_pod *p)
         free(p->images);
         p->images = NULL;
         p->nimages = 0;
-}
-
-/* ---- label selectors ----------------------------------------------------------------- */
-
-static void selector_add(struct kb_label_selector *s, const char *key, enum kb_selector_op op,
-                         const char *value)
-{
-        s->reqs = kb_xrealloc(s->reqs, (s->nreqs + 1) * sizeof(*s->reqs));
-        struct kb_selector_req *r = &s->reqs[s->nreqs++];
-        memset(r, 0, sizeof(*r));
-        r->key = kb_xstrdup(key);
-        r->op = op;
-        if (value) {
-                r->values = kb_xmalloc(sizeof(*r->values));
-                r->values[0] = kb_xstrdup(value);
-                r->nvalues = 1;
-        }
-}
-
-int kb__api_label_selector(struct kb__api_dec *d, const struct kb_value *v, const char *path,
-                           struct kb_label_selector *s)
-{
-        char p[KB__API_PATH];
-        int rc;
-
-        if (!kb__api_set(v))
-                return 0;
-        if ((rc = kb__api_object(d, v, path)))
-                return rc;
-        s->set = true;
-        struct kb_kv *labels = NULL;
-        size_t nlabels = 0;
-        kb__api_path(p, sizeof(p), "%s.matchLabels", path);
-        rc = kb__api_kvs(d, kb_value_get(v, "matchLabels"), p, &labels, &nlabels);
-        for (size_t i = 0; !rc && i < nlabels; i++) {
-                if (!labels[i].key[0]) {
-                        rc = kb__api_fail(d, p, "keys must not be empty");
-                        break;
-                }
-                selector_add(s, labels[i].key, KB_SEL_IN, labels[i].value);
-        }
-        kb__api_kvs_free(labels, nlabels);
-        if (rc)
-                return rc;
-        const struct kb_value *exprs = kb_value_get(v, "matchExpressions");
-        kb__api_path(p, sizeof(p), "%s.matchExpressions", path);
-        if ((rc = kb__api_list(d, exprs, p)))
-                return rc;
-        for (size_t i = 0; kb__api_set(exprs) && i < exprs->arr.n; i++) {
-                char pi[KB__API_PATH];
-                kb__api_path(pi, sizeof(pi), "%s[%zu]", p, i);
-                s->reqs = kb_xrealloc(s->reqs, (s->nreqs + 1) * sizeof(*s->reqs));
-                struct kb_selector_req *r = &s->reqs[s->nreqs++];
-                memset(r, 0, sizeof(*r));
-                if ((rc = kb__api_selector_req(d, exprs->arr.v[i], pi, KB__SEL_LABEL, r)))
-                        return rc;
-        }
-        return 0;
-}
-
-static bool has_value(const struct kb_selector_req *r, const char *v)
-{
-        for (size_t i = 0; i < r->nvalues; i++)
-                if (strcmp(r->values[i], v) == 0)
-                        return true;
-        return false;
-}
-
-bool kb_selector_req_matches(const struct kb_selector_req *r, const char *val)
-{
-        switch (r->op) {
-        case KB_SEL_IN:
-                return val && has_value(r, val);
-        case KB_SEL_NOT_IN:
-                return !val || !has_value(r, val);
-        case KB_SEL_EXISTS:
-                return val != NULL;
-        case KB_SEL_DOES_NOT_EXIST:
-                return val == NULL;
-        default:
-                return false; /* Gt, Lt: refused in label selectors when decoded */
-        }
-}
-
-bool kb_label_selector_matches(const struct kb_label_selector *sel, const struct kb_meta *m)
-{
-        if (!sel->set)
-                return false;
-        for (size_t i = 0; i < sel->nreqs; i++)
-                if (!kb_selector_req_matches(&sel->reqs[i], kb_meta_label(m, sel->reqs[i].key)))
-                        return false;
-        return true;
 }
 
 /* A non-empty string (an element of matchLabelKeys, namespaces). */
@@ -244,7 +146,8 @@ static int merge_label_keys(struct kb__api_dec *d, const struct kb_value *term, 
                 for (size_t i = 0; i < nkeys[f]; i++) {
                         const char *v = kb_meta_label(&pod->meta, keys[f][i]);
                         if (v)
-                                selector_add(s, keys[f][i], f ? KB_SEL_NOT_IN : KB_SEL_IN, v);
+                                kb__api_selector_add(s, keys[f][i], f ? KB_SEL_NOT_IN : KB_SEL_IN,
+                                                     v);
                 }
         strings_free(keys[0], nkeys[0]);
         strings_free(keys[1], nkeys[1]);
@@ -276,8 +179,7 @@ static int decode_term(struct kb__api_dec *d, const struct kb_value *v, const ch
                 return rc;
         if (!t->nnamespaces && !t->ns_selector.set) {
                 t->namespaces = kb_xmalloc(sizeof(*t->namespaces));
-                t->namespaces[0] =
-                    kb_xstrdup(pod->meta.namespace ? pod->meta.namespace : "default");
+                t->namespaces[0] = kb_xstrdup(kb_meta_ns(&pod->meta));
                 t->nnamespaces = 1;
         }
         kb__api_path(p, sizeof(p), "%s.topologyKey", path);

@@ -28,8 +28,7 @@ static void invalid(char **out, const struct kb_meta *m, const char *kind, const
         va_start(ap, fmt);
         vsnprintf(why, sizeof(why), fmt, ap);
         va_end(ap);
-        *out = kb_xasprintf("%s %s/%s: %s", kind, m->namespace ? m->namespace : "default",
-                            m->name ? m->name : "?", why);
+        *out = kb_xasprintf("%s %s/%s: %s", kind, kb_meta_ns(m), m->name ? m->name : "?", why);
 }
 
 /* A whole number of seconds > 0 as ns, or 0 with *why set. */

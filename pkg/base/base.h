@@ -247,6 +247,12 @@ static inline void *kb_heap_top(const struct kb_heap *h)
 
 /* Monotonic seconds, for measuring durations. */
 double kb_now_mono(void);
+/* Wall-clock seconds since the epoch (CLOCK_REALTIME), with fractions. */
+double kb_now_wall(void);
+/* Now as the Kubernetes API writes times: Time ("2024-01-02T03:04:05Z")
+ * and MicroTime ("2024-01-02T03:04:05.123456Z"), into buf (>= 32 bytes). */
+void kb_now_time(char *buf, size_t n);
+void kb_now_micro_time(char *buf, size_t n);
 /* Parses RFC 3339 ("2024-01-02T03:04:05Z", fractional seconds and offsets
  * allowed) into seconds since the epoch.  Returns 0 or KB_EBADINPUT. */
 int kb_parse_time(const char *s, double *out);

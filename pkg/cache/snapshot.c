@@ -99,9 +99,7 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         s->snap.scheduler_names = names;
         s->snap.nscheduler_names = nnames;
         s->snap.default_queue = default_queue;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        s->snap.now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+        s->snap.now = kb_now_wall();
         return s;
 }
 

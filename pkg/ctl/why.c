@@ -222,7 +222,7 @@ void kb_ctl_why_podgroup(const struct kb_value *pg, const struct kb_ctl_pods *po
         char age[32];
         const char *ts;
 
-        line(out, "PodGroup:", "%s/%s", ns ? ns : "default", name ? name : "?");
+        line(out, "PodGroup:", "%s/%s", kb_ns_or_default(ns), name ? name : "?");
         line(out, "Queue:", "%s", queue && *queue ? queue : "default (none set)");
         line(out, "Phase:", "%s", phase && *phase ? phase : "none yet");
         line(out, "MinMember:", "%s", mm ? mm : "1 (none set)");
@@ -264,7 +264,7 @@ void kb_ctl_why_pod(const struct kb_value *pod, enum kb_ctl_group group, double 
         char *made = kb_ctl_pod_workload_group(pod);
         const char *g = made ? made : kb_ctl_pod_group(pod);
 
-        line(out, "Pod:", "%s/%s", ns ? ns : "default", name ? name : "?");
+        line(out, "Pod:", "%s/%s", kb_ns_or_default(ns), name ? name : "?");
         line(out, "Scheduler:", "%s", sched && *sched ? sched : "default-scheduler");
         line(out, "Phase:", "%s", phase && *phase ? phase : "none yet");
         line(out, "Node:", "%s", node && *node ? node : "none");

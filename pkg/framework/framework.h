@@ -480,7 +480,7 @@ void kb_heap_init_tasks(struct kb_heap *h, struct kb_session *s);
 /* ---- plugins and actions ------------------------------------------------ */
 
 /*
- * A plugin: on session open, init() registers callbacks with kb_on_*() and
+ * A plugin: on session open, open() registers callbacks with kb_on_*() and
  * returns its per-session state (from the session pool, or NULL); close()
  * runs at session close, before statuses are computed.  args are the conf's
  * arguments for this plugin (an object, never NULL).

@@ -167,7 +167,7 @@ static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
         const char *dflt_queue = snap->default_queue ? snap->default_queue : "default";
         for (size_t i = 0; i < snap->npodgroups; i++) {
                 const struct kb_podgroup *pg = snap->podgroups[i];
-                const char *ns = pg->meta.namespace ? pg->meta.namespace : "default";
+                const char *ns = kb_meta_ns(&pg->meta);
                 struct kb_job *j = new_job(s, js, kb_pool_path(&s->pool, ns, pg->meta.name), ns);
                 j->pg = pg;
                 j->min_available = pg->min_member;
@@ -218,7 +218,7 @@ static void missing_group(struct kb_session *s, struct kb_job *j, const struct k
 static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struct kb_task *t)
 {
         const struct kb_pod *p = t->pod;
-        const char *ns = p->meta.namespace ? p->meta.namespace : "default";
+        const char *ns = kb_meta_ns(&p->meta);
         const char *dflt_queue = s->snap->default_queue ? s->snap->default_queue : "default";
         const char *group = p->group_name;
         bool workload = false;
@@ -326,7 +326,7 @@ int64_t kb__pod_name_index(const char *name)
 static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
                       enum kb_task_status st)
 {
-        const char *ns = p->meta.namespace ? p->meta.namespace : "default";
+        const char *ns = kb_meta_ns(&p->meta);
         t->pod = p;
         t->index = (uint32_t)s->ntasks;
         t->name = kb_pool_path(&s->pool, ns, p->meta.name);

@@ -14,6 +14,8 @@
  * For example, with a window of 2, binds b1..b3 and an event e1 queued and
  * a lease renewal l1 arriving last: b1 and b2 go; l1 goes at once (outside
  * the window); when b1 answers, b3 goes, and e1 only after b2 or b3 does.
+ *
+ * kube.c makes a client, path.c checks the paths it is asked for.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,66 +489,6 @@ void kb__kube_check_info(struct kb_kube *k)
 
 /* ---- public ---------------------------------------------------------------------- */
 
-/* The segment s[0..n) is one a path may hold unescaped. */
-static bool plain_segment(const char *s, size_t n)
-{
-        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
-                return false;
-        for (size_t i = 0; i < n; i++) {
-                char c = s[i];
-                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '.' || c == '_' || c == ':'))
-                        return false;
-        }
-        return true;
-}
-
-/*
- * The API's paths: /api/v1/... and /apis/GROUP/VERSION/..., then
- * [namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]], or namespaces/NS alone.
- * Other paths (/version, /healthz) are checked segment by segment only.
- */
-bool kb_kube_path_ok(const char *path, char *why, size_t n)
-{
-        size_t len = strcspn(path, "?");
-        if (len == 1 && path[0] == '/')
-                return true;
-        if (len == 0 || path[0] != '/') {
-                snprintf(why, n, "the path does not start with '/'");
-                return false;
-        }
-        char seg[16][254];
-        size_t nseg = 0;
-        for (size_t i = 1; i <= len;) {
-                size_t e = i;
-                while (e < len && path[e] != '/')
-                        e++;
-                if (nseg == KB_ARRAY_SIZE(seg) || e - i >= sizeof(seg[0]) ||
-                    !plain_segment(path + i, e - i)) {
-                        snprintf(why, n, "segment %zu of the path is empty, '.', '..', too long or "
-                                         "holds a character a name cannot",
-                                 nseg + 1);
-                        return false;
-                }
-                memcpy(seg[nseg], path + i, e - i);
-                seg[nseg++][e - i] = 0;
-                i = e + 1;
-        }
-        size_t at = nseg && !strcmp(seg[0], "api") ? 2 : nseg && !strcmp(seg[0], "apis") ? 3 : nseg;
-        if (at < nseg && !strcmp(seg[at], "namespaces") && at + 1 < nseg) {
-                if (!kb_dns_label(seg[at + 1])) {
-                        snprintf(why, n, "namespace '%s' is not a DNS-1123 label", seg[at + 1]);
-                        return false;
-                }
-                at += 2;
-        }
-        if (at + 1 < nseg && !kb_dns_subdomain(seg[at + 1])) {
-                snprintf(why, n, "%s name '%s' is not a DNS-1123 subdomain", seg[at], seg[at + 1]);
-                return false;
-        }
-        return true;
-}
-
 static void refused_fired(uv_timer_t *t)
 {
         struct kb_kube_call *c = t->data;
@@ -636,91 +578,6 @@ struct kb_kube_call *kb_kube_watch(struct kb_kube *k, const char *path, double t
         if (!refuse_path(c, path))
                 start_transfer(c);
         return c;
-}
-
-static void global_init(void)
-{
-        curl_global_init(CURL_GLOBAL_ALL);
-}
-
-/* A bearer token (or an exec plugin's) over plain http:// is readable by
- * anyone on the path.  client-go reads a user's credentials only for a TLS
- * transport (clientcmd's ClientConfig: "only try to read the auth
- * information if we are secure"): for http:// it sends every request
- * without them and says nothing.  kbatch does the same unless told
- * otherwise, and says so once. */
-static void plain_http_credentials(struct kb_kube_config *c)
-{
-        if (!c->server || strncasecmp(c->server, "http://", 7) || c->allow_insecure_token ||
-            !(c->token || c->token_file || c->has_exec))
-                return;
-        KB_WARN("%s is plain http: the kubeconfig's %s is not sent over it (as client-go and "
-                "kubectl do); use https, or --allow-insecure-token to send it anyway",
-                c->server, c->has_exec ? "exec credential" : "token");
-        if (c->token)
-                memset(c->token, 0, strlen(c->token));
-        free(c->token);
-        free(c->token_file);
-        c->token = c->token_file = NULL;
-        if (c->has_exec)
-                kb_kube_exec_release(&c->exec);
-        c->has_exec = false;
-}
-
-struct kb_kube *kb_kube_new(uv_loop_t *loop, const struct kb_kube_config *cfg,
-                            const struct kb_kube_opts *opts)
-{
-        static uv_once_t once = UV_ONCE_INIT;
-        uv_once(&once, global_init);
-        struct kb_kube *k = kb_xcalloc(1, sizeof(*k));
-        k->loop = loop;
-        k->opts.qps = opts && opts->qps > 0 ? opts->qps : 50;
-        k->opts.burst = opts && opts->burst > 0 ? opts->burst : 100;
-        k->opts.timeout = opts && opts->timeout > 0 ? opts->timeout : 30;
-        k->opts.max_attempts = opts && opts->max_attempts > 0 ? opts->max_attempts : 6;
-        k->opts.max_active = opts && opts->max_active > 0 ? opts->max_active : 32;
-        k->opts.event_backlog = opts && opts->event_backlog > 0 ? opts->event_backlog : 1000;
-        /* Status may fill half the window and events a few places, so
-         * binds always find room as soon as a transfer ends. */
-        k->lanes[KB_KUBE_LANE_STATUS].max_active = KB_MAX(1, (size_t)k->opts.max_active / 2);
-        k->lanes[KB_KUBE_LANE_EVENT].max_active = KB_MAX(1, (size_t)k->opts.max_active / 8);
-        k->lanes[KB_KUBE_LANE_EVENT].backlog = (size_t)k->opts.event_backlog;
-        k->window = k->opts.max_active;
-        k->window_cut = kb_now_mono() - 10;
-        snprintf(k->user_agent, sizeof(k->user_agent), "%s",
-                 opts && opts->user_agent ? opts->user_agent : "kbatch-scheduler");
-        k->tokens = k->opts.burst;
-        k->last_refill = kb_now_mono();
-        k->rnd = (uint64_t)(kb_now_mono() * 1e9) | 1;
-        pthread_mutex_init(&k->stats_lock, NULL);
-#define DUP(f) k->cfg.f = cfg->f ? kb_xstrdup(cfg->f) : NULL
-        DUP(server);
-        DUP(ca_file);
-        DUP(cert_file);
-        DUP(key_file);
-        DUP(token);
-        DUP(token_file);
-        DUP(namespace);
-#undef DUP
-#define BLOB(f, l)                                                                                 \
-        if (cfg->f) {                                                                              \
-                k->cfg.f = kb_xmalloc(cfg->l + 1);                                                 \
-                memcpy(k->cfg.f, cfg->f, cfg->l + 1);                                              \
-                k->cfg.l = cfg->l;                                                                 \
-        }
-        BLOB(ca_data, ca_len);
-        BLOB(cert_data, cert_len);
-        BLOB(key_data, key_len);
-#undef BLOB
-        k->cfg.insecure = cfg->insecure;
-        k->cfg.allow_insecure_token = cfg->allow_insecure_token;
-        if (cfg->has_exec) {
-                kb_kube_exec_copy(&k->cfg.exec, &cfg->exec);
-                k->cfg.has_exec = true;
-        }
-        plain_http_credentials(&k->cfg);
-        kb__kube_transport_init(k);
-        return k;
 }
 
 void kb_kube_free(struct kb_kube *k)

@@ -97,10 +97,19 @@ struct kb_kube {
         pthread_mutex_t stats_lock;
         struct kb__stat *stats;
         size_t nstats, capstats;
+        /* Given to kb__kube_transport_init by client.c, so that transport.c
+         * calls nothing above it: before_io runs before curl touches a
+         * socket, after_io after (see kb__kube_transport_init). */
+        void (*before_io)(struct kb_kube *k);
+        void (*after_io)(struct kb_kube *k);
 };
 
-/* transport.c: curl on the loop */
-void kb__kube_transport_init(struct kb_kube *k);
+/* transport.c: curl on the loop.  Around every curl_multi_socket_action,
+ * transport.c calls before_io (client.c: a closed fence aborts the fenced
+ * transfers on the wire first) and after_io (client.c: reads curl's
+ * finished transfers and completes them). */
+void kb__kube_transport_init(struct kb_kube *k, void (*before_io)(struct kb_kube *k),
+                             void (*after_io)(struct kb_kube *k));
 /* Closes the sockets' poll handles after curl_multi_cleanup. */
 void kb__kube_transport_close(struct kb_kube *k);
 /* A configured easy handle for c (URL, TLS, credentials, body). */
@@ -110,8 +119,8 @@ void kb__kube_easy_put(struct kb_kube *k, CURL *e);
 /* One of the client's handles finished closing; the last frees k. */
 void kb__kube_handle_gone(struct kb_kube *k);
 
-/* client.c */
-/* Reads curl's finished transfers and completes them. */
+/* client.c: the two hooks kb_kube_new (kube.c) gives the transport.
+ * Reads curl's finished transfers and completes them. */
 void kb__kube_check_info(struct kb_kube *k);
 /* Called before curl touches a socket: a closed fence aborts the fenced
  * transfers on the wire first. */

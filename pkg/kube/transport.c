@@ -62,9 +62,9 @@ static void poll_cb(uv_poll_t *p, int status, int events)
                 if (events & UV_WRITABLE)
                         flags |= CURL_CSELECT_OUT;
         }
-        kb__kube_fence_check(k);
+        k->before_io(k);
         curl_multi_socket_action(k->multi, s->fd, flags, &running);
-        kb__kube_check_info(k);
+        k->after_io(k);
 }
 
 static void sock_drop(struct kb_kube *k, struct kb__sock *s)
@@ -118,9 +118,9 @@ static void on_timeout(uv_timer_t *t)
 {
         struct kb_kube *k = t->data;
         int running;
-        kb__kube_fence_check(k);
+        k->before_io(k);
         curl_multi_socket_action(k->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-        kb__kube_check_info(k);
+        k->after_io(k);
 }
 
 static int timer_cb(CURLM *multi, long ms, void *userp)
@@ -138,8 +138,11 @@ static void handle_closed(uv_handle_t *h)
         kb__kube_handle_gone(h->data);
 }
 
-void kb__kube_transport_init(struct kb_kube *k)
+void kb__kube_transport_init(struct kb_kube *k, void (*before_io)(struct kb_kube *k),
+                             void (*after_io)(struct kb_kube *k))
 {
+        k->before_io = before_io;
+        k->after_io = after_io;
         k->multi = curl_multi_init();
         curl_multi_setopt(k->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
         curl_multi_setopt(k->multi, CURLMOPT_SOCKETDATA, k);
@@ -279,13 +282,6 @@ static const char *current_token(struct kb_kube *k)
         return k->token ? k->token : k->cfg.token;
 }
 
-static double wall_now(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Runs the exec credential plugin when there is no credential yet or it
  * has expired (its expirationTimestamp passed, or a 401 said so).  This
  * blocks the loop while the plugin runs, as it does at startup and about
@@ -295,7 +291,7 @@ static void exec_refresh(struct kb_kube *k)
 {
         if (!k->cfg.has_exec)
                 return;
-        if (k->have_cred && (k->cred.expiry == 0 || wall_now() < k->cred.expiry))
+        if (k->have_cred && (k->cred.expiry == 0 || kb_now_wall() < k->cred.expiry))
                 return;
         if (k->cred_failed && kb_now_mono() - k->cred_failed < 5.0)
                 return;

@@ -142,7 +142,7 @@ static void resync_done(void *arg, const struct kb_kube_resp *r)
         free(b);
         if (!r->cancelled) {
                 kb__binds_pump(s);
-                kb__sched_shutdown_check(s);
+                s->settled(s);
         }
 }
 
@@ -167,7 +167,7 @@ static void bind_done(void *arg, const struct kb_kube_resp *r)
                 s->binds_inflight--;
                 free(b);
                 kb__binds_pump(s);
-                kb__sched_shutdown_check(s);
+                s->settled(s);
                 return;
         }
         kb__metrics_bind(s, false);
@@ -241,7 +241,7 @@ void kb__binds_pump(struct kb_sched *s)
 void kb__dispatch_bind(struct kb_sched *s, const struct kb_bind *bd)
 {
         const struct kb_pod *p = bd->pod;
-        const char *ns = kb__ns_of(&p->meta);
+        const char *ns = kb_meta_ns(&p->meta);
         /* The pod may have changed while the session ran: bind only the one
          * the session saw, still unbound and not already being bound. */
         const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
@@ -397,7 +397,7 @@ static void evict_done(void *arg, const struct kb_kube_resp *r)
         free(ev->group);
         free(ev);
         if (!r->cancelled)
-                kb__sched_shutdown_check(s);
+                s->settled(s);
 }
 
 char *kb__evictions_refused(struct kb_sched *s, const char *group)
@@ -433,7 +433,7 @@ char *kb__evictions_refused(struct kb_sched *s, const char *group)
 void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
 {
         const struct kb_pod *p = e->pod;
-        const char *ns = kb__ns_of(&p->meta);
+        const char *ns = kb_meta_ns(&p->meta);
         const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
         if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || cur->meta.deletion) {
                 KB_V(2, "evict %s/%s skipped: the pod is gone or going", ns, p->meta.name);

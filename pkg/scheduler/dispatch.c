@@ -13,29 +13,6 @@
 
 #include "scheduler/scheduler-int.h"
 
-void kb__micro_time(char *buf, size_t n)
-{
-        struct timespec ts;
-        struct tm tm;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        gmtime_r(&ts.tv_sec, &tm);
-        char sec[32];
-        strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
-        snprintf(buf, n, "%s.%06ldZ", sec, ts.tv_nsec / 1000);
-}
-
-void kb__now_time(char *buf, size_t n)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        kb_format_time((double)ts.tv_sec, buf, n);
-}
-
-const char *kb__ns_of(const struct kb_meta *m)
-{
-        return m->namespace ? m->namespace : "default";
-}
-
 void kb__dispatch_release(struct kb_sched *s)
 {
         kb__binds_release(s);
@@ -61,7 +38,7 @@ static void dispatch_warning(struct kb_sched *s, const struct kb_warning *w)
         if (!m)
                 return;
         kb__event(s, w->pg ? "PodGroup" : "Pod", w->pg ? "scheduling.volcano.sh/v1beta1" : "v1",
-                  kb__ns_of(m), m->name, m->uid, "Warning", w->reason ? w->reason : "Unsupported",
+                  kb_meta_ns(m), m->name, m->uid, "Warning", w->reason ? w->reason : "Unsupported",
                   w->message);
 }
 

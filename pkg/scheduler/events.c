@@ -111,7 +111,7 @@ static struct rec *rec_new(const char *key, const char *object, const char *kind
                            const char *uid, const char *type, const char *reason)
 {
         const char *src[] = {key,  object, kind, api_version, ns,
-                             name, uid,    type, reason,      ns ? ns : "default"};
+                             name, uid,    type, reason,      kb_ns_or_default(ns)};
         size_t len[KB_ARRAY_SIZE(src)], total = 0;
         for (size_t i = 0; i < KB_ARRAY_SIZE(src); i++) {
                 len[i] = src[i] ? strlen(src[i]) + 1 : 0;
@@ -441,7 +441,7 @@ static void send_create(struct kb_sched *s, struct rec *r, const char *ts)
 static void send_patch(struct kb_sched *s, struct rec *r, const char *ts, bool with_message)
 {
         char micro[40];
-        kb__micro_time(micro, sizeof(micro));
+        kb_now_micro_time(micro, sizeof(micro));
         struct kb_value *p = kb_value_new(KB_VOBJECT);
         kb_value_set(p, "count", kb_value_new_int(r->count));
         kb_value_set(p, "lastTimestamp", kb_value_new_string(ts));
@@ -488,7 +488,7 @@ static void flush(struct kb_sched *s, struct rec *r)
                 return;
         sp->tokens -= 1;
         char ts[40];
-        kb__now_time(ts, sizeof(ts));
+        kb_now_time(ts, sizeof(ts));
         bool with_message = r->message_unsent;
         r->corrected |= quick;
         r->last_sent = now;
@@ -524,7 +524,7 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                         r->failed = false;
                         r->corrected = false;
                         r->last_sent = 0;
-                        kb__now_time(r->first_time, sizeof(r->first_time));
+                        kb_now_time(r->first_time, sizeof(r->first_time));
                 }
         } else {
                 if (ev->n >= EVENT_RECORDS) {
@@ -538,7 +538,7 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                 r = rec_new(key.data, object, kind, api_version, ns, name, uid, type, reason);
                 free(object);
                 r->s = s;
-                kb__now_time(r->first_time, sizeof(r->first_time));
+                kb_now_time(r->first_time, sizeof(r->first_time));
                 HASH_ADD_KEYPTR(hh, ev->by_key, r->key, strlen(r->key), r);
                 ev->n++;
         }

@@ -73,7 +73,7 @@ void kb__leader_lost(struct kb_sched *s, const char *why)
                 return;
         KB_ERROR("leader election lost: %s; dropping queued writes and exiting", why);
         set_leader(s, false);
-        kb__sched_stop(s, 1);
+        s->stop(s, 1);
 }
 
 /* Whether the renew deadline passed; if so, leadership is lost. */
@@ -108,7 +108,7 @@ KB_TESTABLE char *kb__lease_body(const char *ns, const char *name, const char *r
                                  int duration)
 {
         char now[64];
-        kb__micro_time(now, sizeof(now));
+        kb_now_micro_time(now, sizeof(now));
         struct kb_value *v = kb_value_new(KB_VOBJECT);
         kb_value_set(v, "apiVersion", kb_value_new_string("coordination.k8s.io/v1"));
         kb_value_set(v, "kind", kb_value_new_string("Lease"));
@@ -176,7 +176,7 @@ static void lease_written(void *arg, const struct kb_kube_resp *r)
                 else
                         check_deadline(s);
         }
-        kb__sched_shutdown_check(s);
+        s->settled(s);
 }
 
 /*
@@ -210,7 +210,7 @@ static void lease_read(void *arg, const struct kb_kube_resp *r)
         if (r->cancelled)
                 return;
         if (s->stopping) {
-                kb__sched_shutdown_check(s);
+                s->settled(s);
                 return;
         }
         if (check_deadline(s))

@@ -3,6 +3,7 @@
 #define KB_PKG_SCHEDULER_INT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <uv.h>
@@ -60,7 +61,7 @@ struct kb_sched {
         struct kb_reflector **pod_refl; /* per scheduler name */
         size_t npod_refl;
         uv_timer_t tick;
-        uv_timer_t stop_timer; /* bounds a stop: see kb__sched_stop */
+        uv_timer_t stop_timer; /* bounds a stop: see stop.c */
         uv_timer_t soon;       /* a session at the next iteration */
         bool soon_armed;
         /* Signals: blocked in every thread; one thread sigwaits for them
@@ -82,6 +83,13 @@ struct kb_sched {
         bool stop_grace_over; /* a stop no longer waits for binds on the wire */
         bool closed;
         int exit_code;
+        /* Set by scheduler.c, the loop's owner, before the loop runs, so
+         * that the files below it never call up into it.  settled: an
+         * answer a stop may be waiting for (a bind, an eviction, the lease)
+         * came back, finish the stop if it was the last; stop: end the
+         * daemon with this exit code (lost leadership, no listener). */
+        void (*settled)(struct kb_sched *s);
+        void (*stop)(struct kb_sched *s, int code);
 
         /* binds.c: binds and evictions not answered yet (the backlog too);
          * a stop drops those still waiting and waits a little for those on
@@ -148,11 +156,6 @@ bool kb__ensure_default_queue(struct kb_sched *s);
 void kb__discover(struct kb_sched *s);
 /* Frees what the dispatcher keeps (after the client is gone). */
 void kb__dispatch_release(struct kb_sched *s);
-/* Times as the API wants them: MicroTime ("...:05.123456Z") and Time. */
-void kb__micro_time(char *buf, size_t n);
-void kb__now_time(char *buf, size_t n);
-/* An object's namespace, "default" when it has none. */
-const char *kb__ns_of(const struct kb_meta *m);
 
 /* binds.c */
 /* Marks the pod binding in the cache and queues the bind in the backlog;
@@ -228,9 +231,15 @@ void kb__leader_lost(struct kb_sched *s, const char *why);
 /* Releases the lease when held; calls done when finished. */
 void kb__leader_release(struct kb_sched *s, void (*done)(struct kb_sched *s));
 
-/* scheduler.c */
-void kb__sched_shutdown_check(struct kb_sched *s);
+/* stop.c: stopping (scheduler.c gives these two to the files below it
+ * as s->settled and s->stop), and the signals. */
+void kb__sched_settled(struct kb_sched *s);
 void kb__sched_stop(struct kb_sched *s, int code);
+/* The signals the daemon takes (blocked in every thread), the loop's
+ * handler of sig_async, and the thread that sigwaits for them. */
+void kb__sched_signal_set(sigset_t *set);
+void kb__sched_signals_arrived(uv_async_t *h);
+void *kb__sched_signal_thread(void *arg);
 
 /* metrics.c */
 struct kb__metrics *kb__metrics_new(void);
@@ -247,6 +256,10 @@ void kb__metrics_lanes(struct kb_sched *s);
 void kb__metrics_set_leader(struct kb_sched *s, bool leader);
 /* The conf's skipped items, for /metrics (any thread). */
 void kb__metrics_conf(struct kb__metrics *m, const struct kb_conf *conf);
+/* The /metrics page, a fresh string (the HTTP thread). */
+char *kb__metrics_render(struct kb_sched *s);
+
+/* http.c: /metrics, /healthz and /readyz on libmicrohttpd's thread. */
 int kb__http_start(struct kb_sched *s, const char *addr);
 void kb__http_stop(struct kb_sched *s);
 

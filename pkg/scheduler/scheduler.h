@@ -46,9 +46,21 @@ struct kb_sched_opts {
         int burst;
         int max_inflight;     /* the client's window (requests on the wire) */
         const char *dump_dir; /* SIGUSR1 cache dumps; NULL: the temp directory */
+        /* kb_sched_opts_parse's: the --scheduler-name values. */
+        const char **parsed_names;
+        size_t nparsed_names, capparsed_names;
 };
 
+/* The defaults.  kb_sched_opts_release frees what parsing added. */
 void kb_sched_opts_init(struct kb_sched_opts *o);
+void kb_sched_opts_release(struct kb_sched_opts *o);
+/*
+ * kbatch-scheduler's command line (argv[1..]) into o, which keeps pointers
+ * into argv.  Returns -1 to go on, or the exit code to end with at once: 0
+ * after --help or --version (printed to stdout), 2 on a bad flag or value
+ * (a message naming the flag on stderr).  Main thread.
+ */
+int kb_sched_opts_parse(struct kb_sched_opts *o, int argc, char **argv, const char *version);
 
 /*
  * Runs the daemon until SIGTERM or SIGINT (within 2 s: no new sessions,

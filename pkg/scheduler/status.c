@@ -241,7 +241,7 @@ static void fire(struct kb_sched *s, const char *path, struct kb_value *body, co
 void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm)
 {
         const struct kb_pod *p = nm->pod;
-        const char *ns = kb__ns_of(&p->meta);
+        const char *ns = kb_meta_ns(&p->meta);
         const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
         if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) || (cur->node_name && *cur->node_name) ||
             cur->meta.deletion || kb_streq(cur->nominated_node_name, nm->node))
@@ -342,13 +342,13 @@ static const char *transition_time(const struct kb_condition *c, const char *sta
 static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
 {
         const struct kb_podgroup *pg = st->pg;
-        const char *ns = kb__ns_of(&pg->meta);
+        const char *ns = kb_meta_ns(&pg->meta);
         const struct kb_podgroup *cur = kb_cache_get(s->cache, KB_KIND_PODGROUP, ns, pg->meta.name);
         if (!cur || !kb_streq(cur->meta.uid, pg->meta.uid))
                 return; /* deleted or replaced meanwhile */
         const char *phase = kb_pg_phase_name(st->phase);
         char ts[40];
-        kb__now_time(ts, sizeof(ts));
+        kb_now_time(ts, sizeof(ts));
         /* Every session that finds the gang unschedulable says so, as
          * Volcano's RecordJobStatusEvent; repeats become one Event's count
          * and series. */
@@ -636,7 +636,7 @@ struct pg_idx {
  */
 static void pod_unschedulable(struct kb_sched *s, const struct kb_pod *cur, const char *msg)
 {
-        const char *ns = kb__ns_of(&cur->meta);
+        const char *ns = kb_meta_ns(&cur->meta);
         const char *name = cur->meta.name;
         kb__event(s, "Pod", "v1", ns, name, cur->meta.uid, "Warning", "FailedScheduling", msg);
         uint64_t h = kb_hash(msg, strlen(msg), KB_HASH_SEED);
@@ -649,7 +649,7 @@ static void pod_unschedulable(struct kb_sched *s, const struct kb_pod *cur, cons
         } else if (!memo_same(s, mkey, h)) {
                 memo_set(s, mkey, h);
                 char ts[40], kept[40];
-                kb__now_time(ts, sizeof(ts));
+                kb_now_time(ts, sizeof(ts));
                 struct kb_value *body = kb_value_new(KB_VOBJECT);
                 struct kb_value *conds = kb_value_new(KB_VARRAY);
                 struct kb_value *cj =
@@ -709,7 +709,7 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                         ours |= kb_streq(p->scheduler_name, snap->snap.scheduler_names[k]);
                 if (!ours)
                         continue;
-                const char *ns = kb__ns_of(&p->meta);
+                const char *ns = kb_meta_ns(&p->meta);
                 char *key = kb_pool_path(&pool, ns, group);
                 HASH_FIND_STR(idx, key, e);
                 if (!e)
@@ -737,7 +737,7 @@ out:
         /* Pods without a PodGroup, as kube-scheduler does for them. */
         for (size_t i = 0; i < r->nunschedulable; i++) {
                 const struct kb_pod *p = r->unschedulable[i].pod;
-                const char *ns = kb__ns_of(&p->meta);
+                const char *ns = kb_meta_ns(&p->meta);
                 const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
                 if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) ||
                     (cur->node_name && *cur->node_name) || cur->meta.deletion ||
@@ -834,7 +834,7 @@ void kb__report_invalid(struct kb_sched *s)
         if (!s->invalid_seen && !kb_cache_invalid_gen(s->cache))
                 return;
         struct invalid_pass ip = {.s = s};
-        kb__now_time(ip.ts, sizeof(ip.ts));
+        kb_now_time(ip.ts, sizeof(ip.ts));
         struct kb__invalid_seen *seen, *t;
         HASH_ITER(hh, s->invalid_seen, seen, t)
         seen->visited = false;

@@ -153,7 +153,7 @@ static void x_upsert(void *arg, const struct kb_value *obj)
                 const char *uid = kb_value_str(kb_value_dig(obj, "metadata", "uid"));
                 if (name && kb__leading(w->s))
                         kb__event(w->s, "PodGroup", "scheduling.x-k8s.io/v1alpha1",
-                                  ns ? ns : "default", name, uid, "Warning", "Invalid", err);
+                                  kb_ns_or_default(ns), name, uid, "Warning", "Invalid", err);
                 return;
         }
         char *key = kb_xasprintf("%s/%s", x->meta.namespace, x->meta.name);
@@ -176,7 +176,7 @@ static void x_remove(void *arg, const struct kb_value *obj)
         struct kb__workloads *w = arg;
         const char *ns = kb_value_str(kb_value_dig(obj, "metadata", "namespace"));
         const char *name = kb_value_str(kb_value_dig(obj, "metadata", "name"));
-        char *key = kb_xasprintf("%s/%s", ns ? ns : "default", name ? name : "");
+        char *key = kb_xasprintf("%s/%s", kb_ns_or_default(ns), name ? name : "");
         struct xpg *e = NULL;
         HASH_FIND_STR(w->xpgs, key, e);
         free(key);
@@ -302,7 +302,7 @@ static void make_for_pod(struct kb_sched *s, struct rec *r, const struct kb_pod 
         char err[512];
         struct kb_value *doc = kb_workload_podgroup(p, owner, err, sizeof(err));
         if (doc) {
-                write_podgroup(s, r, doc, kb__ns_of(&p->meta), p->workload_group, false);
+                write_podgroup(s, r, doc, kb_meta_ns(&p->meta), p->workload_group, false);
                 kb_value_free(doc);
                 return;
         }
@@ -310,7 +310,7 @@ static void make_for_pod(struct kb_sched *s, struct rec *r, const struct kb_pod 
          * the pod, and look again later. */
         KB_WARN("cannot make podgroup %s: %s", r->key, err);
         const struct kb_owner_ref *o = p->controller;
-        const char *ns = kb__ns_of(&p->meta);
+        const char *ns = kb_meta_ns(&p->meta);
         if (o)
                 kb__event(s, o->kind, o->api_version ? o->api_version : "v1", ns, o->name, o->uid,
                           "Warning", KB_WHY_GROUP_ANNOTATION, err);
@@ -343,7 +343,7 @@ static void owner_read(void *arg, const struct kb_kube_resp *r)
         const struct kb_pod *p = kb_cache_get(s->cache, KB_KIND_POD, c->ns, c->pod);
         struct rec *rec = settle(c, 0);
         char *want = p && p->workload_group
-                         ? kb_xasprintf("%s/%s", kb__ns_of(&p->meta), p->workload_group)
+                         ? kb_xasprintf("%s/%s", kb_meta_ns(&p->meta), p->workload_group)
                          : NULL;
         if (rec && want && !strcmp(want, c->key) && kb__leading(s))
                 make_for_pod(s, rec, p, owner);
@@ -371,10 +371,10 @@ static void sync_pods(struct kb_sched *s, const struct kb_snapshot *snap, double
                 if (!p->workload_group || p->workload_invalid || p->meta.deletion ||
                     kb_pod_terminal(p) || !ours(snap, p))
                         continue;
-                const char *ns = kb__ns_of(&p->meta);
+                const char *ns = kb_meta_ns(&p->meta);
                 /* The pods of a workload sit together in the snapshot. */
                 if (last && !strcmp(last->workload_group, p->workload_group) &&
-                    !strcmp(kb__ns_of(&last->meta), ns))
+                    !strcmp(kb_meta_ns(&last->meta), ns))
                         continue;
                 last = p;
                 if (kb_cache_get(s->cache, KB_KIND_PODGROUP, ns, p->workload_group) ||

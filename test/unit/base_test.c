@@ -1,5 +1,6 @@
 /* pkg/base's connection limits (kb_connlimit), which the metrics server
- * and kbatch-apiserver ask on every accepted connection. */
+ * and kbatch-apiserver ask on every accepted connection; and wall-clock
+ * now in the API's formats, which every module takes from here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -95,11 +96,38 @@ static void test_ratelog(void **state)
         assert_int_equal(skipped, 7);
 }
 
+/* Now as Time ("2026-11-26T23:30:05Z") and MicroTime
+ * ("2026-11-26T23:30:05.123456Z"), both UTC, and as seconds: the three
+ * agree (to the second; they are read one after the other). */
+static void test_now(void **state)
+{
+        (void)state;
+        char t[32], micro[32];
+        double before = kb_now_wall();
+        kb_now_time(t, sizeof(t));
+        kb_now_micro_time(micro, sizeof(micro));
+        double after = kb_now_wall();
+        assert_int_equal(strlen(t), 20);
+        assert_int_equal(strlen(micro), 27);
+        assert_int_equal(t[19], 'Z');
+        assert_int_equal(micro[26], 'Z');
+        assert_int_equal(micro[19], '.');
+        for (int i = 20; i < 26; i++)
+                assert_true(micro[i] >= '0' && micro[i] <= '9');
+        double pt, pm;
+        assert_int_equal(kb_parse_time(t, &pt), 0);
+        assert_int_equal(kb_parse_time(micro, &pm), 0);
+        assert_true(pt >= (double)(int64_t)before && pt <= after);
+        assert_true(pm >= before - 1e-6 && pm <= after + 1e-6);
+        assert_true(before > 1.7e9); /* after 2023: the epoch, in seconds */
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_connlimit),
             cmocka_unit_test(test_ratelog),
+            cmocka_unit_test(test_now),
         };
         return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }

@@ -43,6 +43,18 @@ static int call(struct kb_apiserver *srv, const char *method, const char *path, 
         return code;
 }
 
+/* The test owns the loop, as scheduler.c does in the daemon: no stop is
+ * under way, so an answer that comes back finishes nothing. */
+static void settled(struct kb_sched *s)
+{
+        (void)s;
+}
+
+static void stop(struct kb_sched *s, int code)
+{
+        fail_msg("the daemon was told to stop (exit code %d)", code);
+}
+
 static int setup(void **state)
 {
         struct fixture *f = kb_xcalloc(1, sizeof(*f));
@@ -60,6 +72,8 @@ static int setup(void **state)
         s->o = &f->o;
         s->identity = kb_xstrdup("test");
         s->leader = true;
+        s->settled = settled;
+        s->stop = stop;
         assert_int_equal(uv_loop_init(&s->loop), 0);
         char *server = kb_xasprintf("http://127.0.0.1:%d", kb_apiserver_port(f->srv));
         struct kb_kube_config cfg = {.server = server};
