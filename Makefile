@@ -8,11 +8,11 @@
 #                   then the scheduler's e2e tests again on the real bed
 #                   (kube-apiserver, etcd, KWOK from test/k8s) when Go is
 #                   there: KBATCH_K8S=skip skips that, =require (CI) fails
-#                   rather than skip. The tests run as many at a time as
-#                   make's jobs (test/run.sh): one line each, a line per
-#                   suite, and last "N passed, M failed"; V=1 shows every
-#                   test's output. make unit, make e2e, make e2e-k8s: one
-#                   suite
+#                   rather than skip. The tests run TEST_JOBS at a time
+#                   (twice make's jobs) by test/run.sh: one line each, a
+#                   line per suite, and last "N passed, M failed"; V=1 shows
+#                   every test's output. make unit, make e2e, make e2e-k8s:
+#                   one suite
 #   make -jN        every target uses N jobs; without -j, nproc of them
 #   make bench      the session benchmark (docs/PERFORMANCE.md); make
 #                   bench-check: its instruction counts against
@@ -147,8 +147,8 @@ $(B)/test/%_test: $(B)/obj/test/unit/%_test.o $(B)/obj/test/unit/testutil.o $(B)
 	@echo "  LD      $@"
 	@$(CC) $(LDOPT) -o $@ $(filter %.o,$^) $(B)/libkbatch.a $(LDLIBS) -lcmocka
 
-# make test: everything under the sanitizers, then every test, as many at a
-# time as make has jobs (test/run.sh runs one and prints its line; the suites
+# make test: everything under the sanitizers, then every test, TEST_JOBS at a
+# time (test/run.sh runs one and prints its line; the suites
 # share no port nor folder: lib/scheduler.sh's free_port reserves, each test
 # gets its own TMPDIR). The summary gives each suite's counts and time, and
 # ends with "N passed, M failed". The real bed's suite joins when
