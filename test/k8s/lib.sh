@@ -2,13 +2,47 @@
 
 # k8s_free_port: a loopback TCP port nothing listens on, below the kernel's
 # ephemeral range so that no client connection holds it by the time the
-# component binds it.
+# component binds it, and reserved, so that no other test picking at the
+# same time (make -jN test) gets it too: under a lock, the port is recorded
+# in /tmp/kbatch-ports (KBATCH_PORT_DIR) with its owner, the test's shell
+# (KBATCH_PORT_OWNER, which lib/scheduler.sh exports; else this shell).
+# A reservation lasts while its owner lives; a dead owner's is taken back.
 k8s_free_port() {
-        python3 - <<'PY'
-import random, socket
+        python3 - "${KBATCH_PORT_OWNER:-$$}" "${KBATCH_PORT_DIR:-/tmp/kbatch-ports}" <<'PY'
+import fcntl, os, random, socket, sys
+owner, top = int(sys.argv[1]), sys.argv[2]
+os.makedirs(top, exist_ok=True)
+try:
+    os.chmod(top, 0o1777)  # shared by every user's tests
+except OSError:
+    pass
 low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+lock = os.open(os.path.join(top, ".lock"), os.O_RDONLY | os.O_CREAT, 0o444)
+fcntl.flock(lock, fcntl.LOCK_EX)
 for _ in range(500):
     port = random.randint(10000, max(10001, low - 1))
+    path = os.path.join(top, str(port))
+    try:
+        held = int(open(path).read() or 0)
+    except (OSError, ValueError):
+        held = None
+    if held is not None:
+        if alive(held):
+            continue
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
     s = socket.socket()
     try:
         s.bind(("127.0.0.1", port))
@@ -16,6 +50,8 @@ for _ in range(500):
         continue
     finally:
         s.close()
+    with open(path, "w") as f:
+        f.write(str(owner))
     print(port)
     break
 PY

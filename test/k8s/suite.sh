@@ -3,6 +3,10 @@
 # make test after the kbatch-apiserver run).
 #
 #   test/k8s/suite.sh BIN TEST.sh...
+#   test/k8s/suite.sh --prepare   only the checks and the bed's build below:
+#                                 exit 0 ready, 3 skipped (said why), 1 failed
+#                                 (make test runs the tests itself, in
+#                                 parallel with the others: test/run.sh)
 #
 # KBATCH_K8S chooses:
 #   (unset)   run when a Go new enough for test/k8s/go.mod is on PATH; else
@@ -14,20 +18,22 @@
 # transport) says so and exits 77: counted as skipped, with its reason.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-BIN=$1
+BIN=${1:?usage: test/k8s/suite.sh BIN TEST.sh... | --prepare}
 shift
+skipped_rc=0
+[ "$BIN" = --prepare ] && skipped_rc=3
 mode=${KBATCH_K8S:-auto}
 case $mode in auto | skip | require) ;; *) echo "KBATCH_K8S=$mode: want skip or require"; exit 2 ;; esac
 if [ "$mode" = skip ]; then
         echo "e2e-k8s: skipped on purpose (KBATCH_K8S=skip): the tests ran against kbatch-apiserver only"
-        exit 0
+        exit $skipped_rc
 fi
 want=$(awk '$1 == "go" { print $2 }' "$HERE/go.mod")
 have=$(go env GOVERSION 2>/dev/null | sed 's/^go//')
 if [ -z "$have" ] || [ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -1)" != "$want" ]; then
         echo "e2e-k8s: skipped: the real-server suite needs Go >= $want on PATH (found: ${have:-none}); install it (https://go.dev/doc/install) and run make e2e-k8s"
         [ "$mode" = require ] && { echo "e2e-k8s: KBATCH_K8S=require: a skip is a failure"; exit 1; }
-        exit 0
+        exit $skipped_rc
 fi
 start=$SECONDS
 echo "e2e-k8s: building the bed (test/k8s/build.sh; minutes the first time, cached after)"
@@ -36,6 +42,7 @@ if ! "$HERE/build.sh" >/dev/null; then
         exit 1
 fi
 echo "e2e-k8s: bed ready in $((SECONDS - start)) s: $("$HERE/build.sh" --dir)"
+[ "$BIN" = --prepare ] && exit 0
 pass=0 fail=0 skip=0 skipped=""
 for t in "$@"; do
         echo "== $t (real API server)"

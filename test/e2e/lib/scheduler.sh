@@ -42,6 +42,8 @@ declare -A SCHED_PID=()
 PASSES=0
 FAILS=0
 export KUBECACHEDIR=$T/kubecache
+# The ports free_port and the bed reserve are this test's while it runs.
+export KBATCH_PORT_OWNER=$$
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 cleanup() {
