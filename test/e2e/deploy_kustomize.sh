@@ -124,10 +124,10 @@ mkdir -p "$ctx"
 (cd "$ROOT" && find Makefile pkg actions plugins cmd -type f) | while read -r f; do
         keep=no
         case "$f" in Makefile | pkg/* | actions/* | plugins/* | cmd/kbatch-scheduler/*) keep=yes ;; esac
-        case "$f" in pkg/apiserver/* | pkg/sim/*) keep=no ;; esac
+        case "$f" in pkg/apiserver/* | pkg/kubesim/* | pkg/sim/*) keep=no ;; esac
         if [ $keep = yes ]; then mkdir -p "$ctx/$(dirname "$f")"; cp "$ROOT/$f" "$ctx/$f"; fi
 done
-expect_eq ".dockerignore says the same" "$(grep -v '^#' "$ROOT/.dockerignore" | tr '\n' ' ')" "* !Makefile !pkg/ pkg/apiserver/ pkg/sim/ !actions/ !plugins/ !cmd/kbatch-scheduler/ "
+expect_eq ".dockerignore says the same" "$(grep -v '^#' "$ROOT/.dockerignore" | tr '\n' ' ')" "* !Makefile !pkg/ pkg/apiserver/ pkg/kubesim/ pkg/sim/ !actions/ !plugins/ !cmd/kbatch-scheduler/ "
 # As docker runs it: no make of ours around it (make test exports MODE=asan).
 if (cd "$ctx" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MODE make -s -j2 bin/kbatch-scheduler >"$T/build.log" 2>&1); then
         pass "the daemon builds from that context"
