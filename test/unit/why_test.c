@@ -159,13 +159,14 @@ static const struct kb_scenario why[] = {
         /* The same pod in a PodGroup of its own (kbatch makes
          * podgroup-pod-solo: minMember 1, minResources its 6 cpu): the
          * group is not admitted, the cluster's 4 cpu times overcommit's 1.2
-         * being 4.8. */
+         * being 4.8; as 6 is more than the cluster's 4 it never will be:
+         * NeverFits (issue 23, point 5). */
         .name = "a pod without a group gets a PodGroup that says why it waits",
         .manifests = NODE("n1") POD("solo", "", "  schedulerName: kbatch\n" POD_REQ("6"), ""),
         .binds = "",
-        .message = "default/podgroup-pod-solo: resource in cluster is overused: not enough cpu "
-                   "for the group's minResources: it needs 6, the cluster has 4.8 idle "
-                   "(overcommitted) of which 0 is reserved for admitted groups",
+        .message = "default/podgroup-pod-solo: can never fit: its minResources ask cpu 6, more "
+                   "than the whole cluster has (1 node(s): 4)",
+        .reasons = "podgroup-pod-solo=NeverFits",
     },
 };
 
