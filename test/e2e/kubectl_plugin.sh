@@ -144,7 +144,7 @@ expect_eq "--version: exit 0" "$(code kubectl kbatch --version)" 0
 expect_match "--version" "$(cat "$T/out")" "^kubectl-kbatch [0-9]"
 expect_eq "not found: exit 1" "$(code kubectl kbatch why nothere)" 1
 expect_match "not found: says so" "$(cat "$T/out")" \
-        'NotFound.*no podgroup or pod named "nothere" in namespace "default"'
+        'NotFound.*no podgroup, pod or job named "nothere" in namespace "default"'
 expect_eq "close a missing queue: exit 1" "$(code kubectl kbatch close nope)" 1
 expect_eq "unreachable server: exit 1" "$(code kubectl kbatch queues --server http://127.0.0.1:1)" 1
 expect_match "unreachable server: says so" "$(cat "$T/out")" \

@@ -11,7 +11,12 @@
 #   3. one that must wait for its queue's room is told the queue's quota,
 #      not "no pods yet";
 #   4. the normal handshake (admitted, then its pods created) records no
-#      Warning event on the group.
+#      Warning event on the group;
+#   5. a Job can be asked about: `kubectl kbatch why job/NAME`, a bare Job
+#      name and `why vcjob/NAME` name the PodGroup its pods join; the group
+#      kbatch makes for a Job carries the Job's uid as a label and the Job
+#      an event naming the group; a Job whose pods ask for another
+#      scheduler is told so.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
@@ -77,6 +82,75 @@ wait_for "its pods are bound" 15 sh -c "$(declare -f bound); K='$K'; bound hs-1 
 sleep 1
 warn=$($K get events --field-selector involvedObject.name=hs,type=Warning --no-headers 2>/dev/null)
 expect_eq "no Warning event on the group during the handshake" "$warn" ""
+
+# ---- 5. asking about a Job ---------------------------------------------------------
+export PATH=$BIN:$PATH
+export KUBECONFIG=$KC
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: tune}
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    metadata: {annotations: {scheduling.volcano.sh/group-min-member: "2", kbatch.io/sim-duration: 600s}}
+    spec:
+      schedulerName: kbatch
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, command: [sleep, "600"], resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: elsewhere}
+spec:
+  template:
+    spec:
+      schedulerName: volcano
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+YAML
+uid=$($K get job tune -o jsonpath='{.metadata.uid}')
+wait_for "kbatch makes podgroup-<uid> for Job tune" 20 $K get podgroup "podgroup-$uid"
+expect_eq "the group is labelled with the Job's uid" \
+        "$($K get podgroup -l "kbatch.io/owner-uid=$uid" -o jsonpath='{.items[*].metadata.name}')" "podgroup-$uid"
+ev_has() { $K get events --field-selector "involvedObject.name=tune,reason=PodGroupCreated" -o jsonpath='{.items[*].message}' | grep -q "podgroup-$uid"; }
+wait_for "the Job gets an event naming its PodGroup" 15 ev_has
+for arg in job/tune tune jobs.batch/tune; do
+        out=$(kubectl kbatch why "$arg" 2>&1)
+        expect_match "why $arg names the Job" "$out" '^Job: +default/tune'
+        expect_match "why $arg reports its PodGroup" "$out" "^PodGroup: +default/podgroup-$uid"
+done
+out=$(kubectl kbatch why job/elsewhere 2>&1)
+expect_match "why job/elsewhere: no PodGroup yet" "$out" '^PodGroup: +none yet'
+expect_match "why job/elsewhere names the scheduler its pods ask for" "$out" \
+        'its pods ask for scheduler volcano; kbatch serves kbatch'
+out=$(kubectl kbatch why job/nosuch 2>&1)
+expect_match "a missing Job is NotFound, naming the kind" "$out" 'no job named "nosuch"'
+
+if [ "$SERVER" = kbatch ]; then
+        $K apply -f "$ROOT/crds/optional/" >/dev/null
+        $K wait --for condition=established --timeout=10s crd/jobs.batch.volcano.sh >/dev/null
+        $K apply -f - >/dev/null <<'YAML'
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: test-job}
+spec:
+  schedulerName: kbatch
+  minAvailable: 1
+  tasks:
+  - name: t
+    replicas: 1
+    template:
+      metadata: {annotations: {kbatch.io/sim-duration: 600s}}
+      spec: {containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]}
+YAML
+        vuid=$($K get vcjob test-job -o jsonpath='{.metadata.uid}')
+        wait_for "the vcjob's PodGroup is made" 15 $K get podgroup "test-job-$vuid"
+        out=$(kubectl kbatch why vcjob/test-job 2>&1)
+        expect_match "why vcjob/test-job names the Volcano Job" "$out" '^vcjob: +default/test-job'
+        expect_match "why vcjob/test-job reports its PodGroup" "$out" "^PodGroup: +default/test-job-$vuid"
+fi
 
 stop_sched s
 finish

@@ -183,6 +183,42 @@ static void test_count_pods(void **state)
         kb_value_free(list);
 }
 
+/* A Job's PodGroup: the template's annotation, else kbatch's label with
+ * the Job's uid, else the group the Job owns; odd lists find nothing. */
+static void test_job_group(void **state)
+{
+        struct kb_value *groups = obj("items:\n"
+                                      "- metadata: {name: other, labels: {kbatch.io/owner-uid: x}}\n"
+                                      "- 7\n"
+                                      "- metadata: {name: vc-1, ownerReferences: [{uid: v1}]}\n"
+                                      "- metadata: {name: podgroup-u1, labels: "
+                                      "{kbatch.io/owner-uid: u1}, ownerReferences: [{uid: u1}]}\n"
+                                      "- metadata: {ownerReferences: [{uid: u1}]}\n");
+        struct kb_value *job = obj("metadata: {name: tune, uid: u1}\n"
+                                   "spec: {template: {spec: {schedulerName: kbatch}}}\n");
+        assert_string_equal(kb_ctl_job_group(job, groups), "podgroup-u1");
+        assert_string_equal(kb_ctl_job_scheduler(job), "kbatch");
+        kb_value_free(job);
+        job = obj("metadata: {name: tune, uid: u1}\n"
+                  "spec: {template: {metadata: {annotations: "
+                  "{scheduling.k8s.io/group-name: mine}}}}\n");
+        assert_string_equal(kb_ctl_job_group(job, groups), "mine");
+        assert_string_equal(kb_ctl_job_scheduler(job), "default-scheduler");
+        kb_value_free(job);
+        job = obj("metadata: {name: test-job, uid: v1}\nspec: {schedulerName: volcano}\n");
+        assert_string_equal(kb_ctl_job_group(job, groups), "vc-1");
+        assert_string_equal(kb_ctl_job_scheduler(job), "volcano");
+        kb_value_free(job);
+        job = obj("metadata: {name: none, uid: n1}\n");
+        assert_null(kb_ctl_job_group(job, groups));
+        assert_null(kb_ctl_job_group(job, NULL));
+        kb_value_free(job);
+        job = obj("metadata: {name: nouid}\n");
+        assert_null(kb_ctl_job_group(job, groups));
+        kb_value_free(job);
+        kb_value_free(groups);
+}
+
 static char *why_pg(const char *yaml, const struct kb_ctl_pods *pods)
 {
         struct kb_value *pg = obj(yaml);
@@ -427,7 +463,8 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_table),      cmocka_unit_test(test_res_compact),
             cmocka_unit_test(test_queues),     cmocka_unit_test(test_close_state),
-            cmocka_unit_test(test_count_pods), cmocka_unit_test(test_why_podgroup),
+            cmocka_unit_test(test_count_pods), cmocka_unit_test(test_job_group),
+            cmocka_unit_test(test_why_podgroup),
             cmocka_unit_test(test_why_pod),    cmocka_unit_test(test_errors),
         };
         return cmocka_run_group_tests_name("ctl", tests, NULL, NULL);
