@@ -349,8 +349,9 @@ static int why_job(struct cli *c, const struct kb_value *job, const char *kind)
                                strcmp(kind, "Job:") ? "spec.schedulerName"
                                                     : "spec.template.spec.schedulerName");
                 if (!served)
-                        fprintf(stderr, "note: this server serves no podgroups.scheduling.volcano.sh: "
-                                        "are kbatch's CRDs installed?\n");
+                        fprintf(stderr,
+                                "note: this server serves no podgroups.scheduling.volcano.sh: "
+                                "are kbatch's CRDs installed?\n");
         }
         kb_value_free(pg);
         kb_value_free(groups);

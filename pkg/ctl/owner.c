@@ -22,8 +22,8 @@
 
 static bool labelled(const struct kb_value *pg, const char *uid)
 {
-        return kb_streq(
-            kb_value_str(kb_value_dig(pg, "metadata", "labels", KB_OWNER_UID_LABEL)), uid);
+        return kb_streq(kb_value_str(kb_value_dig(pg, "metadata", "labels", KB_OWNER_UID_LABEL)),
+                        uid);
 }
 
 static bool owned(const struct kb_value *pg, const char *uid)
@@ -39,8 +39,8 @@ static bool owned(const struct kb_value *pg, const char *uid)
 
 const char *kb_ctl_job_group(const struct kb_value *job, const struct kb_value *groups)
 {
-        const struct kb_value *ann = kb_value_dig(job, "spec", "template", "metadata",
-                                                  "annotations");
+        const struct kb_value *ann =
+            kb_value_dig(job, "spec", "template", "metadata", "annotations");
         const char *g = kb_value_str(kb_value_get(ann, KB_GROUP_ANNOTATION));
         if (!g || !*g)
                 g = kb_value_str(kb_value_get(ann, KB_GROUP_ANNOTATION_VOLCANO));

@@ -262,6 +262,23 @@ static void lone_pods(struct kb_session *s)
         }
 }
 
+/* Why the pending tasks of a scheduled (ready) job wait, as Volcano's
+ * RecordJobStatusEvent marks every pending task of a job Unschedulable
+ * with its reason (pkg/scheduler/cache/cache.go, TaskSchedulingReason):
+ * what kept the session from placing more of the job.  NULL when none
+ * waits. */
+static const char *pending_why(struct kb_session *s, const struct kb_job *j)
+{
+        if (!j->count[KB_TASK_PENDING])
+                return NULL;
+        const char *why = j->quota_error ? j->quota_error
+                          : j->fit_error ? j->fit_error
+                                         : "no room was found for it in this session";
+        return kb_pool_printf(&s->result->pool,
+                              "its gang is scheduled (minMember %d met); this pod waits: %s",
+                              (int)j->min_available, why);
+}
+
 void kb__session_statuses(struct kb_session *s)
 {
         warnings(s);
@@ -303,6 +320,8 @@ void kb__session_statuses(struct kb_session *s)
                         st->cond_status = kb_pool_strdup(&r->pool, c->status);
                         st->cond_reason = kb_pool_strdup(&r->pool, c->reason);
                         st->cond_message = kb_pool_strdup(&r->pool, c->message);
+                        if (!strcmp(c->type, "Scheduled"))
+                                st->pending_message = pending_why(s, j);
                 }
         }
 

@@ -274,10 +274,10 @@ static void written(void *arg, const struct kb_kube_resp *r)
          * describes the Job finds the PodGroup to ask about. */
         if (c->o_kind && r->status >= 200 && r->status < 300) {
                 const char *slash = strchr(c->key, '/');
-                char *msg = kb_xasprintf("made PodGroup %s for its pods (label " KB_OWNER_UID_LABEL
-                                         "=%s); kubectl kbatch why %s",
-                                         c->key, c->o_uid ? c->o_uid : "",
-                                         slash ? slash + 1 : c->key);
+                char *msg =
+                    kb_xasprintf("made PodGroup %s for its pods (label " KB_OWNER_UID_LABEL
+                                 "=%s); kubectl kbatch why %s",
+                                 c->key, c->o_uid ? c->o_uid : "", slash ? slash + 1 : c->key);
                 kb__event(c->s, c->o_kind, c->o_api, c->ns, c->o_name, c->o_uid, "Normal",
                           "PodGroupCreated", msg);
                 free(msg);
@@ -497,7 +497,8 @@ static void sync_xpodgroups(struct kb_sched *s, double now)
                 bool same = r->sent == kb_hash(text, strlen(text), KB_HASH_SEED);
                 free(text);
                 if (!same || now >= r->next_try)
-                        write_podgroup(s, r, body, x->meta.namespace, x->meta.name, pg != NULL, NULL);
+                        write_podgroup(s, r, body, x->meta.namespace, x->meta.name, pg != NULL,
+                                       NULL);
                 kb_value_free(body);
                 kb_value_free(doc);
         }

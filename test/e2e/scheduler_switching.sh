@@ -16,7 +16,10 @@
 #      name and `why vcjob/NAME` name the PodGroup its pods join; the group
 #      kbatch makes for a Job carries the Job's uid as a label and the Job
 #      an event naming the group; a Job whose pods ask for another
-#      scheduler is told so.
+#      scheduler is told so;
+#   6. the pending pods of a gang that is Running (4 of 6 placed, its queue
+#      at its capability) get PodScheduled=False saying why, and `why` on
+#      one of them says it waits.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
@@ -151,6 +154,33 @@ YAML
         expect_match "why vcjob/test-job names the Volcano Job" "$out" '^vcjob: +default/test-job'
         expect_match "why vcjob/test-job reports its PodGroup" "$out" "^PodGroup: +default/test-job-$vuid"
 fi
+
+# ---- 6. pending pods of a Running gang ----------------------------------------------
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: cap4}
+spec: {weight: 1, capability: {cpu: "4"}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: six}
+spec: {minMember: 4, queue: cap4}
+YAML
+for i in 1 2 3 4 5 6; do
+        create /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"six-$i\",\"annotations\":{\"scheduling.k8s.io/group-name\":\"six\"}},\"spec\":{\"schedulerName\":\"kbatch\",\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}"
+done
+wait_for "six is Running" 20 sh -c "[ \"\$($K get podgroup six -o jsonpath='{.status.phase}')\" = Running ]"
+six_pending() { $K get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' | awk '$1 ~ /^six-/ && NF == 1 {print $1}'; }
+pend=$(six_pending | head -1)
+expect_eq "two of its six pods stay pending (the queue's capability)" "$(six_pending | wc -l)" 2
+cond_msg() { $K get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].message}'; }
+has_cond() { cond_msg "$1" | grep -q '^False its gang is scheduled'; }
+wait_for "a pending pod of the Running gang gets PodScheduled=False" 15 has_cond "$pend"
+expect_match "saying why it waits" "$(cond_msg "$pend")" \
+        '^False its gang is scheduled \(minMember 4 met\); this pod waits: queue cap4'
+out=$(kubectl kbatch why "pod/$pend" 2>&1)
+expect_match "why on it says it waits, not Scheduled: yes" "$out" '^Scheduled: +no, waiting for'
 
 stop_sched s
 finish
