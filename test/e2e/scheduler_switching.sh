@@ -19,7 +19,10 @@
 #      scheduler is told so;
 #   6. the pending pods of a gang that is Running (4 of 6 placed, its queue
 #      at its capability) get PodScheduled=False saying why, and `why` on
-#      one of them says it waits.
+#      one of them says it waits;
+#   7. a gang whose pods ask for another scheduler (schedulerName: volcano,
+#      the likeliest slip when switching) is not admitted, and its group
+#      says so with the count and the names kbatch serves.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
@@ -181,6 +184,24 @@ expect_match "saying why it waits" "$(cond_msg "$pend")" \
         '^False its gang is scheduled \(minMember 4 met\); this pod waits: queue cap4'
 out=$(kubectl kbatch why "pod/$pend" 2>&1)
 expect_match "why on it says it waits, not Scheduled: yes" "$out" '^Scheduled: +no, waiting for'
+
+# ---- 7. pods that ask for another scheduler -----------------------------------------
+for i in 1 2 3; do
+        create /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"vc-$i\",\"annotations\":{\"scheduling.k8s.io/group-name\":\"vc\"}},\"spec\":{\"schedulerName\":\"volcano\",\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}"
+done
+# The pods first, so that no session sees the group without them.
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: vc}
+spec: {minMember: 3, minResources: {cpu: "3"}}
+YAML
+wait_for "vc is told its pods ask for another scheduler" 15 has_reason vc OtherScheduler
+expect_match "with the count and the names kbatch serves" "$(message vc)" \
+        '^3 pods ask for scheduler volcano; kbatch serves kbatch'
+expect_eq "it is not admitted" "$($K get podgroup vc -o jsonpath='{.status.phase}')" Pending
+out=$(kubectl kbatch why vc-1 2>&1)
+expect_match "why on one of its pods says so" "$out" '^Blocker: +3 pods ask for scheduler volcano'
 
 stop_sched s
 finish

@@ -135,6 +135,22 @@ static const struct kb_scenario why[] = {
         .reasons = "few=NotEnoughTasks",
     },
     {
+        /* Two pods name the group but ask for Volcano (a Volcano Job still
+         * saying schedulerName: volcano), one asks for kbatch: kbatch's
+         * alone cannot make minMember 3, so the group is not admitted and
+         * says why (issue 23, point 1). */
+        .name = "a group whose pods ask for another scheduler says so",
+        .manifests = NODE("n1") PG("vc", "3", "2024-01-01", "")
+            POD("vc-0", IN_GROUP("vc"), "  schedulerName: volcano\n" POD_REQ("1"), "")
+            POD("vc-1", IN_GROUP("vc"), "  schedulerName: volcano\n" POD_REQ("1"), "")
+            POD("vc-2", IN_GROUP("vc"), "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "",
+        .phases = "vc=Pending",
+        .message = "vc: 2 pods ask for scheduler volcano; kbatch serves kbatch (set the pods' "
+                   "spec.schedulerName, or a Volcano Job's, to it)",
+        .reasons = "vc=OtherScheduler",
+    },
+    {
         /* A pod asking 8 cpu where the largest of two nodes has 4: no
          * other pod's leaving would help. */
         .name = "a pod larger than any node can never fit",
