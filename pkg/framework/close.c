@@ -271,9 +271,18 @@ static const char *pending_why(struct kb_session *s, const struct kb_job *j)
 {
         if (!j->count[KB_TASK_PENDING])
                 return NULL;
-        const char *why = j->quota_error ? j->quota_error
-                          : j->fit_error ? j->fit_error
-                                         : "no room was found for it in this session";
+        /* No room and no quota refusal: the user's next question is why
+         * reclaim does not take back the queue's share for it.  Reclaim
+         * serves only starving jobs, those below minMember, as Volcano
+         * master's gang plugin (jobStarvingFn) has it (issue 23, point 4). */
+        if (!j->quota_error && j->fit_error)
+                return kb_pool_printf(&s->result->pool,
+                                      "its gang is scheduled (minMember %d met); this pod waits: "
+                                      "%s; nothing is reclaimed for it: only a gang below its "
+                                      "minMember reclaims, as in Volcano",
+                                      (int)j->min_available, j->fit_error);
+        const char *why =
+            j->quota_error ? j->quota_error : "no room was found for it in this session";
         return kb_pool_printf(&s->result->pool,
                               "its gang is scheduled (minMember %d met); this pod waits: %s",
                               (int)j->min_available, why);
