@@ -683,7 +683,11 @@ int main(int argc, char **argv)
         bool known = !strcmp(cmd, "why") || !strcmp(cmd, "queues") || !strcmp(cmd, "close") ||
                      !strcmp(cmd, "open");
         if (!known) {
+                static const char *const cmds[] = {"why", "queues", "close", "open", NULL};
+                const char *near = kb_ctl_suggest(cmd, cmds);
                 fprintf(stderr, "error: unknown command \"%s\" for \"kubectl kbatch\"\n", cmd);
+                if (near)
+                        fprintf(stderr, "\nDid you mean this?\n\t%s\n\n", near);
                 fprintf(stderr, "See 'kubectl kbatch --help'.\n");
                 return EXIT_USAGE;
         }

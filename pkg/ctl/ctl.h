@@ -56,6 +56,11 @@ const char *kb_ctl_job_group(const struct kb_value *job, const struct kb_value *
  * Points into job or is static. */
 const char *kb_ctl_job_scheduler(const struct kb_value *job);
 
+/* The first of names (NULL-terminated) that word is a likely slip for, as
+ * kubectl's (cobra's) "Did you mean this?": within 2 edits, or a name word
+ * is a prefix of; NULL when none.  "queue" -> "queues". */
+const char *kb_ctl_suggest(const char *word, const char *const *names);
+
 /* ---- why ---------------------------------------------------------------------- */
 
 /*

@@ -136,6 +136,9 @@ expect_match "open again: already" "$(kubectl kbatch open q)" "^queue q is alrea
 code() { "$@" >"$T/out" 2>&1; echo $?; }
 expect_eq "unknown command: exit 2" "$(code kubectl kbatch frobnicate)" 2
 expect_match "unknown command: says so" "$(cat "$T/out")" 'unknown command "frobnicate"'
+expect_eq "a slip for a command: exit 2" "$(code kubectl kbatch queue)" 2
+expect_match "a slip for a command: did you mean (as kubectl)" "$(tr '\n\t' '  ' <"$T/out")" \
+        'unknown command "queue" .*Did you mean this\? +queues'
 expect_eq "why without a name: exit 2" "$(code kubectl kbatch why)" 2
 expect_eq "why deploy/x: exit 2" "$(code kubectl kbatch why deploy/x)" 2
 expect_eq "--help: exit 0" "$(code kubectl kbatch --help)" 0

@@ -220,6 +220,19 @@ static void test_job_group(void **state)
         kb_value_free(groups);
 }
 
+static void test_suggest(void **state)
+{
+        static const char *const cmds[] = {"why", "queues", "close", "open", NULL};
+        assert_string_equal(kb_ctl_suggest("queue", cmds), "queues");
+        assert_string_equal(kb_ctl_suggest("Queus", cmds), "queues");
+        assert_string_equal(kb_ctl_suggest("clos", cmds), "close");
+        assert_string_equal(kb_ctl_suggest("wy", cmds), "why");
+        assert_string_equal(kb_ctl_suggest("q", cmds), "queues");
+        assert_null(kb_ctl_suggest("describe", cmds));
+        assert_null(kb_ctl_suggest("", cmds));
+        assert_null(kb_ctl_suggest(NULL, cmds));
+}
+
 static char *why_pg(const char *yaml, const struct kb_ctl_pods *pods)
 {
         struct kb_value *pg = obj(yaml);
@@ -488,11 +501,11 @@ static void test_errors(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_table),        cmocka_unit_test(test_res_compact),
-            cmocka_unit_test(test_queues),       cmocka_unit_test(test_close_state),
-            cmocka_unit_test(test_count_pods),   cmocka_unit_test(test_job_group),
-            cmocka_unit_test(test_why_podgroup), cmocka_unit_test(test_why_pod),
-            cmocka_unit_test(test_errors),
+            cmocka_unit_test(test_table),      cmocka_unit_test(test_res_compact),
+            cmocka_unit_test(test_queues),     cmocka_unit_test(test_close_state),
+            cmocka_unit_test(test_count_pods), cmocka_unit_test(test_job_group),
+            cmocka_unit_test(test_suggest),    cmocka_unit_test(test_why_podgroup),
+            cmocka_unit_test(test_why_pod),    cmocka_unit_test(test_errors),
         };
         return cmocka_run_group_tests_name("ctl", tests, NULL, NULL);
 }
