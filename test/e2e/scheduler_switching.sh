@@ -22,7 +22,9 @@
 #      one of them says it waits;
 #   7. a gang whose pods ask for another scheduler (schedulerName: volcano,
 #      the likeliest slip when switching) is not admitted, and its group
-#      says so with the count and the names kbatch serves.
+#      says so with the count and the names kbatch serves;
+#   8. `kubectl apply -f examples/` after the scheduler made the default
+#      queue prints no warning.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
@@ -202,6 +204,10 @@ expect_match "with the count and the names kbatch serves" "$(message vc)" \
 expect_eq "it is not admitted" "$($K get podgroup vc -o jsonpath='{.status.phase}')" Pending
 out=$(kubectl kbatch why vc-1 2>&1)
 expect_match "why on one of its pods says so" "$out" '^Blocker: +3 pods ask for scheduler volcano'
+
+# ---- 8. the README's examples, applied after the scheduler started -----------------------
+out=$($K apply -f "$ROOT/examples/" 2>&1 >/dev/null)
+expect_eq "kubectl apply -f examples/ warns of nothing" "$out" ""
 
 stop_sched s
 finish
