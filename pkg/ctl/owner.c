@@ -17,8 +17,6 @@
  * PodGroups podgroup-5c1f (label kbatch.io/owner-uid=5c1f) and other: the
  * answer is podgroup-5c1f.
  */
-#include <ctype.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "ctl/ctl.h"
@@ -76,40 +74,12 @@ const char *kb_ctl_job_scheduler(const struct kb_value *job)
         return n && *n ? n : "default-scheduler";
 }
 
-/* Levenshtein distance of a and b, case-insensitive, both short. */
-static size_t distance(const char *a, const char *b)
-{
-        size_t na = strlen(a), nb = strlen(b);
-        if (na > 63 || nb > 63)
-                return SIZE_MAX;
-        size_t row[64];
-        for (size_t j = 0; j <= nb; j++)
-                row[j] = j;
-        for (size_t i = 1; i <= na; i++) {
-                size_t diag = row[0];
-                row[0] = i;
-                for (size_t j = 1; j <= nb; j++) {
-                        size_t up = row[j];
-                        size_t cost =
-                            tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-                        size_t best = diag + cost;
-                        if (up + 1 < best)
-                                best = up + 1;
-                        if (row[j - 1] + 1 < best)
-                                best = row[j - 1] + 1;
-                        row[j] = best;
-                        diag = up;
-                }
-        }
-        return row[nb];
-}
-
 const char *kb_ctl_suggest(const char *word, const char *const *names)
 {
         /* cobra's rule, which kubectl's "Did you mean this?" follows: a
          * name within 2 edits, or one the word is a prefix of. */
         for (size_t i = 0; word && *word && names[i]; i++)
-                if (distance(word, names[i]) <= 2 || kb_has_prefix(names[i], word))
+                if (kb_edit_distance(word, names[i]) <= 2 || kb_has_prefix(names[i], word))
                         return names[i];
         return NULL;
 }

@@ -1194,6 +1194,14 @@ static void test_sla_invalid(void **state)
         assert_string_equal(summary, "argument sla sla-grace");
         kb_conf_release(&conf);
 
+        /* A misspelled arguments key is a slip, not a feature kbatch
+         * lacks: refused, naming the key and what was meant (issue 23,
+         * point 7). */
+        bad = SLA_CONF("    argumnts: {sla-waiting-time: 5m}\n");
+        assert_int_equal(kb_conf_parse(bad, strlen(bad), &conf, err, sizeof(err)), KB_EBADCONF);
+        assert_string_equal(err, "tiers[0].plugins[2].argumnts: unknown key, did you mean "
+                                 "arguments?");
+
         /* x's annotation is no duration: ignored with a warning, so the
          * global 10m applies (deadline 07:10) and x goes before y (07:40). */
         const char *text = NODE("n1")
