@@ -78,6 +78,18 @@ wait_for "second is told its queue's quota" 15 has_reason second QueueQuotaExcee
 expect_match "naming the queue, not 'no pods yet'" "$(message second)" 'queue small'
 case $(message second) in *"no pods yet"*) fail "second still says no pods yet" ;; *) pass "no 'no pods yet' while not admitted" ;; esac
 
+# The waiting clock: lastTransitionTime moves only when the status flips,
+# not when the numbers in the message do (third takes 1 cpu more of small's
+# room: second's message changes, its clock does not).
+ltt() { $K get podgroup "$1" -o jsonpath='{.status.conditions[?(@.type=="Unschedulable")].lastTransitionTime}'; }
+t0=$(ltt second)
+m0=$(message second)
+sleep 1.2
+pg third small 1 1
+changed() { [ "$(message second)" != "$m0" ]; }
+wait_for "second's message changes with the queue's numbers" 15 changed
+expect_eq "its lastTransitionTime does not move" "$(ltt second)" "$t0"
+
 # ---- 4. the normal handshake -------------------------------------------------------
 pg hs default 2 2
 wait_for "hs is admitted" 15 sh -c "[ \"\$($K get podgroup hs -o jsonpath='{.status.phase}')\" = Inqueue ]"
