@@ -737,6 +737,11 @@ struct kb_xpodgroup {
         /* annotation scheduling.volcano.sh/queue-name (a kbatch reading:
          * the API has no queue), or NULL */
         char *queue;
+        /* status.phase (NULL when unset) and its counts, read leniently
+         * (a field of the wrong type counts as unset): what kbatch-scheduler
+         * last wrote there, so it writes only what changed. */
+        char *status_phase;
+        int64_t status_running, status_succeeded, status_failed;
 };
 
 /* A task of a Volcano Job: replicas pods from template. */

@@ -474,6 +474,60 @@ static struct kb_value *mirror_patch(const struct kb_value *doc, const struct kb
         return patch;
 }
 
+/* The scheduler-plugins phase for a Volcano PodGroup's: its controller's
+ * names (Pending, Scheduling, Running, Finished, Unknown; sigs.k8s.io/
+ * scheduler-plugins apis/scheduling/v1alpha1 PodGroupPhase), Inqueue
+ * (admitted, being placed) as Scheduling. */
+static const char *x_phase(const char *volcano)
+{
+        static const struct {
+                const char *v, *x;
+        } map[] = {{"Pending", "Pending"},
+                   {"Inqueue", "Scheduling"},
+                   {"Running", "Running"},
+                   {"Completed", "Finished"},
+                   {"Unknown", "Unknown"}};
+        for (size_t i = 0; volcano && i < KB_ARRAY_SIZE(map); i++)
+                if (!strcmp(volcano, map[i].v))
+                        return map[i].x;
+        return NULL;
+}
+
+/* x's status as its mirror's (pg) says: phase and counts, so that `kubectl
+ * get podgroups.scheduling.x-k8s.io` shows PHASE and RUNNING as
+ * scheduler-plugins' controller would fill them (issue 23, point 7).  Only
+ * when it differs from what x shows and from what was last sent. */
+static void x_status(struct kb_sched *s, const struct kb_xpodgroup *x, const struct kb_podgroup *pg)
+{
+        const char *phase = x_phase(pg->phase);
+        if (!phase || (kb_streq(x->status_phase, phase) && x->status_running == pg->running &&
+                       x->status_succeeded == pg->succeeded && x->status_failed == pg->failed))
+                return;
+        char *mkey = kb_xasprintf("xpg/%s/%s", x->meta.namespace, x->meta.name);
+        char *desc = kb_xasprintf("%s/%d/%d/%d", phase, (int)pg->running, (int)pg->succeeded,
+                                  (int)pg->failed);
+        uint64_t h = kb_hash(desc, strlen(desc), KB_HASH_SEED);
+        free(desc);
+        if (!kb__status_memo_same(s, mkey, h)) {
+                kb__status_memo_set(s, mkey, h);
+                struct kb_value *body = kb_value_new(KB_VOBJECT);
+                struct kb_value *st = kb_value_ensure_object(body, "status");
+                kb_value_set(st, "phase", kb_value_new_string(phase));
+                kb_value_set(st, "running", kb_value_new_int(pg->running));
+                kb_value_set(st, "succeeded", kb_value_new_int(pg->succeeded));
+                kb_value_set(st, "failed", kb_value_new_int(pg->failed));
+                char *path = kb_xasprintf(XPG_API "/namespaces/%s/podgroups/%s/status",
+                                          x->meta.namespace, x->meta.name);
+                char *what = kb_xasprintf("podgroup.scheduling.x-k8s.io %s/%s status",
+                                          x->meta.namespace, x->meta.name);
+                kb__status_fire(s, path, body, x->meta.resource_version,
+                                "application/merge-patch+json", what, mkey, NULL);
+                free(what);
+                free(path);
+        }
+        free(mkey);
+}
+
 static void sync_xpodgroups(struct kb_sched *s, double now)
 {
         struct kb__workloads *w = s->workloads;
@@ -483,6 +537,8 @@ static void sync_xpodgroups(struct kb_sched *s, double now)
                 const struct kb_xpodgroup *x = e->x;
                 const struct kb_podgroup *pg =
                     kb_cache_get(s->cache, KB_KIND_PODGROUP, x->meta.namespace, x->meta.name);
+                if (pg && pg->phase)
+                        x_status(s, x, pg);
                 if (pg && mirrors(pg, x))
                         continue;
                 struct rec *r = rec_get(w, e->key, true);

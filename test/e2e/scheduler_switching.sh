@@ -24,11 +24,16 @@
 #      the likeliest slip when switching) is not admitted, and its group
 #      says so with the count and the names kbatch serves;
 #   8. `kubectl apply -f examples/` after the scheduler made the default
-#      queue prints no warning.
+#      queue prints no warning;
+#   9. a scheduler-plugins PodGroup shows the phase and running count of
+#      its Volcano mirror (kubectl's PHASE and RUNNING columns).
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
 start_api --nodes "4:cpu=8,memory=32Gi"
+$K apply -f "$ROOT/crds/optional/" >/dev/null || { echo "cannot apply the optional CRDs"; exit 1; }
+$K wait --for condition=established --timeout=10s crd/podgroups.scheduling.x-k8s.io \
+        crd/jobs.batch.volcano.sh >/dev/null
 start_sched s
 wait_for "default queue created" 15 $K get queue default
 $K apply -f - >/dev/null <<'YAML'
@@ -149,8 +154,6 @@ out=$(kubectl kbatch why job/nosuch 2>&1)
 expect_match "a missing Job is NotFound, naming the kind" "$out" 'no job named "nosuch"'
 
 if [ "$SERVER" = kbatch ]; then
-        $K apply -f "$ROOT/crds/optional/" >/dev/null
-        $K wait --for condition=established --timeout=10s crd/jobs.batch.volcano.sh >/dev/null
         $K apply -f - >/dev/null <<'YAML'
 apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
@@ -220,6 +223,21 @@ expect_match "why on one of its pods says so" "$out" '^Blocker: +3 pods ask for 
 # ---- 8. the README's examples, applied after the scheduler started -----------------------
 out=$($K apply -f "$ROOT/examples/" 2>&1 >/dev/null)
 expect_eq "kubectl apply -f examples/ warns of nothing" "$out" ""
+
+# ---- 9. scheduler-plugins' PodGroups show PHASE and RUNNING ----------------------------
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: ray}
+spec: {minMember: 2}
+YAML
+for i in 1 2; do
+        create /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"ray-$i\",\"labels\":{\"scheduling.x-k8s.io/pod-group\":\"ray\"}},\"spec\":{\"schedulerName\":\"kbatch\",\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}]}}"
+done
+xs() { $K get podgroups.scheduling.x-k8s.io ray -o jsonpath='{.status.phase} {.status.running}'; }
+wait_for "the scheduler-plugins PodGroup shows Running 2" 30 sh -c "$(declare -f xs); K='$K'; [ \"\$(xs)\" = 'Running 2' ]"
+expect_match "kubectl shows its PHASE and RUNNING" "$($K get podgroups.scheduling.x-k8s.io ray)" \
+        '^ray +Running +2 +2 '
 
 stop_sched s
 finish
