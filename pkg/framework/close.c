@@ -316,6 +316,11 @@ void kb__session_statuses(struct kb_session *s)
                 st->failed = (int32_t)j->count[KB_TASK_FAILED];
                 st->pending = (int32_t)j->count[KB_TASK_PENDING];
                 inqueue_condition(s, j, st);
+                int32_t prio;
+                if (j->pg && j->pg->priority_class_name && *j->pg->priority_class_name &&
+                    !kb_session_priority_class(s, j->pg->priority_class_name, &prio))
+                        st->unknown_priority_class =
+                            kb_pool_strdup(&r->pool, j->pg->priority_class_name);
                 st->position = j->position;
                 st->waiting = j->position ? j->queue->waiting : 0;
                 st->expected_start = j->position ? j->expected_start : 0;

@@ -363,6 +363,19 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                           pg->meta.uid, "Warning", "Unschedulable",
                           st->cond_message ? st->cond_message : "");
 
+        /* kube-apiserver refuses a pod naming no PriorityClass, but nothing
+         * checks a PodGroup's: say so on it rather than let it count as the
+         * default priority in silence (issue 23, point 7).  Repeats are one
+         * Event's count. */
+        if (st->unknown_priority_class) {
+                char *msg = kb_xasprintf("spec.priorityClassName: no PriorityClass named %s; "
+                                         "the group counts as the default priority",
+                                         st->unknown_priority_class);
+                kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
+                          pg->meta.uid, "Warning", "UnknownPriorityClass", msg);
+                free(msg);
+        }
+
         /* The desired conditions: the current ones with the session's
          * replacing its type (Volcano's UpdatePodGroupCondition); Scheduled
          * turns a standing Unschedulable to False. */

@@ -26,7 +26,8 @@
 #   8. `kubectl apply -f examples/` after the scheduler made the default
 #      queue prints no warning;
 #   9. a scheduler-plugins PodGroup shows the phase and running count of
-#      its Volcano mirror (kubectl's PHASE and RUNNING columns).
+#      its Volcano mirror (kubectl's PHASE and RUNNING columns);
+#  10. a PodGroup naming no PriorityClass gets a Warning event saying so.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
@@ -238,6 +239,16 @@ xs() { $K get podgroups.scheduling.x-k8s.io ray -o jsonpath='{.status.phase} {.s
 wait_for "the scheduler-plugins PodGroup shows Running 2" 30 sh -c "$(declare -f xs); K='$K'; [ \"\$(xs)\" = 'Running 2' ]"
 expect_match "kubectl shows its PHASE and RUNNING" "$($K get podgroups.scheduling.x-k8s.io ray)" \
         '^ray +Running +2 +2 '
+
+# ---- 10. an unknown priorityClassName ----------------------------------------------------
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: prio}
+spec: {minMember: 1, priorityClassName: no-such-class}
+YAML
+prio_ev() { $K get events --field-selector involvedObject.name=prio,reason=UnknownPriorityClass -o jsonpath='{.items[*].message}'; }
+wait_for "the group is told its PriorityClass does not exist" 15 sh -c "$(declare -f prio_ev); K='$K'; prio_ev | grep -q 'no PriorityClass named no-such-class'"
 
 stop_sched s
 finish
