@@ -27,7 +27,10 @@
 #      queue prints no warning;
 #   9. a scheduler-plugins PodGroup shows the phase and running count of
 #      its Volcano mirror (kubectl's PHASE and RUNNING columns);
-#  10. a PodGroup naming no PriorityClass gets a Warning event saying so.
+#  10. a PodGroup naming no PriorityClass gets a Warning event saying so;
+#  11. (kbatch-apiserver) started before its CRDs are installed, the
+#      scheduler says once which CRD is missing and what to apply, then
+#      stays quiet.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
@@ -251,4 +254,21 @@ prio_ev() { $K get events --field-selector involvedObject.name=prio,reason=Unkno
 wait_for "the group is told its PriorityClass does not exist" 15 sh -c "$(declare -f prio_ev); K='$K'; prio_ev | grep -q 'no PriorityClass named no-such-class'"
 
 stop_sched s
+
+# ---- 11. a missing CRD -----------------------------------------------------------------------
+if [ "$SERVER" = kbatch ]; then
+        "$BIN/kbatch-apiserver" --listen 127.0.0.1:0 --write-kubeconfig "$T/kc2" \
+                --port-file "$T/port2" >"$T/api2.log" 2>&1 &
+        API2=$!
+        for _ in $(seq 1 100); do [ -s "$T/port2" ] && [ -s "$T/kc2" ] && break; sleep 0.1; done
+        "$BIN/kbatch-scheduler" --kubeconfig "$T/kc2" --schedule-period 200ms \
+                --listen-address 127.0.0.1:$(free_port) >"$T/s2.log" 2>&1 &
+        SCHED_PID[s2]=$!
+        sleep 4
+        expect_eq "one line for the missing Queue CRD in 4 s" "$(grep -c 'reflector queues' "$T/s2.log")" 1
+        expect_match "naming the CRD and what to apply" "$(cat "$T/s2.log")" \
+                'the CRD queues.scheduling.volcano.sh is not installed \(kubectl apply -f crds/'
+        kill -TERM "${SCHED_PID[s2]}"; wait "${SCHED_PID[s2]}"; unset "SCHED_PID[s2]"
+        kill -TERM "$API2"; wait "$API2"
+fi
 finish
