@@ -351,12 +351,13 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         kb_now_time(ts, sizeof(ts));
         /* Every session that finds the gang unschedulable says so, as
          * Volcano's RecordJobStatusEvent; repeats become one Event's count
-         * and series.  Not while an admitted group has no pod at all:
-         * that is the normal handshake of a workload controller that
-         * creates its pods once the group is admitted (Volcano's job
-         * controller), not a failure to warn of (issue 23, point 7). */
-        bool handshake = st->phase == KB_PG_INQUEUE && !st->running && !st->pending &&
-                         !st->succeeded && !st->failed;
+         * and series.  Not while an admitted group has fewer pods than
+         * minMember and none has run: that is the normal handshake of a
+         * workload controller that creates its pods once the group is
+         * admitted (Volcano's job controller), one by one, not a failure
+         * to warn of; the condition says it (issue 23, point 7). */
+        bool handshake = st->phase == KB_PG_INQUEUE && !st->running && !st->succeeded &&
+                         !st->failed && kb_streq(st->cond_reason, KB_WHY_TASKS);
         if (st->cond_type && !strcmp(st->cond_type, "Unschedulable") &&
             kb_streq(st->cond_status, "True") && !handshake)
                 kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
