@@ -292,6 +292,47 @@ static const char *never_fits(struct kb_session *s, const struct kb_job *j, stru
         return NULL;
 }
 
+/*
+ * Why a group enqueue refused can never be admitted, whatever else runs:
+ * its minResources ask more than its queue's capability, or more than the
+ * whole cluster has allocatable.  NULL when it might be admitted later.
+ * Checked at admission, before any pod exists (Volcano's job controller
+ * creates them once the group is admitted), so a gang that can never fit
+ * says NeverFits with the numbers rather than "resource in cluster is
+ * overused" as if it were temporary (issue 23, point 5).
+ */
+static const char *never_admitted(struct kb_session *s, const struct kb_job *j,
+                                  struct cluster_room *c, struct kb_buf *b)
+{
+        if (!j->pg || !j->pg->has_min_resources)
+                return NULL;
+        const struct kb_res *min = &j->pg->min_resources;
+        char n[48], h[48];
+        const struct kb_queue *q = j->queue ? j->queue->queue : NULL;
+        int i = q && q->has_capability ? kb_res_first_short(min, &q->capability) : -1;
+        if (i >= 0 && i != KB_RES_PODS) {
+                kb_res_human(i, (double)min->q[i], n, sizeof(n));
+                kb_res_human(i, (double)q->capability.q[i], h, sizeof(h));
+                kb_buf_printf(b,
+                              "queue %s can never hold the gang: its minResources ask %s %s, the "
+                              "queue's capability is %s",
+                              j->queue->name, kb_res_name(i), n, h);
+                return b->data;
+        }
+        cluster_room(s, c);
+        i = kb_res_first_short(min, &c->total);
+        if (i >= 0 && i != KB_RES_PODS) {
+                kb_res_human(i, (double)min->q[i], n, sizeof(n));
+                kb_res_human(i, (double)c->total.q[i], h, sizeof(h));
+                kb_buf_printf(b,
+                              "can never fit: its minResources ask %s %s, more than the whole "
+                              "cluster has (%zu node(s): %s)",
+                              kb_res_name(i), n, c->nodes, h);
+                return b->data;
+        }
+        return NULL;
+}
+
 /* A role's minTaskMember, or -1 when the role has none. */
 static int32_t role_min(const struct kb_job *j, const char *role)
 {
@@ -355,6 +396,21 @@ static void placement(const struct kb_job *j, struct kb_buf *b)
 static const char *why_waiting(struct kb_session *s, const struct kb_job *j,
                                struct cluster_room *room, struct kb_buf *b, const char **reason)
 {
+        /* A group enqueue left Pending: the enqueue verdict (capability,
+         * deserved share, cluster room, never fits) wins over the gang's
+         * count, since the group's pods may well not exist before it is
+         * admitted (Volcano's job controller, pkg/controllers/job/
+         * job_controller_actions.go syncJob, creates them only once the
+         * PodGroup left Pending), and "no pods yet" would hide the blocker
+         * (issue 23, point 2). */
+        if (j->phase == KB_PG_PENDING && j->enqueue_why && !j->invalid) {
+                if (never_admitted(s, j, room, b)) {
+                        *reason = KB_WHY_NEVER;
+                        return b->data;
+                }
+                *reason = j->enqueue_reason ? j->enqueue_reason : KB_WHY_RESOURCES;
+                return j->enqueue_why;
+        }
         const char *invalid = kb_job_valid(s, j, reason);
         if (invalid)
                 return invalid;

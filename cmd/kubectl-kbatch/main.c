@@ -33,7 +33,7 @@ static void usage(FILE *f)
                 "kubectl kbatch: ask kbatch why a job waits; look at, close and open queues.\n"
                 "\n"
                 "Usage:\n"
-                "  kubectl kbatch why POD|PODGROUP [-n NAMESPACE]\n"
+                "  kubectl kbatch why POD|PODGROUP|job/NAME|vcjob/NAME [-n NAMESPACE]\n"
                 "  kubectl kbatch queues [QUEUE...]\n"
                 "  kubectl kbatch close QUEUE\n"
                 "  kubectl kbatch open QUEUE\n"
@@ -41,8 +41,10 @@ static void usage(FILE *f)
                 "Commands:\n"
                 "  why      why a PodGroup, or a pod's PodGroup, waits: the reason, the blocker\n"
                 "           with its numbers and its place in its queue; or that it is\n"
-                "           scheduled.  A bare NAME is the PodGroup of that name, else the pod;\n"
-                "           pod/NAME or podgroup/NAME (pg/NAME) say which.\n"
+                "           scheduled.  A bare NAME is the PodGroup of that name, else the\n"
+                "           pod, else the batch/v1 Job, else the Volcano Job; pod/NAME,\n"
+                "           podgroup/NAME (pg/NAME), job/NAME or vcjob/NAME say which.  A\n"
+                "           Job's report names the PodGroup its pods join.\n"
                 "  queues   every queue (or those named): state, weight, what it deserves,\n"
                 "           holds and may hold at most (cpu, memory, GPUs), and its PodGroups\n"
                 "           inqueue, pending and running.\n"
@@ -167,7 +169,7 @@ static bool valid_name(const char *s)
 
 /* ---- why ------------------------------------------------------------------------- */
 
-enum target { ANY, POD, PODGROUP };
+enum target { ANY, POD, PODGROUP, JOB, VCJOB };
 
 /* GETs one object into *obj.  Returns 0 with *obj set (200), 0 with *obj
  * NULL and *served telling whether the resource exists at all (404), or
@@ -283,6 +285,15 @@ static int parse_target(const char *arg, enum target *t, const char **name)
             {"pg/", PODGROUP},
             {"podgroup.scheduling.volcano.sh/", PODGROUP},
             {"podgroups.scheduling.volcano.sh/", PODGROUP},
+            {"job/", JOB},
+            {"jobs/", JOB},
+            {"job.batch/", JOB},
+            {"jobs.batch/", JOB},
+            {"vcjob/", VCJOB},
+            {"vcjobs/", VCJOB},
+            {"vj/", VCJOB},
+            {"job.batch.volcano.sh/", VCJOB},
+            {"jobs.batch.volcano.sh/", VCJOB},
         };
         *t = ANY;
         *name = arg;
@@ -295,9 +306,56 @@ static int parse_target(const char *arg, enum target *t, const char **name)
                         *name = arg + strlen(kinds[i].prefix);
                         return 0;
                 }
-        fprintf(stderr, "error: why takes a pod or a podgroup, got %.*s\n", (int)(slash - arg),
-                arg);
+        fprintf(stderr,
+                "error: why takes a pod, a podgroup, a job or a vcjob (pod/NAME, pg/NAME, "
+                "job/NAME, vcjob/NAME), got %.*s\n",
+                (int)(slash - arg), arg);
         return EXIT_USAGE;
+}
+
+/* A batch/v1 or Volcano Job (kind "Job" or "vcjob"): the PodGroup its pods
+ * join, and that group's report; or, before the group exists, what its
+ * pods ask for (another scheduler's name is the usual reason none ever
+ * comes). */
+static int why_job(struct cli *c, const struct kb_value *job, const char *kind)
+{
+        char *path = kb_xasprintf(GROUP_API "/namespaces/%s/podgroups", c->ns);
+        struct kb_value *groups = NULL;
+        bool served = true;
+        int rc = get_object(c, path, "the podgroups", &groups, &served);
+        free(path);
+        if (rc)
+                return rc;
+        const char *name = kb_value_str(kb_value_dig(job, "metadata", "name"));
+        const char *g = kb_ctl_job_group(job, groups);
+        const char *sched = kb_ctl_job_scheduler(job);
+        printf("%-12s%s/%s\n", kind, c->ns, name ? name : "");
+        printf("%-12s%s\n", "Scheduler:", sched);
+        struct kb_value *pg = NULL;
+        if (g && valid_name(g)) {
+                path = kb_xasprintf(GROUP_API "/namespaces/%s/podgroups/%s", c->ns, g);
+                rc = get_object(c, path, "the podgroup", &pg, &served);
+                free(path);
+        }
+        if (!rc && pg) {
+                fputs("\n", stdout);
+                print_podgroup(c, pg, g);
+        } else if (!rc) {
+                printf("%-12s%s\n", "PodGroup:", g ? g : "none yet");
+                if (!kb_streq(sched, "kbatch"))
+                        printf("%-12sits pods ask for scheduler %s; kbatch serves kbatch "
+                               "(set %s to kbatch)\n",
+                               "Blocker:", sched,
+                               strcmp(kind, "Job:") ? "spec.schedulerName"
+                                                    : "spec.template.spec.schedulerName");
+                if (!served)
+                        fprintf(stderr,
+                                "note: this server serves no podgroups.scheduling.volcano.sh: "
+                                "are kbatch's CRDs installed?\n");
+        }
+        kb_value_free(pg);
+        kb_value_free(groups);
+        return rc;
 }
 
 static int cmd_why(struct cli *c, const char *arg)
@@ -313,7 +371,7 @@ static int cmd_why(struct cli *c, const char *arg)
         struct kb_value *obj = NULL;
         bool pg_served = true, served;
         int rc = 0;
-        if (t != POD) {
+        if (t == ANY || t == PODGROUP) {
                 char *path = kb_xasprintf(GROUP_API "/namespaces/%s/podgroups/%s", c->ns, name);
                 rc = get_object(c, path, "the podgroup", &obj, &pg_served);
                 free(path);
@@ -325,7 +383,7 @@ static int cmd_why(struct cli *c, const char *arg)
                         return EXIT_OK;
                 }
         }
-        if (t != PODGROUP) {
+        if (t == ANY || t == POD) {
                 char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s", c->ns, name);
                 rc = get_object(c, path, "the pod", &obj, &served);
                 free(path);
@@ -337,7 +395,46 @@ static int cmd_why(struct cli *c, const char *arg)
                         return rc;
                 }
         }
-        const char *what = t == POD ? "pod" : t == PODGROUP ? "podgroup" : "podgroup or pod";
+        /* A Job's name: batch/v1 first, then Volcano's (either may be
+         * missing from the server). */
+        static const struct {
+                enum target t;
+                const char *api, *label;
+        } jobs[] = {
+            {JOB, "/apis/batch/v1", "Job:"},
+            {VCJOB, "/apis/batch.volcano.sh/v1alpha1", "vcjob:"},
+        };
+        for (size_t i = 0; i < KB_ARRAY_SIZE(jobs); i++) {
+                if (t != ANY && t != jobs[i].t)
+                        continue;
+                char *path = kb_xasprintf("%s/namespaces/%s/jobs/%s", jobs[i].api, c->ns, name);
+                if (t == ANY) {
+                        /* A bare name is a Job's only as a last guess: a
+                         * server that refuses it (no Volcano CRDs, no
+                         * grant) leaves the answer NotFound. */
+                        struct reply r;
+                        if (!call(c, "GET", path, NULL, NULL, &r)) {
+                                if (r.status == 200)
+                                        obj = body_json(&r, "the job");
+                                reply_release(&r);
+                        }
+                } else {
+                        rc = get_object(c, path, "the job", &obj, &served);
+                }
+                free(path);
+                if (rc)
+                        return rc;
+                if (obj) {
+                        rc = why_job(c, obj, jobs[i].label);
+                        kb_value_free(obj);
+                        return rc;
+                }
+        }
+        const char *what = t == POD        ? "pod"
+                           : t == PODGROUP ? "podgroup"
+                           : t == JOB      ? "job"
+                           : t == VCJOB    ? "vcjob"
+                                           : "podgroup, pod or job";
         fprintf(stderr, "Error from server (NotFound): no %s named \"%s\" in namespace \"%s\"\n",
                 what, name, c->ns);
         if (!pg_served)
@@ -586,13 +683,17 @@ int main(int argc, char **argv)
         bool known = !strcmp(cmd, "why") || !strcmp(cmd, "queues") || !strcmp(cmd, "close") ||
                      !strcmp(cmd, "open");
         if (!known) {
+                static const char *const cmds[] = {"why", "queues", "close", "open", NULL};
+                const char *near = kb_ctl_suggest(cmd, cmds);
                 fprintf(stderr, "error: unknown command \"%s\" for \"kubectl kbatch\"\n", cmd);
+                if (near)
+                        fprintf(stderr, "\nDid you mean this?\n\t%s\n\n", near);
                 fprintf(stderr, "See 'kubectl kbatch --help'.\n");
                 return EXIT_USAGE;
         }
         if (strcmp(cmd, "queues") && nargs != 1) {
                 fprintf(stderr, "error: %s takes one %s, got %d\n", cmd,
-                        strcmp(cmd, "why") ? "QUEUE" : "POD or PODGROUP", nargs);
+                        strcmp(cmd, "why") ? "QUEUE" : "POD, PODGROUP or JOB", nargs);
                 fprintf(stderr, "See 'kubectl kbatch --help'.\n");
                 return EXIT_USAGE;
         }

@@ -120,6 +120,10 @@ int kb_res_decode(const struct kb_value *list, const char *what, struct kb_res *
 #define KB_GROUP_ANNOTATION         "scheduling.k8s.io/group-name"
 #define KB_GROUP_ANNOTATION_VOLCANO "scheduling.volcano.sh/group-name"
 #define KB_GROUP_LABEL_COSCHEDULING "scheduling.x-k8s.io/pod-group"
+/* The label on a PodGroup kbatch-scheduler makes for a workload: the uid
+ * of the pods' controller (of the pod itself when it has none), as Kueue's
+ * kueue.x-k8s.io/job-uid; kubectl kbatch why job/NAME looks it up. */
+#define KB_OWNER_UID_LABEL "kbatch.io/owner-uid"
 /* What the PodGroup kbatch makes for a workload reads from the pod (its
  * template) or its controller, as Volcano's podgroup controller does, and
  * the prefix of its name. */
@@ -155,6 +159,11 @@ struct kb_xpodgroup {
         /* annotation scheduling.volcano.sh/queue-name (a kbatch reading:
          * the API has no queue), or NULL */
         char *queue;
+        /* status.phase (NULL when unset) and its counts, read leniently
+         * (a field of the wrong type counts as unset): what kbatch-scheduler
+         * last wrote there, so it writes only what changed. */
+        char *status_phase;
+        int64_t status_running, status_succeeded, status_failed;
 };
 
 /* A task of a Volcano Job: replicas pods from template. */

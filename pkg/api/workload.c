@@ -156,6 +156,7 @@ void kb_xpodgroup_free(struct kb_xpodgroup *pg)
                 return;
         kb_meta_release(&pg->meta);
         free(pg->queue);
+        free(pg->status_phase);
         free(pg);
 }
 
@@ -181,6 +182,13 @@ static int xpodgroup_fill(struct kb__api_dec *d, const struct kb_value *doc,
         const char *q = kb_meta_annotation(&pg->meta, KB_ANNOTATION_QUEUE);
         if (q && q[0])
                 pg->queue = kb_xstrdup(q);
+        const struct kb_value *st = kb_value_get(doc, "status");
+        const char *phase = kb_value_str(kb_value_get(st, "phase"));
+        pg->status_phase = phase ? kb_xstrdup(phase) : NULL;
+        pg->status_running = pg->status_succeeded = pg->status_failed = -1;
+        kb_value_int(kb_value_get(st, "running"), &pg->status_running);
+        kb_value_int(kb_value_get(st, "succeeded"), &pg->status_succeeded);
+        kb_value_int(kb_value_get(st, "failed"), &pg->status_failed);
         return 0;
 }
 

@@ -1,8 +1,10 @@
 #include "base/base.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,4 +552,31 @@ char *kb_base64_encode(const void *data, size_t n)
         }
         *w = 0;
         return out;
+}
+
+size_t kb_edit_distance(const char *a, const char *b)
+{
+        size_t na = strlen(a), nb = strlen(b);
+        if (na > 63 || nb > 63)
+                return SIZE_MAX;
+        size_t row[64];
+        for (size_t j = 0; j <= nb; j++)
+                row[j] = j;
+        for (size_t i = 1; i <= na; i++) {
+                size_t diag = row[0];
+                row[0] = i;
+                for (size_t j = 1; j <= nb; j++) {
+                        size_t up = row[j];
+                        size_t cost =
+                            tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+                        size_t best = diag + cost;
+                        if (up + 1 < best)
+                                best = up + 1;
+                        if (row[j - 1] + 1 < best)
+                                best = row[j - 1] + 1;
+                        row[j] = best;
+                        diag = up;
+                }
+        }
+        return row[nb];
 }

@@ -126,6 +126,9 @@ char *kb_buf_detach(struct kb_buf *b);
 void kb_format_decimal(double v, int decimals, char *buf, size_t n);
 bool kb_streq(const char *a, const char *b); /* NULL-safe */
 bool kb_has_prefix(const char *s, const char *prefix);
+/* The Levenshtein distance of a and b (ASCII case ignored), for "did you
+ * mean" suggestions; SIZE_MAX when either is longer than 63 bytes. */
+size_t kb_edit_distance(const char *a, const char *b);
 /* Kubernetes' name rules (apimachinery's validation package): a DNS-1123
  * label ("kbatch-system": at most 63 of a-z, 0-9 and '-', alphanumeric at
  * both ends), the rule for namespaces; and a DNS-1123 subdomain (labels

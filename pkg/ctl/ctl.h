@@ -44,6 +44,23 @@ struct kb_ctl_pods {
  * objects are skipped. */
 void kb_ctl_count_pods(const struct kb_value *list, const char *group, struct kb_ctl_pods *out);
 
+/* ---- workloads ------------------------------------------------------------------ */
+
+/* The PodGroup whose pods job (a batch/v1 or Volcano Job) makes join: the
+ * group its pod template names, else the one in groups (a PodGroupList of
+ * its namespace) labelled kbatch.io/owner-uid with the job's uid, else one
+ * it owns (ownerReferences).  NULL when none.  Points into job or groups. */
+const char *kb_ctl_job_group(const struct kb_value *job, const struct kb_value *groups);
+/* The scheduler job's pods ask for: a Volcano Job's spec.schedulerName,
+ * else its pod template's, else "default-scheduler" (Kubernetes' default).
+ * Points into job or is static. */
+const char *kb_ctl_job_scheduler(const struct kb_value *job);
+
+/* The first of names (NULL-terminated) that word is a likely slip for, as
+ * kubectl's (cobra's) "Did you mean this?": within 2 edits, or a name word
+ * is a prefix of; NULL when none.  "queue" -> "queues". */
+const char *kb_ctl_suggest(const char *word, const char *const *names);
+
 /* ---- why ---------------------------------------------------------------------- */
 
 /*

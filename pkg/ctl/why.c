@@ -276,10 +276,18 @@ void kb_ctl_why_pod(const struct kb_value *pod, enum kb_ctl_group group, double 
                      "none (no scheduling.k8s.io/group-name annotation: "
                      "kbatch schedules it as a group of one)");
                 break;
-        case KB_CTL_GROUP_FOUND:
+        case KB_CTL_GROUP_FOUND: {
                 line(out, "PodGroup:", "%s", g ? g : "?");
                 free(made);
-                return; /* the group's report says why */
+                /* The group's report says why it waits; a pod left
+                 * pending by a gang that is scheduled says why itself,
+                 * else the group's "Scheduled: yes" would be its only
+                 * answer (issue 23, point 3). */
+                const struct kb_value *pc = condition(pod, "PodScheduled");
+                if (!(node && *node) && pc && kb_streq(cond_field(pc, "status"), "False"))
+                        waiting_lines(out, pc, now);
+                return;
+        }
         case KB_CTL_GROUP_MISSING:
                 line(out, "PodGroup:", "%s (not found: create it or fix the annotation)",
                      g ? g : "?");

@@ -262,6 +262,32 @@ static void lone_pods(struct kb_session *s)
         }
 }
 
+/* Why the pending tasks of a scheduled (ready) job wait, as Volcano's
+ * RecordJobStatusEvent marks every pending task of a job Unschedulable
+ * with its reason (pkg/scheduler/cache/cache.go, TaskSchedulingReason):
+ * what kept the session from placing more of the job.  NULL when none
+ * waits. */
+static const char *pending_why(struct kb_session *s, const struct kb_job *j)
+{
+        if (!j->count[KB_TASK_PENDING])
+                return NULL;
+        /* No room and no quota refusal: the user's next question is why
+         * reclaim does not take back the queue's share for it.  Reclaim
+         * serves only starving jobs, those below minMember, as Volcano
+         * master's gang plugin (jobStarvingFn) has it (issue 23, point 4). */
+        if (!j->quota_error && j->fit_error)
+                return kb_pool_printf(&s->result->pool,
+                                      "its gang is scheduled (minMember %d met); this pod waits: "
+                                      "%s; nothing is reclaimed for it: only a gang below its "
+                                      "minMember reclaims, as in Volcano",
+                                      (int)j->min_available, j->fit_error);
+        const char *why =
+            j->quota_error ? j->quota_error : "no room was found for it in this session";
+        return kb_pool_printf(&s->result->pool,
+                              "its gang is scheduled (minMember %d met); this pod waits: %s",
+                              (int)j->min_available, why);
+}
+
 void kb__session_statuses(struct kb_session *s)
 {
         warnings(s);
@@ -290,6 +316,11 @@ void kb__session_statuses(struct kb_session *s)
                 st->failed = (int32_t)j->count[KB_TASK_FAILED];
                 st->pending = (int32_t)j->count[KB_TASK_PENDING];
                 inqueue_condition(s, j, st);
+                int32_t prio;
+                if (j->pg && j->pg->priority_class_name && *j->pg->priority_class_name &&
+                    !kb_session_priority_class(s, j->pg->priority_class_name, &prio))
+                        st->unknown_priority_class =
+                            kb_pool_strdup(&r->pool, j->pg->priority_class_name);
                 st->position = j->position;
                 st->waiting = j->position ? j->queue->waiting : 0;
                 st->expected_start = j->position ? j->expected_start : 0;
@@ -303,6 +334,8 @@ void kb__session_statuses(struct kb_session *s)
                         st->cond_status = kb_pool_strdup(&r->pool, c->status);
                         st->cond_reason = kb_pool_strdup(&r->pool, c->reason);
                         st->cond_message = kb_pool_strdup(&r->pool, c->message);
+                        if (!strcmp(c->type, "Scheduled"))
+                                st->pending_message = pending_why(s, j);
                 }
         }
 

@@ -270,6 +270,13 @@ static int parse_plugin(struct kb_conf *conf, const struct kb_value *pv, const c
                         if (val->type == KB_VBOOL && !val->b)
                                 continue;
                         KB_WARN("conf: %s.%s: not supported by kbatch; ignored", where, key);
+                } else if (kb_edit_distance(key, "arguments") <= 2) {
+                        /* A slip, not a feature kbatch lacks: the plugin's
+                         * arguments would be dropped unseen, so it is an
+                         * error naming the key. */
+                        snprintf(err, errlen, "%s.%s: unknown key, did you mean arguments?", where,
+                                 key);
+                        return KB_EBADCONF;
                 } else {
                         KB_WARN("conf: %s.%s: unknown key; ignored", where, key);
                 }

@@ -22,6 +22,7 @@ void kb_job_set_condition(struct kb_session *s, struct kb_job *j, const char *ty
 #define KB_WHY_PODGROUP_WAIT    "WaitingForPodGroup"     /* kbatch makes it for the workload */
 #define KB_WHY_GROUP_ANNOTATION "InvalidGroupAnnotation" /* so it cannot make one */
 #define KB_WHY_QUEUE_MISSING    "QueueNotFound"
+#define KB_WHY_OTHER_SCHEDULER  "OtherScheduler" /* its pods ask for another scheduler */
 #define KB_WHY_QUEUE_CLOSED     "QueueClosed"
 #define KB_WHY_QUEUE_INVALID    "QueueInvalid" /* a broken queue hierarchy */
 #define KB_WHY_QUOTA            "QueueQuotaExceeded"
@@ -84,8 +85,7 @@ void kb_job_explain_quota(struct kb_session *s, const struct kb_job *j, const ch
  * (InvalidAnnotation, InvalidRuntime, ...) on its PodGroup (on its pod
  * when it has none), kbatch-sim prints it.  msg is copied.  Call it once
  * per job and session. */
-void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *reason,
-                 const char *msg);
+void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *reason, const char *msg);
 /* Adds n to the session result's backfilled count (the reservation
  * plugin, at close). */
 void kb_session_note_backfilled(struct kb_session *s, uint32_t n);

@@ -230,6 +230,10 @@ struct kb_job {
          * queue), or NULL, and the condition reason for it. */
         const char *invalid;
         const char *invalid_reason;
+        /* Pending pods naming this PodGroup that ask for another
+         * scheduler, and the first one's scheduler name (open.c). */
+        uint32_t foreign_pods;
+        const char *foreign_scheduler;
         /* Set by enqueue when a Pending group stayed Pending, to explain it
          * (kb_job_explain), with its condition reason. */
         const char *enqueue_why;

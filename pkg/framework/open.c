@@ -17,6 +17,7 @@
  *  - a task per pod of another scheduler that sits on a node, so that the
  *    node's accounting and task list hold everything on it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,6 +261,29 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
         return j;
 }
 
+/* A pending pod of another scheduler that names one of the session's
+ * PodGroups (not a pod's job of its own: that would be another
+ * scheduler's alone) is counted on that group, with the scheduler it asks
+ * for: a Volcano Job still saying schedulerName: volcano, the likeliest
+ * slip when switching, would otherwise leave its group waiting for pods
+ * kbatch never sees (issue 23, point 1). */
+static void foreign_pod(struct kb_session *s, struct jobs *js, const struct kb_pod *p)
+{
+        const char *group = p->group_name;
+        if (!group || !*group || p->phase != KB_POD_PENDING || p->meta.deletion)
+                return;
+        const char *ns = p->meta.namespace ? p->meta.namespace : "default";
+        char buf[256];
+        int len = snprintf(buf, sizeof(buf), "%s/%s", ns, group);
+        if (len < 0 || (size_t)len >= sizeof(buf))
+                return;
+        struct kb_job *j = find_job(js, buf, (size_t)len, true);
+        if (!j || !j->pg)
+                return;
+        if (!j->foreign_pods++)
+                j->foreign_scheduler = p->scheduler_name ? p->scheduler_name : "default-scheduler";
+}
+
 /* ---- tasks ---------------------------------------------------------------------- */
 
 /* The pod's node: its nodeName, or the node it is assumed on. */
@@ -397,8 +421,10 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
                 if (on && !terminal)
                         node = kb_session_node(s, on);
                 bool mine = ours(snap, p);
-                if (!mine && !node)
+                if (!mine && !node) {
+                        foreign_pod(s, js, p);
                         continue;
+                }
 
                 struct kb_task *t = &s->tasks[s->ntasks];
                 init_task(s, t, p, st);
@@ -419,6 +445,26 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
         }
 }
 
+/* Why j, whose pods ask for another scheduler, is not admitted: "6 pods
+ * ask for scheduler volcano; kbatch serves kbatch" (with every name it
+ * serves). */
+static void not_ours(struct kb_session *s, struct kb_job *j)
+{
+        const struct kb_snapshot *snap = s->snap;
+        struct kb_buf b;
+        kb_buf_init(&b);
+        for (size_t i = 0; i < snap->nscheduler_names; i++)
+                kb_buf_printf(&b, "%s%s", i ? ", " : "", snap->scheduler_names[i]);
+        bool one = j->foreign_pods == 1;
+        j->invalid = kb_pool_printf(&s->pool,
+                                    "%u %s for scheduler %s; kbatch serves %s (set the pods' "
+                                    "spec.schedulerName, or a Volcano Job's, to it)",
+                                    j->foreign_pods, one ? "pod asks" : "pods ask",
+                                    j->foreign_scheduler, b.len ? b.data : "kbatch");
+        j->invalid_reason = KB_WHY_OTHER_SCHEDULER;
+        kb_buf_release(&b);
+}
+
 /* The session's job array: PodGroup jobs first, then the pod jobs, each by
  * name; each job's task list; queues resolved. */
 static void finish_jobs(struct kb_session *s, struct jobs *js)
@@ -432,8 +478,16 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
         for (size_t i = 0; i < s->njobs; i++) {
                 struct kb_job *j = s->jobs[i];
                 j->index = (uint32_t)i;
-                j->tasks = kb_pool_alloc(&s->pool, (j->ntasks + 1) * sizeof(*j->tasks));
+                uint32_t n = j->ntasks;
+                j->tasks = kb_pool_alloc(&s->pool, (n + 1) * sizeof(*j->tasks));
                 j->ntasks = 0;
+                if (j->foreign_pods && !j->invalid) {
+                        /* Only when ours alone cannot make the gang: a few
+                         * pods of another scheduler beside a full gang
+                         * (a sidecar job's) do not stop it. */
+                        if (n - j->count[KB_TASK_FAILED] < (uint32_t)j->min_available)
+                                not_ours(s, j);
+                }
                 if (!j->invalid) {
                         j->queue = kb_session_queue(s, j->queue_name);
                         if (!j->queue) {

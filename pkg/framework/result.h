@@ -59,6 +59,15 @@ struct kb_pg_status {
          * session's now).  inq_status NULL: unchanged. */
         const char *inq_status, *inq_reason, *inq_message;
         double inq_since;
+        /* For a scheduled group (cond_type Scheduled) that still has
+         * pending pods of ours: why they wait (the queue's quota, the fit
+         * error, ...), for their PodScheduled=False condition; NULL when
+         * none wait (issue 23, point 3). */
+        const char *pending_message;
+        /* The group's spec.priorityClassName when no PriorityClass has that
+         * name (the group then counts as the global default's priority,
+         * else 0), NULL otherwise. */
+        const char *unknown_priority_class;
 };
 
 /* A pod without a PodGroup (a job of its own) left Pending by this

@@ -148,8 +148,25 @@ static void list_done(void *arg, const struct kb_kube_resp *resp)
                 absent(r);
                 return;
         }
+        if (resp->status == 404 && !r->absent && kb_has_prefix(r->path, "/apis/")) {
+                /* A required CRD that is not installed: one line that names
+                 * it and the fix, then quiet (issue 23, point 7); "served
+                 * now" when it comes (the list path below). */
+                const char *g = r->path + 6, *v = strchr(g, '/');
+                const char *res = v ? strrchr(v, '/') : NULL;
+                KB_WARN("reflector %s: %s is not served: the CRD %s.%.*s is not installed "
+                        "(kubectl apply -f crds/, or deploy/); asking again, quietly",
+                        r->name, r->path, res ? res + 1 : r->path, v ? (int)(v - g) : 0, g);
+                r->absent = true;
+                free(r->cont);
+                r->cont = NULL;
+                retry_later(r);
+                return;
+        }
         if (resp->status != 200) {
-                if (resp->status)
+                if (resp->status == 404 && r->absent)
+                        KB_V(2, "reflector %s: list: still 404", r->name);
+                else if (resp->status)
                         KB_WARN("reflector %s: list: HTTP %ld: %.200s", r->name, resp->status,
                                 resp->body);
                 else

@@ -177,8 +177,25 @@ void kb__binds_release(struct kb_sched *s);
 void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st);
 void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs);
 void kb__hypernode_status(struct kb_sched *s, const struct kb_hn_status *hs);
-/* FailedScheduling and PodScheduled=False on the pending pods of the
- * gangs the session found unschedulable. */
+/* The status writer's parts that pending.c shares: the memo of what was
+ * last sent per key, a condition as JSON, the lastTransitionTime a
+ * condition of status written over c carries (c's while its status
+ * stands, now_ts when it flips), and a status PATCH (body consumed; rv the
+ * resourceVersion precondition; after NULL or what to announce once it
+ * went through). */
+struct kb__status_after;
+bool kb__status_memo_same(struct kb_sched *s, const char *key, uint64_t h);
+void kb__status_memo_set(struct kb_sched *s, const char *key, uint64_t h);
+struct kb_value *kb__status_cond_json(const char *type, const char *status, const char *reason,
+                                      const char *message, const char *ts, const char *tid);
+const char *kb__status_transition_time(const struct kb_condition *c, const char *status,
+                                       const char *now_ts, char *buf, size_t n);
+void kb__status_fire(struct kb_sched *s, const char *path, struct kb_value *body, const char *rv,
+                     const char *ctype, const char *what, const char *memo_key,
+                     struct kb__status_after *after);
+/* pending.c: FailedScheduling and PodScheduled=False on the pending pods
+ * of the gangs the session found unschedulable, and of the scheduled
+ * gangs that still have pods pending. */
 void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                       const struct kb_result *r);
 void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm);

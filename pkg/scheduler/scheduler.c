@@ -346,7 +346,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 enum kb_kind kind;
         } refl[KB__NREFL] = {
             {"nodes", "/api/v1/nodes", KB_KIND_NODE},
-            {"pods (bound)", "/api/v1/pods", KB_KIND_POD},
+            {"pods (other schedulers)", "/api/v1/pods", KB_KIND_POD},
             {"podgroups", KB_GROUP_API "/podgroups", KB_KIND_PODGROUP},
             {"queues", KB_GROUP_API "/queues", KB_KIND_QUEUE},
             {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
@@ -356,16 +356,21 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
             {"poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", KB_KIND_PDB},
         };
         /* Pods: the pods of each of our scheduler names as sources 1..,
-         * and as source 0 every bound pod of the other schedulers (they
-         * hold node resources too).  The parts do not overlap, so each pod
-         * event is read and decoded once (with "spec.nodeName!=" alone,
-         * every pod we bind arrived on both streams: twice the watch
-         * traffic at 10,000 binds/s). */
+         * and as source 0 every pod of the other schedulers (the bound
+         * ones hold node resources too; see below for the pending ones).  The parts do not overlap,
+         * so each pod event is read and decoded once (with "spec.nodeName!=" alone, every pod we
+         * bind arrived on both streams: twice the watch traffic at 10,000 binds/s). */
+        /* Source 0 takes the pending pods of the other schedulers too: a
+         * pod that names one of our PodGroups but asks for another
+         * scheduler (a Volcano Job still saying volcano) is how the
+         * group learns why its pods never come (issue 23, point 1).  A
+         * pod of another scheduler is then read when it is created and
+         * again when bound; the pods of ours, the bulk, are unchanged. */
         struct kb_buf sel;
         kb_buf_init(&sel);
-        kb_buf_adds(&sel, "spec.nodeName!=");
         for (size_t i = 0; i < o->nscheduler_names; i++)
-                kb_buf_printf(&sel, ",spec.schedulerName!=%s", o->scheduler_names[i]);
+                kb_buf_printf(&sel, "%sspec.schedulerName!=%s", i ? "," : "",
+                              o->scheduler_names[i]);
         char *bound_query = field_query(sel.data, "");
         kb_buf_release(&sel);
         for (int i = 0; i < KB__NREFL; i++)

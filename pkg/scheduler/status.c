@@ -1,6 +1,6 @@
 /*
- * Status: PodGroup and Queue status, the PodScheduled condition of the
- * pending pods of unschedulable gangs, and nominations.
+ * Status: PodGroup and Queue status and nominations (the PodScheduled
+ * condition of pending pods is pending.c's).
  *
  * Each is written with a patch only when it differs from the object and
  * from what was last sent (the memo, keyed by object); a write that fails
@@ -40,7 +40,7 @@ struct kb__invalid_seen {
 
 /* ---- memo ------------------------------------------------------------------- */
 
-static bool memo_same(struct kb_sched *s, const char *key, uint64_t h)
+bool kb__status_memo_same(struct kb_sched *s, const char *key, uint64_t h)
 {
         struct kb__status_memo *m;
         HASH_FIND_STR(s->memo, key, m);
@@ -49,7 +49,7 @@ static bool memo_same(struct kb_sched *s, const char *key, uint64_t h)
         return m && m->hash == h;
 }
 
-static void memo_set(struct kb_sched *s, const char *key, uint64_t h)
+void kb__status_memo_set(struct kb_sched *s, const char *key, uint64_t h)
 {
         struct kb__status_memo *m;
         HASH_FIND_STR(s->memo, key, m);
@@ -125,14 +125,14 @@ void kb__status_release(struct kb_sched *s)
  * back by its Inqueue timeout (the InqueueTimeout event).  Only then: a
  * write left to a later session or refused is computed again there, and
  * announcing it each time would count one transition twice. */
-struct fire_after {
+struct kb__status_after {
         char *ns, *name, *uid;
         double scheduled_creation; /* > 0: the gang was scheduled */
         char *scheduled_msg;
         char *inq_reason, *inq_msg; /* NULL: no timeout */
 };
 
-static void after_free(struct fire_after *a)
+static void after_free(struct kb__status_after *a)
 {
         if (!a)
                 return;
@@ -145,7 +145,7 @@ static void after_free(struct fire_after *a)
         free(a);
 }
 
-static void after_announce(struct kb_sched *s, const struct fire_after *a)
+static void after_announce(struct kb_sched *s, const struct kb__status_after *a)
 {
         if (a->scheduled_msg) {
                 kb__metrics_job_scheduled(s, a->scheduled_creation);
@@ -164,7 +164,7 @@ struct fire {
         struct kb_sched *s;
         char *what;
         char *memo_key;
-        struct fire_after *after;
+        struct kb__status_after *after;
 };
 
 static void fire_done(void *arg, const struct kb_kube_resp *r)
@@ -200,9 +200,9 @@ static void fire_done(void *arg, const struct kb_kube_resp *r)
  * status back; the 409 forgets the memo and the next session writes
  * again from what its cache then shows.
  */
-static void fire(struct kb_sched *s, const char *path, struct kb_value *body, const char *rv,
-                 const char *ctype, const char *what, const char *memo_key,
-                 struct fire_after *after)
+void kb__status_fire(struct kb_sched *s, const char *path, struct kb_value *body, const char *rv,
+                     const char *ctype, const char *what, const char *memo_key,
+                     struct kb__status_after *after)
 {
         /* Status is level-triggered: a write the lane has no room for now
          * is not queued without bound but left to the next session, which
@@ -249,16 +249,16 @@ void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm)
         uint64_t h = kb_hash(nm->node, strlen(nm->node), KB_HASH_SEED);
         char *mkey =
             kb_xasprintf("nominate/%s/%s/%s", ns, p->meta.name, p->meta.uid ? p->meta.uid : "");
-        if (!memo_same(s, mkey, h)) {
-                memo_set(s, mkey, h);
+        if (!kb__status_memo_same(s, mkey, h)) {
+                kb__status_memo_set(s, mkey, h);
                 struct kb_value *body = kb_value_new(KB_VOBJECT);
                 kb_value_set(kb_value_ensure_object(body, "status"), "nominatedNodeName",
                              kb_value_new_string(nm->node));
                 char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, p->meta.name);
                 char *what = kb_xasprintf("pod %s/%s nominatedNodeName", ns, p->meta.name);
                 KB_V(1, "nominating %s/%s to %s", ns, p->meta.name, nm->node);
-                fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
-                     what, mkey, NULL);
+                kb__status_fire(s, path, body, cur->meta.resource_version,
+                                "application/merge-patch+json", what, mkey, NULL);
                 free(what);
                 free(path);
         }
@@ -267,8 +267,8 @@ void kb__dispatch_nomination(struct kb_sched *s, const struct kb_nomination *nm)
 
 /* ---- PodGroup status -------------------------------------------------------------- */
 
-static struct kb_value *cond_json(const char *type, const char *status, const char *reason,
-                                  const char *message, const char *ts, const char *tid)
+struct kb_value *kb__status_cond_json(const char *type, const char *status, const char *reason,
+                                      const char *message, const char *ts, const char *tid)
 {
         struct kb_value *c = kb_value_new(KB_VOBJECT);
         kb_value_set(c, "type", kb_value_new_string(type));
@@ -330,8 +330,8 @@ static bool cond_position_only(const struct kb_condition *c, const struct kb_pg_
  * likewise ignores lastTransitionTime when it decides whether a PodGroup's
  * conditions changed, though its gang plugin stamps a new one whenever it
  * writes; kbatch keeps it while the status stands (README, Differences). */
-static const char *transition_time(const struct kb_condition *c, const char *status,
-                                   const char *now_ts, char *buf, size_t n)
+const char *kb__status_transition_time(const struct kb_condition *c, const char *status,
+                                       const char *now_ts, char *buf, size_t n)
 {
         if (!c || !c->last_transition || !kb_streq(c->status, status))
                 return now_ts;
@@ -351,12 +351,31 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         kb_now_time(ts, sizeof(ts));
         /* Every session that finds the gang unschedulable says so, as
          * Volcano's RecordJobStatusEvent; repeats become one Event's count
-         * and series. */
+         * and series.  Not while an admitted group has fewer pods than
+         * minMember and none has run: that is the normal handshake of a
+         * workload controller that creates its pods once the group is
+         * admitted (Volcano's job controller), one by one, not a failure
+         * to warn of; the condition says it (issue 23, point 7). */
+        bool handshake = st->phase == KB_PG_INQUEUE && !st->running && !st->succeeded &&
+                         !st->failed && kb_streq(st->cond_reason, KB_WHY_TASKS);
         if (st->cond_type && !strcmp(st->cond_type, "Unschedulable") &&
-            kb_streq(st->cond_status, "True"))
+            kb_streq(st->cond_status, "True") && !handshake)
                 kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
                           pg->meta.uid, "Warning", "Unschedulable",
                           st->cond_message ? st->cond_message : "");
+
+        /* kube-apiserver refuses a pod naming no PriorityClass, but nothing
+         * checks a PodGroup's: say so on it rather than let it count as the
+         * default priority in silence (issue 23, point 7).  Repeats are one
+         * Event's count. */
+        if (st->unknown_priority_class) {
+                char *msg = kb_xasprintf("spec.priorityClassName: no PriorityClass named %s; "
+                                         "the group counts as the default priority",
+                                         st->unknown_priority_class);
+                kb__event(s, "PodGroup", "scheduling.volcano.sh/v1beta1", ns, pg->meta.name,
+                          pg->meta.uid, "Warning", "UnknownPriorityClass", msg);
+                free(msg);
+        }
 
         /* The desired conditions: the current ones with the session's
          * replacing its type (Volcano's UpdatePodGroupCondition); Scheduled
@@ -378,8 +397,9 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                 changed |= inq_new;
         }
         if (inq_new)
-                kb_value_append(conds, cond_json(KB_INQUEUE_CONDITION, st->inq_status,
-                                                 st->inq_reason, st->inq_message, inq_ts, NULL));
+                kb_value_append(conds, kb__status_cond_json(KB_INQUEUE_CONDITION, st->inq_status,
+                                                            st->inq_reason, st->inq_message, inq_ts,
+                                                            NULL));
         /* The message the write carries: the session's, or the standing
          * one when only its queue position moved and may wait (the memo
          * must record what was written, not what was not). */
@@ -401,32 +421,37 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                                         sched_new = !strcmp(st->cond_type, "Scheduled");
                                         char kept[40];
                                         kb_value_append(
-                                            conds, cond_json(c->type, st->cond_status,
-                                                             st->cond_reason, st->cond_message,
-                                                             transition_time(c, st->cond_status, ts,
-                                                                             kept, sizeof(kept)),
-                                                             NULL));
+                                            conds,
+                                            kb__status_cond_json(
+                                                c->type, st->cond_status, st->cond_reason,
+                                                st->cond_message,
+                                                kb__status_transition_time(c, st->cond_status, ts,
+                                                                           kept, sizeof(kept)),
+                                                NULL));
                                         continue;
                                 }
                         }
                 } else if (st->cond_type && !strcmp(st->cond_type, "Scheduled") &&
                            kb_streq(c->type, "Unschedulable") && kb_streq(c->status, "True")) {
                         changed = true;
-                        kb_value_append(conds, cond_json(c->type, "False", "Scheduled",
-                                                         "the gang is scheduled", ts, NULL));
+                        kb_value_append(conds,
+                                        kb__status_cond_json(c->type, "False", "Scheduled",
+                                                             "the gang is scheduled", ts, NULL));
                         continue;
                 }
                 char lt[40] = "";
                 if (c->last_transition)
                         kb_format_time(c->last_transition, lt, sizeof(lt));
-                kb_value_append(conds, cond_json(c->type, c->status ? c->status : "", c->reason,
-                                                 c->message, lt[0] ? lt : ts, c->transition_id));
+                kb_value_append(conds, kb__status_cond_json(c->type, c->status ? c->status : "",
+                                                            c->reason, c->message, lt[0] ? lt : ts,
+                                                            c->transition_id));
         }
         if (st->cond_type && !have) {
                 changed = true;
                 sched_new = !strcmp(st->cond_type, "Scheduled");
-                kb_value_append(conds, cond_json(st->cond_type, st->cond_status, st->cond_reason,
-                                                 st->cond_message, ts, NULL));
+                kb_value_append(conds,
+                                kb__status_cond_json(st->cond_type, st->cond_status,
+                                                     st->cond_reason, st->cond_message, ts, NULL));
         }
         if (!changed) {
                 kb_value_free(conds);
@@ -470,12 +495,12 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
         /* Until discovery says how status is written, nothing is (the
          * next session tries again). */
         h ^= (uint64_t)s->pg_status_sub;
-        if (s->pg_status_sub >= 0 && !memo_same(s, mkey, h)) {
-                memo_set(s, mkey, h);
+        if (s->pg_status_sub >= 0 && !kb__status_memo_same(s, mkey, h)) {
+                kb__status_memo_set(s, mkey, h);
                 char *path = kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s%s", ns,
                                           pg->meta.name, s->pg_status_sub ? "/status" : "");
                 char *what = kb_xasprintf("podgroup %s/%s status", ns, pg->meta.name);
-                struct fire_after *after = NULL;
+                struct kb__status_after *after = NULL;
                 bool timed_out = inq_new && !strcmp(st->inq_status, "False");
                 if (sched_new || timed_out) {
                         after = kb_xcalloc(1, sizeof(*after));
@@ -494,8 +519,8 @@ static void pg_status(struct kb_sched *s, const struct kb_pg_status *st)
                         after->inq_msg = st->inq_message ? kb_xstrdup(st->inq_message) : NULL;
                 }
                 /* The conditions were merged with cur's: cur's version. */
-                fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
-                     what, mkey, after);
+                kb__status_fire(s, path, body, cur->meta.resource_version,
+                                "application/merge-patch+json", what, mkey, after);
                 body = NULL;
                 free(what);
                 free(path);
@@ -563,13 +588,13 @@ void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
         free(text);
         char *mkey = kb_xasprintf("queue/%s", qs->name);
         const struct kb_queue *cur = kb_cache_get(s->cache, KB_KIND_QUEUE, NULL, qs->name);
-        if (cur && s->queue_status_sub >= 0 && !memo_same(s, mkey, h)) {
-                memo_set(s, mkey, h);
+        if (cur && s->queue_status_sub >= 0 && !kb__status_memo_same(s, mkey, h)) {
+                kb__status_memo_set(s, mkey, h);
                 char *path = kb_xasprintf(KB_GROUP_API "/queues/%s%s", qs->name,
                                           s->queue_status_sub ? "/status" : "");
                 char *what = kb_xasprintf("queue %s status", qs->name);
-                fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
-                     what, mkey, NULL);
+                kb__status_fire(s, path, body, cur->meta.resource_version,
+                                "application/merge-patch+json", what, mkey, NULL);
                 body = NULL;
                 free(what);
                 free(path);
@@ -594,171 +619,20 @@ void kb__hypernode_status(struct kb_sched *s, const struct kb_hn_status *hs)
                 return; /* deleted or replaced meanwhile */
         char *mkey = kb_xasprintf("hypernode/%s", hs->hn->meta.name);
         uint64_t h = (uint64_t)hs->node_count + 1;
-        if (!memo_same(s, mkey, h)) {
-                memo_set(s, mkey, h);
+        if (!kb__status_memo_same(s, mkey, h)) {
+                kb__status_memo_set(s, mkey, h);
                 struct kb_value *body = kb_value_new(KB_VOBJECT);
                 kb_value_set(kb_value_ensure_object(body, "status"), "nodeCount",
                              kb_value_new_int(hs->node_count));
                 char *path =
                     kb_xasprintf(KB_TOPOLOGY_API "/hypernodes/%s/status", hs->hn->meta.name);
                 char *what = kb_xasprintf("hypernode %s status", hs->hn->meta.name);
-                fire(s, path, body, cur->meta.resource_version, "application/merge-patch+json",
-                     what, mkey, NULL);
+                kb__status_fire(s, path, body, cur->meta.resource_version,
+                                "application/merge-patch+json", what, mkey, NULL);
                 free(what);
                 free(path);
         }
         free(mkey);
-}
-
-/* ---- pods of unschedulable gangs ---------------------------------------------------- */
-
-struct pg_idx {
-        UT_hash_handle hh;
-        const char *key; /* pool-owned "ns/name" */
-        const struct kb_pg_status *st;
-        /* Its condition's message without the queue position ending: a
-         * pod's condition and event say why it waits, not where its group
-         * stands (else every move of the queue would rewrite the condition
-         * of every pending pod of every waiting gang). */
-        const char *blocker;
-};
-
-/*
- * A FailedScheduling event on pod cur (as the cache has it now) and its
- * PodScheduled=False condition with reason Unschedulable (kube-scheduler's
- * handling of a pod it cannot place), the condition written only when the
- * pod would change: kube-scheduler's updatePod sends nothing when
- * UpdatePodCondition finds the condition equal.  The pod as the cache
- * holds it is compared first (a restarted scheduler rewrites nothing), then
- * what was last sent (the memo: the watch may not have brought the write
- * back yet).  lastTransitionTime stays the pod's while the status is False
- * already (transition_time).
- */
-static void pod_unschedulable(struct kb_sched *s, const struct kb_pod *cur, const char *msg)
-{
-        const char *ns = kb_meta_ns(&cur->meta);
-        const char *name = cur->meta.name;
-        kb__event(s, "Pod", "v1", ns, name, cur->meta.uid, "Warning", "FailedScheduling", msg);
-        uint64_t h = kb_hash(msg, strlen(msg), KB_HASH_SEED);
-        char *mkey = kb_xasprintf("pod/%s/%s/%s", ns, name, cur->meta.uid ? cur->meta.uid : "");
-        const struct kb_condition *c = cur->scheduled;
-        if (c && kb_streq(c->status, "False") && kb_streq(c->reason, "Unschedulable") &&
-            kb_streq(c->message ? c->message : "", msg)) {
-                /* The pod says it already: what stands is what was sent. */
-                memo_set(s, mkey, h);
-        } else if (!memo_same(s, mkey, h)) {
-                memo_set(s, mkey, h);
-                char ts[40], kept[40];
-                kb_now_time(ts, sizeof(ts));
-                struct kb_value *body = kb_value_new(KB_VOBJECT);
-                struct kb_value *conds = kb_value_new(KB_VARRAY);
-                struct kb_value *cj =
-                    cond_json("PodScheduled", "False", "Unschedulable", msg,
-                              transition_time(c, "False", ts, kept, sizeof(kept)), NULL);
-                kb_value_set(cj, "lastProbeTime", kb_value_new(KB_VNULL));
-                kb_value_append(conds, cj);
-                kb_value_set(kb_value_ensure_object(body, "status"), "conditions", conds);
-                char *path = kb_xasprintf("/api/v1/namespaces/%s/pods/%s/status", ns, name);
-                char *what = kb_xasprintf("pod %s/%s condition", ns, name);
-                fire(s, path, body, cur->meta.resource_version,
-                     "application/strategic-merge-patch+json", what, mkey, NULL);
-                free(what);
-                free(path);
-        }
-        free(mkey);
-}
-
-/* FailedScheduling events and the PodScheduled=False condition on the
- * pending pods of every gang the session found unschedulable, and on the
- * pods without a group the session left Pending. */
-void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
-                      const struct kb_result *r)
-{
-        struct pg_idx *idx = NULL, *e, *t;
-        struct kb_pool pool;
-        kb_pool_init(&pool, 0);
-        for (size_t i = 0; i < r->npodgroups; i++) {
-                const struct kb_pg_status *st = &r->podgroups[i];
-                if (!st->cond_type || strcmp(st->cond_type, "Unschedulable") ||
-                    !kb_streq(st->cond_status, "True"))
-                        continue;
-                e = kb_pool_alloc(&pool, sizeof(*e));
-                e->key = st->name;
-                e->st = st;
-                const char *msg = st->cond_message ? st->cond_message : "", *pos;
-                size_t n = kb_position_split(msg, &pos);
-                char *b = kb_pool_alloc(&pool, n + 1);
-                memcpy(b, msg, n);
-                e->blocker = b;
-                HASH_ADD_KEYPTR(hh, idx, e->key, strlen(e->key), e);
-        }
-        if (!idx)
-                goto out;
-        for (size_t i = 0; i < snap->snap.npods; i++) {
-                const struct kb_pod *p = snap->snap.pods[i];
-                /* The group the session put it in: the one it names, else
-                 * the one kbatch makes for its workload. */
-                const char *group = p->group_name;
-                if (!group && snap->snap.workload_podgroups)
-                        group = p->workload_group;
-                if (!group || (p->node_name && *p->node_name) || p->phase != KB_POD_PENDING ||
-                    p->meta.deletion)
-                        continue;
-                bool ours = false;
-                for (size_t k = 0; k < snap->snap.nscheduler_names; k++)
-                        ours |= kb_streq(p->scheduler_name, snap->snap.scheduler_names[k]);
-                if (!ours)
-                        continue;
-                const char *ns = kb_meta_ns(&p->meta);
-                char *key = kb_pool_path(&pool, ns, group);
-                HASH_FIND_STR(idx, key, e);
-                if (!e)
-                        continue;
-                /* The pod as it is now: bound or replaced meanwhile, it
-                 * gets nothing. */
-                const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
-                if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) ||
-                    (cur->node_name && *cur->node_name) ||
-                    kb_cache_binding(s->cache, ns, p->meta.name))
-                        continue;
-                const char *msg = e->blocker;
-                /* A group that is missing because kbatch could not decode
-                 * it says why, not just "not found". */
-                const struct kb_cache_invalid *inv =
-                    e->st->pg ? NULL : kb_cache_invalid_get(s->cache, KB_KIND_PODGROUP, ns, group);
-                if (inv)
-                        msg = inv->message;
-                pod_unschedulable(s, cur, msg);
-        }
-out:
-        HASH_ITER(hh, idx, e, t)
-        HASH_DEL(idx, e);
-        kb_pool_release(&pool);
-        /* Pods without a PodGroup, as kube-scheduler does for them. */
-        for (size_t i = 0; i < r->nunschedulable; i++) {
-                const struct kb_pod *p = r->unschedulable[i].pod;
-                const char *ns = kb_meta_ns(&p->meta);
-                const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
-                if (!cur || !kb_streq(cur->meta.uid, p->meta.uid) ||
-                    (cur->node_name && *cur->node_name) || cur->meta.deletion ||
-                    kb_cache_binding(s->cache, ns, p->meta.name))
-                        continue;
-                /* Waiting for the group kbatch is making for its workload
-                 * (WaitingForPodGroup) is not a failure: the pod binds a
-                 * session after the watch brings the group, and a
-                 * condition and an event on each such pod would cost two
-                 * writes per pod, the condition mostly refused (409) as
-                 * the bind changes the pod first.  Volcano's scheduler
-                 * likewise passes over a pod whose PodGroup its controller
-                 * has not made yet (pkg/scheduler/cache/cache.go,
-                 * Snapshot: a job without a PodGroup is skipped).  Only
-                 * a group whose write failed, or that the watch has not
-                 * shown 10 s after it was made, is reported. */
-                if (snap->snap.workload_podgroups && (!p->group_name || !*p->group_name) &&
-                    kb__workloads_making(s, ns, p->workload_group))
-                        continue;
-                pod_unschedulable(s, cur, r->unschedulable[i].message);
-        }
 }
 
 /* ---- objects kbatch cannot decode ---------------------------------------------------- */
@@ -800,11 +674,11 @@ static void report_invalid(void *arg, const struct kb_cache_invalid *inv)
         free(hkey);
         char *mkey = kb_xasprintf("invalid/%s", key);
         free(key);
-        if (memo_same(s, mkey, h)) {
+        if (kb__status_memo_same(s, mkey, h)) {
                 free(mkey);
                 return;
         }
-        memo_set(s, mkey, h);
+        kb__status_memo_set(s, mkey, h);
         char *msg = kb_xasprintf("%s; kbatch ignores this %s until it is fixed", inv->message,
                                  pg ? "PodGroup" : "Queue");
         KB_WARN("%s", msg);
@@ -812,8 +686,8 @@ static void report_invalid(void *arg, const struct kb_cache_invalid *inv)
                   inv->uid, "Warning", "InvalidSpec", msg);
         struct kb_value *body = kb_value_new(KB_VOBJECT);
         struct kb_value *conds = kb_value_new(KB_VARRAY);
-        kb_value_append(conds, cond_json(pg ? "Unschedulable" : "Invalid", "True", "InvalidSpec",
-                                         msg, ip->ts, NULL));
+        kb_value_append(conds, kb__status_cond_json(pg ? "Unschedulable" : "Invalid", "True",
+                                                    "InvalidSpec", msg, ip->ts, NULL));
         kb_value_set(kb_value_ensure_object(body, "status"), "conditions", conds);
         char *path =
             pg ? kb_xasprintf(KB_GROUP_API "/namespaces/%s/podgroups/%s%s", inv->ns, inv->name,
@@ -821,8 +695,8 @@ static void report_invalid(void *arg, const struct kb_cache_invalid *inv)
                : kb_xasprintf(KB_GROUP_API "/queues/%s%s", inv->name, sub ? "/status" : "");
         char *what = kb_xasprintf("%s %s%s%s condition", pg ? "podgroup" : "queue",
                                   inv->ns ? inv->ns : "", inv->ns ? "/" : "", inv->name);
-        fire(s, path, body, inv->resource_version, "application/merge-patch+json", what, mkey,
-             NULL);
+        kb__status_fire(s, path, body, inv->resource_version, "application/merge-patch+json", what,
+                        mkey, NULL);
         free(what);
         free(path);
         free(msg);

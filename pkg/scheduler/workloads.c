@@ -77,6 +77,9 @@ struct call {
         struct kb_sched *s;
         char *key;      /* the rec's */
         char *ns, *pod; /* the pod a workload's group is made for, or NULL */
+        /* The owner a created group is announced on (an event naming it),
+         * or kind NULL. */
+        char *o_kind, *o_api, *o_name, *o_uid;
 };
 
 static struct call *call_new(struct kb_sched *s, const char *key, const char *ns, const char *pod)
@@ -94,6 +97,10 @@ static void call_free(struct call *c)
         free(c->key);
         free(c->ns);
         free(c->pod);
+        free(c->o_kind);
+        free(c->o_api);
+        free(c->o_name);
+        free(c->o_uid);
         free(c);
 }
 
@@ -262,15 +269,30 @@ static void written(void *arg, const struct kb_kube_resp *r)
         else
                 KB_WARN("making podgroup %s for its workload: %ld %.200s", c->key, r->status,
                         r->status ? r->body : r->error);
+        /* The owner hears which group its pods join, as Kueue's job
+         * reconciler records a CreatedWorkload event on the job: a user who
+         * describes the Job finds the PodGroup to ask about. */
+        if (c->o_kind && r->status >= 200 && r->status < 300) {
+                const char *slash = strchr(c->key, '/');
+                char *msg =
+                    kb_xasprintf("made PodGroup %s for its pods (label " KB_OWNER_UID_LABEL
+                                 "=%s); kubectl kbatch why %s",
+                                 c->key, c->o_uid ? c->o_uid : "", slash ? slash + 1 : c->key);
+                kb__event(c->s, c->o_kind, c->o_api, c->ns, c->o_name, c->o_uid, "Normal",
+                          "PodGroupCreated", msg);
+                free(msg);
+        }
         struct rec *rec = settle(c, ok ? RETRY_CREATED : RETRY_FAILED);
         if (rec)
                 rec->made = ok;
         call_free(c);
 }
 
-/* POSTs doc (a Volcano PodGroup), or with patch a merge patch of it. */
+/* POSTs doc (a Volcano PodGroup), or with patch a merge patch of it; a
+ * create made for pod p's workload is announced on p's controller (on p
+ * when it has none). */
 static void write_podgroup(struct kb_sched *s, struct rec *r, const struct kb_value *doc,
-                           const char *ns, const char *name, bool patch)
+                           const char *ns, const char *name, bool patch, const struct kb_pod *p)
 {
         char *body = kb_json_emit(doc, false);
         r->sent = kb_hash(body, strlen(body), KB_HASH_SEED);
@@ -288,7 +310,16 @@ static void write_podgroup(struct kb_sched *s, struct rec *r, const struct kb_va
             .lane = patch ? KB_KUBE_LANE_STATUS : KB_KUBE_LANE_BIND,
         };
         r->inflight = true;
-        kb_kube_request(s->kube, &req, written, call_new(s, r->key, NULL, NULL));
+        struct call *c = call_new(s, r->key, ns, NULL);
+        if (p) {
+                const struct kb_owner_ref *o = p->controller;
+                c->o_kind = kb_xstrdup(o ? o->kind : "Pod");
+                c->o_api = kb_xstrdup(o && o->api_version ? o->api_version : "v1");
+                c->o_name = kb_xstrdup(o ? o->name : p->meta.name);
+                const char *uid = o ? o->uid : p->meta.uid;
+                c->o_uid = uid ? kb_xstrdup(uid) : NULL;
+        }
+        kb_kube_request(s->kube, &req, written, c);
         free(path);
         free(body);
 }
@@ -302,7 +333,15 @@ static void make_for_pod(struct kb_sched *s, struct rec *r, const struct kb_pod 
         char err[512];
         struct kb_value *doc = kb_workload_podgroup(p, owner, err, sizeof(err));
         if (doc) {
-                write_podgroup(s, r, doc, kb_meta_ns(&p->meta), p->workload_group, false);
+                /* The owner's uid as a label, as Kueue labels a Workload
+                 * with kueue.x-k8s.io/job-uid: `kubectl get pg -l` finds
+                 * the group of a Job. */
+                const char *uid = p->controller ? p->controller->uid : p->meta.uid;
+                if (uid)
+                        kb_value_set(kb_value_ensure_object(kb_value_ensure_object(doc, "metadata"),
+                                                            "labels"),
+                                     KB_OWNER_UID_LABEL, kb_value_new_string(uid));
+                write_podgroup(s, r, doc, kb_meta_ns(&p->meta), p->workload_group, false, p);
                 kb_value_free(doc);
                 return;
         }
@@ -435,6 +474,60 @@ static struct kb_value *mirror_patch(const struct kb_value *doc, const struct kb
         return patch;
 }
 
+/* The scheduler-plugins phase for a Volcano PodGroup's: its controller's
+ * names (Pending, Scheduling, Running, Finished, Unknown; sigs.k8s.io/
+ * scheduler-plugins apis/scheduling/v1alpha1 PodGroupPhase), Inqueue
+ * (admitted, being placed) as Scheduling. */
+static const char *x_phase(const char *volcano)
+{
+        static const struct {
+                const char *v, *x;
+        } map[] = {{"Pending", "Pending"},
+                   {"Inqueue", "Scheduling"},
+                   {"Running", "Running"},
+                   {"Completed", "Finished"},
+                   {"Unknown", "Unknown"}};
+        for (size_t i = 0; volcano && i < KB_ARRAY_SIZE(map); i++)
+                if (!strcmp(volcano, map[i].v))
+                        return map[i].x;
+        return NULL;
+}
+
+/* x's status as its mirror's (pg) says: phase and counts, so that `kubectl
+ * get podgroups.scheduling.x-k8s.io` shows PHASE and RUNNING as
+ * scheduler-plugins' controller would fill them (issue 23, point 7).  Only
+ * when it differs from what x shows and from what was last sent. */
+static void x_status(struct kb_sched *s, const struct kb_xpodgroup *x, const struct kb_podgroup *pg)
+{
+        const char *phase = x_phase(pg->phase);
+        if (!phase || (kb_streq(x->status_phase, phase) && x->status_running == pg->running &&
+                       x->status_succeeded == pg->succeeded && x->status_failed == pg->failed))
+                return;
+        char *mkey = kb_xasprintf("xpg/%s/%s", x->meta.namespace, x->meta.name);
+        char *desc = kb_xasprintf("%s/%d/%d/%d", phase, (int)pg->running, (int)pg->succeeded,
+                                  (int)pg->failed);
+        uint64_t h = kb_hash(desc, strlen(desc), KB_HASH_SEED);
+        free(desc);
+        if (!kb__status_memo_same(s, mkey, h)) {
+                kb__status_memo_set(s, mkey, h);
+                struct kb_value *body = kb_value_new(KB_VOBJECT);
+                struct kb_value *st = kb_value_ensure_object(body, "status");
+                kb_value_set(st, "phase", kb_value_new_string(phase));
+                kb_value_set(st, "running", kb_value_new_int(pg->running));
+                kb_value_set(st, "succeeded", kb_value_new_int(pg->succeeded));
+                kb_value_set(st, "failed", kb_value_new_int(pg->failed));
+                char *path = kb_xasprintf(XPG_API "/namespaces/%s/podgroups/%s/status",
+                                          x->meta.namespace, x->meta.name);
+                char *what = kb_xasprintf("podgroup.scheduling.x-k8s.io %s/%s status",
+                                          x->meta.namespace, x->meta.name);
+                kb__status_fire(s, path, body, x->meta.resource_version,
+                                "application/merge-patch+json", what, mkey, NULL);
+                free(what);
+                free(path);
+        }
+        free(mkey);
+}
+
 static void sync_xpodgroups(struct kb_sched *s, double now)
 {
         struct kb__workloads *w = s->workloads;
@@ -444,6 +537,8 @@ static void sync_xpodgroups(struct kb_sched *s, double now)
                 const struct kb_xpodgroup *x = e->x;
                 const struct kb_podgroup *pg =
                     kb_cache_get(s->cache, KB_KIND_PODGROUP, x->meta.namespace, x->meta.name);
+                if (pg && pg->phase)
+                        x_status(s, x, pg);
                 if (pg && mirrors(pg, x))
                         continue;
                 struct rec *r = rec_get(w, e->key, true);
@@ -458,7 +553,8 @@ static void sync_xpodgroups(struct kb_sched *s, double now)
                 bool same = r->sent == kb_hash(text, strlen(text), KB_HASH_SEED);
                 free(text);
                 if (!same || now >= r->next_try)
-                        write_podgroup(s, r, body, x->meta.namespace, x->meta.name, pg != NULL);
+                        write_podgroup(s, r, body, x->meta.namespace, x->meta.name, pg != NULL,
+                                       NULL);
                 kb_value_free(body);
                 kb_value_free(doc);
         }

@@ -456,7 +456,11 @@ int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size
         }
         if (sp.blocks && sp.hypernodes)
                 add_hypernodes(c, c->nnodes - (size_t)sp.nodes, &sp);
-        for (int64_t q = 0; q < sp.queues; q++) {
+        /* The queues the groups go round-robin over: only when there are
+         * groups, or queues= asks for them ("nodes=4" is four nodes and
+         * nothing else, as the banner says; issue 23, point 7). */
+        bool want_queues = sp.groups > 0 || sp.besteffort > 0 || strstr(text, "queues=");
+        for (int64_t q = 0; want_queues && q < sp.queues; q++) {
                 char name[32];
                 bool have = false;
                 snprintf(name, sizeof(name), "q%lld", (long long)q);

@@ -136,6 +136,9 @@ expect_match "open again: already" "$(kubectl kbatch open q)" "^queue q is alrea
 code() { "$@" >"$T/out" 2>&1; echo $?; }
 expect_eq "unknown command: exit 2" "$(code kubectl kbatch frobnicate)" 2
 expect_match "unknown command: says so" "$(cat "$T/out")" 'unknown command "frobnicate"'
+expect_eq "a slip for a command: exit 2" "$(code kubectl kbatch queue)" 2
+expect_match "a slip for a command: did you mean (as kubectl)" "$(tr '\n\t' '  ' <"$T/out")" \
+        'unknown command "queue" .*Did you mean this\? +queues'
 expect_eq "why without a name: exit 2" "$(code kubectl kbatch why)" 2
 expect_eq "why deploy/x: exit 2" "$(code kubectl kbatch why deploy/x)" 2
 expect_eq "--help: exit 0" "$(code kubectl kbatch --help)" 0
@@ -144,7 +147,7 @@ expect_eq "--version: exit 0" "$(code kubectl kbatch --version)" 0
 expect_match "--version" "$(cat "$T/out")" "^kubectl-kbatch [0-9]"
 expect_eq "not found: exit 1" "$(code kubectl kbatch why nothere)" 1
 expect_match "not found: says so" "$(cat "$T/out")" \
-        'NotFound.*no podgroup or pod named "nothere" in namespace "default"'
+        'NotFound.*no podgroup, pod or job named "nothere" in namespace "default"'
 expect_eq "close a missing queue: exit 1" "$(code kubectl kbatch close nope)" 1
 expect_eq "unreachable server: exit 1" "$(code kubectl kbatch queues --server http://127.0.0.1:1)" 1
 expect_match "unreachable server: says so" "$(cat "$T/out")" \

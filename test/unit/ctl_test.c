@@ -183,6 +183,56 @@ static void test_count_pods(void **state)
         kb_value_free(list);
 }
 
+/* A Job's PodGroup: the template's annotation, else kbatch's label with
+ * the Job's uid, else the group the Job owns; odd lists find nothing. */
+static void test_job_group(void **state)
+{
+        struct kb_value *groups =
+            obj("items:\n"
+                "- metadata: {name: other, labels: {kbatch.io/owner-uid: x}}\n"
+                "- 7\n"
+                "- metadata: {name: vc-1, ownerReferences: [{uid: v1}]}\n"
+                "- metadata: {name: podgroup-u1, labels: "
+                "{kbatch.io/owner-uid: u1}, ownerReferences: [{uid: u1}]}\n"
+                "- metadata: {ownerReferences: [{uid: u1}]}\n");
+        struct kb_value *job = obj("metadata: {name: tune, uid: u1}\n"
+                                   "spec: {template: {spec: {schedulerName: kbatch}}}\n");
+        assert_string_equal(kb_ctl_job_group(job, groups), "podgroup-u1");
+        assert_string_equal(kb_ctl_job_scheduler(job), "kbatch");
+        kb_value_free(job);
+        job = obj("metadata: {name: tune, uid: u1}\n"
+                  "spec: {template: {metadata: {annotations: "
+                  "{scheduling.k8s.io/group-name: mine}}}}\n");
+        assert_string_equal(kb_ctl_job_group(job, groups), "mine");
+        assert_string_equal(kb_ctl_job_scheduler(job), "default-scheduler");
+        kb_value_free(job);
+        job = obj("metadata: {name: test-job, uid: v1}\nspec: {schedulerName: volcano}\n");
+        assert_string_equal(kb_ctl_job_group(job, groups), "vc-1");
+        assert_string_equal(kb_ctl_job_scheduler(job), "volcano");
+        kb_value_free(job);
+        job = obj("metadata: {name: none, uid: n1}\n");
+        assert_null(kb_ctl_job_group(job, groups));
+        assert_null(kb_ctl_job_group(job, NULL));
+        kb_value_free(job);
+        job = obj("metadata: {name: nouid}\n");
+        assert_null(kb_ctl_job_group(job, groups));
+        kb_value_free(job);
+        kb_value_free(groups);
+}
+
+static void test_suggest(void **state)
+{
+        static const char *const cmds[] = {"why", "queues", "close", "open", NULL};
+        assert_string_equal(kb_ctl_suggest("queue", cmds), "queues");
+        assert_string_equal(kb_ctl_suggest("Queus", cmds), "queues");
+        assert_string_equal(kb_ctl_suggest("clos", cmds), "close");
+        assert_string_equal(kb_ctl_suggest("wy", cmds), "why");
+        assert_string_equal(kb_ctl_suggest("q", cmds), "queues");
+        assert_null(kb_ctl_suggest("describe", cmds));
+        assert_null(kb_ctl_suggest("", cmds));
+        assert_null(kb_ctl_suggest(NULL, cmds));
+}
+
 static char *why_pg(const char *yaml, const struct kb_ctl_pods *pods)
 {
         struct kb_value *pg = obj(yaml);
@@ -314,6 +364,32 @@ static char *why_pod(const char *yaml, enum kb_ctl_group g)
 
 static void test_why_pod(void **state)
 {
+        /* A pending pod of a scheduled gang: its own condition says why,
+         * before the group's report (which says Scheduled: yes). */
+        char *w = why_pod("metadata: {name: w-5, namespace: d, annotations: "
+                          "{scheduling.k8s.io/group-name: w}}\n"
+                          "spec: {schedulerName: kbatch}\n"
+                          "status:\n"
+                          "  phase: Pending\n"
+                          "  conditions:\n"
+                          "  - type: PodScheduled\n"
+                          "    status: \"False\"\n"
+                          "    reason: Unschedulable\n"
+                          "    lastTransitionTime: \"2026-01-02T03:04:05Z\"\n"
+                          "    message: \"its gang is scheduled (minMember 4 met); this pod waits: "
+                          "queue q is overused: it holds its whole deserved share\"\n",
+                          KB_CTL_GROUP_FOUND);
+        assert_string_equal(w, "Pod:        d/w-5\n"
+                               "Scheduler:  kbatch\n"
+                               "Phase:      Pending\n"
+                               "Node:       none\n"
+                               "PodGroup:   w\n"
+                               "Scheduled:  no, waiting for 2m3s (since 2026-01-02T03:04:05Z)\n"
+                               "Reason:     Unschedulable\n"
+                               "Blocker:    its gang is scheduled (minMember 4 met); this pod "
+                               "waits: queue q is overused: it holds its whole deserved share\n");
+        free(w);
+
         char *s = why_pod("metadata: {name: solo, namespace: d}\n"
                           "spec: {schedulerName: kbatch}\n"
                           "status:\n"
@@ -427,7 +503,8 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_table),      cmocka_unit_test(test_res_compact),
             cmocka_unit_test(test_queues),     cmocka_unit_test(test_close_state),
-            cmocka_unit_test(test_count_pods), cmocka_unit_test(test_why_podgroup),
+            cmocka_unit_test(test_count_pods), cmocka_unit_test(test_job_group),
+            cmocka_unit_test(test_suggest),    cmocka_unit_test(test_why_podgroup),
             cmocka_unit_test(test_why_pod),    cmocka_unit_test(test_errors),
         };
         return cmocka_run_group_tests_name("ctl", tests, NULL, NULL);

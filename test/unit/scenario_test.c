@@ -273,13 +273,17 @@ static const struct kb_scenario queues[] = {
         /* The group asks minResources cpu 3 of a queue capped at cpu 2:
          * overcommit (first in tier 2) permits (3 <= 4 * 1.2), proportion
          * rejects (3 + 0 allocated + 0 admitted > 2), and a reject is final:
-         * the group stays Pending. */
+         * the group stays Pending.  Its minResources exceed the capability
+         * itself, so it can never be admitted: NeverFits, with the
+         * numbers (issue 23, points 2 and 5). */
         .name = "minResources above the queue capability stays Pending",
         .manifests = NODE("n1") QUEUE("capped", "weight: 1, capability: {cpu: '2'}", "")
             GANG("big", "1", "1", "1", ", queue: capped, minResources: {cpu: '3'}"),
         .binds = "",
         .phases = "big=Pending",
-        .message = "queue resource quota insufficient",
+        .message = "queue capped can never hold the gang: its minResources ask cpu 3, the "
+                   "queue's capability is 2",
+        .reasons = "big=NeverFits",
     },
     {
         /* 8 cpu / 64Gi; queue a weight 1 with guarantee cpu 6, queue b
@@ -663,12 +667,15 @@ static const struct kb_scenario backfill[] = {
 static const struct kb_scenario enqueue[] = {
     {
         /* 4 cpu * 1.2 = 4.8 < 6: overcommit rejects, the group stays
-         * Pending and nothing binds. */
+         * Pending and nothing binds.  6 is more than the cluster's 4
+         * without overcommit: it can never be admitted (issue 23, point 5). */
         .name = "overcommit keeps a group too big for the cluster Pending",
         .manifests = OVERCOMMIT_GROUP,
         .binds = "",
         .phases = "oc=Pending",
-        .message = "overused",
+        .message = "can never fit: its minResources ask cpu 6, more than the whole cluster has "
+                   "(1 node(s): 4)",
+        .reasons = "oc=NeverFits",
     },
     {
         /* overcommit-factor 2.0: 4 * 2 = 8 >= 6, overcommit permits.  But
@@ -676,15 +683,16 @@ static const struct kb_scenario enqueue[] = {
          * capability, which without a capability is the cluster less other
          * queues' guarantees: 6 > 4, rejected.  Volcano's proportion does
          * the same (realCapability is never nil there), so no factor admits
-         * a group larger than the cluster while proportion is on. */
+         * a group larger than the cluster while proportion is on: it is
+         * told NeverFits (issue 23, point 5). */
         .name = "overcommit-factor 2.0 still meets proportion's real capability",
         .conf = CONF_TIERS("", "    arguments: {overcommit-factor: 2.0}\n", "", ""),
         .manifests = OVERCOMMIT_GROUP,
         .binds = "",
         .phases = "oc=Pending",
-        .message = "queue resource quota insufficient: queue default: insufficient cpu: the "
-                   "group needs 6, the queue has 0 allocated, 0 reserved for admitted groups, 0 "
-                   "elastic, capability 4",
+        .message = "can never fit: its minResources ask cpu 6, more than the whole cluster has "
+                   "(1 node(s): 4)",
+        .reasons = "oc=NeverFits",
     },
     {
         /* The same factor with proportion left out of the conf: overcommit
@@ -1185,6 +1193,14 @@ static void test_sla_invalid(void **state)
         kb_conf_skipped_summary(&conf, summary, sizeof(summary));
         assert_string_equal(summary, "argument sla sla-grace");
         kb_conf_release(&conf);
+
+        /* A misspelled arguments key is a slip, not a feature kbatch
+         * lacks: refused, naming the key and what was meant (issue 23,
+         * point 7). */
+        bad = SLA_CONF("    argumnts: {sla-waiting-time: 5m}\n");
+        assert_int_equal(kb_conf_parse(bad, strlen(bad), &conf, err, sizeof(err)), KB_EBADCONF);
+        assert_string_equal(err, "tiers[0].plugins[2].argumnts: unknown key, did you mean "
+                                 "arguments?");
 
         /* x's annotation is no duration: ignored with a warning, so the
          * global 10m applies (deadline 07:10) and x goes before y (07:40). */

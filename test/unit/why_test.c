@@ -135,6 +135,22 @@ static const struct kb_scenario why[] = {
         .reasons = "few=NotEnoughTasks",
     },
     {
+        /* Two pods name the group but ask for Volcano (a Volcano Job still
+         * saying schedulerName: volcano), one asks for kbatch: kbatch's
+         * alone cannot make minMember 3, so the group is not admitted and
+         * says why (issue 23, point 1). */
+        .name = "a group whose pods ask for another scheduler says so",
+        .manifests = NODE("n1") PG("vc", "3", "2024-01-01", "")
+            POD("vc-0", IN_GROUP("vc"), "  schedulerName: volcano\n" POD_REQ("1"), "")
+            POD("vc-1", IN_GROUP("vc"), "  schedulerName: volcano\n" POD_REQ("1"), "")
+            POD("vc-2", IN_GROUP("vc"), "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "",
+        .phases = "vc=Pending",
+        .message = "vc: 2 pods ask for scheduler volcano; kbatch serves kbatch (set the pods' "
+                   "spec.schedulerName, or a Volcano Job's, to it)",
+        .reasons = "vc=OtherScheduler",
+    },
+    {
         /* A pod asking 8 cpu where the largest of two nodes has 4: no
          * other pod's leaving would help. */
         .name = "a pod larger than any node can never fit",
@@ -159,13 +175,14 @@ static const struct kb_scenario why[] = {
         /* The same pod in a PodGroup of its own (kbatch makes
          * podgroup-pod-solo: minMember 1, minResources its 6 cpu): the
          * group is not admitted, the cluster's 4 cpu times overcommit's 1.2
-         * being 4.8. */
+         * being 4.8; as 6 is more than the cluster's 4 it never will be:
+         * NeverFits (issue 23, point 5). */
         .name = "a pod without a group gets a PodGroup that says why it waits",
         .manifests = NODE("n1") POD("solo", "", "  schedulerName: kbatch\n" POD_REQ("6"), ""),
         .binds = "",
-        .message = "default/podgroup-pod-solo: resource in cluster is overused: not enough cpu "
-                   "for the group's minResources: it needs 6, the cluster has 4.8 idle "
-                   "(overcommitted) of which 0 is reserved for admitted groups",
+        .message = "default/podgroup-pod-solo: can never fit: its minResources ask cpu 6, more "
+                   "than the whole cluster has (1 node(s): 4)",
+        .reasons = "podgroup-pod-solo=NeverFits",
     },
 };
 
