@@ -31,20 +31,8 @@ command -v valgrind >/dev/null || { echo "bench-check: valgrind is not installed
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-cat >"$tmp/preempt.conf" <<'EOF'
-actions: "enqueue, allocate, preempt, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-EOF
+. test/bench/conf.sh
+conf "enqueue, allocate, preempt, backfill" >"$tmp/preempt.conf"
 evict="nodes=500,node-cpu=32,node-memory=128Gi,node-pods=110,groups=500,group-size=32,pod-cpu=1,pod-memory=1Gi,running=1,queues=1,priority=10,prefix=lo"
 pending="nodes=0,queues=0,groups=10,group-size=32,pod-cpu=1,pod-memory=1Gi,queue=q0,priority=1000,prefix=hi"
 names=(W1 W3 W2idle W5s W5ps)

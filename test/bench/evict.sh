@@ -21,20 +21,10 @@ RUNS=${RUNS:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-tiers='tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder'
-printf 'actions: "enqueue, allocate, preempt, backfill"\n%s\n' "$tiers" >"$tmp/W5.conf"
+. test/bench/conf.sh
+conf "enqueue, allocate, preempt, backfill" >"$tmp/W5.conf"
 cp "$tmp/W5.conf" "$tmp/W5p.conf"
-printf 'actions: "enqueue, allocate, reclaim, backfill"\n%s\n' "$tiers" >"$tmp/W5r.conf"
+conf "enqueue, allocate, reclaim, backfill" >"$tmp/W5r.conf"
 cluster="nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,group-size=32,pod-cpu=1,pod-memory=1Gi,running=1"
 pending="nodes=0,queues=0,groups=100,group-size=32,pod-cpu=1,pod-memory=1Gi"
 declare -A ARGS=(

@@ -15,20 +15,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The built-in conf (pkg/framework/conf.c's kb_default_conf_yaml), and it
 # with the plugin.
-cat >"$tmp/default.conf" <<'CONF'
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-CONF
+. test/bench/conf.sh
+conf >"$tmp/default.conf"
 for d in 1 16; do
   { cat "$tmp/default.conf"; printf '  - name: reservation\n    arguments: {depth: %s}\n' "$d"; } >"$tmp/depth$d.conf"
 done

@@ -17,18 +17,8 @@ RUNS=${RUNS:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-tiers='actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder'
+. test/bench/conf.sh
+tiers=$(conf)
 printf '%s\n' "$tiers" >"$tmp/W7h.conf"
 printf '%s\n  - name: network-topology-aware\n    arguments:\n      hypernode.tier1.label: topology.kbatch.io/rack\n      hypernode.tier2.label: topology.kbatch.io/block\n' \
   "$tiers" >"$tmp/W7.conf"
