@@ -89,6 +89,22 @@ static void count(const struct kb_value *status, const char *key, char *buf, siz
                 snprintf(buf, n, "%" PRId64, v);
 }
 
+/* The message of the queue's BelowDeserved condition (kbatch-scheduler's:
+ * below its share, and nothing reclaimed for its waiting pods), or NULL. */
+static const char *below_deserved(const struct kb_value *status)
+{
+        const struct kb_value *conds = kb_value_get(status, "conditions");
+        if (!kb_value_is(conds, KB_VARRAY))
+                return NULL;
+        for (size_t i = 0; i < conds->arr.n; i++) {
+                const struct kb_value *c = conds->arr.v[i];
+                if (kb_streq(kb_value_str(kb_value_get(c, "type")), "BelowDeserved") &&
+                    kb_streq(kb_value_str(kb_value_get(c, "status")), "True"))
+                        return kb_value_str(kb_value_get(c, "message"));
+        }
+        return NULL;
+}
+
 static int by_name(const void *a, const void *b)
 {
         const struct kb_value *x = *(const struct kb_value *const *)a;
@@ -157,6 +173,18 @@ void kb_ctl_queues(const struct kb_value *list, const char *const *names, size_t
         if (t.nrows > 1)
                 kb_table_print(&t, out);
         kb_table_release(&t);
+        /* Then why a queue below its share gets nothing back, where the
+         * scheduler said so (issue 23, point 4). */
+        bool first = true;
+        for (size_t i = 0; i < ns; i++) {
+                const char *name = kb_value_str(kb_value_dig(sorted[i], "metadata", "name"));
+                const char *why = below_deserved(kb_value_get(sorted[i], "status"));
+                if (!name || !why || !wanted(name, names, n))
+                        continue;
+                kb_buf_printf(out, "%s%s: below its deserved share: %s\n", first ? "\n" : "",
+                              name, why);
+                first = false;
+        }
         free(sorted);
 }
 

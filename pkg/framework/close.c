@@ -262,6 +262,13 @@ static void lone_pods(struct kb_session *s)
         }
 }
 
+/* Whether the pending tasks of a scheduled job wait for room, quota not
+ * refusing them: reclaim takes nothing back for them (pending_why). */
+static bool unreclaimed(const struct kb_job *j)
+{
+        return j->count[KB_TASK_PENDING] && !j->quota_error && j->fit_error;
+}
+
 /* Why the pending tasks of a scheduled (ready) job wait, as Volcano's
  * RecordJobStatusEvent marks every pending task of a job Unschedulable
  * with its reason (pkg/scheduler/cache/cache.go, TaskSchedulingReason):
@@ -275,7 +282,7 @@ static const char *pending_why(struct kb_session *s, const struct kb_job *j)
          * reclaim does not take back the queue's share for it.  Reclaim
          * serves only starving jobs, those below minMember, as Volcano
          * master's gang plugin (jobStarvingFn) has it (issue 23, point 4). */
-        if (!j->quota_error && j->fit_error)
+        if (unreclaimed(j))
                 return kb_pool_printf(&s->result->pool,
                                       "its gang is scheduled (minMember %d met); this pod waits: "
                                       "%s; nothing is reclaimed for it: only a gang below its "
@@ -390,6 +397,8 @@ void kb__session_statuses(struct kb_session *s)
                     j->ntasks > done || (j->pg && j->ntasks == 0 && j->phase != KB_PG_COMPLETED);
                 if (!j->pg)
                         continue;
+                if (r->podgroups[entry].pending_message && unreclaimed(j))
+                        qs->unreclaimed += (int32_t)j->count[KB_TASK_PENDING];
                 switch (r->podgroups[entry].phase) {
                 case KB_PG_PENDING:
                         qs->pending++;

@@ -112,6 +112,12 @@ struct kb_queue_status {
         struct kb_res deserved;
         struct kb_res capability;
         double share;
+        /* Pods waiting in the queue's scheduled gangs (minMember met) for
+         * which no room was found: reclaim takes nothing back for them, as
+         * only a gang below its minMember reclaims (Volcano master's gang
+         * plugin, jobStarvingFn).  With allocated below deserved, this is
+         * why the queue stays below its share (issue 23, point 4). */
+        int32_t unreclaimed;
 };
 
 /* How long parts of a session took, for the daemon's latency histograms

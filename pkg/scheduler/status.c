@@ -557,6 +557,44 @@ void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st)
 
 /* ---- Queue status ------------------------------------------------------------------ */
 
+/*
+ * The queue's BelowDeserved condition: a queue below its deserved share
+ * whose waiting pods are all in scheduled gangs gets nothing back, since
+ * only a gang below its minMember reclaims (Volcano master's rule; README,
+ * "Differences from Volcano").  Said where the user looks at the queue:
+ * its status (kubectl describe queue) and kubectl kbatch queues.  NULL
+ * (the condition dropped) when it does not hold.
+ */
+static struct kb_value *below_deserved(const struct kb_queue_status *qs)
+{
+        if (qs->unreclaimed <= 0)
+                return kb_value_new(KB_VNULL);
+        int below = -1;
+        for (int i = 0; i < kb_res_count() && below < 0; i++)
+                if (i != KB_RES_PODS && qs->allocated.q[i] < qs->deserved.q[i])
+                        below = i;
+        if (below < 0)
+                return kb_value_new(KB_VNULL);
+        char held[64], deserved[64];
+        kb_quantity_format(qs->allocated.q[below], kb_res_is_milli(below), kb_res_is_bytes(below),
+                           held, sizeof(held));
+        kb_quantity_format(qs->deserved.q[below], kb_res_is_milli(below), kb_res_is_bytes(below),
+                           deserved, sizeof(deserved));
+        char *msg = kb_xasprintf("holds %s %s of %s deserved; %d pod(s) wait in gangs already at "
+                                 "their minMember, and only a gang below its minMember reclaims "
+                                 "(as in Volcano master)",
+                                 kb_res_name(below), held, deserved, (int)qs->unreclaimed);
+        struct kb_value *list = kb_value_new(KB_VARRAY);
+        struct kb_value *c = kb_value_new(KB_VOBJECT);
+        kb_value_set(c, "type", kb_value_new_string("BelowDeserved"));
+        kb_value_set(c, "status", kb_value_new_string("True"));
+        kb_value_set(c, "reason", kb_value_new_string("OnlyStarvingGangsReclaim"));
+        kb_value_set(c, "message", kb_value_new_string(msg));
+        free(msg);
+        kb_value_append(list, c);
+        return list;
+}
+
 void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
 {
         struct kb_value *body = kb_value_new(KB_VOBJECT);
@@ -568,6 +606,7 @@ void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs)
         kb_value_set(sv, "running", kb_value_new_int(qs->running));
         kb_value_set(sv, "unknown", kb_value_new_int(qs->unknown));
         kb_value_set(sv, "completed", kb_value_new_int(qs->completed));
+        kb_value_set(sv, "conditions", below_deserved(qs));
         /* A resource at 0 is null: the merge patch drops what was there. */
         const struct kb_res *sums[] = {&qs->allocated, &qs->deserved};
         for (int k = 0; k < 2; k++) {

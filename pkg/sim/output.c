@@ -185,6 +185,11 @@ void kb_result_to_json(const struct kb_result *r, const struct kb_session_view *
                 kb_value_set(q, "inqueue", kb_value_new_int(qs->inqueue));
                 kb_value_set(q, "pending", kb_value_new_int(qs->pending));
                 kb_value_set(q, "running", kb_value_new_int(qs->running));
+                /* Pods of its scheduled gangs that wait with nothing
+                 * reclaimed for them (only gangs below minMember reclaim):
+                 * the daemon's BelowDeserved condition. */
+                if (qs->unreclaimed)
+                        kb_value_set(q, "unreclaimed", kb_value_new_int(qs->unreclaimed));
                 kb_value_append(queues, q);
         }
         struct kb_value *warnings = kb_value_new(KB_VARRAY);

@@ -204,6 +204,100 @@ EOF
 run "--synthetic nodes are labelled os and arch" 0 --output json --synthetic nodes=1 "$TMP/linux.yaml"
 check "a pod selecting os and arch binds to a synthetic node" "$TMP/out" '"pod":"default/needs-linux","node":"node-000001"'
 
+# A queue below its share whose waiting pods are in a gang already at its
+# minMember: nothing is reclaimed for them (only gangs below minMember
+# reclaim), and the queue's entry counts them.  One node of 5 cpu: gang a
+# (q1, minMember 1) runs 4 pods, gang b (q2, minMember 1) runs 1 and 3
+# wait; each queue deserves 2.5 cpu, q2 holds 1.  No eviction.
+cat >"$TMP/unreclaimed.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '5', memory: 20Gi, pods: '110'}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: q1}
+spec: {weight: 1}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: q2}
+spec: {weight: 1}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: a}
+spec: {minMember: 1, queue: q1}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: b}
+spec: {minMember: 1, queue: q2}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a-0, annotations: {scheduling.k8s.io/group-name: a}}
+spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a-1, annotations: {scheduling.k8s.io/group-name: a}}
+spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a-2, annotations: {scheduling.k8s.io/group-name: a}}
+spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a-3, annotations: {scheduling.k8s.io/group-name: a}}
+spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b-0, annotations: {scheduling.k8s.io/group-name: b}}
+spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b-1, annotations: {scheduling.k8s.io/group-name: b}}
+spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b-2, annotations: {scheduling.k8s.io/group-name: b}}
+spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b-3, annotations: {scheduling.k8s.io/group-name: b}}
+spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
+EOF
+cat >"$TMP/reclaim.conf" <<'EOF'
+actions: "enqueue, allocate, reclaim, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+EOF
+run "a queue below its share, nothing reclaimed" 0 --output json --scheduler-conf "$TMP/reclaim.conf" "$TMP/unreclaimed.yaml"
+check "q2 counts its 3 unreclaimed pods" "$TMP/out" '"name":"q2","state":"Open","deserved":{"cpu":"2500m","memory":"4Gi","pods":"4"},"allocated":{"cpu":"1","memory":"1Gi","pods":"1"},"inqueue":0,"pending":0,"running":1,"unreclaimed":3}'
+check "and nothing is evicted" "$TMP/out" '"evictions":[]'
+
 # W6 in small: 20 nodes in 2 zones, 4 gangs of 5 whose pods must not share
 # a node, 2 of them also spread over the zones (maxSkew 1), under a conf that
 # packs (mostrequested): all 20 bind, and no gang twice on a node (without

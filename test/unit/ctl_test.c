@@ -105,6 +105,25 @@ static void test_queues(void **state)
         kb_buf_release(&b);
         kb_value_free(list);
 
+        /* A queue the scheduler says is below its share with nothing
+         * reclaimed for it: a note under the table, from its condition. */
+        list = obj("items:\n"
+                   "- metadata: {name: q2}\n"
+                   "  status: {state: Open, inqueue: 0, pending: 0, running: 1,\n"
+                   "    deserved: {cpu: '6'}, allocated: {cpu: '1'},\n"
+                   "    conditions: [{type: BelowDeserved, status: 'True', reason: "
+                   "OnlyStarvingGangsReclaim,\n"
+                   "      message: 'holds cpu 1 of 6 deserved; 7 pod(s) wait'}]}\n"
+                   "- metadata: {name: q3}\n"
+                   "  status: {conditions: [{type: BelowDeserved, status: 'False', message: x}]}\n");
+        kb_buf_init(&b);
+        kb_ctl_queues(list, NULL, 0, &b);
+        assert_non_null(strstr(b.data, "\n\nq2: below its deserved share: holds cpu 1 of 6 "
+                                       "deserved; 7 pod(s) wait\n"));
+        assert_null(strstr(b.data, "q3: below"));
+        kb_buf_release(&b);
+        kb_value_free(list);
+
         /* Not a list at all. */
         list = obj("{items: 3}");
         kb_buf_init(&b);
