@@ -305,10 +305,8 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
         kb__sim_restore(&r);
         free(changed_pg);
         free(r.pods);
-        free(r.podmap.keys);
-        free(r.podmap.vals);
-        free(r.pgmap.keys);
-        free(r.pgmap.vals);
+        kb__ptrmap_release(&r.podmap);
+        kb__ptrmap_release(&r.pgmap);
         free(r.gang_first);
         free(r.gang_pods);
         free(r.gang_retired);

@@ -24,11 +24,10 @@ bool kb__cluster_ours(const struct kb_cluster *c, const struct kb_pod *p);
 
 /* A pointer table: pods and PodGroups to their records, filled once. */
 struct ptrmap {
-        const void **keys;
-        uint32_t *vals;
-        size_t cap;
+        struct kb_map map;
 };
 void kb__ptrmap_init(struct ptrmap *m, size_t n);
+void kb__ptrmap_release(struct ptrmap *m);
 void kb__ptrmap_put(struct ptrmap *m, const void *key, uint32_t val);
 bool kb__ptrmap_get(const struct ptrmap *m, const void *key, uint32_t *val);
 

@@ -13,41 +13,30 @@
 
 /* ---- pointer tables -------------------------------------------------------------- */
 
-static uint64_t ptr_hash(const void *p)
-{
-        uint64_t x = (uint64_t)(uintptr_t)p;
-        x ^= x >> 33;
-        x *= 0xff51afd7ed558ccdULL;
-        x ^= x >> 33;
-        return x;
-}
-
+/* On base's kb_map, keyed by the pointer's value (never iterated, so its
+ * order does not matter). */
 void kb__ptrmap_init(struct ptrmap *m, size_t n)
 {
-        m->cap = 64;
-        while (m->cap < 2 * n + 1)
-                m->cap *= 2;
-        m->keys = kb_xcalloc(m->cap, sizeof(*m->keys));
-        m->vals = kb_xcalloc(m->cap, sizeof(*m->vals));
+        kb_map_init(&m->map, KB_MAP_INT);
+        kb_map_reserve(&m->map, n);
+}
+
+void kb__ptrmap_release(struct ptrmap *m)
+{
+        kb_map_release(&m->map);
 }
 
 void kb__ptrmap_put(struct ptrmap *m, const void *key, uint32_t val)
 {
-        size_t k = ptr_hash(key) & (m->cap - 1);
-        while (m->keys[k] && m->keys[k] != key)
-                k = (k + 1) & (m->cap - 1);
-        m->keys[k] = key;
-        m->vals[k] = val;
+        *kb_map_put_int(&m->map, (uint64_t)(uintptr_t)key, NULL) = val;
 }
 
 bool kb__ptrmap_get(const struct ptrmap *m, const void *key, uint32_t *val)
 {
-        for (size_t k = ptr_hash(key) & (m->cap - 1); m->keys[k]; k = (k + 1) & (m->cap - 1))
-                if (m->keys[k] == key) {
-                        *val = m->vals[k];
-                        return true;
-                }
-        return false;
+        const uint64_t *v = kb_map_get_int(&m->map, (uint64_t)(uintptr_t)key);
+        if (v)
+                *val = (uint32_t)*v;
+        return v != NULL;
 }
 
 int64_t kb__sim_offset(double origin, double when)
