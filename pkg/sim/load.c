@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 
 #include "sim/sim-int.h"
 #include "workload/workload.h"
@@ -17,9 +16,16 @@
  * "owner n/<ns>/<name>" (the Jobs a workload's PodGroup is made from,
  * val). */
 struct seen {
-        UT_hash_handle hh;
         const struct kb_value *val;
         char key[];
+};
+
+/* The set: base's kb_map from key to entry (borrowing the entry's key),
+ * and every entry, to free them. */
+struct seen_set {
+        struct kb_map map;
+        struct seen **all;
+        size_t n, cap;
 };
 
 struct loader {
@@ -27,7 +33,7 @@ struct loader {
         const char *label;
         char *err;
         size_t errlen;
-        struct seen *seen;
+        struct seen_set seen;
         /* Loaded by this call, for rollback on error, and the line of
          * each. */
         struct kb_object *added;
@@ -85,30 +91,28 @@ static const struct kb_meta *object_meta(const struct kb_object *o)
         }
 }
 
-static void seen_free(struct seen **set)
+static void seen_free(struct seen_set *set)
 {
-        struct seen *e, *tmp;
-        HASH_ITER(hh, *set, e, tmp)
-        {
-                HASH_DEL(*set, e);
-                free(e);
-        }
+        for (size_t i = 0; i < set->n; i++)
+                free(set->all[i]);
+        free(set->all);
+        kb_map_release(&set->map);
 }
 
-static void seen_add(struct seen **set, const char *key)
+static void seen_add(struct seen_set *set, const char *key)
 {
         size_t n = strlen(key);
         struct seen *e = kb_xmalloc(sizeof(*e) + n + 1);
         e->val = NULL;
         memcpy(e->key, key, n + 1);
-        HASH_ADD(hh, *set, key, n, e);
+        KB_PUSH(set->all, set->n, set->cap, e);
+        *kb_map_put_str(&set->map, e->key, n, NULL) = (uint64_t)(uintptr_t)e;
 }
 
-static struct seen *seen_find(struct seen *set, const char *key)
+static struct seen *seen_find(const struct seen_set *set, const char *key)
 {
-        struct seen *e = NULL;
-        HASH_FIND(hh, set, key, strlen(key), e);
-        return e;
+        const uint64_t *v = kb_map_get_str(&set->map, key, strlen(key));
+        return v ? (struct seen *)(uintptr_t)*v : NULL;
 }
 
 /* The key an owner is found by: its uid, else (a manifest without uids)
@@ -128,15 +132,16 @@ static void owner_add(struct loader *l, const struct kb_value *owner)
         owner_key(key, sizeof(key), kb_value_str(kb_value_get(md, "uid")),
                   kb_value_str(kb_value_get(md, "namespace")),
                   kb_value_str(kb_value_get(md, "name")));
-        if (seen_find(l->seen, key))
+        if (seen_find(&l->seen, key))
                 return; /* the first one stands, as the scan it replaces found */
         seen_add(&l->seen, key);
-        seen_find(l->seen, key)->val = owner;
+        seen_find(&l->seen, key)->val = owner;
 }
 
 /* Fills the seen-set with the objects the cluster already has. */
 static void seen_init(struct loader *l)
 {
+        kb_map_init(&l->seen.map, KB_MAP_STR);
         struct kb_cluster *c = l->c;
         char key[600];
 #define ADD_ALL(arr, n, kind)                                                                      \
@@ -167,7 +172,7 @@ static int add_object(struct loader *l, struct kb_object *o, int line)
         struct seen *found = NULL;
         snprintf(key, sizeof(key), "%s %s/%s", kind_name(o->kind), m->namespace ? m->namespace : "",
                  m->name);
-        HASH_FIND(hh, l->seen, key, strlen(key), found);
+        found = seen_find(&l->seen, key);
         if (found) {
                 if (m->namespace)
                         snprintf(l->err, l->errlen, "%s:%d: %s %s/%s: defined twice", l->label,
@@ -400,7 +405,7 @@ static bool has_podgroup(const struct loader *l, const char *ns, const char *nam
 {
         char key[600];
         snprintf(key, sizeof(key), "podgroup %s/%s", ns ? ns : "", name);
-        return seen_find(l->seen, key) != NULL;
+        return seen_find(&l->seen, key) != NULL;
 }
 
 /* The loaded Job that controls p, or NULL. */
@@ -411,7 +416,7 @@ static const struct kb_value *find_owner(const struct loader *l, const struct kb
                 return NULL;
         char key[600];
         owner_key(key, sizeof(key), o->uid, p->meta.namespace, o->name);
-        const struct seen *e = seen_find(l->seen, key);
+        const struct seen *e = seen_find(&l->seen, key);
         return e ? e->val : NULL;
 }
 
