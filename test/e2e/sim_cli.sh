@@ -224,76 +224,26 @@ apiVersion: scheduling.volcano.sh/v1beta1
 kind: Queue
 metadata: {name: q2}
 spec: {weight: 1}
----
-apiVersion: scheduling.volcano.sh/v1beta1
-kind: PodGroup
-metadata: {name: a}
-spec: {minMember: 1, queue: q1}
----
-apiVersion: scheduling.volcano.sh/v1beta1
-kind: PodGroup
-metadata: {name: b}
-spec: {minMember: 1, queue: q2}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: a-0, annotations: {scheduling.k8s.io/group-name: a}}
-spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
-status: {phase: Running}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: a-1, annotations: {scheduling.k8s.io/group-name: a}}
-spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
-status: {phase: Running}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: a-2, annotations: {scheduling.k8s.io/group-name: a}}
-spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
-status: {phase: Running}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: a-3, annotations: {scheduling.k8s.io/group-name: a}}
-spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
-status: {phase: Running}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: b-0, annotations: {scheduling.k8s.io/group-name: b}}
-spec: {schedulerName: kbatch, nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
-status: {phase: Running}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: b-1, annotations: {scheduling.k8s.io/group-name: b}}
-spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: b-2, annotations: {scheduling.k8s.io/group-name: b}}
-spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: b-3, annotations: {scheduling.k8s.io/group-name: b}}
-spec: {schedulerName: kbatch, containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}
 EOF
-cat >"$TMP/reclaim.conf" <<'EOF'
-actions: "enqueue, allocate, reclaim, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-EOF
+# unreclaimed_pod GROUP INDEX [NODE]: a 1-cpu pod of GROUP, Running on NODE.
+unreclaimed_pod() {
+        printf -- '---\napiVersion: v1\nkind: Pod\n'
+        printf 'metadata: {name: %s-%s, annotations: {scheduling.k8s.io/group-name: %s}}\n' "$1" "$2" "$1"
+        printf 'spec: {schedulerName: kbatch,%s containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}\n' \
+                "${3:+ nodeName: $3,}"
+        [ -z "${3:-}" ] || printf 'status: {phase: Running}\n'
+}
+{
+        for g in a:q1 b:q2; do
+                printf -- '---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n'
+                printf 'metadata: {name: %s}\nspec: {minMember: 1, queue: %s}\n' "${g%:*}" "${g#*:}"
+        done
+        for i in 0 1 2 3; do unreclaimed_pod a $i n1; done
+        unreclaimed_pod b 0 n1
+        for i in 1 2 3; do unreclaimed_pod b $i; done
+} >>"$TMP/unreclaimed.yaml"
+. "$(dirname "$0")/../bench/conf.sh"
+conf "enqueue, allocate, reclaim, backfill" >"$TMP/reclaim.conf"
 run "a queue below its share, nothing reclaimed" 0 --output json --scheduler-conf "$TMP/reclaim.conf" "$TMP/unreclaimed.yaml"
 check "q2 counts its 3 unreclaimed pods" "$TMP/out" '"name":"q2","state":"Open","deserved":{"cpu":"2500m","memory":"4Gi","pods":"4"},"allocated":{"cpu":"1","memory":"1Gi","pods":"1"},"inqueue":0,"pending":0,"running":1,"unreclaimed":3}'
 check "and nothing is evicted" "$TMP/out" '"evictions":[]'
