@@ -31,10 +31,8 @@ trap 'rm -rf "$TMP"' EXIT
 cat >"$TMP/exceptions" <<'EOF'
 # events.c holds the recorder and the rendering together (issue 22).
 long  pkg/scheduler/events.c
-# plugins/interpod.c becomes the framework's pod index service (issue 22,
-# deliverable 3); kubectl-kbatch's main shrinks to 120 lines with its verb
-# table (deliverable 4).
-long  plugins/interpod.c
+# kubectl-kbatch's main shrinks to 120 lines with its verb table (issue 22,
+# deliverable 4).
 long  cmd/kubectl-kbatch/main.c
 main  cmd/kubectl-kbatch/main.c
 EOF
