@@ -50,39 +50,10 @@
 /* Dense counts for keys with at most this many domains, else a map. */
 #define DENSE_DOMAINS 256
 
-struct kb__ctr {
-        uint32_t id;
-        bool carrying;
-        bool live;                    /* skip pods being deleted */
-        const struct kb_domains *dom; /* NULL: per node */
-        const uint8_t *eligible;      /* per node; NULL: every node */
-        const struct kb_pod_term *const *terms;
-        size_t nterms;
-        /* Counts: dense[d], or a map from domain to count. */
-        int32_t *dense;
-        struct kb_map counts;
-        int64_t total;
-        /* Domains holding an eligible node, and the histogram of their
-         * counts (hist[c]: how many such domains count c): the minimum is
-         * kept in O(1) per change. */
-        uint8_t *present;
-        uint32_t npresent;
-        uint32_t *hist;
-        size_t nhist;
-        int32_t min;
-};
-
 /* Matchers or carried terms filed under a label (key=value). */
 struct anchor {
         uint32_t *ids;
         size_t n, cap;
-};
-
-struct postings {
-        /* "key\0value" (in the session pool) -> struct anchor * */
-        struct kb_map anchors;
-        uint32_t *loose; /* filed under nothing: checked for every pod */
-        size_t nloose, caploose;
 };
 
 struct carried {
@@ -103,35 +74,11 @@ struct ptask {
         bool carriers_done[KB__CARRY_CLASSES];
 };
 
-struct nslabels {
-        const char *name;
-        const struct kb_meta *meta; /* NULL: the namespace is not in the snapshot */
-};
-
-struct kb__ipod {
-        struct kb_session *s;
-        size_t nnodes, ntasks;
-        struct kb_task *tasks;
-        struct kb__ctr **ctrs;
-        size_t nctrs, capctrs;
-        size_t nrequests; /* counters asked for, shared ones included */
-        /* canonical key (binary, in the session pool) -> counter id */
-        struct kb_map byname;
-        struct postings match_post, carry_post[KB__CARRY_CLASSES];
-        struct ptask *pt;
-        /* eligibility signature (in the pool) -> per-node flags */
-        struct kb_map eligs;
-        /* namespace name -> struct nslabels * */
-        struct kb_map ns;
-        bool started;
-        struct kb_buf key; /* scratch for canonical keys */
-};
-
 #ifdef KB_TESTING
 unsigned kb__ipod_builds;
 #endif
 
-static void *copy_key(struct kb__ipod *ix, const struct kb_buf *b)
+void *kb__ipod_copy_key(struct kb__ipod *ix, const struct kb_buf *b)
 {
         char *k = kb_pool_alloc(kb_session_pool(ix->s), b->len + 1);
         memcpy(k, b->data, b->len);
@@ -147,50 +94,6 @@ static struct ptask *ptask(struct kb__ipod *ix, const struct kb_task *t)
         return &ix->pt[t->index];
 }
 
-/* ---- label selectors ---------------------------------------------------------------- */
-
-/* The namespace label kubernetes.io/metadata.name is set on every
- * namespace by the API server; a namespace missing from the snapshot has
- * that label alone. */
-static const char *ns_label(const struct nslabels *ns, const char *key)
-{
-        const char *v = ns->meta ? kb_meta_label(ns->meta, key) : NULL;
-        if (!v && strcmp(key, "kubernetes.io/metadata.name") == 0)
-                return ns->name;
-        return v;
-}
-
-static const struct nslabels *ns_find(const struct kb__ipod *ix, const char *name)
-{
-        uint64_t *v = kb_map_get_str(&ix->ns, name, strlen(name));
-        return v ? (const struct nslabels *)(uintptr_t)*v : NULL;
-}
-
-static const char *pod_ns(const struct kb_pod *p)
-{
-        return kb_meta_ns(&p->meta);
-}
-
-bool kb__term_matches(const struct kb__ipod *ix, const struct kb_pod_term *t,
-                      const struct kb_pod *pod)
-{
-        const char *ns = pod_ns(pod);
-        bool in = false;
-        for (size_t i = 0; i < t->nnamespaces && !in; i++)
-                in = strcmp(t->namespaces[i], ns) == 0;
-        if (!in && t->ns_selector.set) {
-                const struct nslabels *nl = ns_find(ix, ns);
-                struct nslabels missing = {ns, NULL};
-                if (!nl)
-                        nl = &missing;
-                in = true;
-                for (size_t i = 0; i < t->ns_selector.nreqs && in; i++)
-                        in = kb_selector_req_matches(&t->ns_selector.reqs[i],
-                                                     ns_label(nl, t->ns_selector.reqs[i].key));
-        }
-        return in && kb_label_selector_matches(&t->selector, &pod->meta);
-}
-
 static bool all_match(const struct kb__ipod *ix, const struct kb__ctr *c, const struct kb_pod *p)
 {
         for (size_t i = 0; i < c->nterms; i++)
@@ -199,115 +102,16 @@ static bool all_match(const struct kb__ipod *ix, const struct kb__ctr *c, const 
         return true;
 }
 
-/* ---- counts ------------------------------------------------------------------------ */
-
-static int32_t *slot_of(struct kb__ctr *c, uint32_t d, bool create)
-{
-        if (c->dense)
-                return &c->dense[d];
-        /* The count lives in the value's low 32 bits. */
-        uint64_t *v = create ? kb_map_put_int(&c->counts, d, NULL) : kb_map_get_int(&c->counts, d);
-        return (int32_t *)v;
-}
-
-int32_t kb__ctr_get(const struct kb__ctr *c, uint32_t d)
-{
-        if (d == KB_NO_DOMAIN)
-                return 0;
-        int32_t *v = slot_of((struct kb__ctr *)c, d, false);
-        return v ? *v : 0;
-}
-
-int64_t kb__ctr_total(const struct kb__ctr *c)
-{
-        return c->total;
-}
-
-uint32_t kb__ctr_domain(const struct kb__ctr *c, uint32_t node)
-{
-        return c->dom ? c->dom->of[node] : node;
-}
-
-const struct kb_domains *kb__ctr_domains(const struct kb__ctr *c)
-{
-        return c->dom;
-}
-
-bool kb__ctr_min(const struct kb__ctr *c, int32_t *min, uint32_t *ndomains)
-{
-        *ndomains = c->npresent;
-        *min = c->min;
-        return c->npresent > 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-        return x < y ? -1 : x > y;
-}
-
-size_t kb__ctr_nonzero(const struct kb__ctr *c, uint32_t *out, size_t cap)
-{
-        size_t n = 0;
-        if (c->dense) {
-                for (uint32_t d = 0; d < c->dom->ndomains; d++)
-                        if (c->dense[d]) {
-                                if (n < cap)
-                                        out[n] = d;
-                                n++;
-                        }
-                return n;
-        }
-        for (size_t i = 0; i < c->counts.cap; i++) {
-                const struct kb_map_slot *e = &c->counts.slots[i];
-                if (e->hash && (int32_t)e->val) {
-                        if (n < cap)
-                                out[n] = (uint32_t)e->key;
-                        n++;
-                }
-        }
-        /* In domain order, whatever the map's. */
-        if (n <= cap)
-                qsort(out, n, sizeof(*out), cmp_u32);
-        return n;
-}
-
-static void hist_move(struct kb__ctr *c, int32_t from, int32_t to)
-{
-        if ((size_t)to >= c->nhist) {
-                size_t n = KB_MAX((size_t)to + 1, 2 * c->nhist);
-                c->hist = kb_xrealloc(c->hist, n * sizeof(*c->hist));
-                memset(c->hist + c->nhist, 0, (n - c->nhist) * sizeof(*c->hist));
-                c->nhist = n;
-        }
-        c->hist[from]--;
-        c->hist[to]++;
-        if (to > from && from == c->min && !c->hist[from])
-                c->min = to;
-        else if (to < c->min)
-                c->min = to;
-}
-
-static void bump(struct kb__ctr *c, uint32_t d, int32_t delta)
-{
-        int32_t *v = slot_of(c, d, true);
-        int32_t old = *v;
-        *v += delta;
-        c->total += delta;
-        if (c->present && c->present[d] && delta)
-                hist_move(c, old, *v);
-}
-
 /* ---- counters ---------------------------------------------------------------------- */
 
 /* Canonical keys are binary: numbers as they are, strings with their
  * length first, so that no two different keys read alike. */
-static void key_num(struct kb_buf *b, uint64_t v)
+void kb__ipod_key_num(struct kb_buf *b, uint64_t v)
 {
         kb_buf_add(b, (const char *)&v, sizeof(v));
 }
 
-static void key_str(struct kb_buf *b, const char *s)
+void kb__ipod_key_str(struct kb_buf *b, const char *s)
 {
         uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
         kb_buf_add(b, (const char *)&n, sizeof(n));
@@ -317,13 +121,13 @@ static void key_str(struct kb_buf *b, const char *s)
 
 static void key_selector(struct kb_buf *b, const struct kb_label_selector *sel)
 {
-        key_num(b, (uint64_t)sel->set << 32 | sel->nreqs);
+        kb__ipod_key_num(b, (uint64_t)sel->set << 32 | sel->nreqs);
         for (size_t i = 0; i < sel->nreqs; i++) {
                 const struct kb_selector_req *r = &sel->reqs[i];
-                key_str(b, r->key);
-                key_num(b, (uint64_t)r->op << 32 | r->nvalues);
+                kb__ipod_key_str(b, r->key);
+                kb__ipod_key_num(b, (uint64_t)r->op << 32 | r->nvalues);
                 for (size_t v = 0; v < r->nvalues; v++)
-                        key_str(b, r->values[v]);
+                        kb__ipod_key_str(b, r->values[v]);
         }
 }
 
@@ -331,9 +135,9 @@ static void key_term(struct kb_buf *b, const struct kb_pod_term *t)
 {
         key_selector(b, &t->selector);
         key_selector(b, &t->ns_selector);
-        key_num(b, t->nnamespaces);
+        kb__ipod_key_num(b, t->nnamespaces);
         for (size_t i = 0; i < t->nnamespaces; i++)
-                key_str(b, t->namespaces[i]);
+                kb__ipod_key_str(b, t->namespaces[i]);
 }
 
 /* The counter with this canonical key, or NULL. */
@@ -355,7 +159,7 @@ static struct kb__ctr *new_ctr(struct kb__ipod *ix, const struct kb_buf *key,
         else
                 kb_map_init(&c->counts, KB_MAP_INT);
         KB_PUSH(ix->ctrs, ix->nctrs, ix->capctrs, c);
-        *kb_map_put_str(&ix->byname, copy_key(ix, key), key->len, NULL) = c->id;
+        *kb_map_put_str(&ix->byname, kb__ipod_copy_key(ix, key), key->len, NULL) = c->id;
         return c;
 }
 
@@ -386,7 +190,7 @@ static void post(struct kb__ipod *ix, struct postings *p, const struct kb_pod_te
                 uint64_t *slot = kb_map_get_str(&p->anchors, b->data, b->len);
                 if (!slot) {
                         /* The map borrows its keys: this one from the pool. */
-                        slot = kb_map_put_str(&p->anchors, copy_key(ix, b), b->len, NULL);
+                        slot = kb_map_put_str(&p->anchors, kb__ipod_copy_key(ix, b), b->len, NULL);
                         struct anchor *na = kb_pool_alloc(kb_session_pool(ix->s), sizeof(*na));
                         memset(na, 0, sizeof(*na));
                         *slot = (uint64_t)(uintptr_t)na;
@@ -426,9 +230,9 @@ struct kb__ctr *kb__ipod_matching(struct kb__ipod *ix, const struct kb_pod_term 
 {
         struct kb_buf *key = &ix->key;
         kb_buf_reset(key);
-        key_num(key, 'm' << 8 | live);
-        key_num(key, (uint64_t)(uintptr_t)eligible);
-        key_str(key, topology_key);
+        kb__ipod_key_num(key, 'm' << 8 | live);
+        kb__ipod_key_num(key, (uint64_t)(uintptr_t)eligible);
+        kb__ipod_key_str(key, topology_key);
         for (size_t i = 0; i < nterms; i++)
                 key_term(key, terms[i]);
         struct kb__ctr *c = by_name(ix, key);
@@ -469,7 +273,7 @@ const struct kb_pod_term *kb__ipod_spread_term(struct kb__ipod *ix, const struct
         struct kb_pool *pool = kb_session_pool(ix->s);
         struct kb_pod_term *term = kb_pool_alloc(pool, sizeof(*term));
         char **names = kb_pool_alloc(pool, sizeof(*names));
-        names[0] = (char *)pod_ns(pod);
+        names[0] = (char *)kb_meta_ns(&pod->meta);
         term->selector = c->selector;
         term->namespaces = names;
         term->nnamespaces = 1;
@@ -486,8 +290,8 @@ struct kb__ctr *kb__ipod_carrying(struct kb__ipod *ix, enum kb__carry_class cls,
 {
         struct kb_buf *key = &ix->key;
         kb_buf_reset(key);
-        key_num(key, 'c' << 8 | cls);
-        key_str(key, term->topology_key);
+        kb__ipod_key_num(key, 'c' << 8 | cls);
+        kb__ipod_key_str(key, term->topology_key);
         key_term(key, term);
         struct kb__ctr *c = by_name(ix, key);
         if (!c) {
@@ -511,74 +315,6 @@ void kb__ipod_carries(struct kb__ipod *ix, const struct kb_task *t, struct kb__c
         if (p->ncarry == p->capcarry)
                 kb_grow((void **)&p->carry, &p->capcarry, p->ncarry + 1, sizeof(*p->carry));
         p->carry[p->ncarry++] = (struct carried){c, weight};
-}
-
-/* ---- eligibility (topology spread's inclusion policies) --------------------------------- */
-
-static void sig_node_terms(struct kb_buf *b, const struct kb_pod *p)
-{
-        key_num(b, p->nnode_selector);
-        for (size_t i = 0; i < p->nnode_selector; i++) {
-                key_str(b, p->node_selector[i].key);
-                key_str(b, p->node_selector[i].value);
-        }
-        key_num(b, p->nrequired);
-        for (size_t i = 0; i < p->nrequired; i++) {
-                const struct kb_node_term *t = &p->required[i];
-                const struct kb_selector_req *lists[2] = {t->exprs, t->fields};
-                size_t counts[2] = {t->nexprs, t->nfields};
-                for (int l = 0; l < 2; l++) {
-                        key_num(b, counts[l]);
-                        for (size_t k = 0; k < counts[l]; k++) {
-                                key_str(b, lists[l][k].key);
-                                key_num(b, (uint64_t)lists[l][k].op << 32 | lists[l][k].nvalues);
-                                for (size_t v = 0; v < lists[l][k].nvalues; v++)
-                                        key_str(b, lists[l][k].values[v]);
-                        }
-                }
-        }
-}
-
-const uint8_t *kb__ipod_eligible(struct kb__ipod *ix, const struct kb_pod *pod,
-                                 const struct kb_spread *c, bool schedule_anyway)
-{
-        const struct kb_pod_rules *pr = kb_pod_rules(pod);
-        struct kb_buf *sig = &ix->key;
-        kb_buf_reset(sig);
-        for (size_t i = 0; i < pr->nspread; i++)
-                if (pr->spread[i].schedule_anyway == schedule_anyway)
-                        key_str(sig, pr->spread[i].topology_key);
-        key_num(sig, (uint64_t)c->honor_affinity << 1 | c->honor_taints);
-        if (c->honor_affinity)
-                sig_node_terms(sig, pod);
-        if (c->honor_taints) {
-                key_num(sig, pod->ntolerations);
-                for (size_t i = 0; i < pod->ntolerations; i++) {
-                        const struct kb_toleration *t = &pod->tolerations[i];
-                        key_str(sig, t->key);
-                        key_str(sig, t->value);
-                        key_str(sig, t->effect);
-                        key_num(sig, t->op);
-                }
-        }
-        uint64_t *known = kb_map_get_str(&ix->eligs, sig->data, sig->len);
-        if (known)
-                return (const uint8_t *)(uintptr_t)*known;
-        size_t nn;
-        struct kb_node_info *nodes = kb_session_nodes(ix->s, &nn);
-        uint8_t *v = kb_xcalloc(nn + 1, 1);
-        for (size_t n = 0; n < nn; n++) {
-                const struct kb_node *node = nodes[n].node;
-                bool ok = true;
-                for (size_t i = 0; i < pr->nspread && ok; i++)
-                        ok = pr->spread[i].schedule_anyway != schedule_anyway ||
-                             kb_meta_label(&node->meta, pr->spread[i].topology_key);
-                ok = ok && (!c->honor_affinity || kb__plugins_node_affinity(pod, node));
-                ok = ok && (!c->honor_taints || !kb__plugins_untolerated(pod, node));
-                v[n] = ok;
-        }
-        *kb_map_put_str(&ix->eligs, copy_key(ix, sig), sig->len, NULL) = (uint64_t)(uintptr_t)v;
-        return v;
 }
 
 /* ---- tasks ------------------------------------------------------------------------- */
@@ -630,12 +366,12 @@ static void count(struct kb__ipod *ix, const struct kb_task *t, int32_t sign)
                         continue;
                 uint32_t d = kb__ctr_domain(c, node);
                 if (d != KB_NO_DOMAIN)
-                        bump(c, d, sign);
+                        kb__ctr_bump(c, d, sign);
         }
         for (uint32_t i = 0; i < p->ncarry; i++) {
                 uint32_t d = kb__ctr_domain(p->carry[i].c, node);
                 if (d != KB_NO_DOMAIN)
-                        bump(p->carry[i].c, d, sign * p->carry[i].weight);
+                        kb__ctr_bump(p->carry[i].c, d, sign * p->carry[i].weight);
         }
 }
 

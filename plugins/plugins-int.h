@@ -45,8 +45,6 @@ uint32_t kb__plugins_intolerable_soft(const struct kb_pod *pod, const struct kb_
  * counters its tasks need; once every plugin has opened, the index counts
  * what is on the nodes and keeps the counts current.  The session frees it.
  */
-struct kb__ipod;
-struct kb__ctr;
 
 /* The kinds of terms pods carry that an incoming pod is matched against. */
 enum kb__carry_class {
@@ -55,6 +53,72 @@ enum kb__carry_class {
         KB__CARRY_PREF_ANTI, /* preferred anti-affinity */
         KB__CARRY_CLASSES
 };
+
+/* The index's parts, shared by its files (interpod.c: the service, its
+ * counters and tasks; interpod_count.c: the counts; interpod_match.c: the
+ * label selectors; interpod_elig.c: topology spread's node eligibility).
+ * No plugin but those reads them. */
+struct ptask;
+struct kb__ctr {
+        uint32_t id;
+        bool carrying;
+        bool live;                    /* skip pods being deleted */
+        const struct kb_domains *dom; /* NULL: per node */
+        const uint8_t *eligible;      /* per node; NULL: every node */
+        const struct kb_pod_term *const *terms;
+        size_t nterms;
+        /* Counts: dense[d], or a map from domain to count. */
+        int32_t *dense;
+        struct kb_map counts;
+        int64_t total;
+        /* Domains holding an eligible node, and the histogram of their
+         * counts (hist[c]: how many such domains count c): the minimum is
+         * kept in O(1) per change. */
+        uint8_t *present;
+        uint32_t npresent;
+        uint32_t *hist;
+        size_t nhist;
+        int32_t min;
+};
+
+struct postings {
+        /* "key\0value" (in the session pool) -> struct anchor * */
+        struct kb_map anchors;
+        uint32_t *loose; /* filed under nothing: checked for every pod */
+        size_t nloose, caploose;
+};
+
+struct nslabels {
+        const char *name;
+        const struct kb_meta *meta; /* NULL: the namespace is not in the snapshot */
+};
+
+struct kb__ipod {
+        struct kb_session *s;
+        size_t nnodes, ntasks;
+        struct kb_task *tasks;
+        struct kb__ctr **ctrs;
+        size_t nctrs, capctrs;
+        size_t nrequests; /* counters asked for, shared ones included */
+        /* canonical key (binary, in the session pool) -> counter id */
+        struct kb_map byname;
+        struct postings match_post, carry_post[KB__CARRY_CLASSES];
+        struct ptask *pt;
+        /* eligibility signature (in the pool) -> per-node flags */
+        struct kb_map eligs;
+        /* namespace name -> struct nslabels * */
+        struct kb_map ns;
+        bool started;
+        struct kb_buf key; /* scratch for canonical keys */
+};
+/* What interpod_count.c, _match.c and _elig.c share with interpod.c: a
+ * copy of b in the session pool; canonical key parts (binary: numbers as
+ * they are, strings with their length first); a change of c's count at
+ * domain d by delta. */
+void *kb__ipod_copy_key(struct kb__ipod *ix, const struct kb_buf *b);
+void kb__ipod_key_num(struct kb_buf *b, uint64_t v);
+void kb__ipod_key_str(struct kb_buf *b, const char *s);
+void kb__ctr_bump(struct kb__ctr *c, uint32_t d, int32_t delta);
 
 /* Whether any job has a task Pending when the session opens: without one
  * nothing is placed in the session (evictions leave tasks Releasing, not

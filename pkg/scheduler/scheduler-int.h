@@ -173,19 +173,33 @@ void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e);
 char *kb__evictions_refused(struct kb_sched *s, const char *group);
 void kb__binds_release(struct kb_sched *s);
 
-/* status.c */
+/* pgstatus.c */
 void kb__pg_status(struct kb_sched *s, const struct kb_pg_status *st);
+/* status.c */
 void kb__queue_status(struct kb_sched *s, const struct kb_queue_status *qs);
 void kb__hypernode_status(struct kb_sched *s, const struct kb_hn_status *hs);
+/* What a PodGroup status write announces once the server took it: the
+ * gang scheduled (the Scheduled event and the job latency metric), or sent
+ * back by its Inqueue timeout (the InqueueTimeout event).  Only then: a
+ * write left to a later session or refused is computed again there, and
+ * announcing it each time would count one transition twice. */
+struct kb__status_after {
+        char *ns, *name, *uid;
+        double scheduled_creation; /* > 0: the gang was scheduled */
+        char *scheduled_msg;
+        char *inq_reason, *inq_msg; /* NULL: no timeout */
+};
 /* The status writer's parts that pending.c shares: the memo of what was
  * last sent per key, a condition as JSON, the lastTransitionTime a
  * condition of status written over c carries (c's while its status
  * stands, now_ts when it flips), and a status PATCH (body consumed; rv the
  * resourceVersion precondition; after NULL or what to announce once it
  * went through). */
-struct kb__status_after;
 bool kb__status_memo_same(struct kb_sched *s, const char *key, uint64_t h);
 void kb__status_memo_set(struct kb_sched *s, const char *key, uint64_t h);
+/* Seconds since key was last written, or -1 when the memo has no record
+ * of it (asking keeps the record). */
+double kb__status_memo_age(struct kb_sched *s, const char *key);
 struct kb_value *kb__status_cond_json(const char *type, const char *status, const char *reason,
                                       const char *message, const char *ts, const char *tid);
 const char *kb__status_transition_time(const struct kb_condition *c, const char *status,
