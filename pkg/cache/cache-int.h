@@ -7,7 +7,7 @@
 
 #include "cache/cache.h"
 
-#define KB__NKINDS (KB_KIND_PDB + 1)
+#define KB__NKINDS (KB_KIND_VCJOB + 1)
 /* How long an acknowledged bind may wait for the watch to show it. */
 #define KB__MARK_TTL 60.0
 

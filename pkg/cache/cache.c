@@ -28,8 +28,10 @@
 const char *kb__cache_kind_name(enum kb_kind k)
 {
         static const char *const names[KB__NKINDS] = {
-            "object",        "node",      "pod",       "podgroup",           "queue",
-            "priorityclass", "namespace", "hypernode", "poddisruptionbudget"};
+            "object",    "node",      "pod",
+            "podgroup",  "queue",     "priorityclass",
+            "namespace", "hypernode", "poddisruptionbudget",
+            "vcjob"};
         return (unsigned)k < KB__NKINDS ? names[k] : "object";
 }
 
@@ -213,6 +215,14 @@ static int decode(enum kb_kind kind, const struct kb_value *obj, void **out, cha
                 return kb_hypernode_decode(obj, (struct kb_hypernode **)out, err, errlen);
         case KB_KIND_PDB:
                 return kb_pdb_decode(obj, (struct kb_pdb **)out, err, errlen);
+        case KB_KIND_VCJOB: {
+                /* Kept only to say whom a Job's PodGroup is for
+                 * (snapshot.c's pg_foreign): its pod templates go. */
+                int rc = kb_vcjob_decode(obj, (struct kb_vcjob **)out, err, errlen);
+                if (!rc)
+                        kb_vcjob_trim(*out);
+                return rc;
+        }
         default:
                 snprintf(err, errlen, "unknown kind");
                 return KB_EBADINPUT;
