@@ -84,6 +84,10 @@ void kb__cache_mark_del(struct kb_cache *c, struct kb__mark *m);
 /* The mark of the pod with this key, or NULL. */
 struct kb__mark *kb__cache_mark_find(const struct kb_cache *c, const char *key);
 void kb__cache_cobj_unref(struct kb__cobj *o);
+/* kinds.c: a kind's name in messages; an object decoded as kind into
+ * *out (0 or KB_EBADINPUT with err), with only what the cache keeps. */
 const char *kb__cache_kind_name(enum kb_kind k);
+int kb__cache_decode(enum kb_kind kind, const struct kb_value *obj, void **out, char *err,
+                     size_t errlen);
 
 #endif /* KB_PKG_CACHE_INT_H */
