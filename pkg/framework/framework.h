@@ -26,12 +26,6 @@
 
 /* ---- the snapshot ------------------------------------------------------- */
 
-/*
- * What a session reads.  The arrays and the objects they point to must stay
- * unchanged while a session runs on them; the session never writes to them.
- * scheduler_names lists the schedulerName values this scheduler serves.
- */
-
 /* A PodGroup's owner that asks for a scheduler kbatch does not serve (a
  * Volcano Job still saying spec.schedulerName: volcano), resolved by
  * whoever builds the snapshot: its controller makes pods only once the
@@ -42,6 +36,11 @@ struct kb_foreign_owner {
         const char *scheduler; /* what it asks for; NULL: nothing to say */
 };
 
+/*
+ * What a session reads.  The arrays and the objects they point to must stay
+ * unchanged while a session runs on them; the session never writes to them.
+ * scheduler_names lists the schedulerName values this scheduler serves.
+ */
 struct kb_snapshot {
         struct kb_node **nodes;
         size_t nnodes;
