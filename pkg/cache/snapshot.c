@@ -95,7 +95,8 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         s->cache = c;
         /* Each object once, and a Volcano Job once per PodGroup it owns
          * (foreign_owners). */
-        total += HASH_COUNT(c->tab[KB_KIND_PODGROUP]);
+        if (HASH_COUNT(c->tab[KB_KIND_VCJOB]))
+                total += HASH_COUNT(c->tab[KB_KIND_PODGROUP]);
         s->refs = kb_xmalloc((total + 1) * sizeof(*s->refs));
 
         /* Acknowledged marks the watch never confirmed are dropped after a
