@@ -176,7 +176,11 @@ static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
                 j->priority = class_priority(s, pg->priority_class_name);
                 j->creation = pg->meta.creation;
                 j->phase = pg_phase(pg);
-                if (snap->pg_foreign && snap->pg_foreign[i].scheduler) {
+                /* Only before admission: a group another scheduler
+                 * admitted (Volcano's, beside kbatch) is left to it, and
+                 * its pending pods, once they exist, say the rest. */
+                if (snap->pg_foreign && snap->pg_foreign[i].scheduler &&
+                    j->phase == KB_PG_PENDING) {
                         j->foreign_owner = &snap->pg_foreign[i];
                         j->foreign_scheduler = j->foreign_owner->scheduler;
                 }

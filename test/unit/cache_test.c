@@ -366,6 +366,17 @@ static void test_vcjob_owner(void **state)
         assert_int_equal(vc_session(c, why, sizeof(why), &inqueue), KB_PG_PENDING);
         assert_non_null(strstr(why, "OtherScheduler: Volcano Job default/test-job"));
 
+        /* Admitted by another scheduler (Volcano's, running beside
+         * kbatch): left to it, no condition of kbatch's. */
+        put(c, KB_KIND_PODGROUP,
+            "{\"metadata\":{\"name\":\"test-job-j1\",\"namespace\":\"default\",\"uid\":"
+            "\"pg1\",\"ownerReferences\":[{\"apiVersion\":\"batch.volcano.sh/v1alpha1\","
+            "\"kind\":\"Job\",\"name\":\"test-job\",\"uid\":\"j2\"}]},\"spec\":{"
+            "\"minMember\":2,\"minResources\":{\"cpu\":\"2\"}},\"status\":{\"phase\":"
+            "\"Inqueue\"}}");
+        assert_int_equal(vc_session(c, why, sizeof(why), &inqueue), KB_PG_INQUEUE);
+        assert_null(strstr(why, "OtherScheduler"));
+
         /* The Job gone: nothing to say. */
         struct kb_value *v = json(VCJOB("volcano", "j2"));
         kb_cache_remove(c, KB_KIND_VCJOB, v);
