@@ -292,6 +292,23 @@ static const char *never_fits(struct kb_session *s, const struct kb_job *j, stru
         return NULL;
 }
 
+/* The overcommit plugin's factor when it votes at enqueue in this
+ * session's conf (as plugins/overcommit.c reads it), else 0. */
+static double overcommit_factor(struct kb_session *s)
+{
+        const struct kb_conf *conf = kb_session_conf(s);
+        for (size_t t = 0; t < conf->ntiers; t++)
+                for (size_t p = 0; p < conf->tiers[t].nplugins; p++) {
+                        const struct kb_plugin_conf *pc = &conf->tiers[t].plugins[p];
+                        if (strcmp(pc->name, "overcommit") ||
+                            !pc->enabled[KB_POINT_JOB_ENQUEUEABLE])
+                                continue;
+                        double f = kb_args_double(pc->arguments, "overcommit-factor", 1.2);
+                        return f < 1.0 ? 1.2 : f;
+                }
+        return 0;
+}
+
 /*
  * Why a group enqueue refused can never be admitted, whatever else runs:
  * its minResources ask more than its queue's capability, or more than the
@@ -328,6 +345,26 @@ static const char *never_admitted(struct kb_session *s, const struct kb_job *j,
                               "can never fit: its minResources ask %s %s, more than the whole "
                               "cluster has (%zu node(s): %s)",
                               kb_res_name(i), n, c->nodes, h);
+                /* The bound is the cluster, not the cluster over-committed:
+                 * Volcano's overcommit admits a group while inqueue +
+                 * minResources <= total * overcommit-factor - used
+                 * (pkg/scheduler/plugins/overcommit/overcommit.go,
+                 * AddJobEnqueueableFn), so one asking less than that may
+                 * yet be admitted, and then sits holding its queue's room
+                 * with pods that cannot all be placed.  The message says
+                 * which of the two it is. */
+                double f = overcommit_factor(s);
+                if (f > 0) {
+                        double over = (double)c->total.q[i] * f;
+                        kb_res_human(i, over, h, sizeof(h));
+                        if ((double)min->q[i] <= over)
+                                kb_buf_printf(b,
+                                              "; overcommit (factor %g) may admit it, up to %s, "
+                                              "but not fit it",
+                                              f, h);
+                        else
+                                kb_buf_printf(b, "; nor with overcommit's factor %g (%s)", f, h);
+                }
                 return b->data;
         }
         return NULL;

@@ -491,6 +491,11 @@ struct kb_podgroup {
          * makes), in ns, 0 where unset; runtime_invalid as for pods. */
         int64_t runtime_limit, job_deadline;
         char *runtime_invalid;
+        /* Its ownerReference to a Volcano Job (batch.volcano.sh, kind Job),
+         * as Volcano's job controller sets it, or NULL: whose
+         * spec.schedulerName says whether its pods will ever be kbatch's
+         * (pkg/cache resolves it into the snapshot's pg_foreign). */
+        struct kb_owner_ref *vcjob;
         char *phase; /* NULL when the object has no status yet */
         int32_t running, succeeded, failed;
         struct kb_condition *conditions;

@@ -36,6 +36,7 @@ void kb_podgroup_free(struct kb_podgroup *pg)
         free(pg->subgroups);
         free(pg->unevaluated);
         free(pg->runtime_invalid);
+        kb__api_owner_free(pg->vcjob);
         free(pg->phase);
         for (size_t i = 0; i < pg->nconditions; i++) {
                 struct kb_condition *c = &pg->conditions[i];
@@ -306,6 +307,8 @@ static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, stru
                 pg->unevaluated = kb_xstrdup(soft.data);
         kb_buf_release(&soft);
         kb__api_podgroup_runtime(pg);
+        if ((rc = kb__api_owner(d, doc, "batch.volcano.sh", "Job", &pg->vcjob)))
+                return rc;
         return podgroup_status(d, kb_value_get(doc, "status"), pg);
 }
 

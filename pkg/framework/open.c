@@ -176,6 +176,14 @@ static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
                 j->priority = class_priority(s, pg->priority_class_name);
                 j->creation = pg->meta.creation;
                 j->phase = pg_phase(pg);
+                /* Only before admission: a group another scheduler
+                 * admitted (Volcano's, beside kbatch) is left to it, and
+                 * its pending pods, once they exist, say the rest. */
+                if (snap->pg_foreign && snap->pg_foreign[i].scheduler &&
+                    j->phase == KB_PG_PENDING) {
+                        j->foreign_owner = &snap->pg_foreign[i];
+                        j->foreign_scheduler = j->foreign_owner->scheduler;
+                }
         }
         if (js->n)
                 qsort(js->v, js->n, sizeof(*js->v), cmp_job_name);
@@ -461,6 +469,13 @@ static void not_ours(struct kb_session *s, struct kb_job *j)
                                     "spec.schedulerName, or a Volcano Job's, to it)",
                                     j->foreign_pods, one ? "pod asks" : "pods ask",
                                     j->foreign_scheduler, b.len ? b.data : "kbatch");
+        const struct kb_foreign_owner *o = j->foreign_owner;
+        if (o) /* the owner, whose field to set, before any pod */
+                j->invalid = kb_pool_printf(&s->pool,
+                                            "%s %s/%s asks for scheduler %s; kbatch serves %s "
+                                            "(set the %s's spec.schedulerName to it)",
+                                            o->kind, o->ns, o->name, o->scheduler,
+                                            b.len ? b.data : "kbatch", o->kind);
         j->invalid_reason = KB_WHY_OTHER_SCHEDULER;
         kb_buf_release(&b);
 }
@@ -481,7 +496,7 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
                 uint32_t n = j->ntasks;
                 j->tasks = kb_pool_alloc(&s->pool, (n + 1) * sizeof(*j->tasks));
                 j->ntasks = 0;
-                if (j->foreign_pods && !j->invalid) {
+                if ((j->foreign_pods || j->foreign_owner) && !j->invalid) {
                         /* Only when ours alone cannot make the gang: a few
                          * pods of another scheduler beside a full gang
                          * (a sidecar job's) do not stop it. */

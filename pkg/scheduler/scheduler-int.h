@@ -41,6 +41,7 @@ enum {
         KB__R_NAMESPACES,
         KB__R_HYPERNODES,
         KB__R_PDBS,
+        KB__R_VCJOBS, /* Volcano Jobs: whom their PodGroups are for */
         KB__NREFL,
 };
 

@@ -871,6 +871,41 @@ static void test_podgroup(void **state)
         kb_object_release(&o);
 }
 
+/* A PodGroup's owner that is a Volcano Job (as Volcano's job controller
+ * sets it), whatever else owns it; a batch/v1 Job is not one. */
+static void test_podgroup_vcjob_owner(void **state)
+{
+        (void)state;
+        struct kb_object o;
+        decode_ok("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                  "metadata:\n  name: test-job-7c1e\n  ownerReferences:\n"
+                  "  - {apiVersion: batch/v1, kind: Job, name: other, uid: b1}\n"
+                  "  - {apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: test-job, "
+                  "uid: 7c1e, controller: true}\n",
+                  &o, KB_KIND_PODGROUP);
+        const struct kb_owner_ref *r = o.podgroup->vcjob;
+        assert_non_null(r);
+        assert_string_equal(r->name, "test-job");
+        assert_string_equal(r->uid, "7c1e");
+        kb_object_release(&o);
+
+        decode_ok("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                  "metadata:\n  name: pg\n  ownerReferences:\n"
+                  "  - {apiVersion: batch/v1, kind: Job, name: other, uid: b1}\n",
+                  &o, KB_KIND_PODGROUP);
+        assert_null(o.podgroup->vcjob);
+        kb_object_release(&o);
+
+        char err[512] = "";
+        assert_int_equal(decode("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                                "metadata:\n  name: pg\n  ownerReferences:\n"
+                                "  - {apiVersion: batch.volcano.sh/v1alpha1, kind: Job}\n",
+                                &o, err, sizeof(err)),
+                         KB_EBADINPUT);
+        assert_string_equal(err, "podgroup default/pg: metadata.ownerReferences[0].name: an owner "
+                                 "reference needs a kind and a name");
+}
+
 /* ---- network topology ------------------------------------------------- */
 
 static void test_network_topology(void **state)
@@ -1662,6 +1697,7 @@ int main(void)
             cmocka_unit_test(test_declared_runtime),
             cmocka_unit_test(test_node),
             cmocka_unit_test(test_podgroup),
+            cmocka_unit_test(test_podgroup_vcjob_owner),
             cmocka_unit_test(test_network_topology),
             cmocka_unit_test(test_queue),
             cmocka_unit_test(test_priorityclass_namespace),
