@@ -31,10 +31,6 @@ trap 'rm -rf "$TMP"' EXIT
 cat >"$TMP/exceptions" <<'EOF'
 # events.c holds the recorder and the rendering together (issue 22).
 long  pkg/scheduler/events.c
-# kubectl-kbatch's main shrinks to 120 lines with its verb table (issue 22,
-# deliverable 4).
-long  cmd/kubectl-kbatch/main.c
-main  cmd/kubectl-kbatch/main.c
 EOF
 
 pass=0
