@@ -232,6 +232,20 @@ void kb__events_release(struct kb_sched *s);
 /* Records kept and records with something unsent (for tests). */
 void kb__events_stats(struct kb_sched *s, size_t *records, size_t *unsent);
 
+/* eventfilter.c: whether the recorder may write an Event now.  The
+ * recorder's own token bucket, and one bucket per involved object (its
+ * key: kind, namespace, name, uid, apiVersion), as client-go's spam
+ * filter.  Loop thread. */
+struct kb__event_filter;
+struct kb__event_filter *kb__event_filter_new(double now);
+void kb__event_filter_free(struct kb__event_filter *f);
+/* Takes a token from object's bucket and then the recorder's; false (and
+ * nothing taken from the recorder's) when either is empty. */
+bool kb__event_filter_admit(struct kb__event_filter *f, const char *object, double now);
+/* Refills the recorder's bucket up to now; ready: it holds a token. */
+void kb__event_filter_refill(struct kb__event_filter *f);
+bool kb__event_filter_ready(const struct kb__event_filter *f);
+
 /* workloads.c: the PodGroups of pods that name none and of
  * scheduler-plugins' PodGroups.  Start watches scheduler-plugins'
  * PodGroups (when the option is on); sync asks for the groups that snap
