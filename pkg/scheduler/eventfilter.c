@@ -24,8 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uthash.h>
-
 #include "scheduler/scheduler-int.h"
 
 /* As client-go's event cache. */
@@ -39,7 +37,6 @@
 
 /* An object's token bucket in the spam filter. */
 struct spam {
-        UT_hash_handle hh;
         struct spam *prev, *next; /* most recently used first */
         double tokens, refilled;
         char key[];
@@ -47,8 +44,8 @@ struct spam {
 
 struct kb__event_filter {
         double tokens, refilled; /* the recorder's own bucket */
-        struct spam *spam, *spam_head, *spam_tail;
-        size_t nspam;
+        struct kb_map spam;      /* object -> struct spam * */
+        struct spam *spam_head, *spam_tail;
 };
 
 struct kb__event_filter *kb__event_filter_new(double now)
@@ -56,6 +53,7 @@ struct kb__event_filter *kb__event_filter_new(double now)
         struct kb__event_filter *f = kb_xcalloc(1, sizeof(*f));
         f->tokens = EVENT_BURST;
         f->refilled = now;
+        kb_map_init(&f->spam, KB_MAP_STR);
         return f;
 }
 
@@ -112,28 +110,26 @@ static void spam_front(struct kb__event_filter *f, struct spam *sp)
  * used one gives way past EVENT_SPAM_OBJECTS, as client-go's LRU). */
 static struct spam *spam_get(struct kb__event_filter *f, const char *object, double now)
 {
-        struct spam *sp;
-        HASH_FIND_STR(f->spam, object, sp);
+        size_t len = strlen(object);
+        uint64_t *found = kb_map_get_str(&f->spam, object, len);
+        struct spam *sp = found ? (struct spam *)(uintptr_t)*found : NULL;
         if (sp) {
                 spam_unlink(f, sp);
                 spam_front(f, sp);
                 return sp;
         }
-        if (f->nspam >= EVENT_SPAM_OBJECTS) {
+        if (kb_map_count(&f->spam) >= EVENT_SPAM_OBJECTS) {
                 struct spam *old = f->spam_tail;
                 spam_unlink(f, old);
-                HASH_DEL(f->spam, old);
+                kb_map_del_str(&f->spam, old->key, strlen(old->key));
                 free(old);
-                f->nspam--;
         }
-        size_t len = strlen(object) + 1;
-        sp = kb_xcalloc(1, sizeof(*sp) + len);
-        memcpy(sp->key, object, len);
+        sp = kb_xcalloc(1, sizeof(*sp) + len + 1);
+        memcpy(sp->key, object, len + 1);
         sp->tokens = EVENT_SPAM_BURST;
         sp->refilled = now;
-        HASH_ADD_STR(f->spam, key, sp);
+        *kb_map_put_str(&f->spam, sp->key, len, NULL) = (uintptr_t)sp;
         spam_front(f, sp);
-        f->nspam++;
         return sp;
 }
 
@@ -157,11 +153,11 @@ void kb__event_filter_free(struct kb__event_filter *f)
 {
         if (!f)
                 return;
-        struct spam *sp, *t;
-        HASH_ITER(hh, f->spam, sp, t)
-        {
-                HASH_DEL(f->spam, sp);
+        /* Every bucket is on the list. */
+        for (struct spam *sp = f->spam_head, *next; sp; sp = next) {
+                next = sp->next;
                 free(sp);
         }
+        kb_map_release(&f->spam);
         free(f);
 }

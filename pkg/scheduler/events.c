@@ -51,8 +51,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uthash.h>
-
 #include "scheduler/scheduler-int.h"
 
 #define EVENT_PATCH_PERIOD 5.0
@@ -68,7 +66,6 @@
 #define EVENT_RECORDS 4096
 
 struct rec {
-        UT_hash_handle hh;
         struct kb_sched *s;
         struct rec *lru_prev, *lru_next; /* most recently used first */
         struct rec *dirty_prev, *dirty_next;
@@ -121,7 +118,7 @@ static struct rec *rec_new(const char *key, const char *object, const char *kind
 }
 
 struct kb__events {
-        struct rec *by_key;
+        struct kb_map by_key; /* rec->key -> struct rec * */
         struct rec *lru_head, *lru_tail;
         struct rec *dirty_head, *dirty_tail;
         size_t n;
@@ -133,6 +130,7 @@ static struct kb__events *recorder(struct kb_sched *s)
 {
         if (!s->events) {
                 s->events = kb_xcalloc(1, sizeof(*s->events));
+                kb_map_init(&s->events->by_key, KB_MAP_STR);
                 s->events->swept = kb_now_mono();
                 s->events->filter = kb__event_filter_new(s->events->swept);
         }
@@ -206,7 +204,7 @@ static void rec_destroy(struct rec *r)
  * answer (every call gets one, cancelled at the latest) frees it. */
 static void rec_free(struct kb__events *ev, struct rec *r)
 {
-        HASH_DEL(ev->by_key, r);
+        kb_map_del_str(&ev->by_key, r->key, strlen(r->key));
         lru_unlink(ev, r);
         dirty_set(ev, r, false);
         ev->n--;
@@ -399,8 +397,8 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
         kb_buf_printf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", kind, ns ? ns : "", name,
                       uid ? uid : "", type, reason);
         double now = kb_now_mono();
-        struct rec *r;
-        HASH_FIND_STR(ev->by_key, key.data, r);
+        uint64_t *found = kb_map_get_str(&ev->by_key, key.data, key.len);
+        struct rec *r = found ? (struct rec *)(uintptr_t)*found : NULL;
         if (r) {
                 if (now - r->last_seen > EVENT_WINDOW && !r->call) {
                         /* The series went quiet: a new Event. */
@@ -425,7 +423,7 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                 free(object);
                 r->s = s;
                 kb_now_time(r->first_time, sizeof(r->first_time));
-                HASH_ADD_KEYPTR(hh, ev->by_key, r->key, strlen(r->key), r);
+                *kb_map_put_str(&ev->by_key, r->key, strlen(r->key), NULL) = (uintptr_t)r;
                 ev->n++;
         }
         kb_buf_release(&key);
@@ -481,12 +479,12 @@ void kb__events_release(struct kb_sched *s)
         struct kb__events *ev = s->events;
         if (!ev)
                 return;
-        struct rec *r, *t;
-        HASH_ITER(hh, ev->by_key, r, t)
-        {
-                r->call = NULL; /* the client is gone by now */
-                rec_free(ev, r);
+        /* Every record is on the LRU list. */
+        while (ev->lru_head) {
+                ev->lru_head->call = NULL; /* the client is gone by now */
+                rec_free(ev, ev->lru_head);
         }
+        kb_map_release(&ev->by_key);
         kb__event_filter_free(ev->filter);
 
         free(ev);
