@@ -158,12 +158,17 @@ static int why_job(struct kk_client *c, const struct kb_value *job, const char *
                 print_podgroup(c, pg, g);
         } else if (!rc) {
                 printf("%-12s%s\n", "PodGroup:", g ? g : "none yet");
-                if (!kb_streq(sched, "kbatch"))
+                /* A Volcano Job in the scheduler's words (open.c, the
+                 * group's OtherScheduler condition), a batch/v1 Job in
+                 * its pods'. */
+                if (!kb_streq(sched, "kbatch") && strcmp(kind, "Job:"))
+                        printf("%-12sVolcano Job %s/%s asks for scheduler %s; kbatch serves "
+                               "kbatch (set the Volcano Job's spec.schedulerName to it)\n",
+                               "Blocker:", c->ns, name ? name : "", sched);
+                else if (!kb_streq(sched, "kbatch"))
                         printf("%-12sits pods ask for scheduler %s; kbatch serves kbatch "
-                               "(set %s to kbatch)\n",
-                               "Blocker:", sched,
-                               strcmp(kind, "Job:") ? "spec.schedulerName"
-                                                    : "spec.template.spec.schedulerName");
+                               "(set spec.template.spec.schedulerName to kbatch)\n",
+                               "Blocker:", sched);
                 if (!served)
                         fprintf(stderr,
                                 "note: this server serves no podgroups.scheduling.volcano.sh: "

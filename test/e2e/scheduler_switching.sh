@@ -284,6 +284,12 @@ YAML
 suid=$($K get vcjob slip -o jsonpath='{.metadata.uid}')
 spg=slip-$suid
 if [ "$SERVER" = k8s ]; then
+        # No Volcano controller here: before its group exists, why
+        # answers for the Job in the scheduler's words.
+        out=$(kubectl kbatch why vcjob/slip 2>&1)
+        expect_match "why vcjob/slip before its group: no PodGroup yet" "$out" '^PodGroup: +none yet'
+        expect_match "and the Job's scheduler, in the group's words" "$out" \
+                "^Blocker: +Volcano Job default/slip asks for scheduler volcano; kbatch serves kbatch \\(set the Volcano Job's spec.schedulerName to it\\)"
         # What Volcano's job controller makes first: the group, owned by
         # the Job; pods only once it is admitted.
         $K apply -f - >/dev/null <<YAML
