@@ -24,7 +24,10 @@
  *     HyperNode binpack score of its pending tasks, then the name; a domain
  *     whose lowest common ancestor with the sub-group's placed tasks is
  *     above that bound is not tried.  Without one (or soft), on the job
- *     domain's nodes.  Tasks go in task order until the sub-group has
+ *     domain's nodes.  With a networkTopology (hard or soft), each task
+ *     takes a node nearest the sub-group's placed tasks first
+ *     (kb_select_node_near, Volcano's node score for a sub-group's HyperNode;
+ *     a soft one is never refused).  Tasks go in task order until the sub-group has
  *     subGroupSize tasks placed; a sub-group that cannot reach it (ready
  *     or pipelined) is undone and drops out of the turn; one whole with
  *     tasks left goes back into the line;
@@ -265,7 +268,10 @@ static bool play_tasks(struct plan *p, struct group *g, const struct kb_domain *
                         continue;
                 const char *why = NULL;
                 struct kb_node_info *n =
-                    d ? kb_select_node_in(s, t, d) : kb_select_node(s, t, &why);
+                    g->mode != KB_TOPOLOGY_NONE
+                        ? kb_select_node_near(s, t, g->tasks, g->ntasks, d, &why)
+                    : d ? kb_select_node_in(s, t, d)
+                        : kb_select_node(s, t, &why);
                 if (!n) {
                         if (!d)
                                 kb_task_fit_failed(t, why);

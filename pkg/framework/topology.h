@@ -80,4 +80,14 @@ static inline bool kb_job_has_topology(const struct kb_job *j)
 struct kb_node_info *kb_select_node_in(struct kb_session *s, struct kb_task *t,
                                        const struct kb_domain *d);
 
+/* The node for t nearest tasks[0..ntasks) placed on nodes (a sub-group's
+ * tasks), within jd (NULL: every node): the lowest domains holding them,
+ * most first, when several; their common domain and each above it below
+ * the top tier; then all of jd.  A node that fits t's idle room before one
+ * that fits only future idle room.  Without such tasks, kb_select_node_in
+ * jd (or kb_select_node, which sets *why). */
+struct kb_node_info *kb_select_node_near(struct kb_session *s, struct kb_task *t,
+                                         struct kb_task *const *tasks, size_t ntasks,
+                                         const struct kb_domain *jd, const char **why);
+
 #endif /* KB_PKG_FRAMEWORK_TOPOLOGY_H */

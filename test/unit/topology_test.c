@@ -636,6 +636,61 @@ static const struct kb_scenario subgroups[] = {
             SG_POD("a0", "role: x") SG_POD("a1", "role: x") SG_POD("b0", "part: y") SG_POD("b1", "part: y"),
         .binds = "a0=s6-n1 a1=s6-n2 b0=s3-n2 b1=s4-n2",
     },
+    {
+        /* A soft sub-group keeps its pods near its first (Volcano master:
+         * allocate.go's allocateResourcesForTasks hands each task the
+         * sub-group's AllocatedHyperNode, and network-topology-aware's
+         * batchNodeOrderFnForNetworkAwarePods scores nodes on that
+         * HyperNode 100, nodes whose common ancestor with it is the top
+         * tier 0).  Racks r1 {n1, n3} and r2 {n2, n4} under b; policy part
+         * (soft, size 2): sub-groups a {a1, a2} and b {b1, b2}, a first
+         * ("/part-a" < "/part-b").  a1 takes the best node, n1 (all alike,
+         * then name); a2 stays in a1's rack: n3 (by name alone it would be
+         * n2).  b1 takes n2, the best left, and b2 its rack's n4.  Which
+         * node a1 takes is a tie (Volcano: at random); that each sub-group
+         * ends in one rack is not. */
+        .name = "sub-groups: a soft sub-group keeps its pods in one rack",
+        .manifests = SG_NODE("n1") SG_NODE("n2") SG_NODE("n3") SG_NODE("n4")
+            HN("r1", "1", M_NODE("n1") ", " M_NODE("n3")) HN("r2", "1", M_NODE("n2") ", " M_NODE("n4"))
+            HN("b", "2", M_HN("r1") ", " M_HN("r2"))
+            PG("pg1", "4", "2024-01-01", SUBGROUPS(SGP("part", "part", SG_SOFT, ", subGroupSize: 2")))
+            SG_POD("a1", "part: a") SG_POD("a2", "part: a") SG_POD("b1", "part: b") SG_POD("b2", "part: b"),
+        .binds = "a1=n1 a2=n3 b1=n2 b2=n4",
+    },
+    {
+        /* A soft sub-group spread over two racks goes on in the rack that
+         * holds more of its pods (Volcano's scoreWithTaskNum among nodes of
+         * the best score: here every node's common ancestor with the
+         * sub-group's HyperNode b is the top tier, score 0, so the tie is
+         * 100 * its pods on the node's rack / its 4 pods: r2 50, r1 25).
+         * Racks r1 {n1, n3}, r2 {n2, n4, n5}; a1 runs on n1, a2 on n2, a3
+         * on n4; a4 waits: n5 in r2 (by name alone, n3). */
+        .name = "sub-groups: a soft sub-group goes on where most of its pods run",
+        .manifests = SG_NODE("n1") SG_NODE("n2") SG_NODE("n3") SG_NODE("n4") SG_NODE("n5")
+            HN("r1", "1", M_NODE("n1") ", " M_NODE("n3"))
+            HN("r2", "1", M_NODE("n2") ", " M_NODE("n4") ", " M_NODE("n5"))
+            HN("b", "2", M_HN("r1") ", " M_HN("r2"))
+            PG("pg1", "4", "2024-01-01", SUBGROUPS(SGP("part", "part", SG_SOFT, ", subGroupSize: 4")))
+            SG_RUN("a1", "part: a", "n1") SG_RUN("a2", "part: a", "n2") SG_RUN("a3", "part: a", "n4")
+            SG_POD("a4", "part: a"),
+        .binds = "a4=n5",
+    },
+    {
+        /* Inside the domain a hard sub-group plays in, its pods keep near
+         * each other too (the same node score applies to hard sub-groups).
+         * Racks r1 {n1, n3}, r2 {n2, n4, n5}, n5 taken by another pod;
+         * policy part (hard tier 2, size 3): no rack has 3 free nodes, so
+         * b.  a1 takes n1 (best, then name); a2 its rack's n3; a3 then n2
+         * (by name alone: n1, n2, n3). */
+        .name = "sub-groups: a hard sub-group keeps its pods near inside its domain",
+        .manifests = SG_NODE("n1") SG_NODE("n2") SG_NODE("n3") SG_NODE("n4") SG_NODE("n5")
+            HN("r1", "1", M_NODE("n1") ", " M_NODE("n3"))
+            HN("r2", "1", M_NODE("n2") ", " M_NODE("n4") ", " M_NODE("n5"))
+            HN("b", "2", M_HN("r1") ", " M_HN("r2")) SG_X("x5", "n5")
+            PG("pg1", "3", "2024-01-01", SUBGROUPS(SGP("part", "part", SG_HARD("2"), ", subGroupSize: 3")))
+            SG_POD("a1", "part: a") SG_POD("a2", "part: a") SG_POD("a3", "part: a"),
+        .binds = "a1=n1 a2=n3 a3=n2",
+    },
 };
 
 /*
