@@ -119,39 +119,6 @@ static bool gang_done(struct plan *p, bool pipelined)
         return true;
 }
 
-/* The policy t joins (its index), and its match values as the sub-group
- * id; pg->nsubgroups for the default sub-group. */
-static size_t policy_of(const struct kb_podgroup *pg, const struct kb_task *t, char *id, size_t n,
-                        long *match_index)
-{
-        const struct kb_meta *m = &t->pod->meta;
-        for (size_t i = 0; i < pg->nsubgroups; i++) {
-                const struct kb_subgroup_policy *sp = &pg->subgroups[i];
-                if (!sp->nmatch_keys ||
-                    (sp->selector.set && !kb_label_selector_matches(&sp->selector, m)))
-                        continue;
-                size_t k, len = (size_t)snprintf(id, n, "/%s-", sp->name);
-                for (k = 0; k < sp->nmatch_keys; k++) {
-                        const char *v = kb_meta_label(m, sp->match_keys[k]);
-                        if (!v || !*v)
-                                break;
-                        if (k == 0) {
-                                char *end;
-                                *match_index = strtol(v, &end, 10);
-                                if (*end || end == v)
-                                        *match_index = 0;
-                        }
-                        if (len < n)
-                                len += (size_t)snprintf(id + len, n - len, "%s%s", k ? "-" : "", v);
-                }
-                if (k == sp->nmatch_keys)
-                        return i;
-        }
-        id[0] = '\0';
-        *match_index = 0;
-        return pg->nsubgroups;
-}
-
 static void group_tasks(struct plan *p, const struct kb_heap *pending)
 {
         struct kb_job *j = p->j;
@@ -161,7 +128,7 @@ static void group_tasks(struct plan *p, const struct kb_heap *pending)
                 struct kb_task *t = j->tasks[i];
                 char id[512];
                 long mi = 0;
-                size_t pi = policy_of(pg, t, id, sizeof(id), &mi);
+                size_t pi = kb_subgroup_of(pg, t, id, sizeof(id), &mi);
                 struct group *g = NULL;
                 for (size_t k = 0; k < p->ng && !g; k++)
                         if (p->g[k].policy_index == pi && strcmp(p->g[k].id, id) == 0)

@@ -31,6 +31,11 @@
  *
  * minTaskMember is checked only when minMember covers the sum of the
  * per-role minimums (Volcano: when MinAvailable >= TaskMinAvailableTotal).
+ * With spec.subGroupPolicy, jobValid, jobReady and jobPipelined also need
+ * every entry's minSubGroups of its sub-groups there, ready or pipelined
+ * (Volcano's CheckSubJobValid, CheckSubJobReady, CheckSubJobPipelined;
+ * pkg/framework/subgroups.c); jobOrder, jobStarving and close count
+ * minMember as Volcano's IsReady / IsStarving do.
  */
 #include <stdio.h>
 #include <string.h>
@@ -105,10 +110,28 @@ static bool is_pipelined(const struct kb_job *j)
 
 struct gang {
         struct kb_session *s;
+        /* Per job index, built on first use: its sub-groups. */
+        struct kb_subgroup_layout **layout;
         /* Per job index, zero between calls: candidates offered, victims
          * taken. */
         uint32_t *offered, *taken;
 };
+
+/* Whether j's sub-groups meet every policy's minSubGroups (Volcano's
+ * CheckSubJobValid, CheckSubJobReady, CheckSubJobPipelined); the unmet
+ * policy's index in *unmet and its count in *have otherwise. */
+static bool subgroups_ok(struct gang *g, const struct kb_job *j, enum kb_subgroup_count which,
+                         long *unmet, int32_t *have)
+{
+        if (!j->pg || !j->pg->nsubgroups)
+                return true;
+        if (!g->layout[j->index])
+                g->layout[j->index] = kb_subgroup_layout(kb_session_pool(g->s), j);
+        long p = kb_subgroups_unmet(j, g->layout[j->index], which, have);
+        if (unmet)
+                *unmet = p;
+        return p < 0;
+}
 
 static const char *gang_valid(void *arg, const struct kb_job *j, const char **reason)
 {
@@ -117,6 +140,20 @@ static const char *gang_valid(void *arg, const struct kb_job *j, const char **re
         if (!roles_ok(j, COUNT_VALID)) {
                 *reason = KB_WHY_ROLE_TASKS;
                 return "Not enough valid pods of each task for gang-scheduling";
+        }
+        long p;
+        int32_t have = 0;
+        if (!subgroups_ok(g, j, KB_SUBGROUPS_VALID, &p, &have)) {
+                /* Volcano's words (gang.go, validJobFn), then which policy. */
+                char why[400];
+                *reason = KB_WHY_ROLE_TASKS;
+                snprintf(why, sizeof(why),
+                         "Not enough valid subGroups of each task for gang-scheduling: "
+                         "spec.subGroupPolicy[%ld] (%s): minSubGroups is %d but the gang's pods "
+                         "form %d sub-group(s) of it",
+                         p, j->pg->subgroups[p].name, (int)j->pg->subgroups[p].min_groups,
+                         (int)have);
+                return kb_session_intern(g->s, why);
         }
         uint32_t valid = 0;
         for (uint32_t i = 0; i < j->ntasks; i++)
@@ -134,14 +171,16 @@ static const char *gang_valid(void *arg, const struct kb_job *j, const char **re
 
 static bool gang_ready(void *arg, const struct kb_job *j)
 {
-        (void)arg;
-        return roles_ok(j, COUNT_READY) && is_ready(j);
+        return roles_ok(j, COUNT_READY) && is_ready(j) &&
+               subgroups_ok(arg, j, KB_SUBGROUPS_READY, NULL, NULL);
 }
 
 static int gang_pipelined(void *arg, const struct kb_job *j)
 {
-        (void)arg;
-        return roles_ok(j, COUNT_PIPELINED) && is_pipelined(j) ? 1 : -1;
+        return roles_ok(j, COUNT_PIPELINED) && is_pipelined(j) &&
+                       subgroups_ok(arg, j, KB_SUBGROUPS_PIPELINED, NULL, NULL)
+                   ? 1
+                   : -1;
 }
 
 /* 0 a partly bound gang, 1 another job not ready, 2 a ready job. */
@@ -201,6 +240,7 @@ static void *gang_open(struct kb_session *s, const struct kb_value *args)
         g->s = s;
         g->offered = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->offered));
         g->taken = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->taken));
+        g->layout = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->layout));
         kb_on_job_valid(s, gang_valid, g);
         kb_on_job_ready(s, gang_ready, g);
         kb_on_job_pipelined(s, gang_pipelined, g);

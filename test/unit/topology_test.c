@@ -609,14 +609,16 @@ static const struct kb_scenario subgroups[] = {
     },
     {
         /* minSubGroups above the sub-groups the pods form: the gang can
-         * never run (Volcano's CheckSubJobValid), and says so. */
+         * never run (Volcano's CheckSubJobValid, in the gang plugin's
+         * validJobFn, with its words), and says so. */
         .name = "sub-groups: fewer sub-groups than minSubGroups",
         .manifests = SG_RACKS2
             PG("pg1", "1", "2024-01-01", SUBGROUPS(SGP("worker", "volcano.sh/partition-id", "",
                                                        ", minSubGroups: 3")))
             SG_POD("w0", "volcano.sh/partition-id: '0'") SG_POD("w2", "volcano.sh/partition-id: '1'"),
         .binds = "",
-        .message = "pg1: spec.subGroupPolicy[0] (worker): minSubGroups is 3 but the gang's pods "
+        .message = "pg1: Not enough valid subGroups of each task for gang-scheduling: "
+                   "spec.subGroupPolicy[0] (worker): minSubGroups is 3 but the gang's pods "
                    "form 2 sub-group(s) of it",
     },
     {
