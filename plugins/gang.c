@@ -12,6 +12,8 @@
  *                gang partly bound (some tasks on nodes) goes first, so that
  *                it completes before others take the room it needs (kbatch;
  *                Volcano orders only by readiness);
+ *   subgroupOrder a gang's sub-groups not yet ready go first (Volcano's
+ *                SubJobOrderFn);
  *   jobStarving  ready plus pipelined tasks below minMember;
  *   victims      (preempt/reclaim) a task while its job keeps more than
  *                minMember ready tasks, counted down in the candidates'
@@ -198,6 +200,14 @@ static int gang_job_order(void *arg, const struct kb_job *l, const struct kb_job
         return lr == rr ? 0 : lr < rr ? -1 : 1;
 }
 
+/* Volcano's gang SubJobOrderFn: sub-groups not yet ready go first. */
+static int gang_subgroup_order(void *arg, const struct kb_subgroup_info *l,
+                               const struct kb_subgroup_info *r)
+{
+        (void)arg;
+        return l->ready == r->ready ? 0 : l->ready ? 1 : -1;
+}
+
 static bool gang_starving(void *arg, const struct kb_job *j)
 {
         (void)arg;
@@ -245,6 +255,7 @@ static void *gang_open(struct kb_session *s, const struct kb_value *args)
         kb_on_job_ready(s, gang_ready, g);
         kb_on_job_pipelined(s, gang_pipelined, g);
         kb_on_job_order(s, gang_job_order, g);
+        kb_on_subgroup_order(s, gang_subgroup_order, g);
         kb_on_job_starving(s, gang_starving, g);
         kb_on_preemptable(s, gang_victims, g, 0);
         kb_on_reclaimable(s, gang_victims, g);

@@ -639,6 +639,25 @@ static const struct kb_scenario subgroups[] = {
         .binds = "a0=s6-n1 a1=s6-n2 b0=s3-n2 b1=s4-n2",
     },
     {
+        /* The priority plugin orders sub-groups by their tasks' highest
+         * priority (Volcano's priority SubJobOrderFn, ahead of gang's in
+         * the default conf).  Nodes n1, n2 take one pod each; policy part
+         * (size 2, minSubGroups 1), minMember 2: sub-group a {a1, a2}
+         * (priority 10) and b {b1, b2} (priority 1000).  b goes first and
+         * is the one sub-group needed: b1=n1, b2=n2, and the gang is ready
+         * (by match value and id alone, a would go first and take both). */
+        .name = "sub-groups: the higher-priority sub-group goes first",
+        .manifests = SG_NODE("n1") SG_NODE("n2")
+            PRIORITY_CLASS("lo", "10") PRIORITY_CLASS("hi", "1000")
+            PG("pg1", "2", "2024-01-01", SUBGROUPS(SGP("part", "part", "",
+                                                       ", subGroupSize: 2, minSubGroups: 1")))
+            POD("a1", ", labels: {part: a}" IN_GROUP("pg1"), "  schedulerName: kbatch\n  priorityClassName: lo\n" SG_REQ, "")
+            POD("a2", ", labels: {part: a}" IN_GROUP("pg1"), "  schedulerName: kbatch\n  priorityClassName: lo\n" SG_REQ, "")
+            POD("b1", ", labels: {part: b}" IN_GROUP("pg1"), "  schedulerName: kbatch\n  priorityClassName: hi\n" SG_REQ, "")
+            POD("b2", ", labels: {part: b}" IN_GROUP("pg1"), "  schedulerName: kbatch\n  priorityClassName: hi\n" SG_REQ, ""),
+        .binds = "b1=n1 b2=n2",
+    },
+    {
         /* A soft sub-group keeps its pods near its first (Volcano master:
          * allocate.go's allocateResourcesForTasks hands each task the
          * sub-group's AllocatedHyperNode, and network-topology-aware's
