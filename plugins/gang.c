@@ -119,14 +119,17 @@ struct gang {
         uint32_t *offered, *taken;
 };
 
+static inline bool has_subgroups(const struct kb_job *j)
+{
+        return j->pg && j->pg->nsubgroups;
+}
+
 /* Whether j's sub-groups meet every policy's minSubGroups (Volcano's
  * CheckSubJobValid, CheckSubJobReady, CheckSubJobPipelined); the unmet
  * policy's index in *unmet and its count in *have otherwise. */
 static bool subgroups_ok(struct gang *g, const struct kb_job *j, enum kb_subgroup_count which,
                          long *unmet, int32_t *have)
 {
-        if (!j->pg || !j->pg->nsubgroups)
-                return true;
         if (!g->layout[j->index])
                 g->layout[j->index] = kb_subgroup_layout(kb_session_pool(g->s), j);
         long p = kb_subgroups_unmet(j, g->layout[j->index], which, have);
@@ -142,20 +145,6 @@ static const char *gang_valid(void *arg, const struct kb_job *j, const char **re
         if (!roles_ok(j, COUNT_VALID)) {
                 *reason = KB_WHY_ROLE_TASKS;
                 return "Not enough valid pods of each task for gang-scheduling";
-        }
-        long p;
-        int32_t have = 0;
-        if (!subgroups_ok(g, j, KB_SUBGROUPS_VALID, &p, &have)) {
-                /* Volcano's words (gang.go, validJobFn), then which policy. */
-                char why[400];
-                *reason = KB_WHY_ROLE_TASKS;
-                snprintf(why, sizeof(why),
-                         "Not enough valid subGroups of each task for gang-scheduling: "
-                         "spec.subGroupPolicy[%ld] (%s): minSubGroups is %d but the gang's pods "
-                         "form %d sub-group(s) of it",
-                         p, j->pg->subgroups[p].name, (int)j->pg->subgroups[p].min_groups,
-                         (int)have);
-                return kb_session_intern(g->s, why);
         }
         uint32_t valid = 0;
         for (uint32_t i = 0; i < j->ntasks; i++)
@@ -173,16 +162,53 @@ static const char *gang_valid(void *arg, const struct kb_job *j, const char **re
 
 static bool gang_ready(void *arg, const struct kb_job *j)
 {
-        return roles_ok(j, COUNT_READY) && is_ready(j) &&
-               subgroups_ok(arg, j, KB_SUBGROUPS_READY, NULL, NULL);
+        (void)arg;
+        return roles_ok(j, COUNT_READY) && is_ready(j);
 }
 
 static int gang_pipelined(void *arg, const struct kb_job *j)
 {
-        return roles_ok(j, COUNT_PIPELINED) && is_pipelined(j) &&
-                       subgroups_ok(arg, j, KB_SUBGROUPS_PIPELINED, NULL, NULL)
-                   ? 1
-                   : -1;
+        (void)arg;
+        return roles_ok(j, COUNT_PIPELINED) && is_pipelined(j) ? 1 : -1;
+}
+
+/* The same with sub-groups, registered instead when a job of the session
+ * has any (so that the others pay nothing).  Volcano's validJobFn checks
+ * the roles, then CheckSubJobValid, then the count. */
+static const char *gang_valid_sg(void *arg, const struct kb_job *j, const char **reason)
+{
+        struct gang *g = arg;
+        long p;
+        int32_t have = 0;
+        if (has_subgroups(j) && roles_ok(j, COUNT_VALID) &&
+            !subgroups_ok(g, j, KB_SUBGROUPS_VALID, &p, &have)) {
+                /* Volcano's words (gang.go, validJobFn), then which policy. */
+                char why[400];
+                *reason = KB_WHY_ROLE_TASKS;
+                snprintf(why, sizeof(why),
+                         "Not enough valid subGroups of each task for gang-scheduling: "
+                         "spec.subGroupPolicy[%ld] (%s): minSubGroups is %d but the gang's pods "
+                         "form %d sub-group(s) of it",
+                         p, j->pg->subgroups[p].name, (int)j->pg->subgroups[p].min_groups,
+                         (int)have);
+                return kb_session_intern(g->s, why);
+        }
+        return gang_valid(arg, j, reason);
+}
+
+static bool gang_ready_sg(void *arg, const struct kb_job *j)
+{
+        return gang_ready(arg, j) &&
+               (!has_subgroups(j) || subgroups_ok(arg, j, KB_SUBGROUPS_READY, NULL, NULL));
+}
+
+static int gang_pipelined_sg(void *arg, const struct kb_job *j)
+{
+        int v = gang_pipelined(arg, j);
+        return v > 0 && has_subgroups(j) &&
+                       !subgroups_ok(arg, j, KB_SUBGROUPS_PIPELINED, NULL, NULL)
+                   ? -1
+                   : v;
 }
 
 /* 0 a partly bound gang, 1 another job not ready, 2 a ready job. */
@@ -246,14 +272,17 @@ static void *gang_open(struct kb_session *s, const struct kb_value *args)
         (void)args;
         struct gang *g = kb_pool_alloc(kb_session_pool(s), sizeof(*g));
         size_t njobs;
-        kb_session_jobs(s, &njobs);
+        struct kb_job **jobs = kb_session_jobs(s, &njobs);
         g->s = s;
         g->offered = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->offered));
         g->taken = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->taken));
         g->layout = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->layout));
-        kb_on_job_valid(s, gang_valid, g);
-        kb_on_job_ready(s, gang_ready, g);
-        kb_on_job_pipelined(s, gang_pipelined, g);
+        bool sg = false;
+        for (size_t i = 0; i < njobs && !sg; i++)
+                sg = has_subgroups(jobs[i]);
+        kb_on_job_valid(s, sg ? gang_valid_sg : gang_valid, g);
+        kb_on_job_ready(s, sg ? gang_ready_sg : gang_ready, g);
+        kb_on_job_pipelined(s, sg ? gang_pipelined_sg : gang_pipelined, g);
         kb_on_job_order(s, gang_job_order, g);
         kb_on_subgroup_order(s, gang_subgroup_order, g);
         kb_on_job_starving(s, gang_starving, g);
