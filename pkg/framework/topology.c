@@ -387,6 +387,12 @@ struct kb_node_info *kb_select_node_near(struct kb_session *s, struct kb_task *t
                                          struct kb_task *const *tasks, size_t ntasks,
                                          const struct kb_domain *jd, const char **why)
 {
+        /* A lowest domain (its last node is its own: a domain's own nodes
+         * are laid out before its children's): every node of it is as
+         * near as any other, O(1). */
+        if (jd && s->topo_order && jd->hi > jd->lo &&
+            s->topo->node_domain[s->topo_order[jd->hi - 1]] == (int32_t)jd->index)
+                return kb_select_node_in(s, t, jd);
         size_t nd;
         const struct kb_domain *doms = kb_session_topology_domains(s, &nd);
         const struct kb_domain *placed = nd ? kb_tasks_domain(s, tasks, ntasks, NULL) : NULL;

@@ -191,14 +191,17 @@ static const struct kb_scenario placement[] = {
     },
     {
         /* The same gang with highestTierAllowed 2: no rack holds it, the
-         * block does (8 free).  In b1 nodeorder spreads it: g-0 n1 (all
-         * tie: name), g-1 n2 (n1 is the fuller now), g-2 n3, g-3 n4, g-4
-         * n1 (all tie again). */
+         * block does (8 free).  In b1 each pod goes nearest those placed
+         * (Volcano's network-topology-aware node score: 100 on the job's
+         * own rack, 0 where the common ancestor is the top tier, b1), and
+         * within a rack nodeorder spreads: g-0 n1 (all tie: name), g-1 n2
+         * (r1, n1 the fuller now), g-2 n1, g-3 n2; r1 is full, so g-4 n3
+         * (by nodeorder and name alone: n1 n2 n3 n4 n1). */
         .name = "topology: highestTierAllowed lets a gang span a block",
         .conf = CONF_LABELS,
         .manifests = RACKS FOREIGN("f1", "n1", "2") FOREIGN("f2", "n2", "2")
             FOREIGN("f3", "n3", "2") FOREIGN("f4", "n4", "2") GANG("g", "5", "5", "1", HARD("2")),
-        .binds = "g-0=n1 g-1=n2 g-2=n3 g-3=n4 g-4=n1",
+        .binds = "g-0=n1 g-1=n2 g-2=n1 g-3=n2 g-4=n3",
         .domains = "g=b1",
     },
     {
@@ -232,7 +235,7 @@ static const struct kb_scenario placement[] = {
         .conf = CONF_LABELS,
         .manifests = RACKS FOREIGN("f1", "n1", "2") FOREIGN("f2", "n2", "2")
             FOREIGN("f3", "n3", "2") FOREIGN("f4", "n4", "2") GANG("g", "5", "5", "1", SOFT("1")),
-        .binds = "g-0=n1 g-1=n2 g-2=n3 g-3=n4 g-4=n1",
+        .binds = "g-0=n1 g-1=n2 g-2=n1 g-3=n2 g-4=n3",
         .domains = "g=b1",
     },
     {
@@ -272,6 +275,42 @@ static const struct kb_scenario placement[] = {
             POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), ""),
         .binds = "g-2=n2",
         .domains = "g=r1",
+    },
+    {
+        /* A rescheduled gang's next pods go near its running ones (Volcano:
+         * allocateResourcesForTasks hands each task the job's
+         * AllocatedHyperNode, and network-topology-aware's batchNodeOrderFn
+         * scores nodes on that rack 100, nodes whose common ancestor with
+         * it is the top tier 0).  Other pods take 3 cpu of n1, n2 and n4,
+         * 2 of n3; gang g (hard tier 2, minMember 4) runs g-0 on n3 (r2)
+         * and g-1..g-3 wait.  Every node has 1 cpu free: no rack holds 3,
+         * so b1.  g-1 n3 and g-2 n4 (r2, g-0's rack; n3 first by name),
+         * then r2 is full and g-3 takes n1 (all alike: name).  By nodeorder
+         * and name alone: n1, n2, n3. */
+        .name = "topology: a rescheduled gang goes on next to its running pods",
+        .conf = CONF_LABELS,
+        .manifests = RACKS FOREIGN("f1", "n1", "3") FOREIGN("f2", "n2", "3")
+            FOREIGN("f3", "n3", "2") FOREIGN("f4", "n4", "3")
+            PG("g", "4", "2024-01-01", HARD("2")) RUNNING("g-0", "g", "n3")
+            POD("g-1", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("g-3", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "g-1=n3 g-2=n4 g-3=n1",
+        .domains = "g=b1",
+    },
+    {
+        /* The same with mode soft: b1 is the allowed domain it tries
+         * first, and the pods go the same way. */
+        .name = "topology: a rescheduled soft gang goes on next to its running pods",
+        .conf = CONF_LABELS,
+        .manifests = RACKS FOREIGN("f1", "n1", "3") FOREIGN("f2", "n2", "3")
+            FOREIGN("f3", "n3", "2") FOREIGN("f4", "n4", "3")
+            PG("g", "4", "2024-01-01", SOFT("2")) RUNNING("g-0", "g", "n3")
+            POD("g-1", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("g-3", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "g-1=n3 g-2=n4 g-3=n1",
+        .domains = "g=b1",
     },
     {
         /* Volcano master's allocate_test.go, "hard network topology
