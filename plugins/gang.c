@@ -12,6 +12,8 @@
  *                gang partly bound (some tasks on nodes) goes first, so that
  *                it completes before others take the room it needs (kbatch;
  *                Volcano orders only by readiness);
+ *   subgroupOrder a gang's sub-groups not yet ready go first (Volcano's
+ *                SubJobOrderFn);
  *   jobStarving  ready plus pipelined tasks below minMember;
  *   victims      (preempt/reclaim) a task while its job keeps more than
  *                minMember ready tasks, counted down in the candidates'
@@ -31,6 +33,11 @@
  *
  * minTaskMember is checked only when minMember covers the sum of the
  * per-role minimums (Volcano: when MinAvailable >= TaskMinAvailableTotal).
+ * With spec.subGroupPolicy, jobValid, jobReady and jobPipelined also need
+ * every entry's minSubGroups of its sub-groups there, ready or pipelined
+ * (Volcano's CheckSubJobValid, CheckSubJobReady, CheckSubJobPipelined;
+ * pkg/framework/subgroups.c); jobOrder, jobStarving and close count
+ * minMember as Volcano's IsReady / IsStarving do.
  */
 #include <stdio.h>
 #include <string.h>
@@ -105,10 +112,31 @@ static bool is_pipelined(const struct kb_job *j)
 
 struct gang {
         struct kb_session *s;
+        /* Per job index, built on first use: its sub-groups. */
+        struct kb_subgroup_layout **layout;
         /* Per job index, zero between calls: candidates offered, victims
          * taken. */
         uint32_t *offered, *taken;
 };
+
+static inline bool has_subgroups(const struct kb_job *j)
+{
+        return j->pg && j->pg->nsubgroups;
+}
+
+/* Whether j's sub-groups meet every policy's minSubGroups (Volcano's
+ * CheckSubJobValid, CheckSubJobReady, CheckSubJobPipelined); the unmet
+ * policy's index in *unmet and its count in *have otherwise. */
+static bool subgroups_ok(struct gang *g, const struct kb_job *j, enum kb_subgroup_count which,
+                         long *unmet, int32_t *have)
+{
+        if (!g->layout[j->index])
+                g->layout[j->index] = kb_subgroup_layout(kb_session_pool(g->s), j);
+        long p = kb_subgroups_unmet(j, g->layout[j->index], which, have);
+        if (unmet)
+                *unmet = p;
+        return p < 0;
+}
 
 static const char *gang_valid(void *arg, const struct kb_job *j, const char **reason)
 {
@@ -144,6 +172,45 @@ static int gang_pipelined(void *arg, const struct kb_job *j)
         return roles_ok(j, COUNT_PIPELINED) && is_pipelined(j) ? 1 : -1;
 }
 
+/* The same with sub-groups, registered instead when a job of the session
+ * has any (so that the others pay nothing).  Volcano's validJobFn checks
+ * the roles, then CheckSubJobValid, then the count. */
+static const char *gang_valid_sg(void *arg, const struct kb_job *j, const char **reason)
+{
+        struct gang *g = arg;
+        long p;
+        int32_t have = 0;
+        if (has_subgroups(j) && roles_ok(j, COUNT_VALID) &&
+            !subgroups_ok(g, j, KB_SUBGROUPS_VALID, &p, &have)) {
+                /* Volcano's words (gang.go, validJobFn), then which policy. */
+                char why[400];
+                *reason = KB_WHY_ROLE_TASKS;
+                snprintf(why, sizeof(why),
+                         "Not enough valid subGroups of each task for gang-scheduling: "
+                         "spec.subGroupPolicy[%ld] (%s): minSubGroups is %d but the gang's pods "
+                         "form %d sub-group(s) of it",
+                         p, j->pg->subgroups[p].name, (int)j->pg->subgroups[p].min_groups,
+                         (int)have);
+                return kb_session_intern(g->s, why);
+        }
+        return gang_valid(arg, j, reason);
+}
+
+static bool gang_ready_sg(void *arg, const struct kb_job *j)
+{
+        return gang_ready(arg, j) &&
+               (!has_subgroups(j) || subgroups_ok(arg, j, KB_SUBGROUPS_READY, NULL, NULL));
+}
+
+static int gang_pipelined_sg(void *arg, const struct kb_job *j)
+{
+        int v = gang_pipelined(arg, j);
+        return v > 0 && has_subgroups(j) &&
+                       !subgroups_ok(arg, j, KB_SUBGROUPS_PIPELINED, NULL, NULL)
+                   ? -1
+                   : v;
+}
+
 /* 0 a partly bound gang, 1 another job not ready, 2 a ready job. */
 static int rank(const struct kb_job *j)
 {
@@ -157,6 +224,14 @@ static int gang_job_order(void *arg, const struct kb_job *l, const struct kb_job
         (void)arg;
         int lr = rank(l), rr = rank(r);
         return lr == rr ? 0 : lr < rr ? -1 : 1;
+}
+
+/* Volcano's gang SubJobOrderFn: sub-groups not yet ready go first. */
+static int gang_subgroup_order(void *arg, const struct kb_subgroup_info *l,
+                               const struct kb_subgroup_info *r)
+{
+        (void)arg;
+        return l->ready == r->ready ? 0 : l->ready ? 1 : -1;
 }
 
 static bool gang_starving(void *arg, const struct kb_job *j)
@@ -197,14 +272,19 @@ static void *gang_open(struct kb_session *s, const struct kb_value *args)
         (void)args;
         struct gang *g = kb_pool_alloc(kb_session_pool(s), sizeof(*g));
         size_t njobs;
-        kb_session_jobs(s, &njobs);
+        struct kb_job **jobs = kb_session_jobs(s, &njobs);
         g->s = s;
         g->offered = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->offered));
         g->taken = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->taken));
-        kb_on_job_valid(s, gang_valid, g);
-        kb_on_job_ready(s, gang_ready, g);
-        kb_on_job_pipelined(s, gang_pipelined, g);
+        g->layout = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*g->layout));
+        bool sg = false;
+        for (size_t i = 0; i < njobs && !sg; i++)
+                sg = has_subgroups(jobs[i]);
+        kb_on_job_valid(s, sg ? gang_valid_sg : gang_valid, g);
+        kb_on_job_ready(s, sg ? gang_ready_sg : gang_ready, g);
+        kb_on_job_pipelined(s, sg ? gang_pipelined_sg : gang_pipelined, g);
         kb_on_job_order(s, gang_job_order, g);
+        kb_on_subgroup_order(s, gang_subgroup_order, g);
         kb_on_job_starving(s, gang_starving, g);
         kb_on_preemptable(s, gang_victims, g, 0);
         kb_on_reclaimable(s, gang_victims, g);
