@@ -39,18 +39,21 @@ bool kb__fault_roll(struct kb_apiserver *srv, double rate)
         return (double)(kb__rand(srv) >> 11) / 9007199254740992.0 < rate;
 }
 
+/* The document is stored frozen (kb_value_freeze): one block, exactly
+ * sized, each distinct text once; v is freed. */
 struct kb_doc *kb__doc_new(struct kb_value *v)
 {
         struct kb_doc *d = kb_xmalloc(sizeof(*d));
         d->refs = 1;
-        d->v = v;
+        d->v = kb_value_freeze(v);
+        kb_value_free(v);
         return d;
 }
 
 void kb__doc_unref(struct kb_doc *d)
 {
         if (d && --d->refs == 0) {
-                kb_value_free(d->v);
+                kb_value_free_frozen(d->v);
                 free(d);
         }
 }
@@ -144,7 +147,7 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
         if (o) {
                 free(key);
                 struct kb_doc *old = o->doc;
-                notify_write(srv, rt, o->key, old->v, v);
+                notify_write(srv, rt, o->key, old->v, d->v);
                 o->doc = d;
                 hist_push(srv, KB_EV_MODIFIED, rt, d, old);
                 kb__doc_unref(old);
@@ -154,7 +157,7 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
                 o->doc = d;
                 HASH_ADD_KEYPTR(hh, rt->objs, o->key, strlen(o->key), o);
                 kb__index_insert(rt, o);
-                notify_write(srv, rt, o->key, NULL, v);
+                notify_write(srv, rt, o->key, NULL, d->v);
                 hist_push(srv, KB_EV_ADDED, rt, d, NULL);
         }
         return d;

@@ -148,6 +148,16 @@ struct kb_value *kb_value_clone(const struct kb_value *v);
 void kb_value_free(struct kb_value *v); /* NULL does nothing */
 bool kb_value_equal(const struct kb_value *a, const struct kb_value *b);
 
+/*
+ * A read-only copy of v in one allocation, the members of its objects
+ * exactly sized and each distinct text written once (pkg/value/freeze.c):
+ * how kbatch-apiserver stores documents.  Equal leaves may be one node, so
+ * it must never be changed: read it, emit it, clone it (the clone is an
+ * ordinary tree).  Free it with kb_value_free_frozen, never kb_value_free.
+ */
+struct kb_value *kb_value_freeze(const struct kb_value *v);
+void kb_value_free_frozen(struct kb_value *v); /* NULL does nothing */
+
 /* Appends val (ownership passes to arr). */
 void kb_value_append(struct kb_value *arr, struct kb_value *val);
 /* Sets obj[key] = val, replacing and freeing any old value in place (the

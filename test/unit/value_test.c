@@ -317,6 +317,79 @@ static void test_many_keys_linear(void **state)
         free(yaml);
 }
 
+/* A frozen copy (what kbatch-apiserver stores) reads and emits as the
+ * tree it copies; each distinct text is written once and equal leaves are
+ * one node; it is one allocation (kb_value_free_frozen is a single free,
+ * so ASan's leak check would see any other); a clone is an ordinary tree. */
+static void test_freeze(void **state)
+{
+        (void)state;
+        const char *in =
+            "{\"metadata\":{\"name\":\"p\",\"labels\":{\"app\":\"x\"},\"managedFields\":["
+            "{\"manager\":\"m\",\"time\":\"2026-01-01T00:00:00Z\",\"fieldsV1\":"
+            "{\"f:metadata\":{\"f:labels\":{\"f:app\":{}}}}},"
+            "{\"manager\":\"k\",\"time\":\"2026-01-01T00:00:00Z\",\"fieldsV1\":"
+            "{\"f:status\":{\"f:phase\":{}}}}]},"
+            "\"spec\":{\"n\":1,\"s\":\"1\",\"x\":1.50,\"t\":true,\"f\":false,\"z\":null,"
+            "\"e\":[],\"o\":{},\"a\":[1,\"1\",[],{},null]},\"status\":{\"phase\":\"x\"}}";
+        struct kb_value *v;
+        assert_int_equal(kb_json_parse(in, strlen(in), &v, NULL, 0), 0);
+        struct kb_value *f = kb_value_freeze(v);
+        char *a = kb_json_emit(v, false), *b = kb_json_emit(f, true), *c = kb_json_emit(v, true);
+        free(a);
+        a = kb_json_emit(f, false);
+        assert_string_equal(a, in);
+        assert_string_equal(b, c);
+        free(a);
+        free(b);
+        free(c);
+        assert_true(kb_value_equal(f, v));
+        kb_value_free(v);
+
+        const struct kb_value *mf = kb_value_dig(f, "metadata", "managedFields");
+        const struct kb_value *m0 = mf->arr.v[0], *m1 = mf->arr.v[1];
+        assert_ptr_equal(m0->obj.m[1].key, m1->obj.m[1].key);     /* "time" */
+        assert_ptr_equal(kb_value_get(m0, "time"), kb_value_get(m1, "time"));
+        assert_ptr_equal(kb_value_dig(f, "metadata", "labels", "app"),
+                         kb_value_dig(f, "status", "phase")); /* both "x" */
+        const struct kb_value *spec = kb_value_get(f, "spec");
+        assert_int_equal(kb_value_get(spec, "n")->type, KB_VNUMBER);
+        assert_int_equal(kb_value_get(spec, "s")->type, KB_VSTRING);
+        assert_ptr_equal(kb_value_get(spec, "n")->s, kb_value_get(spec, "s")->s);
+        assert_string_equal(kb_value_text(kb_value_get(spec, "x")), "1.50");
+        assert_int_equal(spec->obj.n, spec->obj.cap);
+
+        /* A clone is an ordinary tree: it can be changed and freed. */
+        struct kb_value *cl = kb_value_clone(f);
+        kb_value_set(kb_value_get(cl, "spec"), "o", kb_value_new_string("y"));
+        kb_value_append(kb_value_dig(cl, "spec", "e"), kb_value_new_int(2));
+        kb_value_free(kb_value_take(cl, "status"));
+        kb_value_free(cl);
+        kb_value_free_frozen(f);
+
+        /* Leaves and empty containers as the root are still one block. */
+        const char *roots[] = {"{}", "[]", "null", "true", "\"s\"", "7"};
+        for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+                assert_int_equal(kb_json_parse(roots[i], strlen(roots[i]), &v, NULL, 0), 0);
+                f = kb_value_freeze(v);
+                a = kb_json_emit(f, false);
+                assert_string_equal(a, roots[i]);
+                free(a);
+                kb_value_free(v);
+                kb_value_free_frozen(f);
+        }
+
+        /* A large object keeps its key index. */
+        char *json = big_labels(false);
+        assert_int_equal(kb_json_parse(json, strlen(json), &v, NULL, 0), 0);
+        f = kb_value_freeze(v);
+        kb_value_free(v);
+        kb__value_key_compares = 0;
+        assert_true(check_labels(f) < 2 * BIG_KEYS);
+        kb_value_free_frozen(f);
+        free(json);
+}
+
 /* The 701-byte "billion laughs": nine aliases of nine aliases, nine levels
  * deep, would be 9^9 nodes.  It is refused at its first expansion that
  * passes ten nodes per event plus 10,000, naming the problem and the
@@ -477,6 +550,7 @@ int main(void)
             cmocka_unit_test(test_int_reading),
             cmocka_unit_test(test_time),
             cmocka_unit_test(test_many_keys_linear),
+            cmocka_unit_test(test_freeze),
             cmocka_unit_test(test_yaml_alias_bomb),
             cmocka_unit_test(test_nul_refused),
             cmocka_unit_test(test_nul_pooled),
