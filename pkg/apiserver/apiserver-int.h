@@ -188,6 +188,7 @@ struct kb_store_observer {
 
 struct kb_apiserver {
         struct kb_apiserver_opts opts;
+        struct kb_value_shares *shares; /* what stored documents share (store.c) */
         pthread_mutex_t mu;
         pthread_cond_t cond;
         uint64_t rv;
@@ -248,7 +249,7 @@ bool kb__is_podgroups(const struct kb_rtype *rt);
 
 /* ---- store (store.c), caller holds srv->mu --------------------------- */
 
-struct kb_doc *kb__doc_new(struct kb_value *v);
+struct kb_doc *kb__doc_new(struct kb_apiserver *srv, struct kb_value *v);
 void kb__doc_unref(struct kb_doc *d);
 struct kb_obj *kb__obj_find(struct kb_rtype *rt, const char *ns, const char *name);
 /* Stores v (owned; freed, a frozen copy kept) as the new state: sets rv, records

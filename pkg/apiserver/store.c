@@ -39,13 +39,35 @@ bool kb__fault_roll(struct kb_apiserver *srv, double rate)
         return (double)(kb__rand(srv) >> 11) / 9007199254740992.0 < rate;
 }
 
-/* The document is stored frozen (kb_value_freeze): one block, exactly
- * sized, each distinct text once; v is freed. */
-struct kb_doc *kb__doc_new(struct kb_value *v)
+/*
+ * What a template repeats in every object made from it, kept once
+ * store-wide (kb_value_freeze_shared): managedFields' field sets, a pod's
+ * containers, labels and annotations, the conditions written in one tick.
+ * Any member of these names is looked up by its content, so a rare one
+ * costs a table entry and nothing else.
+ */
+static bool shared_key(const char *key)
 {
+        static const char *const keys[] = {
+            "fieldsV1",    "containers", "initContainers",  "labels",       "annotations",
+            "tolerations", "volumes",    "affinity",        "nodeSelector", "securityContext",
+            "conditions",  "source",     "ownerReferences", "template"};
+        for (size_t i = 0; i < KB_ARRAY_SIZE(keys); i++)
+                if (!strcmp(key, keys[i]))
+                        return true;
+        return false;
+}
+
+/* The document is stored frozen (kb_value_freeze_shared): one block,
+ * exactly sized, each distinct text once, what templates repeat shared with
+ * other documents; v is freed. */
+struct kb_doc *kb__doc_new(struct kb_apiserver *srv, struct kb_value *v)
+{
+        if (!srv->shares)
+                srv->shares = kb_value_shares_new(shared_key);
         struct kb_doc *d = kb_xmalloc(sizeof(*d));
         d->refs = 1;
-        d->v = kb_value_freeze(v);
+        d->v = kb_value_freeze_shared(v, srv->shares);
         kb_value_free(v);
         return d;
 }
@@ -143,7 +165,7 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
         HASH_FIND_STR(rt->objs, key, o);
         srv->rv++;
         set_rv(v, srv->rv);
-        struct kb_doc *d = kb__doc_new(v);
+        struct kb_doc *d = kb__doc_new(srv, v);
         if (o) {
                 free(key);
                 struct kb_doc *old = o->doc;
@@ -173,7 +195,7 @@ void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_o
         srv->rv++;
         struct kb_value *last = kb_value_clone(o->doc->v);
         set_rv(last, srv->rv);
-        struct kb_doc *d = kb__doc_new(last);
+        struct kb_doc *d = kb__doc_new(srv, last);
         hist_push(srv, KB_EV_DELETED, rt, d, NULL);
         kb__doc_unref(d);
         kb__doc_unref(o->doc);
@@ -464,4 +486,5 @@ void kb__store_free(struct kb_apiserver *srv)
         for (size_t i = 0; i < srv->ntypes; i++)
                 kb__type_free(srv->types[i]);
         free(srv->types);
+        kb_value_shares_free(srv->shares);
 }

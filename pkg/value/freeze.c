@@ -13,6 +13,17 @@
  * node; null, true, false, {} and [] leaves point at shared constants.  So
  * the copy is a DAG: it must never be changed nor given to kb_value_free.
  *
+ * With a table of shares (kb_value_shares_new), the members whose key the
+ * table's rule names (kbatch-apiserver: managedFields' fieldsV1, a pod's
+ * containers, labels, ...: what every pod of a template repeats) are
+ * frozen once per distinct value, store-wide: the document points at the
+ * shared copy and holds a count on it, dropped when the document is freed.
+ * The block then starts with the list of shares it holds, its length just
+ * before the root:
+ *
+ *     [share 0] .. [share n-1] [n] [root node] [nodes] [members] [elements]
+ *     [key indexes] [text]
+ *
  * Two passes: the first walks the tree counting nodes and slots and
  * entering each text in a table of distinct texts (SipHash, so no sender
  * can make the table degrade); the second lays out the block.  Both walk
@@ -37,12 +48,31 @@ struct text {
         const char *s;
         size_t len;
         uint64_t hash;
-        char *copy;                       /* in the block (second pass) */
-        struct kb_value *str, *num;       /* the leaf nodes (second pass) */
-        bool want_str, want_num;          /* counted (first pass) */
+        char *copy;                 /* in the block (second pass) */
+        struct kb_value *str, *num; /* the leaf nodes (second pass) */
+        bool want_str, want_num;    /* counted (first pass) */
+};
+
+/* One shared value: frozen on its own (no shares inside), counted by the
+ * documents that point at it, in its table's chain of its hash. */
+struct kb_value_share {
+        struct kb_value *v;
+        uint64_t hash;
+        size_t refs;
+        struct kb_value_shares *tab;
+        struct kb_value_share *next;
+};
+
+struct kb_value_shares {
+        bool (*rule)(const char *key);
+        struct kb_value_share **b; /* chains by hash; a power of two of them */
+        size_t nb, n;
 };
 
 struct freezer {
+        struct kb_value_shares *shares;
+        struct kb_value_share **held; /* the shares this document points at, in walk order */
+        size_t nheld, capheld, next_held;
         struct text *t;
         size_t n, cap, slots; /* slots a power of two, 0 empty (t[i-1] otherwise) */
         uint32_t *tab;
@@ -108,6 +138,121 @@ static struct text *text_of(struct freezer *f, const char *s)
         return t;
 }
 
+/* A hash of the whole value: its type, texts and order. */
+static uint64_t tree_hash(const struct kb_value *v)
+{
+        uint64_t h[3] = {0x9e3779b97f4a7c15ULL * ((uint64_t)v->type + 1), 0, 0};
+        switch (v->type) {
+        case KB_VBOOL:
+                return h[0] + v->b;
+        case KB_VSTRING:
+        case KB_VNUMBER:
+                return h[0] ^ kb_siphash(v->s, strlen(v->s));
+        case KB_VARRAY:
+                for (size_t i = 0; i < v->arr.n; i++) {
+                        h[1] = tree_hash(v->arr.v[i]);
+                        h[0] = kb_siphash(h, 2 * sizeof(h[0]));
+                }
+                return h[0];
+        case KB_VOBJECT:
+                for (size_t i = 0; i < v->obj.n; i++) {
+                        h[1] = kb_siphash(v->obj.m[i].key, strlen(v->obj.m[i].key));
+                        h[2] = tree_hash(v->obj.m[i].val);
+                        h[0] = kb_siphash(h, sizeof(h));
+                }
+                return h[0];
+        default:
+                return h[0];
+        }
+}
+
+/* Exactly the same value: types, texts (a number's literal) and order
+ * (kb_value_equal reads 1.0 as 1, and ignores the order of members). */
+static bool same(const struct kb_value *a, const struct kb_value *b)
+{
+        if (a->type != b->type)
+                return false;
+        switch (a->type) {
+        case KB_VBOOL:
+                return a->b == b->b;
+        case KB_VSTRING:
+        case KB_VNUMBER:
+                return !strcmp(a->s, b->s);
+        case KB_VARRAY:
+                if (a->arr.n != b->arr.n)
+                        return false;
+                for (size_t i = 0; i < a->arr.n; i++)
+                        if (!same(a->arr.v[i], b->arr.v[i]))
+                                return false;
+                return true;
+        case KB_VOBJECT:
+                if (a->obj.n != b->obj.n)
+                        return false;
+                for (size_t i = 0; i < a->obj.n; i++)
+                        if (strcmp(a->obj.m[i].key, b->obj.m[i].key) ||
+                            !same(a->obj.m[i].val, b->obj.m[i].val))
+                                return false;
+                return true;
+        default:
+                return true;
+        }
+}
+
+static void shares_grow(struct kb_value_shares *t)
+{
+        size_t nb = t->nb ? 2 * t->nb : 256;
+        struct kb_value_share **b = kb_xcalloc(nb, sizeof(*b));
+        for (size_t i = 0; i < t->nb; i++)
+                for (struct kb_value_share *s = t->b[i], *next; s; s = next) {
+                        next = s->next;
+                        s->next = b[s->hash & (nb - 1)];
+                        b[s->hash & (nb - 1)] = s;
+                }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+}
+
+/* The share of v, made (with no count yet) when v is new. */
+static struct kb_value_share *share_of(struct kb_value_shares *t, const struct kb_value *v)
+{
+        uint64_t h = tree_hash(v);
+        if (t->nb) {
+                for (struct kb_value_share *s = t->b[h & (t->nb - 1)]; s; s = s->next)
+                        if (s->hash == h && same(s->v, v))
+                                return s;
+        }
+        if (t->n >= t->nb)
+                shares_grow(t);
+        struct kb_value_share *s = kb_xmalloc(sizeof(*s));
+        *s = (struct kb_value_share){.v = kb_value_freeze(v), .hash = h, .tab = t};
+        s->next = t->b[h & (t->nb - 1)];
+        t->b[h & (t->nb - 1)] = s;
+        t->n++;
+        return s;
+}
+
+static void share_unref(struct kb_value_share *s)
+{
+        if (--s->refs)
+                return;
+        struct kb_value_shares *t = s->tab;
+        struct kb_value_share **p = &t->b[s->hash & (t->nb - 1)];
+        while (*p != s)
+                p = &(*p)->next;
+        *p = s->next;
+        t->n--;
+        kb_value_free_frozen(s->v);
+        free(s);
+}
+
+/* Whether member m of an object goes to a share. */
+static bool shared_member(const struct freezer *f, const struct kb_member *m)
+{
+        return f->shares && !shared_leaf(m->val) &&
+               (m->val->type == KB_VOBJECT || m->val->type == KB_VARRAY) && f->shares->rule(m->key);
+}
+
 static void count(struct freezer *f, const struct kb_value *v)
 {
         if (shared_leaf(v))
@@ -135,6 +280,14 @@ static void count(struct freezer *f, const struct kb_value *v)
                         f->idx += kb__value_index_slots(v->obj.n);
                 for (size_t i = 0; i < v->obj.n; i++) {
                         text_of(f, v->obj.m[i].key);
+                        if (shared_member(f, &v->obj.m[i])) {
+                                struct kb_value_share *sh = share_of(f->shares, v->obj.m[i].val);
+                                if (f->nheld == f->capheld)
+                                        kb_grow((void **)&f->held, &f->capheld, f->nheld + 1,
+                                                sizeof(*f->held));
+                                f->held[f->nheld++] = sh;
+                                continue;
+                        }
                         count(f, v->obj.m[i].val);
                 }
                 return;
@@ -185,7 +338,9 @@ static struct kb_value *lay(struct freezer *f, const struct kb_value *v, bool ro
                 f->mem += v->obj.n;
                 for (size_t i = 0; i < v->obj.n; i++) {
                         c->obj.m[i].key = copy_text(f, text_of(f, v->obj.m[i].key));
-                        c->obj.m[i].val = lay(f, v->obj.m[i].val, false);
+                        c->obj.m[i].val = shared_member(f, &v->obj.m[i])
+                                              ? f->held[f->next_held++]->v
+                                              : lay(f, v->obj.m[i].val, false);
                 }
                 if (v->obj.n >= KB_VALUE_INDEX_MIN) {
                         size_t slots = kb__value_index_slots(v->obj.n);
@@ -197,29 +352,75 @@ static struct kb_value *lay(struct freezer *f, const struct kb_value *v, bool ro
         return c;
 }
 
-struct kb_value *kb_value_freeze(const struct kb_value *v)
+struct kb_value *kb_value_freeze_shared(const struct kb_value *v, struct kb_value_shares *shares)
 {
-        struct freezer f = {0};
+        struct freezer f = {.shares = shares};
         count(&f, v);
         /* The root is always a node of the block (so that freeing the block
          * frees the tree), even a leaf that count() left to a constant. */
         if (shared_leaf(v))
                 f.nodes++;
-        size_t bytes = f.nodes * sizeof(struct kb_value) + f.members * sizeof(struct kb_member) +
-                       f.elems * sizeof(struct kb_value *) + f.idx * sizeof(uint32_t) + f.text;
+        size_t head = (f.nheld + 1) * sizeof(void *);
+        size_t bytes = head + f.nodes * sizeof(struct kb_value) +
+                       f.members * sizeof(struct kb_member) + f.elems * sizeof(struct kb_value *) +
+                       f.idx * sizeof(uint32_t) + f.text;
         char *block = kb_xmalloc(bytes);
-        f.node = (struct kb_value *)block;
+        struct kb_value_share **held = (struct kb_value_share **)block;
+        for (size_t i = 0; i < f.nheld; i++) {
+                held[i] = f.held[i];
+                held[i]->refs++;
+        }
+        *(size_t *)(held + f.nheld) = f.nheld;
+        f.node = (struct kb_value *)(block + head);
         f.mem = (struct kb_member *)(f.node + f.nodes);
         f.elem = (struct kb_value **)(f.mem + f.members);
         f.ix = (uint32_t *)(f.elem + f.elems);
         f.chars = (char *)(f.ix + f.idx);
-        lay(&f, v, true);
+        struct kb_value *root = lay(&f, v, true);
         free(f.t);
         free(f.tab);
-        return (struct kb_value *)block;
+        free(f.held);
+        return root;
+}
+
+struct kb_value *kb_value_freeze(const struct kb_value *v)
+{
+        return kb_value_freeze_shared(v, NULL);
 }
 
 void kb_value_free_frozen(struct kb_value *v)
 {
-        free(v);
+        if (!v)
+                return;
+        size_t n = ((size_t *)v)[-1];
+        struct kb_value_share **held = (struct kb_value_share **)((size_t *)v - 1) - n;
+        for (size_t i = 0; i < n; i++)
+                share_unref(held[i]);
+        free(held);
+}
+
+struct kb_value_shares *kb_value_shares_new(bool (*rule)(const char *key))
+{
+        struct kb_value_shares *t = kb_xcalloc(1, sizeof(*t));
+        t->rule = rule;
+        return t;
+}
+
+size_t kb_value_shares_count(const struct kb_value_shares *t)
+{
+        return t->n;
+}
+
+void kb_value_shares_free(struct kb_value_shares *t)
+{
+        if (!t)
+                return;
+        for (size_t i = 0; i < t->nb; i++)
+                for (struct kb_value_share *s = t->b[i], *next; s; s = next) {
+                        next = s->next;
+                        kb_value_free_frozen(s->v);
+                        free(s);
+                }
+        free(t->b);
+        free(t);
 }

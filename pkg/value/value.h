@@ -157,6 +157,19 @@ bool kb_value_equal(const struct kb_value *a, const struct kb_value *b);
  */
 struct kb_value *kb_value_freeze(const struct kb_value *v);
 void kb_value_free_frozen(struct kb_value *v); /* NULL does nothing */
+/*
+ * Values frozen once and shared between frozen trees: the members whose key
+ * rule(key) accepts (objects and arrays that are not empty) are looked up
+ * by their exact content and kept once, counted by the trees that point at
+ * them; kb_value_free_frozen drops the counts.  The table is not
+ * thread-safe: freeze and free under one lock.  Free the table after
+ * every tree that uses it.
+ */
+struct kb_value_shares;
+struct kb_value_shares *kb_value_shares_new(bool (*rule)(const char *key));
+struct kb_value *kb_value_freeze_shared(const struct kb_value *v, struct kb_value_shares *shares);
+size_t kb_value_shares_count(const struct kb_value_shares *t); /* distinct values kept */
+void kb_value_shares_free(struct kb_value_shares *t);
 
 /* Appends val (ownership passes to arr). */
 void kb_value_append(struct kb_value *arr, struct kb_value *val);

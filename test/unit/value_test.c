@@ -348,7 +348,7 @@ static void test_freeze(void **state)
 
         const struct kb_value *mf = kb_value_dig(f, "metadata", "managedFields");
         const struct kb_value *m0 = mf->arr.v[0], *m1 = mf->arr.v[1];
-        assert_ptr_equal(m0->obj.m[1].key, m1->obj.m[1].key);     /* "time" */
+        assert_ptr_equal(m0->obj.m[1].key, m1->obj.m[1].key); /* "time" */
         assert_ptr_equal(kb_value_get(m0, "time"), kb_value_get(m1, "time"));
         assert_ptr_equal(kb_value_dig(f, "metadata", "labels", "app"),
                          kb_value_dig(f, "status", "phase")); /* both "x" */
@@ -388,6 +388,51 @@ static void test_freeze(void **state)
         assert_true(check_labels(f) < 2 * BIG_KEYS);
         kb_value_free_frozen(f);
         free(json);
+}
+
+static bool share_labels(const char *key)
+{
+        return !strcmp(key, "labels") || !strcmp(key, "list");
+}
+
+/* Values the rule names are kept once, by content (a number's literal
+ * and the order of members included), for as long as a tree points at
+ * them; each tree still reads and emits as it was. */
+static void test_freeze_shared(void **state)
+{
+        (void)state;
+        const char *in[] = {
+            "{\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"list\":[1],\"n\":0}",
+            "{\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"list\":[1],\"n\":1}",
+            "{\"labels\":{\"b\":\"2\",\"a\":\"1\"},\"list\":[1.0],\"n\":2}",
+            "{\"labels\":{},\"list\":[],\"x\":{\"labels\":{\"a\":\"1\",\"b\":\"2\"}}}",
+        };
+        struct kb_value_shares *t = kb_value_shares_new(share_labels);
+        struct kb_value *f[4];
+        for (int i = 0; i < 4; i++) {
+                struct kb_value *v;
+                assert_int_equal(kb_json_parse(in[i], strlen(in[i]), &v, NULL, 0), 0);
+                f[i] = kb_value_freeze_shared(v, t);
+                kb_value_free(v);
+                char *out = kb_json_emit(f[i], false);
+                assert_string_equal(out, in[i]);
+                free(out);
+        }
+        /* {a,b}, [1], {b,a}, [1.0]: empty ones are not kept. */
+        assert_int_equal(kb_value_shares_count(t), 4);
+        assert_ptr_equal(kb_value_get(f[0], "labels"), kb_value_get(f[1], "labels"));
+        assert_ptr_equal(kb_value_get(f[0], "list"), kb_value_get(f[1], "list"));
+        assert_ptr_not_equal(kb_value_get(f[0], "labels"), kb_value_get(f[2], "labels"));
+        assert_ptr_not_equal(kb_value_get(f[0], "list"), kb_value_get(f[2], "list"));
+        assert_ptr_equal(kb_value_get(f[0], "labels"), kb_value_dig(f[3], "x", "labels"));
+        kb_value_free_frozen(f[2]);
+        assert_int_equal(kb_value_shares_count(t), 2);
+        kb_value_free_frozen(f[0]);
+        kb_value_free_frozen(f[1]);
+        assert_int_equal(kb_value_shares_count(t), 1);
+        kb_value_free_frozen(f[3]);
+        assert_int_equal(kb_value_shares_count(t), 0);
+        kb_value_shares_free(t);
 }
 
 /* The 701-byte "billion laughs": nine aliases of nine aliases, nine levels
@@ -471,8 +516,9 @@ static void test_nul_refused(void **state)
 static void test_nul_pooled(void **state)
 {
         (void)state;
-        static const char doc[] = "{\"metadata\":{\"annotations\":{\"g\\u0000x\":\"a\\u0000b\\u0000\","
-                                  "\"scheduling.k8s.io/group-name\":\"g\\u0000evil\"}}}";
+        static const char doc[] =
+            "{\"metadata\":{\"annotations\":{\"g\\u0000x\":\"a\\u0000b\\u0000\","
+            "\"scheduling.k8s.io/group-name\":\"g\\u0000evil\"}}}";
         struct kb_pool pool;
         struct kb_value *v = NULL;
         char err[256] = "";
@@ -481,8 +527,10 @@ static void test_nul_pooled(void **state)
         const struct kb_value *a = kb_value_dig(v, "metadata", "annotations");
         assert_int_equal(a->obj.n, 2);
         assert_string_equal(a->obj.m[0].key, "g\xEF\xBF\xBDx");
-        assert_string_equal(kb_value_str(a->obj.m[0].val), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
-        assert_string_equal(kb_value_str(a->obj.m[1].val), "g\xEF\xBF\xBD" "evil");
+        assert_string_equal(kb_value_str(a->obj.m[0].val), "a\xEF\xBF\xBD"
+                                                           "b\xEF\xBF\xBD");
+        assert_string_equal(kb_value_str(a->obj.m[1].val), "g\xEF\xBF\xBD"
+                                                           "evil");
         kb_pool_release(&pool);
 }
 
@@ -551,6 +599,7 @@ int main(void)
             cmocka_unit_test(test_time),
             cmocka_unit_test(test_many_keys_linear),
             cmocka_unit_test(test_freeze),
+            cmocka_unit_test(test_freeze_shared),
             cmocka_unit_test(test_yaml_alias_bomb),
             cmocka_unit_test(test_nul_refused),
             cmocka_unit_test(test_nul_pooled),
