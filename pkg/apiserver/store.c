@@ -58,13 +58,48 @@ static bool shared_key(const char *key)
         return false;
 }
 
+/*
+ * Keys and values that most stored objects hold (pods, their Events,
+ * nodes, leases, Jobs, PodGroups): each document points at one copy of
+ * these rather than hold its own text and leaf (32 bytes and the text).
+ */
+static const char *const common_texts[] = {
+    /* keys */
+    "apiVersion", "kind", "metadata", "name", "namespace", "uid", "resourceVersion",
+    "creationTimestamp", "generation", "labels", "annotations", "ownerReferences", "finalizers",
+    "deletionTimestamp", "deletionGracePeriodSeconds", "generateName", "managedFields", "manager",
+    "operation", "time", "fieldsType", "fieldsV1", "subresource", "spec", "status", "schedulerName",
+    "restartPolicy", "containers", "image", "resources", "requests", "limits", "cpu", "memory",
+    "pods", "dnsPolicy", "priority", "terminationGracePeriodSeconds", "nodeName",
+    "serviceAccountName", "tolerations", "phase", "qosClass", "conditions", "type", "lastProbeTime",
+    "lastTransitionTime", "lastHeartbeatTime", "reason", "message", "hostIP", "hostIPs", "podIP",
+    "podIPs", "ip", "startTime", "containerStatuses", "imageID", "containerID", "ready", "started",
+    "restartCount", "state", "running", "terminated", "waiting", "startedAt", "finishedAt",
+    "exitCode", "controller", "blockOwnerDeletion", "involvedObject", "count", "firstTimestamp",
+    "lastTimestamp", "source", "component", "host", "reportingComponent", "reportingInstance",
+    "eventTime", "capacity", "allocatable", "addresses", "address", "nodeInfo", "holderIdentity",
+    "leaseDurationSeconds", "renewTime", "minMember", "queue", "minResources", "parallelism",
+    "completions", "backoffLimit", "template", "selector", "matchLabels", "active", "succeeded",
+    "failed", "startTime", "completionTime",
+    /* values */
+    "v1", "Pod", "Event", "Node", "Lease", "Binding", "Job", "PodGroup", "batch/v1",
+    "scheduling.volcano.sh/v1beta1", "coordination.k8s.io/v1", "default", "kube-system",
+    "kube-node-lease", "Update", "Apply", "FieldsV1", "status", "kbatch", "default-scheduler",
+    "volcano", "Never", "OnFailure", "Always", "ClusterFirst", "Pending", "Running", "Succeeded",
+    "Failed", "Unknown", "Burstable", "BestEffort", "Guaranteed", "True", "False", "PodScheduled",
+    "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "Normal", "Warning",
+    "Started", "Scheduled", "Completed", "SuccessfulCreate", "kubelet", "job-controller",
+    "kube-controller-manager", "kubectl-create", "kubectl-client-side-apply", "kubectl", "Inqueue",
+    "0", "1", "30"};
+
 /* The document is stored frozen (kb_value_freeze_shared): one block,
  * exactly sized, each distinct text once, what templates repeat shared with
  * other documents; v is freed. */
 struct kb_doc *kb__doc_new(struct kb_apiserver *srv, struct kb_value *v)
 {
         if (!srv->shares)
-                srv->shares = kb_value_shares_new(shared_key);
+                srv->shares =
+                    kb_value_shares_new(shared_key, common_texts, KB_ARRAY_SIZE(common_texts));
         struct kb_doc *d = kb_xmalloc(sizeof(*d));
         d->refs = 1;
         d->v = kb_value_freeze_shared(v, srv->shares);

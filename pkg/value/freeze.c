@@ -48,9 +48,19 @@ struct text {
         const char *s;
         size_t len;
         uint64_t hash;
-        char *copy;                 /* in the block (second pass) */
-        struct kb_value *str, *num; /* the leaf nodes (second pass) */
-        bool want_str, want_num;    /* counted (first pass) */
+        char *copy;                     /* in the block (second pass) */
+        struct kb_value *str, *num;     /* the leaf nodes (second pass) */
+        bool want_str, want_num;        /* counted (first pass) */
+        struct kb_value_common *common; /* the table's copy, or NULL */
+};
+
+/* A text common to many documents (kb_value_shares_new): the documents
+ * point at its text and at its leaves rather than hold their own. */
+struct kb_value_common {
+        const char *s;
+        size_t len;
+        uint64_t hash;
+        struct kb_value str, num;
 };
 
 /* One shared value: frozen on its own (no shares inside), counted by the
@@ -65,6 +75,9 @@ struct kb_value_share {
 
 struct kb_value_shares {
         bool (*rule)(const char *key);
+        struct kb_value_common *common;
+        uint32_t *ctab; /* open addressing over common, 0 empty */
+        size_t ncommon, cslots;
         struct kb_value_share **b; /* chains by hash; a power of two of them */
         size_t nb, n;
 };
@@ -77,6 +90,10 @@ struct freezer {
         size_t n, cap, slots; /* slots a power of two, 0 empty (t[i-1] otherwise) */
         uint32_t *tab;
         size_t nodes, members, elems, idx, text;
+        /* The entry of each text met by the first pass, in walk order: the
+         * second meets the same texts in the same order, so it hashes none. */
+        uint32_t *order;
+        size_t norder, caporder, next_order;
         /* the second pass: where the next of each goes */
         struct kb_value *node;
         struct kb_member *mem;
@@ -117,7 +134,7 @@ static void grow_table(struct freezer *f)
 }
 
 /* The entry of text s, entered (and its bytes counted) when new. */
-static struct text *text_of(struct freezer *f, const char *s)
+static struct text *enter_text(struct freezer *f, const char *s)
 {
         size_t len = strlen(s);
         uint64_t h = kb_siphash(s, len);
@@ -134,35 +151,50 @@ static struct text *text_of(struct freezer *f, const char *s)
         f->tab[j] = (uint32_t)f->n + 1;
         struct text *t = &f->t[f->n++];
         *t = (struct text){.s = s, .len = len, .hash = h};
+        struct kb_value_shares *sh = f->shares;
+        for (size_t c = sh && sh->cslots ? h & (sh->cslots - 1) : 0;
+             sh && sh->cslots && sh->ctab[c]; c = (c + 1) & (sh->cslots - 1)) {
+                struct kb_value_common *k = &sh->common[sh->ctab[c] - 1];
+                if (k->hash == h && k->len == len && !memcmp(k->s, s, len)) {
+                        t->common = k;
+                        return t;
+                }
+        }
         f->text += len + 1;
         return t;
+}
+
+/* Mixes b into a (the texts are hashed with SipHash under the process's
+ * secret key; mixing their hashes needs no key of its own). */
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+        a ^= b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2);
+        a *= 0xff51afd7ed558ccdULL;
+        return a ^ (a >> 33);
 }
 
 /* A hash of the whole value: its type, texts and order. */
 static uint64_t tree_hash(const struct kb_value *v)
 {
-        uint64_t h[3] = {0x9e3779b97f4a7c15ULL * ((uint64_t)v->type + 1), 0, 0};
+        uint64_t h = 0x9e3779b97f4a7c15ULL * ((uint64_t)v->type + 1);
         switch (v->type) {
         case KB_VBOOL:
-                return h[0] + v->b;
+                return h + v->b;
         case KB_VSTRING:
         case KB_VNUMBER:
-                return h[0] ^ kb_siphash(v->s, strlen(v->s));
+                return mix(h, kb_siphash(v->s, strlen(v->s)));
         case KB_VARRAY:
-                for (size_t i = 0; i < v->arr.n; i++) {
-                        h[1] = tree_hash(v->arr.v[i]);
-                        h[0] = kb_siphash(h, 2 * sizeof(h[0]));
-                }
-                return h[0];
+                for (size_t i = 0; i < v->arr.n; i++)
+                        h = mix(h, tree_hash(v->arr.v[i]));
+                return h;
         case KB_VOBJECT:
                 for (size_t i = 0; i < v->obj.n; i++) {
-                        h[1] = kb_siphash(v->obj.m[i].key, strlen(v->obj.m[i].key));
-                        h[2] = tree_hash(v->obj.m[i].val);
-                        h[0] = kb_siphash(h, sizeof(h));
+                        const char *k = v->obj.m[i].key;
+                        h = mix(mix(h, kb_siphash(k, strlen(k))), tree_hash(v->obj.m[i].val));
                 }
-                return h[0];
+                return h;
         default:
-                return h[0];
+                return h;
         }
 }
 
@@ -253,6 +285,22 @@ static bool shared_member(const struct freezer *f, const struct kb_member *m)
                (m->val->type == KB_VOBJECT || m->val->type == KB_VARRAY) && f->shares->rule(m->key);
 }
 
+/* The first pass's lookup of a text, noted in walk order. */
+static struct text *text_of(struct freezer *f, const char *s)
+{
+        struct text *t = enter_text(f, s);
+        if (f->norder == f->caporder)
+                kb_grow((void **)&f->order, &f->caporder, f->norder + 1, sizeof(*f->order));
+        f->order[f->norder++] = (uint32_t)(t - f->t);
+        return t;
+}
+
+/* The second pass's: the next text the first met. */
+static struct text *next_text(struct freezer *f)
+{
+        return &f->t[f->order[f->next_order++]];
+}
+
 static void count(struct freezer *f, const struct kb_value *v)
 {
         if (shared_leaf(v))
@@ -262,7 +310,7 @@ static void count(struct freezer *f, const struct kb_value *v)
         case KB_VNUMBER: {
                 struct text *t = text_of(f, v->s);
                 bool *want = v->type == KB_VSTRING ? &t->want_str : &t->want_num;
-                if (!*want)
+                if (!*want && !t->common)
                         f->nodes++;
                 *want = true;
                 return;
@@ -296,8 +344,10 @@ static void count(struct freezer *f, const struct kb_value *v)
         }
 }
 
-static char *copy_text(struct freezer *f, struct text *t)
+static const char *copy_text(struct freezer *f, struct text *t)
 {
+        if (t->common)
+                return t->common->s;
         if (!t->copy) {
                 t->copy = f->chars;
                 memcpy(f->chars, t->s, t->len + 1);
@@ -312,12 +362,16 @@ static struct kb_value *lay(struct freezer *f, const struct kb_value *v, bool ro
         if (shared)
                 return shared;
         if (v->type == KB_VSTRING || v->type == KB_VNUMBER) {
-                struct text *t = text_of(f, v->s);
+                struct text *t = next_text(f);
+                if (t->common && !root)
+                        return v->type == KB_VSTRING ? &t->common->str : &t->common->num;
                 struct kb_value **leaf = v->type == KB_VSTRING ? &t->str : &t->num;
                 if (*leaf && !root)
                         return *leaf;
                 struct kb_value *c = f->node++;
-                *c = (struct kb_value){.type = v->type, .line = v->line, .s = copy_text(f, t)};
+                /* The text stays read-only: s is char * only as the tree's. */
+                *c = (struct kb_value){
+                    .type = v->type, .line = v->line, .s = (char *)copy_text(f, t)};
                 if (!root)
                         *leaf = c;
                 return c;
@@ -337,7 +391,7 @@ static struct kb_value *lay(struct freezer *f, const struct kb_value *v, bool ro
                 c->obj.n = c->obj.cap = v->obj.n;
                 f->mem += v->obj.n;
                 for (size_t i = 0; i < v->obj.n; i++) {
-                        c->obj.m[i].key = copy_text(f, text_of(f, v->obj.m[i].key));
+                        c->obj.m[i].key = (char *)copy_text(f, next_text(f));
                         c->obj.m[i].val = shared_member(f, &v->obj.m[i])
                                               ? f->held[f->next_held++]->v
                                               : lay(f, v->obj.m[i].val, false);
@@ -358,7 +412,8 @@ struct kb_value *kb_value_freeze_shared(const struct kb_value *v, struct kb_valu
         count(&f, v);
         /* The root is always a node of the block (so that freeing the block
          * frees the tree), even a leaf that count() left to a constant. */
-        if (shared_leaf(v))
+        if (shared_leaf(v) ||
+            ((v->type == KB_VSTRING || v->type == KB_VNUMBER) && f.t[f.order[0]].common))
                 f.nodes++;
         size_t head = (f.nheld + 1) * sizeof(void *);
         size_t bytes = head + f.nodes * sizeof(struct kb_value) +
@@ -380,6 +435,7 @@ struct kb_value *kb_value_freeze_shared(const struct kb_value *v, struct kb_valu
         free(f.t);
         free(f.tab);
         free(f.held);
+        free(f.order);
         return root;
 }
 
@@ -399,10 +455,37 @@ void kb_value_free_frozen(struct kb_value *v)
         free(held);
 }
 
-struct kb_value_shares *kb_value_shares_new(bool (*rule)(const char *key))
+struct kb_value_shares *kb_value_shares_new(bool (*rule)(const char *key),
+                                            const char *const *common, size_t ncommon)
 {
         struct kb_value_shares *t = kb_xcalloc(1, sizeof(*t));
         t->rule = rule;
+        if (!ncommon)
+                return t;
+        t->common = kb_xcalloc(ncommon, sizeof(*t->common));
+        t->cslots = 16;
+        while (t->cslots < 2 * ncommon)
+                t->cslots *= 2;
+        t->ctab = kb_xcalloc(t->cslots, sizeof(*t->ctab));
+        for (size_t i = 0; i < ncommon; i++) {
+                size_t len = strlen(common[i]);
+                uint64_t h = kb_siphash(common[i], len);
+                size_t c = h & (t->cslots - 1);
+                bool dup = false;
+                for (; t->ctab[c]; c = (c + 1) & (t->cslots - 1))
+                        dup |= !strcmp(t->common[t->ctab[c] - 1].s, common[i]);
+                if (dup)
+                        continue;
+                struct kb_value_common *k = &t->common[t->ncommon];
+                /* Leaves of either type: a number leaf only ever points
+                 * at num when its own text (this one) was a number. */
+                *k = (struct kb_value_common){.s = common[i],
+                                              .len = len,
+                                              .hash = h,
+                                              .str = {.type = KB_VSTRING, .s = (char *)common[i]},
+                                              .num = {.type = KB_VNUMBER, .s = (char *)common[i]}};
+                t->ctab[c] = (uint32_t)++t->ncommon;
+        }
         return t;
 }
 
@@ -422,5 +505,7 @@ void kb_value_shares_free(struct kb_value_shares *t)
                         free(s);
                 }
         free(t->b);
+        free(t->common);
+        free(t->ctab);
         free(t);
 }

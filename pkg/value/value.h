@@ -163,10 +163,13 @@ void kb_value_free_frozen(struct kb_value *v); /* NULL does nothing */
  * by their exact content and kept once, counted by the trees that point at
  * them; kb_value_free_frozen drops the counts.  The table is not
  * thread-safe: freeze and free under one lock.  Free the table after
- * every tree that uses it.
+ * every tree that uses it.  The ncommon texts of common (which must
+ * outlive the table) are texts that many trees hold, as keys or leaves:
+ * the trees point at the table's copy instead of holding their own.
  */
 struct kb_value_shares;
-struct kb_value_shares *kb_value_shares_new(bool (*rule)(const char *key));
+struct kb_value_shares *kb_value_shares_new(bool (*rule)(const char *key),
+                                            const char *const *common, size_t ncommon);
 struct kb_value *kb_value_freeze_shared(const struct kb_value *v, struct kb_value_shares *shares);
 size_t kb_value_shares_count(const struct kb_value_shares *t); /* distinct values kept */
 void kb_value_shares_free(struct kb_value_shares *t);

@@ -401,13 +401,14 @@ static bool share_labels(const char *key)
 static void test_freeze_shared(void **state)
 {
         (void)state;
+        static const char *const common[] = {"labels", "n", "1"};
         const char *in[] = {
             "{\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"list\":[1],\"n\":0}",
             "{\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"list\":[1],\"n\":1}",
             "{\"labels\":{\"b\":\"2\",\"a\":\"1\"},\"list\":[1.0],\"n\":2}",
             "{\"labels\":{},\"list\":[],\"x\":{\"labels\":{\"a\":\"1\",\"b\":\"2\"}}}",
         };
-        struct kb_value_shares *t = kb_value_shares_new(share_labels);
+        struct kb_value_shares *t = kb_value_shares_new(share_labels, common, 3);
         struct kb_value *f[4];
         for (int i = 0; i < 4; i++) {
                 struct kb_value *v;
@@ -425,6 +426,10 @@ static void test_freeze_shared(void **state)
         assert_ptr_not_equal(kb_value_get(f[0], "labels"), kb_value_get(f[2], "labels"));
         assert_ptr_not_equal(kb_value_get(f[0], "list"), kb_value_get(f[2], "list"));
         assert_ptr_equal(kb_value_get(f[0], "labels"), kb_value_dig(f[3], "x", "labels"));
+        /* Common texts: the table's copy, as keys and as leaves of either type. */
+        assert_ptr_equal(f[0]->obj.m[2].key, common[1]);
+        assert_ptr_equal(kb_value_get(f[1], "n")->s, common[2]);
+        assert_int_equal(kb_value_get(f[1], "n")->type, KB_VNUMBER);
         kb_value_free_frozen(f[2]);
         assert_int_equal(kb_value_shares_count(t), 2);
         kb_value_free_frozen(f[0]);
