@@ -18,8 +18,10 @@
  * containers, labels, ...: what every pod of a template repeats) are
  * frozen once per distinct value, store-wide: the document points at the
  * shared copy and holds a count on it, dropped when the document is freed.
- * The block then starts with the list of shares it holds, its length just
- * before the root:
+ * The table may also name common texts (keys such as "metadata", values
+ * such as "v1"): the document points at the table's copy of the text and
+ * of its leaf.  The block then starts with the list of shares it holds,
+ * its length just before the root:
  *
  *     [share 0] .. [share n-1] [n] [root node] [nodes] [members] [elements]
  *     [key indexes] [text]
@@ -94,6 +96,7 @@ struct freezer {
          * second meets the same texts in the same order, so it hashes none. */
         uint32_t *order;
         size_t norder, caporder, next_order;
+        struct text scratch; /* a common text, as next_text returns it */
         /* the second pass: where the next of each goes */
         struct kb_value *node;
         struct kb_member *mem;
@@ -134,9 +137,8 @@ static void grow_table(struct freezer *f)
 }
 
 /* The entry of text s, entered (and its bytes counted) when new. */
-static struct text *enter_text(struct freezer *f, const char *s)
+static struct text *enter_text(struct freezer *f, const char *s, size_t len)
 {
-        size_t len = strlen(s);
         uint64_t h = kb_siphash(s, len);
         if (2 * (f->n + 1) > f->slots)
                 grow_table(f);
@@ -151,15 +153,6 @@ static struct text *enter_text(struct freezer *f, const char *s)
         f->tab[j] = (uint32_t)f->n + 1;
         struct text *t = &f->t[f->n++];
         *t = (struct text){.s = s, .len = len, .hash = h};
-        struct kb_value_shares *sh = f->shares;
-        for (size_t c = sh && sh->cslots ? h & (sh->cslots - 1) : 0;
-             sh && sh->cslots && sh->ctab[c]; c = (c + 1) & (sh->cslots - 1)) {
-                struct kb_value_common *k = &sh->common[sh->ctab[c] - 1];
-                if (k->hash == h && k->len == len && !memcmp(k->s, s, len)) {
-                        t->common = k;
-                        return t;
-                }
-        }
         f->text += len + 1;
         return t;
 }
@@ -285,20 +278,54 @@ static bool shared_member(const struct freezer *f, const struct kb_member *m)
                (m->val->type == KB_VOBJECT || m->val->type == KB_VARRAY) && f->shares->rule(m->key);
 }
 
+/* The table's copy of a common text, or NULL.  The table is fixed, at
+ * most half full, so no text can make its probes long: FNV will do, and
+ * most texts (keys) end here without a SipHash. */
+static struct kb_value_common *common_of(const struct kb_value_shares *sh, const char *s,
+                                         size_t len)
+{
+        if (!sh || !sh->cslots)
+                return NULL;
+        uint64_t h = kb_hash(s, len, KB_HASH_SEED);
+        for (size_t c = h & (sh->cslots - 1); sh->ctab[c]; c = (c + 1) & (sh->cslots - 1)) {
+                struct kb_value_common *k = &sh->common[sh->ctab[c] - 1];
+                if (k->hash == h && k->len == len && !memcmp(k->s, s, len))
+                        return k;
+        }
+        return NULL;
+}
+
+/* In the walk order, a common text's position in the table with this bit,
+ * else the position of the document's own text. */
+#define COMMON_TEXT 0x80000000u
+
+/* The text as the walk meets it: a common one, in the scratch entry. */
+static struct text *common_text(struct freezer *f, struct kb_value_common *k)
+{
+        f->scratch = (struct text){.s = k->s, .len = k->len, .common = k};
+        return &f->scratch;
+}
+
 /* The first pass's lookup of a text, noted in walk order. */
 static struct text *text_of(struct freezer *f, const char *s)
 {
-        struct text *t = enter_text(f, s);
+        size_t len = strlen(s);
+        struct kb_value_common *k = common_of(f->shares, s, len);
+        struct text *t = k ? common_text(f, k) : enter_text(f, s, len);
         if (f->norder == f->caporder)
                 kb_grow((void **)&f->order, &f->caporder, f->norder + 1, sizeof(*f->order));
-        f->order[f->norder++] = (uint32_t)(t - f->t);
+        f->order[f->norder++] =
+            k ? COMMON_TEXT | (uint32_t)(k - f->shares->common) : (uint32_t)(t - f->t);
         return t;
 }
 
 /* The second pass's: the next text the first met. */
 static struct text *next_text(struct freezer *f)
 {
-        return &f->t[f->order[f->next_order++]];
+        uint32_t code = f->order[f->next_order++];
+        if (code & COMMON_TEXT)
+                return common_text(f, &f->shares->common[code & ~COMMON_TEXT]);
+        return &f->t[code];
 }
 
 static void count(struct freezer *f, const struct kb_value *v)
@@ -469,7 +496,7 @@ struct kb_value_shares *kb_value_shares_new(bool (*rule)(const char *key),
         t->ctab = kb_xcalloc(t->cslots, sizeof(*t->ctab));
         for (size_t i = 0; i < ncommon; i++) {
                 size_t len = strlen(common[i]);
-                uint64_t h = kb_siphash(common[i], len);
+                uint64_t h = kb_hash(common[i], len, KB_HASH_SEED);
                 size_t c = h & (t->cslots - 1);
                 bool dup = false;
                 for (; t->ctab[c]; c = (c + 1) & (t->cslots - 1))
