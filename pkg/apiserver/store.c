@@ -42,7 +42,8 @@ bool kb__fault_roll(struct kb_apiserver *srv, double rate)
 /*
  * What a template repeats in every object made from it, kept once
  * store-wide (kb_value_freeze_shared): managedFields' field sets, a pod's
- * containers, labels and annotations, the conditions written in one tick.
+ * containers, labels and annotations, the conditions and container states
+ * written in one tick.
  * Any member of these names is looked up by its content, so a rare one
  * costs a table entry and nothing else.
  */
@@ -51,7 +52,7 @@ static bool shared_key(const char *key)
         static const char *const keys[] = {
             "fieldsV1",    "containers", "initContainers",  "labels",       "annotations",
             "tolerations", "volumes",    "affinity",        "nodeSelector", "securityContext",
-            "conditions",  "source",     "ownerReferences", "template"};
+            "conditions",  "source",     "ownerReferences", "template",     "state"};
         for (size_t i = 0; i < KB_ARRAY_SIZE(keys); i++)
                 if (!strcmp(key, keys[i]))
                         return true;
@@ -90,7 +91,9 @@ static const char *const common_texts[] = {
     "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "Normal", "Warning",
     "Started", "Scheduled", "Completed", "SuccessfulCreate", "kubelet", "job-controller",
     "kube-controller-manager", "kubectl-create", "kubectl-client-side-apply", "kubectl", "Inqueue",
-    "0", "1", "30"};
+    "0", "1", "30", "",
+    /* what the simulated kubelet writes (pkg/kubesim/kubelet.c) */
+    "Started the pod's containers (simulated)"};
 
 /* The document is stored frozen (kb_value_freeze_shared): one block,
  * exactly sized, each distinct text once, what templates repeat shared with
