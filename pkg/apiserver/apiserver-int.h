@@ -26,7 +26,8 @@
 
 /* A stored object.  Documents are shared between the store and the watch
  * history, hence the count; a document is never changed after it is stored
- * (a write stores a new one). */
+ * (a write stores a new one), and v is frozen (kb_value_freeze: one block,
+ * read-only, never kb_value_free).  The tree a writer gave is freed. */
 struct kb_doc {
         int refs;
         struct kb_value *v;
@@ -187,6 +188,7 @@ struct kb_store_observer {
 
 struct kb_apiserver {
         struct kb_apiserver_opts opts;
+        struct kb_value_shares *shares; /* what stored documents share (store.c) */
         pthread_mutex_t mu;
         pthread_cond_t cond;
         uint64_t rv;
@@ -247,10 +249,10 @@ bool kb__is_podgroups(const struct kb_rtype *rt);
 
 /* ---- store (store.c), caller holds srv->mu --------------------------- */
 
-struct kb_doc *kb__doc_new(struct kb_value *v);
+struct kb_doc *kb__doc_new(struct kb_apiserver *srv, struct kb_value *v);
 void kb__doc_unref(struct kb_doc *d);
 struct kb_obj *kb__obj_find(struct kb_rtype *rt, const char *ns, const char *name);
-/* Stores v (owned) as the object's new state: sets resourceVersion, records
+/* Stores v (owned; freed, a frozen copy kept) as the new state: sets rv, records
  * the event, wakes the watches.  Returns the stored document. */
 struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_value *v);
 /* Adds an observer of every write (copied). */

@@ -39,18 +39,81 @@ bool kb__fault_roll(struct kb_apiserver *srv, double rate)
         return (double)(kb__rand(srv) >> 11) / 9007199254740992.0 < rate;
 }
 
-struct kb_doc *kb__doc_new(struct kb_value *v)
+/*
+ * What a template repeats in every object made from it, kept once
+ * store-wide (kb_value_freeze_shared): managedFields' field sets, a pod's
+ * containers, labels and annotations, the conditions and container states
+ * written in one tick.
+ * Any member of these names is looked up by its content, so a rare one
+ * costs a table entry and nothing else.
+ */
+static bool shared_key(const char *key)
 {
+        static const char *const keys[] = {
+            "fieldsV1",    "containers", "initContainers",  "labels",       "annotations",
+            "tolerations", "volumes",    "affinity",        "nodeSelector", "securityContext",
+            "conditions",  "source",     "ownerReferences", "template",     "state"};
+        for (size_t i = 0; i < KB_ARRAY_SIZE(keys); i++)
+                if (!strcmp(key, keys[i]))
+                        return true;
+        return false;
+}
+
+/*
+ * Keys and values that most stored objects hold (pods, their Events,
+ * nodes, leases, Jobs, PodGroups): each document points at one copy of
+ * these rather than hold its own text and leaf (32 bytes and the text).
+ */
+static const char *const common_texts[] = {
+    /* keys */
+    "apiVersion", "kind", "metadata", "name", "namespace", "uid", "resourceVersion",
+    "creationTimestamp", "generation", "labels", "annotations", "ownerReferences", "finalizers",
+    "deletionTimestamp", "deletionGracePeriodSeconds", "generateName", "managedFields", "manager",
+    "operation", "time", "fieldsType", "fieldsV1", "subresource", "spec", "status", "schedulerName",
+    "restartPolicy", "containers", "image", "resources", "requests", "limits", "cpu", "memory",
+    "pods", "dnsPolicy", "priority", "terminationGracePeriodSeconds", "nodeName",
+    "serviceAccountName", "tolerations", "phase", "qosClass", "conditions", "type", "lastProbeTime",
+    "lastTransitionTime", "lastHeartbeatTime", "reason", "message", "hostIP", "hostIPs", "podIP",
+    "podIPs", "ip", "startTime", "containerStatuses", "imageID", "containerID", "ready", "started",
+    "restartCount", "state", "running", "terminated", "waiting", "startedAt", "finishedAt",
+    "exitCode", "controller", "blockOwnerDeletion", "involvedObject", "count", "firstTimestamp",
+    "lastTimestamp", "source", "component", "host", "reportingComponent", "reportingInstance",
+    "eventTime", "capacity", "allocatable", "addresses", "address", "nodeInfo", "holderIdentity",
+    "leaseDurationSeconds", "renewTime", "minMember", "queue", "minResources", "parallelism",
+    "completions", "backoffLimit", "template", "selector", "matchLabels", "active", "succeeded",
+    "failed", "completionTime",
+    /* values */
+    "v1", "Pod", "Event", "Node", "Lease", "Binding", "Job", "PodGroup", "batch/v1",
+    "scheduling.volcano.sh/v1beta1", "coordination.k8s.io/v1", "default", "kube-system",
+    "kube-node-lease", "Update", "Apply", "FieldsV1", "kbatch", "default-scheduler", "volcano",
+    "Never", "OnFailure", "Always", "ClusterFirst", "Pending", "Running", "Succeeded", "Failed",
+    "Unknown", "Burstable", "BestEffort", "Guaranteed", "True", "False", "PodScheduled",
+    "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "Normal", "Warning",
+    "Started", "Scheduled", "Completed", "SuccessfulCreate", "kubelet", "job-controller",
+    "kube-controller-manager", "kubectl-create", "kubectl-client-side-apply", "kubectl", "Inqueue",
+    "0", "1", "30", "",
+    /* what the simulated kubelet writes (pkg/kubesim/kubelet.c) */
+    "Started the pod's containers (simulated)"};
+
+/* The document is stored frozen (kb_value_freeze_shared): one block,
+ * exactly sized, each distinct text once, what templates repeat shared with
+ * other documents; v is freed. */
+struct kb_doc *kb__doc_new(struct kb_apiserver *srv, struct kb_value *v)
+{
+        if (!srv->shares)
+                srv->shares =
+                    kb_value_shares_new(shared_key, common_texts, KB_ARRAY_SIZE(common_texts));
         struct kb_doc *d = kb_xmalloc(sizeof(*d));
         d->refs = 1;
-        d->v = v;
+        d->v = kb_value_freeze_shared(v, srv->shares);
+        kb_value_free(v);
         return d;
 }
 
 void kb__doc_unref(struct kb_doc *d)
 {
         if (d && --d->refs == 0) {
-                kb_value_free(d->v);
+                kb_value_free_frozen(d->v);
                 free(d);
         }
 }
@@ -140,11 +203,11 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
         HASH_FIND_STR(rt->objs, key, o);
         srv->rv++;
         set_rv(v, srv->rv);
-        struct kb_doc *d = kb__doc_new(v);
+        struct kb_doc *d = kb__doc_new(srv, v);
         if (o) {
                 free(key);
                 struct kb_doc *old = o->doc;
-                notify_write(srv, rt, o->key, old->v, v);
+                notify_write(srv, rt, o->key, old->v, d->v);
                 o->doc = d;
                 hist_push(srv, KB_EV_MODIFIED, rt, d, old);
                 kb__doc_unref(old);
@@ -154,7 +217,7 @@ struct kb_doc *kb__store_put(struct kb_apiserver *srv, struct kb_rtype *rt, stru
                 o->doc = d;
                 HASH_ADD_KEYPTR(hh, rt->objs, o->key, strlen(o->key), o);
                 kb__index_insert(rt, o);
-                notify_write(srv, rt, o->key, NULL, v);
+                notify_write(srv, rt, o->key, NULL, d->v);
                 hist_push(srv, KB_EV_ADDED, rt, d, NULL);
         }
         return d;
@@ -170,7 +233,7 @@ void kb__store_remove(struct kb_apiserver *srv, struct kb_rtype *rt, struct kb_o
         srv->rv++;
         struct kb_value *last = kb_value_clone(o->doc->v);
         set_rv(last, srv->rv);
-        struct kb_doc *d = kb__doc_new(last);
+        struct kb_doc *d = kb__doc_new(srv, last);
         hist_push(srv, KB_EV_DELETED, rt, d, NULL);
         kb__doc_unref(d);
         kb__doc_unref(o->doc);
@@ -461,4 +524,5 @@ void kb__store_free(struct kb_apiserver *srv)
         for (size_t i = 0; i < srv->ntypes; i++)
                 kb__type_free(srv->types[i]);
         free(srv->types);
+        kb_value_shares_free(srv->shares);
 }

@@ -148,6 +148,32 @@ struct kb_value *kb_value_clone(const struct kb_value *v);
 void kb_value_free(struct kb_value *v); /* NULL does nothing */
 bool kb_value_equal(const struct kb_value *a, const struct kb_value *b);
 
+/*
+ * A read-only copy of v in one allocation, the members of its objects
+ * exactly sized and each distinct text written once (pkg/value/freeze.c):
+ * how kbatch-apiserver stores documents.  Equal leaves may be one node, so
+ * it must never be changed: read it, emit it, clone it (the clone is an
+ * ordinary tree).  Free it with kb_value_free_frozen, never kb_value_free.
+ */
+struct kb_value *kb_value_freeze(const struct kb_value *v);
+void kb_value_free_frozen(struct kb_value *v); /* NULL does nothing */
+/*
+ * Values frozen once and shared between frozen trees: the members whose key
+ * rule(key) accepts (objects and arrays that are not empty) are looked up
+ * by their exact content and kept once, counted by the trees that point at
+ * them; kb_value_free_frozen drops the counts.  The table is not
+ * thread-safe: freeze and free under one lock.  Free the table after
+ * every tree that uses it.  The ncommon texts of common (which must
+ * outlive the table) are texts that many trees hold, as keys or leaves:
+ * the trees point at the table's copy instead of holding their own.
+ */
+struct kb_value_shares;
+struct kb_value_shares *kb_value_shares_new(bool (*rule)(const char *key),
+                                            const char *const *common, size_t ncommon);
+struct kb_value *kb_value_freeze_shared(const struct kb_value *v, struct kb_value_shares *shares);
+size_t kb_value_shares_count(const struct kb_value_shares *t); /* distinct values kept */
+void kb_value_shares_free(struct kb_value_shares *t);
+
 /* Appends val (ownership passes to arr). */
 void kb_value_append(struct kb_value *arr, struct kb_value *val);
 /* Sets obj[key] = val, replacing and freeing any old value in place (the

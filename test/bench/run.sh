@@ -13,7 +13,8 @@
 # preemption and reclaim (test/bench/evict.sh, unless EVICT=0), network
 # topology (test/bench/topology.sh, W7, unless TOPOLOGY=0), reservations
 # (test/bench/reservation.sh, unless RESERVATION=0) and (unless
-# DAEMON=0) the daemon end to end: test/bench/daemon.sh.
+# DAEMON=0) the daemon end to end: test/bench/daemon.sh, and (unless
+# APIMEM=0) kbatch-apiserver's memory per pod: test/bench/apimem.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIM=${SIM:-bin/kbatch-sim}
@@ -129,4 +130,12 @@ if [ "${TRACE:-1}" != 0 ]; then
   echo
   echo "3,000 gangs on 200 nodes, the same generator (issue 21's target: under 10 s):"
   NODES=200 HOURS=24 GAP=28 SIM=$SIM bash test/bench/trace.sh
+fi
+
+# kbatch-apiserver's memory per pod, created and running with history
+# (APIMEM=0 skips it; APIMEM_PODS sets N, default 140000).
+if [ "${APIMEM:-1}" != 0 ]; then
+  echo
+  echo "kbatch-apiserver memory per pod (test/bench/apimem.sh):"
+  bash test/bench/apimem.sh "${APIMEM_PODS:-140000}"
 fi

@@ -317,6 +317,129 @@ static void test_many_keys_linear(void **state)
         free(yaml);
 }
 
+/* A frozen copy (what kbatch-apiserver stores) reads and emits as the
+ * tree it copies; each distinct text is written once and equal leaves are
+ * one node; it is one allocation (kb_value_free_frozen is a single free,
+ * so ASan's leak check would see any other); a clone is an ordinary tree. */
+static void test_freeze(void **state)
+{
+        (void)state;
+        const char *in =
+            "{\"metadata\":{\"name\":\"p\",\"labels\":{\"app\":\"x\"},\"managedFields\":["
+            "{\"manager\":\"m\",\"time\":\"2026-01-01T00:00:00Z\",\"fieldsV1\":"
+            "{\"f:metadata\":{\"f:labels\":{\"f:app\":{}}}}},"
+            "{\"manager\":\"k\",\"time\":\"2026-01-01T00:00:00Z\",\"fieldsV1\":"
+            "{\"f:status\":{\"f:phase\":{}}}}]},"
+            "\"spec\":{\"n\":1,\"s\":\"1\",\"x\":1.50,\"t\":true,\"f\":false,\"z\":null,"
+            "\"e\":[],\"o\":{},\"a\":[1,\"1\",[],{},null]},\"status\":{\"phase\":\"x\"}}";
+        struct kb_value *v;
+        assert_int_equal(kb_json_parse(in, strlen(in), &v, NULL, 0), 0);
+        struct kb_value *f = kb_value_freeze(v);
+        char *a = kb_json_emit(v, false), *b = kb_json_emit(f, true), *c = kb_json_emit(v, true);
+        free(a);
+        a = kb_json_emit(f, false);
+        assert_string_equal(a, in);
+        assert_string_equal(b, c);
+        free(a);
+        free(b);
+        free(c);
+        assert_true(kb_value_equal(f, v));
+        kb_value_free(v);
+
+        const struct kb_value *mf = kb_value_dig(f, "metadata", "managedFields");
+        const struct kb_value *m0 = mf->arr.v[0], *m1 = mf->arr.v[1];
+        assert_ptr_equal(m0->obj.m[1].key, m1->obj.m[1].key); /* "time" */
+        assert_ptr_equal(kb_value_get(m0, "time"), kb_value_get(m1, "time"));
+        assert_ptr_equal(kb_value_dig(f, "metadata", "labels", "app"),
+                         kb_value_dig(f, "status", "phase")); /* both "x" */
+        const struct kb_value *spec = kb_value_get(f, "spec");
+        assert_int_equal(kb_value_get(spec, "n")->type, KB_VNUMBER);
+        assert_int_equal(kb_value_get(spec, "s")->type, KB_VSTRING);
+        assert_ptr_equal(kb_value_get(spec, "n")->s, kb_value_get(spec, "s")->s);
+        assert_string_equal(kb_value_text(kb_value_get(spec, "x")), "1.50");
+        assert_int_equal(spec->obj.n, spec->obj.cap);
+
+        /* A clone is an ordinary tree: it can be changed and freed. */
+        struct kb_value *cl = kb_value_clone(f);
+        kb_value_set(kb_value_get(cl, "spec"), "o", kb_value_new_string("y"));
+        kb_value_append(kb_value_dig(cl, "spec", "e"), kb_value_new_int(2));
+        kb_value_free(kb_value_take(cl, "status"));
+        kb_value_free(cl);
+        kb_value_free_frozen(f);
+
+        /* Leaves and empty containers as the root are still one block. */
+        const char *roots[] = {"{}", "[]", "null", "true", "\"s\"", "7"};
+        for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+                assert_int_equal(kb_json_parse(roots[i], strlen(roots[i]), &v, NULL, 0), 0);
+                f = kb_value_freeze(v);
+                a = kb_json_emit(f, false);
+                assert_string_equal(a, roots[i]);
+                free(a);
+                kb_value_free(v);
+                kb_value_free_frozen(f);
+        }
+
+        /* A large object keeps its key index. */
+        char *json = big_labels(false);
+        assert_int_equal(kb_json_parse(json, strlen(json), &v, NULL, 0), 0);
+        f = kb_value_freeze(v);
+        kb_value_free(v);
+        kb__value_key_compares = 0;
+        assert_true(check_labels(f) < 2 * BIG_KEYS);
+        kb_value_free_frozen(f);
+        free(json);
+}
+
+static bool share_labels(const char *key)
+{
+        return !strcmp(key, "labels") || !strcmp(key, "list");
+}
+
+/* Values the rule names are kept once, by content (a number's literal
+ * and the order of members included), for as long as a tree points at
+ * them; each tree still reads and emits as it was. */
+static void test_freeze_shared(void **state)
+{
+        (void)state;
+        static const char *const common[] = {"labels", "n", "1"};
+        const char *in[] = {
+            "{\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"list\":[1],\"n\":0}",
+            "{\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"list\":[1],\"n\":1}",
+            "{\"labels\":{\"b\":\"2\",\"a\":\"1\"},\"list\":[1.0],\"n\":2}",
+            "{\"labels\":{},\"list\":[],\"x\":{\"labels\":{\"a\":\"1\",\"b\":\"2\"}}}",
+        };
+        struct kb_value_shares *t = kb_value_shares_new(share_labels, common, 3);
+        struct kb_value *f[4];
+        for (int i = 0; i < 4; i++) {
+                struct kb_value *v;
+                assert_int_equal(kb_json_parse(in[i], strlen(in[i]), &v, NULL, 0), 0);
+                f[i] = kb_value_freeze_shared(v, t);
+                kb_value_free(v);
+                char *out = kb_json_emit(f[i], false);
+                assert_string_equal(out, in[i]);
+                free(out);
+        }
+        /* {a,b}, [1], {b,a}, [1.0]: empty ones are not kept. */
+        assert_int_equal(kb_value_shares_count(t), 4);
+        assert_ptr_equal(kb_value_get(f[0], "labels"), kb_value_get(f[1], "labels"));
+        assert_ptr_equal(kb_value_get(f[0], "list"), kb_value_get(f[1], "list"));
+        assert_ptr_not_equal(kb_value_get(f[0], "labels"), kb_value_get(f[2], "labels"));
+        assert_ptr_not_equal(kb_value_get(f[0], "list"), kb_value_get(f[2], "list"));
+        assert_ptr_equal(kb_value_get(f[0], "labels"), kb_value_dig(f[3], "x", "labels"));
+        /* Common texts: the table's copy, as keys and as leaves of either type. */
+        assert_ptr_equal(f[0]->obj.m[2].key, common[1]);
+        assert_ptr_equal(kb_value_get(f[1], "n")->s, common[2]);
+        assert_int_equal(kb_value_get(f[1], "n")->type, KB_VNUMBER);
+        kb_value_free_frozen(f[2]);
+        assert_int_equal(kb_value_shares_count(t), 2);
+        kb_value_free_frozen(f[0]);
+        kb_value_free_frozen(f[1]);
+        assert_int_equal(kb_value_shares_count(t), 1);
+        kb_value_free_frozen(f[3]);
+        assert_int_equal(kb_value_shares_count(t), 0);
+        kb_value_shares_free(t);
+}
+
 /* The 701-byte "billion laughs": nine aliases of nine aliases, nine levels
  * deep, would be 9^9 nodes.  It is refused at its first expansion that
  * passes ten nodes per event plus 10,000, naming the problem and the
@@ -398,8 +521,9 @@ static void test_nul_refused(void **state)
 static void test_nul_pooled(void **state)
 {
         (void)state;
-        static const char doc[] = "{\"metadata\":{\"annotations\":{\"g\\u0000x\":\"a\\u0000b\\u0000\","
-                                  "\"scheduling.k8s.io/group-name\":\"g\\u0000evil\"}}}";
+        static const char doc[] =
+            "{\"metadata\":{\"annotations\":{\"g\\u0000x\":\"a\\u0000b\\u0000\","
+            "\"scheduling.k8s.io/group-name\":\"g\\u0000evil\"}}}";
         struct kb_pool pool;
         struct kb_value *v = NULL;
         char err[256] = "";
@@ -408,8 +532,10 @@ static void test_nul_pooled(void **state)
         const struct kb_value *a = kb_value_dig(v, "metadata", "annotations");
         assert_int_equal(a->obj.n, 2);
         assert_string_equal(a->obj.m[0].key, "g\xEF\xBF\xBDx");
-        assert_string_equal(kb_value_str(a->obj.m[0].val), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
-        assert_string_equal(kb_value_str(a->obj.m[1].val), "g\xEF\xBF\xBD" "evil");
+        assert_string_equal(kb_value_str(a->obj.m[0].val), "a\xEF\xBF\xBD"
+                                                           "b\xEF\xBF\xBD");
+        assert_string_equal(kb_value_str(a->obj.m[1].val), "g\xEF\xBF\xBD"
+                                                           "evil");
         kb_pool_release(&pool);
 }
 
@@ -477,6 +603,8 @@ int main(void)
             cmocka_unit_test(test_int_reading),
             cmocka_unit_test(test_time),
             cmocka_unit_test(test_many_keys_linear),
+            cmocka_unit_test(test_freeze),
+            cmocka_unit_test(test_freeze_shared),
             cmocka_unit_test(test_yaml_alias_bomb),
             cmocka_unit_test(test_nul_refused),
             cmocka_unit_test(test_nul_pooled),
