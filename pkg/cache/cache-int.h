@@ -73,6 +73,11 @@ struct kb_cache {
         struct kb_map labelsets; /* labels written out -> struct kb__labelset * */
         struct kb__invalid *invalid;
         unsigned invalid_gen;
+        /* Bumped on every object stored, replaced or dropped and every
+         * bind mark made or dropped: the snapshots' generation
+         * (kb_snapshot.gen; a relist replaces every object, so it bumps
+         * it too). */
+        uint64_t gen;
         struct kb__feed feeds[KB__NKINDS][KB_CACHE_MAX_SOURCES];
         kb_cache_change_fn on_change;
         void *on_change_arg;

@@ -119,6 +119,7 @@ char *kb__cache_key(const char *ns, const char *name)
 
 void kb__cache_mark_del(struct kb_cache *c, struct kb__mark *m)
 {
+        c->gen++;
         kb_map_del_str(&c->marks, m->key, strlen(m->key));
         free(m);
 }
@@ -134,6 +135,7 @@ static void invalid_free(struct kb_cache *c, struct kb__invalid *iv);
 static void entry_del(struct kb_cache *c, enum kb_kind kind, struct kb__entry *e)
 {
         HASH_DEL(c->tab[kind], e);
+        c->gen++;
         if (kind == KB_KIND_POD) {
                 struct kb__mark *m = kb__cache_mark_find(c, e->key);
                 if (m)
@@ -147,6 +149,7 @@ static void entry_del(struct kb_cache *c, enum kb_kind kind, struct kb__entry *e
 struct kb_cache *kb_cache_new(void)
 {
         struct kb_cache *c = kb_xcalloc(1, sizeof(*c));
+        c->gen = 1;
         kb_map_init(&c->marks, KB_MAP_STR);
         kb_map_init(&c->labelsets, KB_MAP_STR);
         for (int k = 0; k < KB__NKINDS; k++) {
@@ -390,6 +393,7 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                 }
                 kb__cache_cobj_unref(e->o);
         }
+        c->gen++;
         e->o = kb_xcalloc(1, sizeof(*e->o));
         e->o->refs = 1;
         e->o->kind = kind;
@@ -568,6 +572,7 @@ void kb_cache_assume(struct kb_cache *c, const struct kb_pod *pod, const char *n
         m->node = memcpy(m->text + lk + lu, node, ln);
         free(key);
         *kb_map_put_str(&c->marks, m->key, lk - 1, NULL) = (uint64_t)(uintptr_t)m;
+        c->gen++;
 }
 
 void kb_cache_bind_done(struct kb_cache *c, const char *ns, const char *name, bool ok)

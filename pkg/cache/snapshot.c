@@ -100,6 +100,7 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         s->snap.nscheduler_names = nnames;
         s->snap.default_queue = default_queue;
         s->snap.now = kb_now_wall();
+        s->snap.gen = c->gen; /* after the stale marks went */
         return s;
 }
 

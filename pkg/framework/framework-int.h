@@ -16,6 +16,8 @@
  *   heap.c        priority queues                service.c shared per-session state
  *   points.c      registration and dispatchers   result.c  the result's lists
  *   model.c       names, counters, node accounting and task lists, lookups
+ *   (keep.c       the model kept between sessions: reuse, undo, check;
+ *                 beside open.c, which builds into it)
  *
  * conf.c and registry.c stand apart (conf parsing and the static tables).
  */
@@ -60,6 +62,43 @@ struct kb_topology;
 struct kb__domains_list;
 struct kb__search;
 
+/*
+ * The model kept between sessions (keep.c).  What open.c built, in its
+ * pool, and copies of the jobs, nodes and queues as built; the tasks a
+ * session changes are saved before their first change (saved, touched),
+ * so that close puts everything back as built.
+ */
+struct kb_model {
+        struct kb_pool pool;
+        bool built;
+        uint64_t gen;
+        /* The snapshot's other build inputs, copied. */
+        char **scheduler_names;
+        size_t nscheduler_names;
+        char *default_queue;
+        bool workload_podgroups;
+
+        struct kb_node_info *nodes;
+        size_t nnodes;
+        struct kb_map node_ids, queue_ids;
+        struct kb_task *tasks;
+        size_t ntasks;
+        struct kb_job **jobs;
+        size_t njobs;
+        struct kb_queue_info *queues;
+        size_t nqueues;
+        struct kb_res total;
+        struct kb_job *base_jobs; /* per job index, as built */
+        struct kb_node_info *base_nodes;
+        struct kb_queue_info *base_queues;
+
+        struct kb_task *saved; /* tasks as built, before their first change */
+        size_t nsaved, capsaved;
+        uint8_t *touched; /* per task index: saved already */
+
+        uint64_t nbuilt, nreused;
+};
+
 struct kb_session_cond {
         const char *type, *status, *reason, *message;
 };
@@ -79,6 +118,9 @@ struct kb_session {
         int rc;              /* KB_EBADCONF when a conf name was missing */
         /* session.c: the action being executed (for kb_session_action_args). */
         const struct kb_action_conf *cur_action;
+        /* keep.c: the kept model this session builds into or uses (NULL:
+         * the session's own, in its pool). */
+        struct kb_model *model;
 
         /* points.c: the registering plugin while plugins open, and the
          * callbacks of every point. */
@@ -107,6 +149,7 @@ struct kb_session {
         size_t nqueues;
         struct kb_map queue_ids; /* queue indices by name */
         struct kb_res total;
+        struct kb_pool *bpool; /* what they live in: &pool, or a kept model's */
 
         /* model.c: every change to a node's accounting appends the node's
          * index, so that caches can catch up with what changed since they
@@ -136,6 +179,23 @@ struct kb_session {
          * (allocated by open.c). */
         struct kb_session_cond *conds;
 };
+
+/* ---- keep.c ------------------------------------------------------------------ */
+
+/* t is about to change: a kept model saves it first (inline: model.c,
+ * the bottom layer, calls it). */
+static inline void kb__touch(struct kb_session *s, const struct kb_task *t)
+{
+        struct kb_model *m = s->model;
+        if (m && !m->touched[t->index]) {
+                m->touched[t->index] = 1;
+                KB_PUSH(m->saved, m->nsaved, m->capsaved, *t);
+        }
+}
+/* Opening: the model's arrays into s, used again or built (kb__session_build). */
+void kb__model_open(struct kb_session *s);
+/* Closing: everything the session changed put back as built. */
+void kb__model_close(struct kb_session *s);
 
 /* ---- model.c ----------------------------------------------------------------- */
 
@@ -299,8 +359,9 @@ void kb__topology_report(struct kb_session *s);
 
 /* ---- open.c, close.c ---------------------------------------------------------- */
 
-/* Builds nodes, queues, jobs and tasks from the snapshot. */
-void kb__session_build(struct kb_session *s);
+/* Builds nodes, queues, jobs and tasks from the snapshot, in pool (the
+ * session's or a kept model's). */
+void kb__session_build(struct kb_session *s, struct kb_pool *pool);
 /* A pod name's index for task order (kb_task.name_index), -1 for none. */
 int64_t kb__pod_name_index(const char *name);
 /* PodGroup and queue statuses and nominations into the result. */

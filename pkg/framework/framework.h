@@ -58,6 +58,11 @@ struct kb_snapshot {
          * not exist yet; false: it is a job of its own (kbatch-sim sets the
          * pods' groups as it loads them instead). */
         bool workload_podgroups;
+        /* The producer's generation of everything above but now: equal
+         * nonzero generations mean equal contents (the same objects,
+         * unchanged, in the same order), which lets a kept model (struct
+         * kb_model) be used again as it is; 0: not tracked. */
+        uint64_t gen;
 };
 
 #include "framework/points.h"
@@ -361,6 +366,33 @@ void kb_session_close(struct kb_session *s);
 /* open + execute + close. */
 int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
                    struct kb_result *result);
+
+/*
+ * The model kept between sessions (docs/scheduling.md, "The model kept
+ * between sessions"): the nodes, queues, jobs and tasks a session builds
+ * from its snapshot, kept by the caller so that the next session on a
+ * snapshot of the same nonzero generation (kb_snapshot.gen) uses them
+ * again instead of building them, each session's changes to them undone
+ * when it closes.  The snapshot objects the model points to must stay
+ * alive while their generation lasts (the cache and kbatch-sim's cluster
+ * keep them).  One session at a time per model; the caller owns it:
+ * kb_model_free(NULL) does nothing.  kb_session_open_model and
+ * kb_session_run_model are kb_session_open and kb_session_run on a model;
+ * their decisions are those of a fresh build, which test builds (KB_TESTING)
+ * check every KB_MODEL_CHECK-th session (env, default 1; 0: never) by
+ * building a fresh model and comparing it field by field (abort on the
+ * first difference, named).
+ */
+struct kb_model;
+struct kb_model *kb_model_new(void);
+void kb_model_free(struct kb_model *m);
+struct kb_session *kb_session_open_model(struct kb_model *m, const struct kb_snapshot *snap,
+                                         const struct kb_conf *conf, struct kb_result *result);
+int kb_session_run_model(struct kb_model *m, const struct kb_snapshot *snap,
+                         const struct kb_conf *conf, struct kb_result *result);
+/* Sessions that built the model, and that used it again (for tests and
+ * --stats). */
+void kb_model_counts(const struct kb_model *m, uint64_t *built, uint64_t *reused);
 
 /*
  * A session service: state that several plugins share (the inter-pod

@@ -148,6 +148,9 @@ static void log_change(struct kb_session *s, struct kb_node_info *n)
 
 void kb__node_attach(struct kb_session *s, struct kb_node_info *n, struct kb_task *t)
 {
+        kb__touch(s, t);
+        if (n->tasks_tail)
+                kb__touch(s, n->tasks_tail);
         account(n, t, holding_of(t->status), 1);
         t->node = (int32_t)n->index;
         t->node_next = NULL;
@@ -164,6 +167,11 @@ void kb__node_attach(struct kb_session *s, struct kb_node_info *n, struct kb_tas
 void kb__node_detach(struct kb_session *s, struct kb_task *t)
 {
         struct kb_node_info *n = &s->nodes[t->node];
+        kb__touch(s, t);
+        if (t->node_prev)
+                kb__touch(s, t->node_prev);
+        if (t->node_next)
+                kb__touch(s, t->node_next);
         account(n, t, holding_of(t->status), -1);
         if (t->node_prev)
                 t->node_prev->node_next = t->node_next;
@@ -182,6 +190,7 @@ void kb__node_detach(struct kb_session *s, struct kb_task *t)
 void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status st)
 {
         struct kb_job *j = t->job;
+        kb__touch(s, t);
         if (j) {
                 if (t->best_effort)
                         j->pending_best_effort +=

@@ -35,7 +35,7 @@ static void build_nodes(struct kb_session *s)
 {
         const struct kb_snapshot *snap = s->snap;
         s->nnodes = snap->nnodes;
-        s->nodes = kb_pool_alloc(&s->pool, (snap->nnodes + 1) * sizeof(*s->nodes));
+        s->nodes = kb_pool_alloc(s->bpool, (snap->nnodes + 1) * sizeof(*s->nodes));
         for (size_t i = 0; i < snap->nnodes; i++) {
                 struct kb_node_info *n = &s->nodes[i];
                 n->node = snap->nodes[i];
@@ -66,7 +66,7 @@ static void build_queues(struct kb_session *s)
 {
         const struct kb_snapshot *snap = s->snap;
         s->nqueues = snap->nqueues;
-        s->queues = kb_pool_alloc(&s->pool, (snap->nqueues + 1) * sizeof(*s->queues));
+        s->queues = kb_pool_alloc(s->bpool, (snap->nqueues + 1) * sizeof(*s->queues));
         for (size_t i = 0; i < snap->nqueues; i++) {
                 struct kb_queue_info *q = &s->queues[i];
                 q->queue = snap->queues[i];
@@ -133,7 +133,7 @@ struct jobs {
 static struct kb_job *new_job(struct kb_session *s, struct jobs *js, const char *name,
                               const char *ns)
 {
-        struct kb_job *j = kb_pool_alloc(&s->pool, sizeof(*j));
+        struct kb_job *j = kb_pool_alloc(s->bpool, sizeof(*j));
         j->name = name;
         j->namespace = ns;
         KB_PUSH(js->v, js->n, js->cap, j);
@@ -169,7 +169,7 @@ static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
         for (size_t i = 0; i < snap->npodgroups; i++) {
                 const struct kb_podgroup *pg = snap->podgroups[i];
                 const char *ns = kb_meta_ns(&pg->meta);
-                struct kb_job *j = new_job(s, js, kb_pool_path(&s->pool, ns, pg->meta.name), ns);
+                struct kb_job *j = new_job(s, js, kb_pool_path(s->bpool, ns, pg->meta.name), ns);
                 j->pg = pg;
                 j->min_available = pg->min_member;
                 j->queue_name = pg->queue ? pg->queue : dflt_queue;
@@ -197,20 +197,20 @@ static void missing_group(struct kb_session *s, struct kb_job *j, const struct k
                 j->invalid = p->workload_invalid;
                 j->invalid_reason = KB_WHY_GROUP_ANNOTATION;
         } else if (workload) {
-                j->invalid = kb_pool_printf(&s->pool,
+                j->invalid = kb_pool_printf(s->bpool,
                                             "waiting for kbatch to create podgroup %s, which it "
                                             "makes for the workload of pod %s",
                                             j->name, p->meta.name);
                 j->invalid_reason = KB_WHY_PODGROUP_WAIT;
         } else if (p->group_from_label) {
-                j->invalid = kb_pool_printf(&s->pool,
+                j->invalid = kb_pool_printf(s->bpool,
                                             "podgroup %s not found: kbatch makes it from the "
                                             "scheduling.x-k8s.io PodGroup that the pod's label %s "
                                             "names",
                                             j->name, KB_GROUP_LABEL_COSCHEDULING);
                 j->invalid_reason = KB_WHY_PODGROUP_MISSING;
         } else {
-                j->invalid = kb_pool_printf(&s->pool, "podgroup %s not found", j->name);
+                j->invalid = kb_pool_printf(s->bpool, "podgroup %s not found", j->name);
                 j->invalid_reason = KB_WHY_PODGROUP_MISSING;
         }
 }
@@ -241,7 +241,7 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
                         memcpy(buf + nns + 1, group, ng + 1);
                         name = buf;
                 } else {
-                        name = kb_pool_path(&s->pool, ns, group);
+                        name = kb_pool_path(s->bpool, ns, group);
                 }
         } else {
                 len = strlen(name);
@@ -249,7 +249,7 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
         struct kb_job *j = find_job(js, name, len, grouped);
         if (j)
                 return j;
-        j = new_job(s, js, name == buf ? kb_pool_strdup(&s->pool, buf) : name, ns);
+        j = new_job(s, js, name == buf ? kb_pool_strdup(s->bpool, buf) : name, ns);
         file_job(js, j, grouped);
         j->queue_name = dflt_queue;
         j->min_available = 1;
@@ -353,7 +353,7 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
         const char *ns = kb_meta_ns(&p->meta);
         t->pod = p;
         t->index = (uint32_t)s->ntasks;
-        t->name = kb_pool_path(&s->pool, ns, p->meta.name);
+        t->name = kb_pool_path(s->bpool, ns, p->meta.name);
         /* The annotation, else the label of the same name (Volcano
          * master's getTaskRole in pkg/scheduler/api/job_info.go: its job
          * controller writes both); an empty value counts as none. */
@@ -410,7 +410,7 @@ static inline void prefetch_pods(const struct kb_snapshot *snap, size_t i)
 static void build_tasks(struct kb_session *s, struct jobs *js)
 {
         const struct kb_snapshot *snap = s->snap;
-        s->tasks = kb_pool_alloc(&s->pool, (snap->npods + 1) * sizeof(*s->tasks));
+        s->tasks = kb_pool_alloc(s->bpool, (snap->npods + 1) * sizeof(*s->tasks));
         for (size_t i = 0; i < snap->npods; i++) {
                 prefetch_pods(snap, i);
                 const struct kb_pod *p = snap->pods[i];
@@ -456,7 +456,7 @@ static void not_ours(struct kb_session *s, struct kb_job *j)
         for (size_t i = 0; i < snap->nscheduler_names; i++)
                 kb_buf_printf(&b, "%s%s", i ? ", " : "", snap->scheduler_names[i]);
         bool one = j->foreign_pods == 1;
-        j->invalid = kb_pool_printf(&s->pool,
+        j->invalid = kb_pool_printf(s->bpool,
                                     "%u %s for scheduler %s; kbatch serves %s (set the pods' "
                                     "spec.schedulerName, or a Volcano Job's, to it)",
                                     j->foreign_pods, one ? "pod asks" : "pods ask",
@@ -472,14 +472,14 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
         if (js->n > js->npg)
                 qsort(js->v + js->npg, js->n - js->npg, sizeof(*js->v), cmp_job_name);
         s->njobs = js->n;
-        s->jobs = kb_pool_alloc(&s->pool, (js->n + 1) * sizeof(*s->jobs));
+        s->jobs = kb_pool_alloc(s->bpool, (js->n + 1) * sizeof(*s->jobs));
         if (js->n)
                 memcpy(s->jobs, js->v, js->n * sizeof(*js->v));
         for (size_t i = 0; i < s->njobs; i++) {
                 struct kb_job *j = s->jobs[i];
                 j->index = (uint32_t)i;
                 uint32_t n = j->ntasks;
-                j->tasks = kb_pool_alloc(&s->pool, (n + 1) * sizeof(*j->tasks));
+                j->tasks = kb_pool_alloc(s->bpool, (n + 1) * sizeof(*j->tasks));
                 j->ntasks = 0;
                 if (j->foreign_pods && !j->invalid) {
                         /* Only when ours alone cannot make the gang: a few
@@ -492,7 +492,7 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
                         j->queue = kb_session_queue(s, j->queue_name);
                         if (!j->queue) {
                                 j->invalid =
-                                    kb_pool_printf(&s->pool, "queue %s not found", j->queue_name);
+                                    kb_pool_printf(s->bpool, "queue %s not found", j->queue_name);
                                 j->invalid_reason = KB_WHY_QUEUE_MISSING;
                         }
                 }
@@ -510,8 +510,9 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
         }
 }
 
-void kb__session_build(struct kb_session *s)
+void kb__session_build(struct kb_session *s, struct kb_pool *pool)
 {
+        s->bpool = pool;
         struct jobs js = {0};
         kb_map_init(&js.groups, KB_MAP_STR);
         kb_map_init(&js.lone, KB_MAP_STR);
