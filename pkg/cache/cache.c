@@ -33,11 +33,6 @@ const char *kb__cache_kind_name(enum kb_kind k)
         return (unsigned)k < KB__NKINDS ? names[k] : "object";
 }
 
-static const struct kb_meta *meta_of(const void *ptr)
-{
-        return ptr;
-}
-
 /* ---- shared label sets ------------------------------------------------------------ */
 
 static void labelset_unref(struct kb__labelset *ls)
@@ -119,7 +114,6 @@ char *kb__cache_key(const char *ns, const char *name)
 
 void kb__cache_mark_del(struct kb_cache *c, struct kb__mark *m)
 {
-        c->gen++;
         kb_map_del_str(&c->marks, m->key, strlen(m->key));
         free(m);
 }
@@ -135,7 +129,6 @@ static void invalid_free(struct kb_cache *c, struct kb__invalid *iv);
 static void entry_del(struct kb_cache *c, enum kb_kind kind, struct kb__entry *e)
 {
         HASH_DEL(c->tab[kind], e);
-        c->gen++;
         if (kind == KB_KIND_POD) {
                 struct kb__mark *m = kb__cache_mark_find(c, e->key);
                 if (m)
@@ -149,7 +142,6 @@ static void entry_del(struct kb_cache *c, enum kb_kind kind, struct kb__entry *e
 struct kb_cache *kb_cache_new(void)
 {
         struct kb_cache *c = kb_xcalloc(1, sizeof(*c));
-        c->gen = 1;
         kb_map_init(&c->marks, KB_MAP_STR);
         kb_map_init(&c->labelsets, KB_MAP_STR);
         for (int k = 0; k < KB__NKINDS; k++) {
@@ -190,6 +182,7 @@ void kb_cache_on_change(struct kb_cache *c, kb_cache_change_fn fn, void *arg)
 
 static void changed(struct kb_cache *c, enum kb_kind kind)
 {
+        c->gen++;
         if (c->on_change)
                 c->on_change(c->on_change_arg, kind);
 }
@@ -393,7 +386,6 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                 }
                 kb__cache_cobj_unref(e->o);
         }
-        c->gen++;
         e->o = kb_xcalloc(1, sizeof(*e->o));
         e->o->refs = 1;
         e->o->kind = kind;
