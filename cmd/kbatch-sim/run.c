@@ -258,7 +258,8 @@ int sim_run_sessions(const struct sim_args *a, struct kb_cluster *c, const struc
         bool as_json = strcmp(a->output, "json") == 0;
         int rc = 0;
 
-        struct kb_model *model = kb_model_new();
+        /* A model kept between sessions, when more than one runs. */
+        struct kb_model *model = a->sessions > 1 ? kb_model_new() : NULL;
         kb_sim_json_init(&json, stdout);
         for (long i = 1; i <= a->sessions; i++) {
                 struct kb_snapshot snap;
@@ -286,7 +287,7 @@ int sim_run_sessions(const struct sim_args *a, struct kb_cluster *c, const struc
         }
         if (as_json)
                 kb_sim_json_end(&json, NULL);
-        if (a->stats) {
+        if (a->stats && model) {
                 uint64_t built, reused;
                 kb_model_counts(model, &built, &reused);
                 fprintf(stderr, "session model: built %" PRIu64 " times, used again %" PRIu64 " times\n",

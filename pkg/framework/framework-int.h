@@ -92,7 +92,15 @@ struct kb_model {
         struct kb_node_info *base_nodes;
         struct kb_queue_info *base_queues;
 
-        struct kb_task *saved; /* tasks as built, before their first change */
+        /* What sessions change of a task (model.c, class.c), as built,
+         * saved before the first change; a task's fit error is NULL as
+         * built, and its name_index the same once read. */
+        struct kb__task_save {
+                struct kb_task *t, *node_prev, *node_next;
+                int32_t node;
+                uint32_t eclass;
+                enum kb_task_status status;
+        } *saved;
         size_t nsaved, capsaved;
         uint8_t *touched; /* per task index: saved already */
 
@@ -189,7 +197,9 @@ static inline void kb__touch(struct kb_session *s, const struct kb_task *t)
         struct kb_model *m = s->model;
         if (m && !m->touched[t->index]) {
                 m->touched[t->index] = 1;
-                KB_PUSH(m->saved, m->nsaved, m->capsaved, *t);
+                struct kb__task_save save = {(struct kb_task *)t, t->node_prev, t->node_next,
+                                             t->node, t->eclass, t->status};
+                KB_PUSH(m->saved, m->nsaved, m->capsaved, save);
         }
 }
 /* Opening: the model's arrays into s, used again or built (kb__session_build). */

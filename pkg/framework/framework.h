@@ -231,6 +231,7 @@ struct kb_job {
         uint32_t pending_best_effort; /* Pending tasks that request nothing */
         struct kb_res allocated;      /* resreq of tasks in allocated states */
         struct kb_res total_request;  /* resreq of every non-terminal task */
+        struct kb_res pending_request; /* resreq of Pending tasks */
         /* Why this job cannot be scheduled at all (missing PodGroup or
          * queue), or NULL, and the condition reason for it. */
         const char *invalid;

@@ -6,11 +6,12 @@
  *
  *  - jobs, nodes and queues (thousands) are copied back whole from the
  *    copies taken when the model was built;
- *  - tasks (a hundred thousand) are saved before their first change
- *    (kb__touch, called by model.c and class.c, the only writers of a
- *    task), and only those are put back; a task's fit error, set without
- *    the session at hand (kb_task_fit_failed), is cleared on the tasks of
- *    the jobs that have one.
+ *  - tasks (a hundred thousand) have the fields sessions change (status,
+ *    node, node list links, placement class) saved before their first
+ *    change (kb__touch, called by model.c and class.c, the only writers
+ *    of a task), and only those are put back; a task's fit error, set
+ *    without the session at hand (kb_task_fit_failed), is cleared on the
+ *    tasks of the jobs that have one.
  *
  * Any other snapshot builds the model again.  Test builds check the kept
  * model against a fresh build every KB_MODEL_CHECK-th session.
@@ -216,8 +217,9 @@ static void check_job(const struct kb_job *a, const struct kb_job *b)
             a->pending_best_effort != b->pending_best_effort)
                 DIFF("job %s: task counts", n);
         if (memcmp(&a->allocated, &b->allocated, sizeof(a->allocated)) != 0 ||
-            memcmp(&a->total_request, &b->total_request, sizeof(a->total_request)) != 0)
-                DIFF("job %s: allocated or total request", n);
+            memcmp(&a->total_request, &b->total_request, sizeof(a->total_request)) != 0 ||
+            memcmp(&a->pending_request, &b->pending_request, sizeof(a->pending_request)) != 0)
+                DIFF("job %s: allocated, total or pending request", n);
         if (!kb_streq(a->invalid, b->invalid) || !kb_streq(a->invalid_reason, b->invalid_reason))
                 DIFF("job %s: invalid %s, fresh %s", n, a->invalid ? a->invalid : "(none)",
                      b->invalid ? b->invalid : "(none)");
@@ -306,8 +308,14 @@ void kb__model_close(struct kb_session *s)
 {
         struct kb_model *m = s->model;
         for (size_t i = 0; i < m->nsaved; i++) {
-                struct kb_task *t = &m->tasks[m->saved[i].index];
-                *t = m->saved[i];
+                const struct kb__task_save *save = &m->saved[i];
+                struct kb_task *t = save->t;
+                t->node_prev = save->node_prev;
+                t->node_next = save->node_next;
+                t->node = save->node;
+                t->eclass = save->eclass;
+                t->status = save->status;
+                t->fit_error = NULL;
                 m->touched[t->index] = 0;
         }
         m->nsaved = 0;

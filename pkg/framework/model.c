@@ -198,9 +198,13 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
                 j->count[t->status]--;
                 if (kb_task_status_allocated(t->status))
                         kb_res_sub(&j->allocated, &t->resreq);
+                else if (t->status == KB_TASK_PENDING)
+                        kb_res_sub(&j->pending_request, &t->resreq);
                 j->count[st]++;
                 if (kb_task_status_allocated(st))
                         kb_res_add(&j->allocated, &t->resreq);
+                else if (st == KB_TASK_PENDING)
+                        kb_res_add(&j->pending_request, &t->resreq);
         }
         if (t->node >= 0 && holding_of(t->status) != holding_of(st)) {
                 struct kb_node_info *n = &s->nodes[t->node];

@@ -440,6 +440,8 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
                 j->pending_best_effort += t->best_effort && st == KB_TASK_PENDING;
                 if (kb_task_status_allocated(st))
                         kb_res_add(&j->allocated, &t->resreq);
+                else if (st == KB_TASK_PENDING)
+                        kb_res_add(&j->pending_request, &t->resreq);
                 if (!terminal)
                         kb_res_add(&j->total_request, &t->resreq);
         }
