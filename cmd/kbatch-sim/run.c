@@ -290,8 +290,10 @@ int sim_run_sessions(const struct sim_args *a, struct kb_cluster *c, const struc
         if (a->stats && model) {
                 uint64_t built, reused;
                 kb_model_counts(model, &built, &reused);
-                fprintf(stderr, "session model: built %" PRIu64 " times, used again %" PRIu64 " times\n",
-                        built, reused);
+                fprintf(stderr,
+                        "session model: built %" PRIu64 " times, used again %" PRIu64
+                        " times, updated %" PRIu64 " times\n",
+                        built, reused, kb_model_updates(model));
         }
         kb_model_free(model);
         if (a->stats)

@@ -150,6 +150,11 @@ struct kb_meta {
         size_t nannotations;
         double creation;
         double deletion;
+        /* The generation of the object's last change, as its holder (the
+         * scheduler's cache, kbatch-sim's cluster) counts them: later than
+         * any snapshot taken before the change (kb_snapshot.gen); 0 when
+         * nobody counts. */
+        uint64_t gen;
 };
 
 const char *kb_meta_label(const struct kb_meta *m, const char *key);

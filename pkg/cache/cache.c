@@ -407,6 +407,7 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                         kb__cache_mark_del(c, mk);
         }
         changed(c, kind);
+        ((struct kb_meta *)ptr)->gen = c->gen + 1; /* above every snapshot's so far */
         return 0;
 }
 

@@ -17,7 +17,8 @@
  *   points.c      registration and dispatchers   result.c  the result's lists
  *   model.c       names, counters, node accounting and task lists, lookups
  *   (keep.c       the model kept between sessions: reuse, undo, check;
- *                 beside open.c, which builds into it)
+ *    update.c     ... brought up to a snapshot where pods changed;
+ *                 both above open.c, which builds into it)
  *
  * conf.c and registry.c stand apart (conf parsing and the static tables).
  */
@@ -71,7 +72,8 @@ struct kb__search;
 struct kb_model {
         struct kb_pool pool;
         bool built;
-        uint64_t gen;
+        uint64_t gen, epoch;
+        unsigned updates; /* since built (update.c) */
         /* The snapshot's other build inputs, copied. */
         char **scheduler_names;
         size_t nscheduler_names;
@@ -104,7 +106,16 @@ struct kb_model {
         size_t nsaved, capsaved;
         uint8_t *touched; /* per task index: saved already */
 
-        uint64_t nbuilt, nreused;
+        /* What the model was built or updated from (update.c): the
+         * snapshot's arrays as they were, each pod's task (index + 1, 0
+         * for none) and each PodGroup's job. */
+        const void **nodes_seen, **queues_seen, **pcs_seen, **pods_seen, **pgs_seen;
+        const char **assumed_seen;
+        size_t nnodes_seen, nqueues_seen, npcs_seen, npods_seen, npgs_seen;
+        uint32_t *pod_task;
+        struct kb_job **pg_job;
+
+        uint64_t nbuilt, nreused, nupdated;
 };
 
 struct kb_session_cond {
@@ -158,6 +169,10 @@ struct kb_session {
         struct kb_map queue_ids; /* queue indices by name */
         struct kb_res total;
         struct kb_pool *bpool; /* what they live in: &pool, or a kept model's */
+        /* When a kept model is built: per snapshot pod, its task's index
+         * + 1 (0: none); per snapshot PodGroup, its job. */
+        uint32_t *pod_task;
+        struct kb_job **pg_job;
 
         /* model.c: every change to a node's accounting appends the node's
          * index, so that caches can catch up with what changed since they
@@ -202,6 +217,10 @@ static inline void kb__touch(struct kb_session *s, const struct kb_task *t)
                 KB_PUSH(m->saved, m->nsaved, m->capsaved, save);
         }
 }
+/* update.c: m brought up to s's snapshot, when only pods and PodGroups
+ * changed in place (the same objects, or ones of the same name at the
+ * same positions); false when it cannot be (then m is to be built). */
+bool kb__model_update(struct kb_session *s, struct kb_model *m);
 /* Opening: the model's arrays into s, used again or built (kb__session_build). */
 void kb__model_open(struct kb_session *s);
 /* Closing: everything the session changed put back as built. */
@@ -217,6 +236,9 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
 void kb__node_attach(struct kb_session *s, struct kb_node_info *n, struct kb_task *t);
 /* Takes t off its node: accounting, list, t->node = -1. */
 void kb__node_detach(struct kb_session *s, struct kb_task *t);
+/* kb__node_attach, with t placed in n's list by task index (where a
+ * build would have put it). */
+void kb__node_attach_ordered(struct kb_session *s, struct kb_node_info *n, struct kb_task *t);
 
 /* ---- points.c ---------------------------------------------------------------- */
 
@@ -372,6 +394,21 @@ void kb__topology_report(struct kb_session *s);
 /* Builds nodes, queues, jobs and tasks from the snapshot, in pool (the
  * session's or a kept model's). */
 void kb__session_build(struct kb_session *s, struct kb_pool *pool);
+/* What update.c shares with the build: pod i's node (nodeName, or where
+ * it is assumed), status, whether it is ours and the group it joins
+ * (NULL: none; *workload: the group kbatch makes for its workload); a
+ * task's fields from its pod (not its index, name, job or node); a task
+ * counted on its job (sign 1) or taken off (-1); a job's PodGroup fields;
+ * a job's queue and the invalid reasons found when its n tasks are known. */
+const char *kb__pod_node(const struct kb_snapshot *snap, size_t i);
+enum kb_task_status kb__pod_status(const struct kb_pod *p, const char *node);
+bool kb__pod_ours(const struct kb_snapshot *snap, const struct kb_pod *p);
+const char *kb__pod_group(const struct kb_snapshot *snap, const struct kb_pod *p, bool *workload);
+void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
+                     enum kb_task_status st);
+void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign);
+void kb__job_from_pg(struct kb_session *s, struct kb_job *j, const struct kb_podgroup *pg);
+void kb__job_resolve(struct kb_session *s, struct kb_job *j, uint32_t n);
 /* A pod name's index for task order (kb_task.name_index), -1 for none. */
 int64_t kb__pod_name_index(const char *name);
 /* PodGroup and queue statuses and nominations into the result. */

@@ -61,8 +61,12 @@ struct kb_snapshot {
         /* The producer's generation of everything above but now: equal
          * nonzero generations mean equal contents (the same objects,
          * unchanged, in the same order), which lets a kept model (struct
-         * kb_model) be used again as it is; 0: not tracked. */
-        uint64_t gen;
+         * kb_model) be used again as it is; 0: not tracked.  An object
+         * changed (or made) after a snapshot of generation G carries a
+         * kb_meta.gen above G, so a kept model can tell what changed.
+         * epoch: changes when the producer cannot say which objects
+         * changed (then a kept model is built again). */
+        uint64_t gen, epoch;
 };
 
 #include "framework/points.h"
@@ -391,9 +395,11 @@ struct kb_session *kb_session_open_model(struct kb_model *m, const struct kb_sna
                                          const struct kb_conf *conf, struct kb_result *result);
 int kb_session_run_model(struct kb_model *m, const struct kb_snapshot *snap,
                          const struct kb_conf *conf, struct kb_result *result);
-/* Sessions that built the model, and that used it again (for tests and
+/* Sessions that built the model, that used it again as it was, and that
+ * brought it up to date where pods and PodGroups changed (for tests and
  * --stats). */
 void kb_model_counts(const struct kb_model *m, uint64_t *built, uint64_t *reused);
+uint64_t kb_model_updates(const struct kb_model *m);
 
 /*
  * A session service: state that several plugins share (the inter-pod

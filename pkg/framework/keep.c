@@ -43,10 +43,19 @@ static void model_clear(struct kb_model *m)
         free(m->base_queues);
         free(m->saved);
         free(m->touched);
-        uint64_t nbuilt = m->nbuilt, nreused = m->nreused;
+        free(m->nodes_seen);
+        free(m->queues_seen);
+        free(m->pcs_seen);
+        free(m->pods_seen);
+        free(m->pgs_seen);
+        free(m->assumed_seen);
+        free(m->pod_task);
+        free(m->pg_job);
+        uint64_t nbuilt = m->nbuilt, nreused = m->nreused, nupdated = m->nupdated;
         memset(m, 0, sizeof(*m));
         m->nbuilt = nbuilt;
         m->nreused = nreused;
+        m->nupdated = nupdated;
 }
 
 void kb_model_free(struct kb_model *m)
@@ -63,10 +72,15 @@ void kb_model_counts(const struct kb_model *m, uint64_t *built, uint64_t *reused
         *reused = m->nreused;
 }
 
-/* Whether snap is what m was built from. */
+uint64_t kb_model_updates(const struct kb_model *m)
+{
+        return m->nupdated;
+}
+
+/* Whether m was built from a snapshot like snap but for its objects. */
 static bool same_input(const struct kb_model *m, const struct kb_snapshot *snap)
 {
-        if (!m->built || !snap->gen || snap->gen != m->gen ||
+        if (!m->built || !snap->gen || snap->gen < m->gen ||
             snap->workload_podgroups != m->workload_podgroups ||
             snap->nscheduler_names != m->nscheduler_names ||
             !kb_streq(snap->default_queue, m->default_queue))
@@ -85,16 +99,37 @@ static void *dup_array(const void *v, size_t n, size_t size)
         return copy;
 }
 
+/* A copy of the snapshot's array v of n objects. */
+static const void **seen(const void *v, size_t n)
+{
+        return dup_array(v, n, sizeof(void *));
+}
+
 /* Builds m from s's snapshot and takes what was built. */
 static void model_build(struct kb_session *s, struct kb_model *m)
 {
         const struct kb_snapshot *snap = s->snap;
         model_clear(m);
         kb_pool_init(&m->pool, 1 << 20);
+        m->pod_task = kb_xcalloc(snap->npods + 1, sizeof(*m->pod_task));
+        m->pg_job = kb_xcalloc(snap->npodgroups + 1, sizeof(*m->pg_job));
+        s->pod_task = m->pod_task;
+        s->pg_job = m->pg_job;
         kb__session_build(s, &m->pool);
+        s->pod_task = NULL;
+        s->pg_job = NULL;
         m->built = true;
         m->nbuilt++;
         m->gen = snap->gen;
+        m->epoch = snap->epoch;
+        m->nodes_seen = seen(snap->nodes, m->nnodes_seen = snap->nnodes);
+        m->queues_seen = seen(snap->queues, m->nqueues_seen = snap->nqueues);
+        m->pcs_seen = seen(snap->priorityclasses, m->npcs_seen = snap->npriorityclasses);
+        m->pods_seen = seen(snap->pods, m->npods_seen = snap->npods);
+        m->pgs_seen = seen(snap->podgroups, m->npgs_seen = snap->npodgroups);
+        m->assumed_seen = kb_xcalloc(snap->npods + 1, sizeof(*m->assumed_seen));
+        for (size_t i = 0; snap->assumed_node && i < snap->npods; i++)
+                m->assumed_seen[i] = snap->assumed_node[i];
         m->workload_podgroups = snap->workload_podgroups;
         m->nscheduler_names = snap->nscheduler_names;
         m->scheduler_names = kb_xcalloc(snap->nscheduler_names + 1, sizeof(char *));
@@ -119,6 +154,51 @@ static void model_build(struct kb_session *s, struct kb_model *m)
         for (size_t i = 0; i < m->njobs; i++)
                 m->base_jobs[i] = *m->jobs[i];
         m->touched = kb_xcalloc(m->ntasks + 1, 1);
+}
+
+/* The model's arrays into s. */
+static void model_use(struct kb_session *s, struct kb_model *m)
+{
+        s->bpool = &m->pool;
+        s->nodes = m->nodes;
+        s->nnodes = m->nnodes;
+        s->node_ids = m->node_ids;
+        s->queue_ids = m->queue_ids;
+        s->tasks = m->tasks;
+        s->ntasks = m->ntasks;
+        s->jobs = m->jobs;
+        s->njobs = m->njobs;
+        s->queues = m->queues;
+        s->nqueues = m->nqueues;
+        s->total = m->total;
+}
+
+/* m brought up to s's snapshot (update.c), its copies as built taken
+ * again; false when it has to be built. */
+static bool model_update(struct kb_session *s, struct kb_model *m)
+{
+        model_use(s, m);
+        bool ok = kb__model_update(s, m);
+        s->nchanges = 0; /* the starting point, not a change */
+        if (!ok) {
+                /* As a build finds s. */
+                s->bpool = NULL;
+                s->nodes = NULL;
+                s->tasks = NULL;
+                s->jobs = NULL;
+                s->queues = NULL;
+                s->nnodes = s->ntasks = s->njobs = s->nqueues = 0;
+                memset(&s->node_ids, 0, sizeof(s->node_ids));
+                memset(&s->queue_ids, 0, sizeof(s->queue_ids));
+                memset(&s->total, 0, sizeof(s->total));
+                return false;
+        }
+        m->gen = s->snap->gen;
+        m->nupdated++;
+        memcpy(m->base_nodes, m->nodes, m->nnodes * sizeof(*m->nodes));
+        for (size_t i = 0; i < m->njobs; i++)
+                m->base_jobs[i] = *m->jobs[i];
+        return true;
 }
 
 /* ---- the check (test builds) ----------------------------------------------------- */
@@ -277,24 +357,14 @@ void kb__model_open(struct kb_session *s)
 {
         struct kb_model *m = s->model;
         s->model = NULL; /* nothing to save while building */
-        if (!same_input(m, s->snap)) {
+        bool same = s->snap->gen == m->gen;
+        if (!same_input(m, s->snap) || (!same && !model_update(s, m))) {
                 model_build(s, m);
                 s->model = m;
                 return;
         }
-        m->nreused++;
-        s->bpool = &m->pool;
-        s->nodes = m->nodes;
-        s->nnodes = m->nnodes;
-        s->node_ids = m->node_ids;
-        s->queue_ids = m->queue_ids;
-        s->tasks = m->tasks;
-        s->ntasks = m->ntasks;
-        s->jobs = m->jobs;
-        s->njobs = m->njobs;
-        s->queues = m->queues;
-        s->nqueues = m->nqueues;
-        s->total = m->total;
+        m->nreused += same;
+        model_use(s, m);
         kb_map_init(&s->interned, KB_MAP_STR);
         s->conds = kb_pool_alloc(&s->pool, (s->njobs + 1) * sizeof(*s->conds));
         s->model = m;

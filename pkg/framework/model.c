@@ -164,6 +164,26 @@ void kb__node_attach(struct kb_session *s, struct kb_node_info *n, struct kb_tas
         log_change(s, n);
 }
 
+void kb__node_attach_ordered(struct kb_session *s, struct kb_node_info *n, struct kb_task *t)
+{
+        kb__node_attach(s, n, t);
+        struct kb_task *at = t->node_prev;
+        if (!at || at->index < t->index)
+                return;
+        /* Off the tail, then in before the first task of a higher index. */
+        while (at->node_prev && at->node_prev->index > t->index)
+                at = at->node_prev;
+        n->tasks_tail = t->node_prev;
+        n->tasks_tail->node_next = NULL;
+        t->node_prev = at->node_prev;
+        t->node_next = at;
+        if (at->node_prev)
+                at->node_prev->node_next = t;
+        else
+                n->tasks = t;
+        at->node_prev = t;
+}
+
 void kb__node_detach(struct kb_session *s, struct kb_task *t)
 {
         struct kb_node_info *n = &s->nodes[t->node];

@@ -162,20 +162,27 @@ static void file_job(struct jobs *js, struct kb_job *j, bool grouped)
                 js->last_group = j;
 }
 
+void kb__job_from_pg(struct kb_session *s, struct kb_job *j, const struct kb_podgroup *pg)
+{
+        j->pg = pg;
+        j->namespace = kb_meta_ns(&pg->meta);
+        j->min_available = pg->min_member;
+        j->queue_name = pg->queue ? pg->queue : kb_ns_or_default(s->snap->default_queue);
+        j->priority = class_priority(s, pg->priority_class_name);
+        j->creation = pg->meta.creation;
+        j->phase = pg_phase(pg);
+}
+
 static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
 {
         const struct kb_snapshot *snap = s->snap;
-        const char *dflt_queue = snap->default_queue ? snap->default_queue : "default";
         for (size_t i = 0; i < snap->npodgroups; i++) {
                 const struct kb_podgroup *pg = snap->podgroups[i];
                 const char *ns = kb_meta_ns(&pg->meta);
                 struct kb_job *j = new_job(s, js, kb_pool_path(s->bpool, ns, pg->meta.name), ns);
-                j->pg = pg;
-                j->min_available = pg->min_member;
-                j->queue_name = pg->queue ? pg->queue : dflt_queue;
-                j->priority = class_priority(s, pg->priority_class_name);
-                j->creation = pg->meta.creation;
-                j->phase = pg_phase(pg);
+                kb__job_from_pg(s, j, pg);
+                if (s->pg_job)
+                        s->pg_job[i] = j;
         }
         if (js->n)
                 qsort(js->v, js->n, sizeof(*js->v), cmp_job_name);
@@ -215,19 +222,26 @@ static void missing_group(struct kb_session *s, struct kb_job *j, const struct k
         }
 }
 
+const char *kb__pod_group(const struct kb_snapshot *snap, const struct kb_pod *p, bool *workload)
+{
+        const char *group = p->group_name;
+        *workload = false;
+        if ((!group || !*group) && p->workload_group && snap->workload_podgroups) {
+                group = p->workload_group;
+                *workload = true;
+        }
+        return group && *group ? group : NULL;
+}
+
 /* The job a pod of ours joins. */
 static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struct kb_task *t)
 {
         const struct kb_pod *p = t->pod;
         const char *ns = kb_meta_ns(&p->meta);
         const char *dflt_queue = s->snap->default_queue ? s->snap->default_queue : "default";
-        const char *group = p->group_name;
-        bool workload = false;
-        if ((!group || !*group) && p->workload_group && s->snap->workload_podgroups) {
-                group = p->workload_group;
-                workload = true;
-        }
-        bool grouped = group && *group;
+        bool workload;
+        const char *group = kb__pod_group(s->snap, p, &workload);
+        bool grouped = group != NULL;
         /* The group's "ns/name" on the stack: only a new job keeps it. */
         char buf[256];
         const char *name = t->name;
@@ -287,7 +301,7 @@ static void foreign_pod(struct kb_session *s, struct jobs *js, const struct kb_p
 /* ---- tasks ---------------------------------------------------------------------- */
 
 /* The pod's node: its nodeName, or the node it is assumed on. */
-static const char *pod_node(const struct kb_snapshot *snap, size_t i)
+const char *kb__pod_node(const struct kb_snapshot *snap, size_t i)
 {
         const struct kb_pod *p = snap->pods[i];
         if (p->node_name && *p->node_name)
@@ -296,7 +310,7 @@ static const char *pod_node(const struct kb_snapshot *snap, size_t i)
 }
 
 /* Volcano api.getTaskStatus (node: pod_node). */
-static enum kb_task_status pod_task_status(const struct kb_pod *p, const char *node)
+enum kb_task_status kb__pod_status(const struct kb_pod *p, const char *node)
 {
         switch (p->phase) {
         case KB_POD_RUNNING:
@@ -314,7 +328,7 @@ static enum kb_task_status pod_task_status(const struct kb_pod *p, const char *n
         }
 }
 
-static bool ours(const struct kb_snapshot *snap, const struct kb_pod *p)
+bool kb__pod_ours(const struct kb_snapshot *snap, const struct kb_pod *p)
 {
         for (size_t i = 0; i < snap->nscheduler_names; i++)
                 if (kb_streq(p->scheduler_name, snap->scheduler_names[i]))
@@ -347,13 +361,10 @@ int64_t kb__pod_name_index(const char *name)
         return v;
 }
 
-static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
-                      enum kb_task_status st)
+void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
+                     enum kb_task_status st)
 {
-        const char *ns = kb_meta_ns(&p->meta);
         t->pod = p;
-        t->index = (uint32_t)s->ntasks;
-        t->name = kb_pool_path(s->bpool, ns, p->meta.name);
         /* The annotation, else the label of the same name (Volcano
          * master's getTaskRole in pkg/scheduler/api/job_info.go: its job
          * controller writes both); an empty value counts as none. */
@@ -372,6 +383,32 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
         if (!pre)
                 pre = kb_meta_label(&p->meta, "volcano.sh/preemptable");
         t->preemptable = !pre || strcmp(pre, "true") == 0;
+}
+
+static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
+                      enum kb_task_status st)
+{
+        t->index = (uint32_t)s->ntasks;
+        t->name = kb_pool_path(s->bpool, kb_meta_ns(&p->meta), p->meta.name);
+        kb__task_fields(s, t, p, st);
+}
+
+void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
+{
+        enum kb_task_status st = t->status;
+        struct kb_res d = t->resreq;
+        if (sign < 0)
+                for (int i = 0; i < KB_RES_MAX; i++)
+                        d.q[i] = -d.q[i];
+        j->count[st] += (uint32_t)sign;
+        if (t->best_effort && st == KB_TASK_PENDING)
+                j->pending_best_effort += (uint32_t)sign;
+        if (kb_task_status_allocated(st))
+                kb_res_add(&j->allocated, &d);
+        else if (st == KB_TASK_PENDING)
+                kb_res_add(&j->pending_request, &d);
+        if (st != KB_TASK_SUCCEEDED && st != KB_TASK_FAILED)
+                kb_res_add(&j->total_request, &d);
 }
 
 /*
@@ -414,13 +451,13 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
         for (size_t i = 0; i < snap->npods; i++) {
                 prefetch_pods(snap, i);
                 const struct kb_pod *p = snap->pods[i];
-                const char *on = pod_node(snap, i);
-                enum kb_task_status st = pod_task_status(p, on);
+                const char *on = kb__pod_node(snap, i);
+                enum kb_task_status st = kb__pod_status(p, on);
                 bool terminal = st == KB_TASK_SUCCEEDED || st == KB_TASK_FAILED;
                 struct kb_node_info *node = NULL;
                 if (on && !terminal)
                         node = kb_session_node(s, on);
-                bool mine = ours(snap, p);
+                bool mine = kb__pod_ours(snap, p);
                 if (!mine && !node) {
                         foreign_pod(s, js, p);
                         continue;
@@ -429,6 +466,8 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
                 struct kb_task *t = &s->tasks[s->ntasks];
                 init_task(s, t, p, st);
                 s->ntasks++;
+                if (s->pod_task)
+                        s->pod_task[i] = (uint32_t)s->ntasks; /* index + 1 */
                 if (node)
                         kb__node_attach(s, node, t);
                 if (!mine)
@@ -436,14 +475,7 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
                 struct kb_job *j = job_for(s, js, t);
                 t->job = j;
                 j->ntasks++;
-                j->count[st]++;
-                j->pending_best_effort += t->best_effort && st == KB_TASK_PENDING;
-                if (kb_task_status_allocated(st))
-                        kb_res_add(&j->allocated, &t->resreq);
-                else if (st == KB_TASK_PENDING)
-                        kb_res_add(&j->pending_request, &t->resreq);
-                if (!terminal)
-                        kb_res_add(&j->total_request, &t->resreq);
+                kb__job_count(j, t, 1);
         }
 }
 
@@ -467,6 +499,24 @@ static void not_ours(struct kb_session *s, struct kb_job *j)
         kb_buf_release(&b);
 }
 
+void kb__job_resolve(struct kb_session *s, struct kb_job *j, uint32_t n)
+{
+        if (j->foreign_pods && !j->invalid) {
+                /* Only when ours alone cannot make the gang: a few pods of
+                 * another scheduler beside a full gang (a sidecar job's) do
+                 * not stop it. */
+                if (n - j->count[KB_TASK_FAILED] < (uint32_t)j->min_available)
+                        not_ours(s, j);
+        }
+        if (!j->invalid) {
+                j->queue = kb_session_queue(s, j->queue_name);
+                if (!j->queue) {
+                        j->invalid = kb_pool_printf(s->bpool, "queue %s not found", j->queue_name);
+                        j->invalid_reason = KB_WHY_QUEUE_MISSING;
+                }
+        }
+}
+
 /* The session's job array: PodGroup jobs first, then the pod jobs, each by
  * name; each job's task list; queues resolved. */
 static void finish_jobs(struct kb_session *s, struct jobs *js)
@@ -483,21 +533,7 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
                 uint32_t n = j->ntasks;
                 j->tasks = kb_pool_alloc(s->bpool, (n + 1) * sizeof(*j->tasks));
                 j->ntasks = 0;
-                if (j->foreign_pods && !j->invalid) {
-                        /* Only when ours alone cannot make the gang: a few
-                         * pods of another scheduler beside a full gang
-                         * (a sidecar job's) do not stop it. */
-                        if (n - j->count[KB_TASK_FAILED] < (uint32_t)j->min_available)
-                                not_ours(s, j);
-                }
-                if (!j->invalid) {
-                        j->queue = kb_session_queue(s, j->queue_name);
-                        if (!j->queue) {
-                                j->invalid =
-                                    kb_pool_printf(s->bpool, "queue %s not found", j->queue_name);
-                                j->invalid_reason = KB_WHY_QUEUE_MISSING;
-                        }
-                }
+                kb__job_resolve(s, j, n);
         }
         for (size_t i = 0; i < s->ntasks; i++) {
                 struct kb_task *t = &s->tasks[i];

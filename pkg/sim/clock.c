@@ -129,6 +129,7 @@ static void apply(struct run *r, const struct kb_result *res, int64_t t)
         for (size_t k = 0; k < res->nbinds; k++) {
                 struct kb_pod *p = (struct kb_pod *)res->binds[k].pod;
                 kb__cluster_bind(p, res->binds[k].node);
+                p->meta.gen = r->c->gen;
                 if (kb__ptrmap_get(&r->podmap, p, &i))
                         kb__sim_start_pod(r, i, t);
         }
@@ -139,6 +140,7 @@ static void apply(struct run *r, const struct kb_result *res, int64_t t)
                 /* Kubernetes' default grace period is 30 s. */
                 int64_t grace = (p->grace_period >= 0 ? p->grace_period : 30) * KB__NS_PER_S;
                 p->meta.deletion = rep->origin + (double)(t + grace) / 1e9;
+                p->meta.gen = r->c->gen;
                 kb__sim_ev_push(r, t + grace, i, EV_REAP);
                 if (r->pods[i].gang >= 0)
                         rep->gangs[r->pods[i].gang].evictions++;
@@ -149,7 +151,7 @@ static void apply(struct run *r, const struct kb_result *res, int64_t t)
                         continue;
                 free(p->nominated_node_name);
                 p->nominated_node_name = kb_xstrdup(res->nominations[k].node);
-                r->c->gen++;
+                p->meta.gen = ++r->c->gen;
         }
         kb__cluster_apply_statuses(r->c, res);
         for (size_t k = 0; k < res->npodgroups; k++) {

@@ -19,6 +19,7 @@ void kb_cluster_init(struct kb_cluster *c)
 void kb_cluster_changed(struct kb_cluster *c)
 {
         c->gen++;
+        c->epoch++;
 }
 
 void kb_cluster_release(struct kb_cluster *c)
@@ -57,7 +58,7 @@ void kb_cluster_release(struct kb_cluster *c)
 void kb_cluster_add_scheduler(struct kb_cluster *c, const char *name)
 {
         KB_PUSH(c->scheduler_names, c->nscheduler_names, c->capscheduler_names, name);
-        c->gen++;
+        kb_cluster_changed(c);
 }
 
 void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
@@ -90,6 +91,7 @@ void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
         snap->default_queue = c->default_queue;
         snap->now = c->now;
         snap->gen = c->gen;
+        snap->epoch = c->epoch;
 }
 
 int kb_pod_runtime(const struct kb_pod *p, int64_t *ns, char *err, size_t errlen)
@@ -197,8 +199,10 @@ void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
 {
         if (r->nbinds || r->nevictions)
                 c->gen++;
-        for (size_t i = 0; i < r->nbinds; i++)
+        for (size_t i = 0; i < r->nbinds; i++) {
                 kb__cluster_bind((struct kb_pod *)r->binds[i].pod, r->binds[i].node);
+                ((struct kb_pod *)r->binds[i].pod)->meta.gen = c->gen;
+        }
         if (r->nevictions) {
                 /* Evicted pods are gone: drop them from the pod list. */
                 struct kb_pod **gone = kb_xmalloc(r->nevictions * sizeof(*gone));
@@ -226,7 +230,7 @@ void kb__cluster_apply_statuses(struct kb_cluster *c, const struct kb_result *r)
                         if (strcmp(c->queues[k]->meta.name, r->queues[i].name) == 0 &&
                             c->queues[k]->state != r->queues[i].state) {
                                 c->queues[k]->state = r->queues[i].state;
-                                c->gen++;
+                                c->queues[k]->meta.gen = ++c->gen;
                         }
         for (size_t i = 0; i < r->npodgroups; i++) {
                 const struct kb_pg_status *st = &r->podgroups[i];
@@ -236,7 +240,7 @@ void kb__cluster_apply_statuses(struct kb_cluster *c, const struct kb_result *r)
                 /* Writing back what the group says already is no change
                  * (an idle session's statuses). */
                 if (!same_status(pg, st, c->now))
-                        c->gen++;
+                        pg->meta.gen = ++c->gen;
                 free(pg->phase);
                 pg->phase = kb_xstrdup(kb_pg_phase_name(st->phase));
                 pg->running = st->running;

@@ -173,7 +173,7 @@ static void on_end(struct run *r, const struct event *e)
         if (sp->gen != e->gen || sp->finished || !sp->on_node)
                 return;
         sp->pod->phase = KB_POD_SUCCEEDED;
-        r->c->gen++;
+        sp->pod->meta.gen = ++r->c->gen;
         hold(r, sp, -1, e->t);
         kb__sim_pod_finished(r, sp, e->t);
 }
@@ -184,7 +184,7 @@ static void on_reap(struct run *r, const struct event *e)
         struct kb_pod *p = sp->pod;
         if (sp->gen != e->gen || sp->finished)
                 return;
-        r->c->gen++;
+        p->meta.gen = ++r->c->gen;
         if (sp->on_node)
                 hold(r, sp, -1, e->t);
         if (!sp->recreate) {
@@ -208,6 +208,10 @@ static void arrive(struct run *r, const struct arrival *a)
 {
         struct kb_cluster *c = r->c;
         c->gen++;
+        if (a->pod)
+                a->pod->meta.gen = c->gen;
+        else
+                a->pg->meta.gen = c->gen;
         if (a->pod)
                 KB_PUSH(c->pods, c->npods, c->cappods, a->pod);
         else

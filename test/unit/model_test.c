@@ -1,8 +1,9 @@
 /*
- * The session model kept between sessions (pkg/framework/keep.c): a
- * snapshot of the same generation uses the kept model again, any change
- * builds it anew, and either way a session decides what a session on a
- * fresh build decides.  Every session here goes through
+ * The session model kept between sessions (pkg/framework/keep.c,
+ * update.c): a snapshot of the same generation uses the kept model again,
+ * pods and PodGroups changed in place update it, anything else builds it
+ * anew, and either way a session decides what a session on a fresh build
+ * decides.  Every session here goes through
  * kb_test_session_model, which runs it on a fresh build, on the kept
  * model and on the kept model again and compares the three results; test
  * builds also compare the kept model with a fresh build field by field at
@@ -39,8 +40,18 @@ struct fix {
         struct kb_conf conf;
         struct kb_model *m;
         struct kb_result r;
-        uint64_t built, reused;
+        uint64_t built, reused, updated;
 };
+
+/* What a session did with the model first. */
+enum use { BUILT, UPDATED, REUSED };
+
+/* An object of the cluster changed in place, as kbatch-sim's own changes
+ * say so (kb_cluster.gen). */
+static void changed(struct fix *f, struct kb_meta *meta)
+{
+        meta->gen = ++f->c.gen;
+}
 
 static int setup(void **state)
 {
@@ -70,18 +81,19 @@ static int teardown(void **state)
 }
 
 /* A session (checked three ways) and its decisions as text, applied to
- * the cluster; whether it had to build the model. */
-static bool session(struct fix *f, char **text)
+ * the cluster; what it did with the model. */
+static enum use session(struct fix *f, char **text)
 {
         struct kb_snapshot snap;
         kb_cluster_snapshot(&f->c, &snap);
-        uint64_t built = f->built;
+        uint64_t built = f->built, updated = f->updated;
         kb_test_session_model(f->m, &snap, &f->conf, &f->r);
         kb_model_counts(f->m, &f->built, &f->reused);
+        f->updated = kb_model_updates(f->m);
         *text = kb_test_result_text(&f->r);
         kb_cluster_apply(&f->c, &f->r);
         kb_result_release(&f->r);
-        return f->built > built;
+        return f->built > built ? BUILT : f->updated > updated ? UPDATED : REUSED;
 }
 
 /* Sessions until one leaves the cluster as it was (built and used again). */
@@ -89,9 +101,9 @@ static void settle(struct fix *f)
 {
         for (int i = 0; i < 5; i++) {
                 char *text;
-                bool built = session(f, &text);
+                enum use u = session(f, &text);
                 free(text);
-                if (!built)
+                if (u == REUSED)
                         return;
         }
         fail_msg("the cluster never settled");
@@ -121,7 +133,7 @@ static void test_unchanged_used_again(void **state)
         settle(f);
         uint64_t built = f->built, reused = f->reused;
         char *text;
-        assert_false(session(f, &text));
+        assert_int_equal(session(f, &text), REUSED);
         assert_int_equal(f->built, built);
         /* Its first run and the helper's second both used the model. */
         assert_int_equal(f->reused, reused + 2);
@@ -138,9 +150,9 @@ static void test_pod_bound_between(void **state)
         struct kb_pod *p = pod(f, "b-0");
         p->node_name = kb_xstrdup("n2");
         p->phase = KB_POD_RUNNING;
-        kb_cluster_changed(&f->c);
+        changed(f, &p->meta);
         char *text;
-        assert_true(session(f, &text));
+        assert_int_equal(session(f, &text), UPDATED);
         free(text);
 }
 
@@ -156,9 +168,9 @@ static void test_pod_deleted(void **state)
                         f->c.pods[w++] = f->c.pods[i];
         f->c.npods = w;
         kb_pod_free(x);
-        kb_cluster_changed(&f->c);
+        f->c.gen++; /* the array changed, no object did */
         char *text;
-        assert_true(session(f, &text));
+        assert_int_equal(session(f, &text), BUILT);
         assert_null(strstr(text, "bind x="));
         free(text);
 }
@@ -170,9 +182,9 @@ static void test_min_member_changed(void **state)
         /* b now needs 2 of its pods: one on each node (a holds one cpu of
          * each). */
         group(f, "b")->min_member = 2;
-        kb_cluster_changed(&f->c);
+        changed(f, &group(f, "b")->meta);
         char *text;
-        assert_true(session(f, &text));
+        assert_int_equal(session(f, &text), UPDATED);
         assert_non_null(strstr(text, "bind b-"));
         free(text);
 }
@@ -184,9 +196,9 @@ static void test_queue_weight_changed(void **state)
         for (size_t i = 0; i < f->c.nqueues; i++)
                 if (strcmp(f->c.queues[i]->meta.name, "qb") == 0)
                         f->c.queues[i]->weight = 1;
-        kb_cluster_changed(&f->c);
+        kb_cluster_changed(&f->c); /* by hand, not saying which */
         char *text;
-        assert_true(session(f, &text));
+        assert_int_equal(session(f, &text), BUILT);
         free(text);
 }
 
@@ -206,12 +218,13 @@ static void test_node_readded(void **state)
                         kb_node_free(f->c.nodes[i]);
                         f->c.nodes[i] = more.nodes[0];
                         more.nnodes = 0;
+                        /* Maybe at the address of the one freed. */
+                        changed(f, &f->c.nodes[i]->meta);
                 }
         assert_int_equal(more.nnodes, 0);
         kb_cluster_release(&more);
-        kb_cluster_changed(&f->c);
         char *text;
-        assert_true(session(f, &text));
+        assert_int_equal(session(f, &text), BUILT);
         assert_non_null(strstr(text, "bind b-0=n2"));
         free(text);
 }
@@ -225,9 +238,10 @@ static void test_pod_moves_group(void **state)
         struct kb_pod *x = pod(f, "x");
         free(x->group_name);
         x->group_name = kb_xstrdup("b");
-        kb_cluster_changed(&f->c);
+        changed(f, &x->meta);
         char *text;
-        assert_true(session(f, &text));
+        /* Another job: only a build says so. */
+        assert_int_equal(session(f, &text), BUILT);
         free(text);
 }
 
@@ -266,16 +280,26 @@ static void put(struct kb_cache *c, enum kb_kind kind, const char *text)
         "\"spec\":{\"schedulerName\":\"kbatch\"" node ",\"containers\":[{\"name\":\"c\","          \
         "\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]},\"status\":{\"phase\":\"Pending\"}}"
 #define JQUEUE "{\"metadata\":{\"name\":\"default\"},\"spec\":{\"weight\":1}}"
+/* PodGroup g (minMember 2, phase given) and its pod: a replacement of
+ * each is a new object, the old one freed. */
+#define JPG(phase)                                                                                 \
+        "{\"metadata\":{\"name\":\"g\",\"namespace\":\"default\",\"uid\":\"ug\"},"              \
+        "\"spec\":{\"minMember\":2},\"status\":{\"phase\":\"" phase "\"}}"
+#define JGPOD(name, node)                                                                          \
+        "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"u" name "\","  \
+        "\"annotations\":{\"scheduling.k8s.io/group-name\":\"g\"}},"                              \
+        "\"spec\":{\"schedulerName\":\"kbatch\"" node ",\"containers\":[{\"name\":\"c\","      \
+        "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\"}}"
 
 static const char *const names[] = {"kbatch"};
 
 /* A session on the cache's snapshot through m (checked three ways): its
- * binds, and whether it built the model. */
-static bool cache_session(struct kb_cache *c, struct kb_model *m, const struct kb_conf *conf,
-                          uint64_t *gen, char **text)
+ * decisions, and what it did with the model. */
+static enum use cache_session(struct kb_cache *c, struct kb_model *m, const struct kb_conf *conf,
+                              uint64_t *gen, char **text)
 {
         struct kb_cache_snap *s = kb_cache_snapshot(c, names, 1, "default");
-        uint64_t built, reused, built2;
+        uint64_t built, reused, built2, updated = kb_model_updates(m);
         kb_model_counts(m, &built, &reused);
         struct kb_result r;
         kb_test_session_model(m, &s->snap, conf, &r);
@@ -284,7 +308,7 @@ static bool cache_session(struct kb_cache *c, struct kb_model *m, const struct k
         *text = kb_test_result_text(&r);
         kb_result_release(&r);
         kb_cache_snapshot_free(s);
-        return built2 > built;
+        return built2 > built ? BUILT : kb_model_updates(m) > updated ? UPDATED : REUSED;
 }
 
 static void test_cache_generations(void **state)
@@ -305,17 +329,17 @@ static void test_cache_generations(void **state)
         uint64_t g1, g2;
         char *text;
 
-        assert_true(cache_session(c, m, &conf, &g1, &text));
+        assert_int_equal(cache_session(c, m, &conf, &g1, &text), BUILT);
         assert_non_null(strstr(text, "bind p2="));
         free(text);
         /* Nothing changed: the same generation, the model used again. */
-        assert_false(cache_session(c, m, &conf, &g2, &text));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), REUSED);
         assert_true(g1 != 0 && g2 == g1);
         free(text);
 
         /* The bind is assumed (a mark): a new generation, p2 on its node. */
         kb_cache_assume(c, kb_cache_get(c, KB_KIND_POD, "default", "p2"), "n1");
-        assert_true(cache_session(c, m, &conf, &g2, &text));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
         assert_true(g2 != g1);
         assert_null(strstr(text, "bind p2="));
         free(text);
@@ -326,7 +350,7 @@ static void test_cache_generations(void **state)
         put(c, KB_KIND_POD, JPOD("p2", "u2", ",\"nodeName\":\"n1\""));
         kb_cache_list_end(c, KB_KIND_POD);
         g1 = g2;
-        assert_true(cache_session(c, m, &conf, &g2, &text));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
         assert_true(g2 != g1);
         free(text);
         /* A relist that finds everything as it was still replaces the
@@ -336,7 +360,7 @@ static void test_cache_generations(void **state)
         put(c, KB_KIND_NODE, JNODE("n2", "4"));
         kb_cache_list_end(c, KB_KIND_NODE);
         g1 = g2;
-        assert_true(cache_session(c, m, &conf, &g2, &text));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
         assert_true(g2 != g1);
         free(text);
 
@@ -348,12 +372,39 @@ static void test_cache_generations(void **state)
         assert_int_equal(kb_json_parse(JNODE("n2", "4"), strlen(JNODE("n2", "4")), &v, NULL, 0), 0);
         kb_cache_remove(c, KB_KIND_NODE, v);
         kb_value_free(v);
-        assert_true(cache_session(c, m, &conf, &g2, &text));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
         assert_null(strstr(text, "=n2"));
         free(text);
         put(c, KB_KIND_NODE, JNODE("n2", "8"));
-        assert_true(cache_session(c, m, &conf, &g2, &text));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
         assert_non_null(strstr(text, "bind p3=n2"));
+        free(text);
+
+        /* A relist that replaces every pod, none gone: each is a new
+         * object of a later generation where the old one stood, read
+         * again (p3 bound on n2 now, by the watch). */
+        kb_cache_list_begin(c, KB_KIND_POD);
+        put(c, KB_KIND_POD, JPOD("p2", "u2", ",\"nodeName\":\"n1\""));
+        put(c, KB_KIND_POD, JPOD("p3", "u3", ",\"nodeName\":\"n2\""));
+        put(c, KB_KIND_POD, JPOD("p4", "u4", ""));
+        kb_cache_list_end(c, KB_KIND_POD);
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
+        free(text);
+
+        /* A gang: its PodGroup and pods replaced by the watch (the old
+         * objects freed) update the model, which reads none of the old
+         * ones' strings. */
+        put(c, KB_KIND_PODGROUP, JPG("Inqueue"));
+        put(c, KB_KIND_POD, JGPOD("g-0", ""));
+        put(c, KB_KIND_POD, JGPOD("g-1", ""));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
+        assert_non_null(strstr(text, "bind g-0="));
+        free(text);
+        put(c, KB_KIND_PODGROUP, JPG("Running"));
+        put(c, KB_KIND_POD, JGPOD("g-0", ",\"nodeName\":\"n1\""));
+        put(c, KB_KIND_POD, JGPOD("g-1", ",\"nodeName\":\"n1\""));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
+        assert_non_null(strstr(text, "podgroup default/g Running"));
         free(text);
 
         kb_cache_free(c);
