@@ -63,6 +63,16 @@ struct kb_topology;
 struct kb__domains_list;
 struct kb__search;
 
+/* What sessions change of a task (model.c, class.c), as built, saved
+ * before the first change; a task's fit error is NULL as built, and its
+ * name_index the same once read. */
+struct kb__task_save {
+        struct kb_task *t, *node_prev, *node_next;
+        int32_t node;
+        uint32_t eclass;
+        enum kb_task_status status;
+};
+
 /*
  * The model kept between sessions (keep.c).  What open.c built, in its
  * pool, and copies of the jobs, nodes and queues as built; the tasks a
@@ -94,15 +104,7 @@ struct kb_model {
         struct kb_node_info *base_nodes;
         struct kb_queue_info *base_queues;
 
-        /* What sessions change of a task (model.c, class.c), as built,
-         * saved before the first change; a task's fit error is NULL as
-         * built, and its name_index the same once read. */
-        struct kb__task_save {
-                struct kb_task *t, *node_prev, *node_next;
-                int32_t node;
-                uint32_t eclass;
-                enum kb_task_status status;
-        } *saved;
+        struct kb__task_save *saved; /* tasks changed, as built */
         size_t nsaved, capsaved;
         uint8_t *touched; /* per task index: saved already */
 
@@ -212,8 +214,8 @@ static inline void kb__touch(struct kb_session *s, const struct kb_task *t)
         struct kb_model *m = s->model;
         if (m && !m->touched[t->index]) {
                 m->touched[t->index] = 1;
-                struct kb__task_save save = {(struct kb_task *)t, t->node_prev, t->node_next,
-                                             t->node, t->eclass, t->status};
+                struct kb__task_save save = {
+                    (struct kb_task *)t, t->node_prev, t->node_next, t->node, t->eclass, t->status};
                 KB_PUSH(m->saved, m->nsaved, m->capsaved, save);
         }
 }

@@ -206,8 +206,7 @@ static bool model_update(struct kb_session *s, struct kb_model *m)
 #ifdef KB_TESTING
 #define DIFF(what, ...)                                                                            \
         do {                                                                                       \
-                fprintf(stderr, "kept model differs from a fresh build: " what "\n",               \
-                        __VA_ARGS__);                                                              \
+                fprintf(stderr, "kept model differs from a fresh build: " what "\n", __VA_ARGS__); \
                 abort();                                                                           \
         } while (0)
 
@@ -285,9 +284,9 @@ static void check_job(const struct kb_job *a, const struct kb_job *b)
                 DIFF("job %s: namespace or queue", n);
         if (a->min_available != b->min_available || a->priority != b->priority ||
             a->creation != b->creation || a->phase != b->phase)
-                DIFF("job %s: minAvailable %d/%d, priority %d/%d, phase %s/%s", n,
-                     a->min_available, b->min_available, a->priority, b->priority,
-                     kb_pg_phase_name(a->phase), kb_pg_phase_name(b->phase));
+                DIFF("job %s: minAvailable %d/%d, priority %d/%d, phase %s/%s", n, a->min_available,
+                     b->min_available, a->priority, b->priority, kb_pg_phase_name(a->phase),
+                     kb_pg_phase_name(b->phase));
         if (a->ntasks != b->ntasks)
                 DIFF("job %s: %u tasks, fresh %u", n, a->ntasks, b->ntasks);
         for (uint32_t i = 0; i < a->ntasks; i++)

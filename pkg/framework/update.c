@@ -56,8 +56,8 @@ static bool lone(const struct kb_job *j)
 
 /* Pod i's task read again from p; false when the pod left its job or
  * node in a way only a build can follow. */
-static bool update_task(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
-                        size_t i, uint8_t *dirty)
+static bool update_task(struct kb_session *s, struct kb_task *t, const struct kb_pod *p, size_t i,
+                        uint8_t *dirty)
 {
         const struct kb_snapshot *snap = s->snap;
         if (!named(&p->meta, t->name))

@@ -188,11 +188,11 @@ static bool same_status(const struct kb_podgroup *pg, const struct kb_pg_status 
 {
         return kb_streq(pg->phase, kb_pg_phase_name(st->phase)) && pg->running == st->running &&
                pg->succeeded == st->succeeded && pg->failed == st->failed &&
-               (!st->inq_status || same_condition(pg, KB_INQUEUE_CONDITION, st->inq_status,
-                                                  st->inq_reason, st->inq_message,
-                                                  st->inq_since)) &&
-               same_condition(pg, st->cond_type, st->cond_status, st->cond_reason,
-                              st->cond_message, now);
+               (!st->inq_status ||
+                same_condition(pg, KB_INQUEUE_CONDITION, st->inq_status, st->inq_reason,
+                               st->inq_message, st->inq_since)) &&
+               same_condition(pg, st->cond_type, st->cond_status, st->cond_reason, st->cond_message,
+                              now);
 }
 
 void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)

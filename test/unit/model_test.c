@@ -62,8 +62,8 @@ static int setup(void **state)
         assert_int_equal(
             kb_cluster_load(&f->c, "model", cluster, strlen(cluster), err, sizeof(err)), 0);
         kb_cluster_ensure_default_queue(&f->c);
-        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml),
-                                       &f->conf, err, sizeof(err)),
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &f->conf,
+                                       err, sizeof(err)),
                          0);
         f->m = kb_model_new();
         *state = f;
@@ -273,7 +273,7 @@ static void put(struct kb_cache *c, enum kb_kind kind, const char *text)
 }
 
 #define JNODE(name, cpu)                                                                           \
-        "{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"" cpu      \
+        "{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"" cpu        \
         "\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}"
 #define JPOD(name, uid, node)                                                                      \
         "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"" uid "\"},"     \
@@ -283,12 +283,12 @@ static void put(struct kb_cache *c, enum kb_kind kind, const char *text)
 /* PodGroup g (minMember 2, phase given) and its pod: a replacement of
  * each is a new object, the old one freed. */
 #define JPG(phase)                                                                                 \
-        "{\"metadata\":{\"name\":\"g\",\"namespace\":\"default\",\"uid\":\"ug\"},"              \
+        "{\"metadata\":{\"name\":\"g\",\"namespace\":\"default\",\"uid\":\"ug\"},"                 \
         "\"spec\":{\"minMember\":2},\"status\":{\"phase\":\"" phase "\"}}"
 #define JGPOD(name, node)                                                                          \
-        "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"u" name "\","  \
-        "\"annotations\":{\"scheduling.k8s.io/group-name\":\"g\"}},"                              \
-        "\"spec\":{\"schedulerName\":\"kbatch\"" node ",\"containers\":[{\"name\":\"c\","      \
+        "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"u" name "\","    \
+        "\"annotations\":{\"scheduling.k8s.io/group-name\":\"g\"}},"                               \
+        "\"spec\":{\"schedulerName\":\"kbatch\"" node ",\"containers\":[{\"name\":\"c\","          \
         "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\"}}"
 
 static const char *const names[] = {"kbatch"};
@@ -316,9 +316,9 @@ static void test_cache_generations(void **state)
         (void)state;
         struct kb_conf conf;
         char err[256];
-        assert_int_equal(
-            kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &conf, err, sizeof(err)),
-            0);
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &conf,
+                                       err, sizeof(err)),
+                         0);
         struct kb_model *m = kb_model_new();
         struct kb_cache *c = kb_cache_new();
         put(c, KB_KIND_QUEUE, JQUEUE);

@@ -130,10 +130,9 @@ char *kb_test_result_text(const struct kb_result *r)
                               st->name, kb_pg_phase_name(st->phase), st->running, st->succeeded,
                               st->failed, st->pending, S(st->cond_type), S(st->cond_status),
                               S(st->cond_reason), S(st->cond_message), st->position, st->waiting,
-                              st->expected_start, S(st->domain), st->domain_tier,
-                              S(st->inq_status), S(st->inq_reason), S(st->inq_message),
-                              st->inq_since, S(st->pending_message),
-                              S(st->unknown_priority_class));
+                              st->expected_start, S(st->domain), st->domain_tier, S(st->inq_status),
+                              S(st->inq_reason), S(st->inq_message), st->inq_since,
+                              S(st->pending_message), S(st->unknown_priority_class));
         }
         for (size_t i = 0; i < r->nqueues; i++) {
                 const struct kb_queue_status *q = &r->queues[i];
