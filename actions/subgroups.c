@@ -14,17 +14,22 @@
  *     solution is played and the one whose sub-groups scored most in sum
  *     keeps the gang (ties: topology.c's order); otherwise on every node;
  *   - in the job domain, sub-groups take turns: first those needed to reach
- *     a policy's minSubGroups, then the ones not yet whole, then by the
- *     first match value read as a number, then by policy and values (the
- *     default sub-group first), as Volcano's SubJobOrderFn without the
- *     priority plugin;
+ *     a policy's minSubGroups, then in the session's sub-group order
+ *     (kb_subgroup_order: with Volcano's default conf, the priority
+ *     plugin's highest task priority first, then the gang plugin's not yet
+ *     whole first), then by the first match value read as a number, then
+ *     by policy and values (the default sub-group first), as Volcano's
+ *     SubJobOrderFn;
  *   - a sub-group's turn: with a hard networkTopology of its own, within one
  *     domain inside the job domain, of tier <= its highestTierAllowed (or
  *     at or below its highestTierName), lowest tier first, then the best
  *     HyperNode binpack score of its pending tasks, then the name; a domain
  *     whose lowest common ancestor with the sub-group's placed tasks is
  *     above that bound is not tried.  Without one (or soft), on the job
- *     domain's nodes.  Tasks go in task order until the sub-group has
+ *     domain's nodes.  With a networkTopology (hard or soft), each task
+ *     takes a node nearest the sub-group's placed tasks first
+ *     (kb_select_node_near, Volcano's node score for a sub-group's HyperNode;
+ *     a soft one is never refused).  Tasks go in task order until the sub-group has
  *     subGroupSize tasks placed; a sub-group that cannot reach it (ready
  *     or pipelined) is undone and drops out of the turn; one whole with
  *     tasks left goes back into the line;
@@ -60,6 +65,7 @@ struct group {
         size_t ntasks, cap;
         struct kb_heap start;   /* its pending tasks at the start of the turn */
         struct kb_heap pending; /* during a play: not tried yet */
+        int32_t priority;       /* its tasks' highest */
         bool required;
 };
 
@@ -116,39 +122,6 @@ static bool gang_done(struct plan *p, bool pipelined)
         return true;
 }
 
-/* The policy t joins (its index), and its match values as the sub-group
- * id; pg->nsubgroups for the default sub-group. */
-static size_t policy_of(const struct kb_podgroup *pg, const struct kb_task *t, char *id, size_t n,
-                        long *match_index)
-{
-        const struct kb_meta *m = &t->pod->meta;
-        for (size_t i = 0; i < pg->nsubgroups; i++) {
-                const struct kb_subgroup_policy *sp = &pg->subgroups[i];
-                if (!sp->nmatch_keys ||
-                    (sp->selector.set && !kb_label_selector_matches(&sp->selector, m)))
-                        continue;
-                size_t k, len = (size_t)snprintf(id, n, "/%s-", sp->name);
-                for (k = 0; k < sp->nmatch_keys; k++) {
-                        const char *v = kb_meta_label(m, sp->match_keys[k]);
-                        if (!v || !*v)
-                                break;
-                        if (k == 0) {
-                                char *end;
-                                *match_index = strtol(v, &end, 10);
-                                if (*end || end == v)
-                                        *match_index = 0;
-                        }
-                        if (len < n)
-                                len += (size_t)snprintf(id + len, n - len, "%s%s", k ? "-" : "", v);
-                }
-                if (k == sp->nmatch_keys)
-                        return i;
-        }
-        id[0] = '\0';
-        *match_index = 0;
-        return pg->nsubgroups;
-}
-
 static void group_tasks(struct plan *p, const struct kb_heap *pending)
 {
         struct kb_job *j = p->j;
@@ -158,7 +131,7 @@ static void group_tasks(struct plan *p, const struct kb_heap *pending)
                 struct kb_task *t = j->tasks[i];
                 char id[512];
                 long mi = 0;
-                size_t pi = policy_of(pg, t, id, sizeof(id), &mi);
+                size_t pi = kb_subgroup_of(pg, t, id, sizeof(id), &mi);
                 struct group *g = NULL;
                 for (size_t k = 0; k < p->ng && !g; k++)
                         if (p->g[k].policy_index == pi && strcmp(p->g[k].id, id) == 0)
@@ -183,6 +156,8 @@ static void group_tasks(struct plan *p, const struct kb_heap *pending)
                                 g->tier_name = pg->highest_tier_name;
                         }
                 }
+                if (!g->ntasks || t->priority > g->priority)
+                        g->priority = t->priority;
                 KB_PUSH(g->tasks, g->ntasks, g->cap, t);
         }
         for (size_t i = 0; i < pending->n; i++) {
@@ -194,27 +169,27 @@ static void group_tasks(struct plan *p, const struct kb_heap *pending)
         }
 }
 
-static int cmp_group(const struct group *a, const struct group *b)
+/* The sub-group as the sub-group order sees it. */
+static struct kb_subgroup_info group_info(const struct plan *p, const struct group *g)
+{
+        return (struct kb_subgroup_info){p->j, g->priority, group_ready(g), g->match_index, g->id};
+}
+
+/* Volcano's JobWorksheet order: the sub-groups needed for a minSubGroups
+ * first, then the session's sub-group order (kb_subgroup_order: the
+ * priority and gang plugins' SubJobOrderFn in conf order, then the first
+ * match value, then the id). */
+static int cmp_group(const struct plan *p, const struct group *a, const struct group *b)
 {
         if (a->required != b->required)
                 return a->required ? -1 : 1;
-        bool ra = group_ready(a), rb = group_ready(b);
-        if (ra != rb)
-                return ra ? 1 : -1;
-        if (a->match_index != b->match_index)
-                return a->match_index < b->match_index ? -1 : 1;
-        return strcmp(a->id, b->id);
+        struct kb_subgroup_info ia = group_info(p, a), ib = group_info(p, b);
+        return kb_subgroup_order(p->c->s, &ia, &ib);
 }
 
 static int cmp_group_heap(void *ctx, const void *a, const void *b)
 {
-        (void)ctx;
-        return cmp_group(a, b);
-}
-
-static int cmp_group_sort(const void *a, const void *b)
-{
-        return cmp_group(*(struct group *const *)a, *(struct group *const *)b);
+        return cmp_group(ctx, a, b);
 }
 
 /* Volcano's organizeJobWorksheet: the fewest sub-groups not yet whole, in
@@ -229,7 +204,12 @@ static void mark_required(struct plan *p)
         for (size_t k = 0; k < p->ng; k++)
                 if (!group_ready(&p->g[k]))
                         order[n++] = &p->g[k];
-        qsort(order, n, sizeof(*order), cmp_group_sort);
+        for (size_t i = 1; i < n; i++) /* insertion sort: stable, few groups */
+                for (size_t k = i; k > 0 && cmp_group(p, order[k - 1], order[k]) > 0; k--) {
+                        struct group *x = order[k];
+                        order[k] = order[k - 1];
+                        order[k - 1] = x;
+                }
         for (size_t i = 0; i < pg->nsubgroups; i++) {
                 int32_t have = 0;
                 for (size_t k = 0; k < p->ng; k++)
@@ -265,7 +245,10 @@ static bool play_tasks(struct plan *p, struct group *g, const struct kb_domain *
                         continue;
                 const char *why = NULL;
                 struct kb_node_info *n =
-                    d ? kb_select_node_in(s, t, d) : kb_select_node(s, t, &why);
+                    g->mode != KB_TOPOLOGY_NONE
+                        ? kb_select_node_near(s, t, g->tasks, g->ntasks, d, &why)
+                    : d ? kb_select_node_in(s, t, d)
+                        : kb_select_node(s, t, &why);
                 if (!n) {
                         if (!d)
                                 kb_task_fit_failed(t, why);
@@ -373,7 +356,7 @@ static bool play_job(struct plan *p, const struct kb_domain *jd, double *sum)
 {
         struct kb_heap line;
         size_t mark = kb_statement_mark(p->st);
-        kb_heap_init(&line, cmp_group_heap, NULL);
+        kb_heap_init(&line, cmp_group_heap, p);
         mark_required(p);
         *sum = 0;
         for (size_t k = 0; k < p->ng; k++) {

@@ -117,8 +117,14 @@ void kb__allocate_tasks(struct kb__alloc *c, struct kb_queue_info *q, struct kb_
                 if (*t->role && role_failed(js, t->role))
                         continue;
                 const char *why = NULL;
+                /* A gang with a network topology: nearest its placed
+                 * tasks first (Volcano's network-topology-aware
+                 * batchNodeOrderFn for the job's default sub-job, see
+                 * kb_select_node_near). */
                 struct kb_node_info *n =
-                    d ? kb_select_node_in(s, t, d) : kb_select_node(s, t, &why);
+                    kb_job_has_topology(j) ? kb_select_node_near(s, t, j->tasks, j->ntasks, d, &why)
+                    : d                    ? kb_select_node_in(s, t, d)
+                                           : kb_select_node(s, t, &why);
                 if (!n) {
                         if (!d)
                                 kb_task_fit_failed(t, why);

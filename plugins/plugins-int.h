@@ -130,6 +130,41 @@ struct kb__ipod *kb__ipod_get(struct kb_session *s);
 /* How many counters have been asked for so far (a plugin compares before
  * and after its open to know whether it needs the index at all). */
 size_t kb__ipod_requests(const struct kb__ipod *ix);
+/* gang_count.c: Volcano's per-role counts (JobInfo.CheckTaskValid,
+ * CheckTaskReady, CheckTaskPipelined) and the gang's own; gang_close.c:
+ * the conditions gang writes at close. */
+enum kb__gang_count { KB__COUNT_VALID, KB__COUNT_READY, KB__COUNT_PIPELINED };
+/* Per task (inline: gang_valid asks it of every task of every job); a
+ * pending best-effort task counts as ready, since it needs no room. */
+static inline bool kb__gang_counts(enum kb__gang_count which, const struct kb_task *t)
+{
+        enum kb_task_status st = t->status;
+        bool ready = kb_task_status_allocated(st) || st == KB_TASK_SUCCEEDED ||
+                     (st == KB_TASK_PENDING && t->best_effort);
+        switch (which) {
+        case KB__COUNT_VALID:
+                return ready || st == KB_TASK_PIPELINED || st == KB_TASK_PENDING;
+        case KB__COUNT_READY:
+                return ready;
+        case KB__COUNT_PIPELINED:
+                return ready || st == KB_TASK_PIPELINED;
+        }
+        return false;
+}
+
+/* Whether every role with a minTaskMember has enough tasks counted. */
+bool kb__gang_roles_ok(const struct kb_job *j, enum kb__gang_count which);
+static inline bool kb__gang_is_ready(const struct kb_job *j)
+{
+        return kb_job_ready_count(j) + j->pending_best_effort >= (uint32_t)j->min_available;
+}
+static inline bool kb__gang_is_pipelined(const struct kb_job *j)
+{
+        return kb_job_waiting_count(j) + kb_job_ready_count(j) + j->pending_best_effort >=
+               (uint32_t)j->min_available;
+}
+void kb__gang_close(struct kb_session *s, void *state);
+
 #ifdef KB_TESTING
 /* Indexes built so far (one per session that asks). */
 extern unsigned kb__ipod_builds;

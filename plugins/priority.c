@@ -1,6 +1,7 @@
 /*
  * priority: orders by priority, as Volcano's plugins/priority.  Jobs and
- * tasks with the higher priority value go first (a job's priority is its
+ * tasks, and a gang's sub-groups (by their tasks' highest), with the
+ * higher priority value go first (a job's priority is its
  * PodGroup's priorityClassName value; a task's is its pod's spec.priority
  * or priorityClassName value; the globalDefault class otherwise, else 0).
  * A job is starving while some of its tasks are neither ready nor
@@ -25,6 +26,17 @@ static int job_order(void *arg, const struct kb_job *l, const struct kb_job *r)
 }
 
 static int task_order(void *arg, const struct kb_task *l, const struct kb_task *r)
+{
+        (void)arg;
+        if (l->priority == r->priority)
+                return 0;
+        return l->priority > r->priority ? -1 : 1;
+}
+
+/* Volcano's priority SubJobOrderFn: the sub-group whose highest task
+ * priority is higher goes first. */
+static int subgroup_order(void *arg, const struct kb_subgroup_info *l,
+                          const struct kb_subgroup_info *r)
 {
         (void)arg;
         if (l->priority == r->priority)
@@ -57,6 +69,7 @@ static void *priority_open(struct kb_session *s, const struct kb_value *args)
         (void)args;
         kb_on_job_order(s, job_order, NULL);
         kb_on_task_order(s, task_order, NULL);
+        kb_on_subgroup_order(s, subgroup_order, NULL);
         kb_on_job_starving(s, starving, NULL);
         kb_on_preemptable(s, victims, NULL, 0);
         return NULL;

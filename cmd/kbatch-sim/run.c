@@ -8,16 +8,8 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include <uthash.h>
 
 #include "kbatch-sim.h"
-
-struct gang_count {
-        UT_hash_handle hh;
-        char *key;
-        const struct kb_podgroup *pg;
-        int32_t bound;
-};
 
 void sim_input_of(const struct sim_args *a, struct sim_input *in)
 {
@@ -303,37 +295,41 @@ int sim_run_sessions(const struct sim_args *a, struct kb_cluster *c, const struc
 
 void sim_print_stats(const struct kb_cluster *c)
 {
-        /* Gangs fully and partly bound at the end. */
-        size_t full = 0, partial = 0, bound_pods = 0;
-        struct gang_count *counts = NULL, *e, *tmp;
-        for (size_t g = 0; g < c->npodgroups; g++) {
+        /* Gangs fully and partly bound at the end: each pod bound counts
+         * for its group, found by "ns/name" in a kb_map to the group's
+         * index (only the totals are printed, so no order shows). */
+        size_t full = 0, partial = 0, bound_pods = 0, ng = c->npodgroups;
+        char **keys = kb_xcalloc(ng + 1, sizeof(*keys));
+        int32_t *bound = kb_xcalloc(ng + 1, sizeof(*bound));
+        struct kb_map by_key;
+        kb_map_init(&by_key, KB_MAP_STR);
+        kb_map_reserve(&by_key, ng);
+        for (size_t g = 0; g < ng; g++) {
                 const struct kb_podgroup *pg = c->podgroups[g];
-                char *key = kb_xasprintf("%s/%s", pg->meta.namespace, pg->meta.name);
-                e = kb_xcalloc(1, sizeof(*e));
-                e->key = key;
-                e->pg = pg;
-                HASH_ADD_KEYPTR(hh, counts, key, strlen(key), e);
+                keys[g] = kb_xasprintf("%s/%s", pg->meta.namespace, pg->meta.name);
+                /* A name twice counts for the later, as before. */
+                *kb_map_put_str(&by_key, keys[g], strlen(keys[g]), NULL) = g;
         }
         for (size_t p = 0; p < c->npods; p++) {
                 const struct kb_pod *pod = c->pods[p];
                 if (!pod->node_name || !pod->group_name)
                         continue;
                 char *key = kb_xasprintf("%s/%s", pod->meta.namespace, pod->group_name);
-                HASH_FIND_STR(counts, key, e);
-                if (e)
-                        e->bound++;
+                const uint64_t *g = kb_map_get_str(&by_key, key, strlen(key));
+                if (g)
+                        bound[*g]++;
                 free(key);
         }
-        HASH_ITER(hh, counts, e, tmp)
-        {
-                if (e->bound > 0 && e->bound >= e->pg->min_member)
+        for (size_t g = 0; g < ng; g++) {
+                if (bound[g] > 0 && bound[g] >= c->podgroups[g]->min_member)
                         full++;
-                else if (e->bound > 0)
+                else if (bound[g] > 0)
                         partial++;
-                HASH_DEL(counts, e);
-                free(e->key);
-                free(e);
+                free(keys[g]);
         }
+        kb_map_release(&by_key);
+        free(keys);
+        free(bound);
         for (size_t p = 0; p < c->npods; p++)
                 bound_pods += c->pods[p]->node_name != NULL;
         fprintf(stderr,

@@ -135,6 +135,12 @@ int kb__api_pod_group(struct kb__api_dec *d, const struct kb_value *doc, struct 
 void kb__api_pod_runtime(const struct kb_value *spec, struct kb_pod *pod);
 void kb__api_podgroup_runtime(struct kb_podgroup *pg);
 void kb__api_owner_free(struct kb_owner_ref *o);
+/* The first of doc's ownerReferences that is the controller (kind NULL),
+ * or of kind in an apiVersion of group ("batch.volcano.sh"), into *out
+ * (NULL when none; on an error *out may hold a part, for the caller's
+ * free). */
+int kb__api_owner(struct kb__api_dec *d, const struct kb_value *doc, const char *group,
+                  const char *kind, struct kb_owner_ref **out);
 
 /* Reads doc's metadata into m and points d->ns/d->name at it.
  * Cluster-scoped kinds (namespaced false) get a NULL namespace. */

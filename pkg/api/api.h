@@ -150,11 +150,7 @@ struct kb_meta {
         size_t nannotations;
         double creation;
         double deletion;
-        /* The generation of the object's last change, as its holder (the
-         * scheduler's cache, kbatch-sim's cluster) counts them: later than
-         * any snapshot taken before the change (kb_snapshot.gen); 0 when
-         * nobody counts. */
-        uint64_t gen;
+        uint64_t gen; /* of its last change, above earlier snapshots' (kb_snapshot.gen) */
 };
 
 const char *kb_meta_label(const struct kb_meta *m, const char *key);
@@ -496,6 +492,11 @@ struct kb_podgroup {
          * makes), in ns, 0 where unset; runtime_invalid as for pods. */
         int64_t runtime_limit, job_deadline;
         char *runtime_invalid;
+        /* Its ownerReference to a Volcano Job (batch.volcano.sh, kind Job),
+         * as Volcano's job controller sets it, or NULL: whose
+         * spec.schedulerName says whether its pods will ever be kbatch's
+         * (pkg/cache resolves it into the snapshot's pg_foreign). */
+        struct kb_owner_ref *vcjob;
         char *phase; /* NULL when the object has no status yet */
         int32_t running, succeeded, failed;
         struct kb_condition *conditions;

@@ -18,6 +18,10 @@ enum kb_kind {
         KB_KIND_NAMESPACE,
         KB_KIND_HYPERNODE,
         KB_KIND_PDB,
+        /* A Volcano Job, as the daemon's cache keeps it (kb_vcjob_trim);
+         * kb_object_decode does not read it (kbatch-sim and the local
+         * server make its PodGroup and pods from it instead). */
+        KB_KIND_VCJOB,
 };
 
 struct kb_object {
@@ -32,6 +36,7 @@ struct kb_object {
                 struct kb_namespace *namespace;
                 struct kb_hypernode *hypernode;
                 struct kb_pdb *pdb;
+                struct kb_vcjob *vcjob;
         };
 };
 
@@ -201,6 +206,11 @@ int kb_xpodgroup_decode(const struct kb_value *doc, struct kb_xpodgroup **out, c
 int kb_vcjob_decode(const struct kb_value *doc, struct kb_vcjob **out, char *err, size_t errlen);
 void kb_xpodgroup_free(struct kb_xpodgroup *pg);
 void kb_vcjob_free(struct kb_vcjob *j);
+/* For a cache that keeps Jobs only to know whom they ask for: frees the
+ * tasks (their pod templates), labels and annotations, keeping the name,
+ * uid, queue, minAvailable and schedulerName.  Any thread, on a Job it
+ * owns. */
+void kb_vcjob_trim(struct kb_vcjob *j);
 
 /* A pod's placement rules; an empty set when it has none.  Any thread. */
 extern const struct kb_pod_rules kb_no_pod_rules;

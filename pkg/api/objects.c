@@ -430,6 +430,9 @@ void kb_object_release(struct kb_object *o)
         case KB_KIND_PDB:
                 kb_pdb_free(o->pdb);
                 break;
+        case KB_KIND_VCJOB:
+                kb_vcjob_free(o->vcjob);
+                break;
         case KB_KIND_NONE:
                 break;
         }

@@ -36,6 +36,7 @@ void kb_podgroup_free(struct kb_podgroup *pg)
         free(pg->subgroups);
         free(pg->unevaluated);
         free(pg->runtime_invalid);
+        kb__api_owner_free(pg->vcjob);
         free(pg->phase);
         for (size_t i = 0; i < pg->nconditions; i++) {
                 struct kb_condition *c = &pg->conditions[i];
@@ -293,19 +294,9 @@ static int podgroup_fill(struct kb__api_dec *d, const struct kb_value *doc, stru
                                 return kb__api_fail(d, p, "duplicate name \"%s\"",
                                                     pg->subgroups[i].name);
                         }
-        /* A soft sub-group topology is a preference kbatch does not act on
-         * (Volcano scores a soft sub-group's nodes by its HyperNode): said in
-         * the session's warnings. */
-        struct kb_buf soft;
-        kb_buf_init(&soft);
-        for (size_t i = 0; i < pg->nsubgroups; i++)
-                if (pg->subgroups[i].topology_mode == KB_TOPOLOGY_SOFT)
-                        kb_buf_printf(&soft, "%sspec.subGroupPolicy[%zu].networkTopology",
-                                      soft.len ? ", " : "", i);
-        if (soft.len)
-                pg->unevaluated = kb_xstrdup(soft.data);
-        kb_buf_release(&soft);
         kb__api_podgroup_runtime(pg);
+        if ((rc = kb__api_owner(d, doc, "batch.volcano.sh", "Job", &pg->vcjob)))
+                return rc;
         return podgroup_status(d, kb_value_get(doc, "status"), pg);
 }
 

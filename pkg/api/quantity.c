@@ -157,13 +157,32 @@ int kb_quantity_parse(const char *s, bool milli, int64_t *out)
         return 0;
 }
 
+/* unit after the len bytes already in buf, truncated as snprintf would. */
+static void add_unit(char *buf, size_t n, size_t len, const char *unit)
+{
+        if (n == 0 || len >= n - 1)
+                return;
+        size_t b = strlen(unit);
+        if (b > n - 1 - len)
+                b = n - 1 - len;
+        memcpy(buf + len, unit, b);
+        buf[len + b] = '\0';
+}
+
+/* v and a unit, as snprintf's "%lld%s" without its cost (quantities are
+ * printed for every quota refusal of every session). */
+static void with_suffix(int64_t v, const char *unit, char *buf, size_t n)
+{
+        add_unit(buf, n, kb_format_i64(v, buf, n), unit);
+}
+
 void kb_quantity_format(int64_t v, bool milli, bool binary, char *buf, size_t n)
 {
         if (milli) {
                 if (v % 1000 == 0)
-                        snprintf(buf, n, "%lld", (long long)(v / 1000));
+                        kb_format_i64(v / 1000, buf, n);
                 else
-                        snprintf(buf, n, "%lldm", (long long)v);
+                        with_suffix(v, "m", buf, n);
                 return;
         }
         if (binary && v != 0) {
@@ -175,19 +194,20 @@ void kb_quantity_format(int64_t v, bool milli, bool binary, char *buf, size_t n)
                         k++;
                 }
                 if (k >= 0) {
-                        snprintf(buf, n, "%lld%s", (long long)x, sfx[k]);
+                        with_suffix(x, sfx[k], buf, n);
                         return;
                 }
         }
-        snprintf(buf, n, "%lld", (long long)v);
+        kb_format_i64(v, buf, n);
 }
 
 /* "%.2f" without trailing zeros: 9.3, 21, 0.25. */
 static void decimal(double v, const char *unit, char *buf, size_t n)
 {
-        char num[64];
-        kb_format_decimal(v, 2, num, sizeof(num));
-        snprintf(buf, n, "%s%s", num, unit);
+        if (n == 0)
+                return;
+        kb_format_decimal(v, 2, buf, n);
+        add_unit(buf, n, strlen(buf), unit);
 }
 
 void kb_quantity_human(double v, bool milli, bool binary, char *buf, size_t n)

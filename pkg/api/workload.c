@@ -54,14 +54,26 @@ void kb__api_owner_free(struct kb_owner_ref *o)
         free(o);
 }
 
-/* The ownerReference with controller: true, or none. */
-static int decode_controller(struct kb__api_dec *d, const struct kb_value *doc, struct kb_pod *pod)
+/* Whether ownerReference r is what kb__api_owner looks for: with kind
+ * NULL, the controller; else one of kind in an apiVersion of group. */
+static bool owner_wanted(const struct kb_value *r, bool ctl, const char *group, const char *kind)
+{
+        if (!kind)
+                return ctl;
+        const char *av = kb_value_str(kb_value_get(r, "apiVersion"));
+        size_t n = strlen(group);
+        return kb_streq(kb_value_str(kb_value_get(r, "kind")), kind) && av &&
+               strncmp(av, group, n) == 0 && av[n] == '/';
+}
+
+int kb__api_owner(struct kb__api_dec *d, const struct kb_value *doc, const char *group,
+                  const char *kind, struct kb_owner_ref **out)
 {
         const struct kb_value *refs = kb_value_dig(doc, "metadata", "ownerReferences");
         int rc;
         if ((rc = kb__api_list(d, refs, "metadata.ownerReferences")))
                 return rc;
-        for (size_t i = 0; kb__api_set(refs) && i < refs->arr.n && !pod->controller; i++) {
+        for (size_t i = 0; kb__api_set(refs) && i < refs->arr.n && !*out; i++) {
                 const struct kb_value *r = refs->arr.v[i];
                 char p[KB__API_PATH];
                 bool ctl = false;
@@ -71,10 +83,10 @@ static int decode_controller(struct kb__api_dec *d, const struct kb_value *doc, 
                 kb__api_path(p, sizeof(p), "metadata.ownerReferences[%zu].controller", i);
                 if ((rc = kb__api_bool(d, kb_value_get(r, "controller"), p, &ctl)))
                         return rc;
-                if (!ctl)
+                if (!owner_wanted(r, ctl, group, kind))
                         continue;
                 struct kb_owner_ref *o = kb_xcalloc(1, sizeof(*o));
-                pod->controller = o;
+                *out = o;
                 static const char *const fields[] = {"apiVersion", "kind", "name", "uid"};
                 char **dst[] = {&o->api_version, &o->kind, &o->name, &o->uid};
                 for (size_t k = 0; k < KB_ARRAY_SIZE(fields); k++) {
@@ -90,7 +102,8 @@ static int decode_controller(struct kb__api_dec *d, const struct kb_value *doc, 
                 if (!o->kind || !o->name) {
                         kb__api_path(p, sizeof(p), "metadata.ownerReferences[%zu].%s", i,
                                      o->kind ? "name" : "kind");
-                        return kb__api_fail(d, p, "a controller reference needs a kind and a name");
+                        return kb__api_fail(d, p, "%s reference needs a kind and a name",
+                                            kind ? "an owner" : "a controller");
                 }
         }
         return 0;
@@ -116,7 +129,7 @@ static char *workload_group(const struct kb_pod *pod, bool has_uid)
 int kb__api_pod_group(struct kb__api_dec *d, const struct kb_value *doc, struct kb_pod *pod)
 {
         int rc;
-        if ((rc = decode_controller(d, doc, pod)))
+        if ((rc = kb__api_owner(d, doc, NULL, NULL, &pod->controller)))
                 return rc;
         /* Volcano reads the group from scheduling.k8s.io/group-name and
          * falls back to its own spelling of the key. */
@@ -215,6 +228,21 @@ void kb_vcjob_free(struct kb_vcjob *j)
         }
         free(j->tasks);
         free(j);
+}
+
+void kb_vcjob_trim(struct kb_vcjob *j)
+{
+        for (size_t i = 0; i < j->ntasks; i++) {
+                free(j->tasks[i].name);
+                kb_value_free(j->tasks[i].template);
+        }
+        free(j->tasks);
+        j->tasks = NULL;
+        j->ntasks = 0;
+        kb__api_kvs_free(j->meta.labels, j->meta.nlabels);
+        kb__api_kvs_free(j->meta.annotations, j->meta.nannotations);
+        j->meta.labels = j->meta.annotations = NULL;
+        j->meta.nlabels = j->meta.nannotations = 0;
 }
 
 static int vctask_fill(struct kb__api_dec *d, const struct kb_value *v, const char *path,

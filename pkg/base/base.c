@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,45 +287,6 @@ bool kb_has_prefix(const char *s, const char *prefix)
         return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static bool dns_alnum(char c)
-{
-        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-/* The characters of s[0..n) form one label: alphanumerics and '-', with
- * an alphanumeric at each end. */
-static bool dns_label_n(const char *s, size_t n)
-{
-        if (n == 0 || !dns_alnum(s[0]) || !dns_alnum(s[n - 1]))
-                return false;
-        for (size_t i = 1; i + 1 < n; i++)
-                if (!dns_alnum(s[i]) && s[i] != '-')
-                        return false;
-        return true;
-}
-
-bool kb_dns_label(const char *s)
-{
-        size_t n = s ? strlen(s) : 0;
-        return n <= 63 && dns_label_n(s, n);
-}
-
-bool kb_dns_subdomain(const char *s)
-{
-        size_t n = s ? strlen(s) : 0;
-        if (n == 0 || n > 253)
-                return false;
-        for (const char *p = s;;) {
-                const char *dot = strchr(p, '.');
-                size_t len = dot ? (size_t)(dot - p) : strlen(p);
-                if (!dns_label_n(p, len))
-                        return false;
-                if (!dot)
-                        return true;
-                p = dot + 1;
-        }
-}
-
 int kb_read_file(const char *path, char **out, size_t *len)
 {
         FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -408,55 +370,6 @@ uint64_t kb_hash(const void *data, size_t n, uint64_t seed)
         return h;
 }
 
-/* ---- tables ----------------------------------------------------------- */
-
-void kb_table_init(struct kb_table *t, size_t ncols)
-{
-        memset(t, 0, sizeof(*t));
-        t->ncols = ncols;
-}
-
-void kb_table_release(struct kb_table *t)
-{
-        for (size_t i = 0; i < t->nrows * t->ncols; i++)
-                free(t->cells[i]);
-        free(t->cells);
-        memset(t, 0, sizeof(*t));
-}
-
-void kb_table_row(struct kb_table *t, const char *const *cells)
-{
-        size_t need = (t->nrows + 1) * t->ncols;
-        if (need > t->cap)
-                kb_grow((void **)&t->cells, &t->cap, need, sizeof(*t->cells));
-        for (size_t c = 0; c < t->ncols; c++)
-                t->cells[t->nrows * t->ncols + c] = kb_xstrdup(cells[c] ? cells[c] : "");
-        t->nrows++;
-}
-
-void kb_table_print(const struct kb_table *t, struct kb_buf *out)
-{
-        size_t *w = kb_xcalloc(t->ncols + 1, sizeof(*w));
-        for (size_t r = 0; r < t->nrows; r++)
-                for (size_t c = 0; c < t->ncols; c++)
-                        w[c] = KB_MAX(w[c], strlen(t->cells[r * t->ncols + c]));
-        for (size_t r = 0; r < t->nrows; r++) {
-                for (size_t c = 0; c < t->ncols; c++) {
-                        const char *cell = t->cells[r * t->ncols + c];
-                        if (c + 1 == t->ncols) {
-                                kb_buf_adds(out, cell);
-                                break;
-                        }
-                        kb_buf_printf(out, "%-*s   ", (int)w[c], cell);
-                }
-                /* No trailing blanks when the last cells are empty. */
-                while (out->len && out->data[out->len - 1] == ' ')
-                        out->data[--out->len] = 0;
-                kb_buf_addc(out, '\n');
-        }
-        free(w);
-}
-
 /* ---- logging ---------------------------------------------------------- */
 
 int kb_verbosity;
@@ -516,67 +429,4 @@ size_t kb_position_split(const char *msg, const char **pos)
                 return strlen(msg);
         *pos = tail;
         return (size_t)(semi - msg);
-}
-
-void kb_format_decimal(double v, int decimals, char *buf, size_t n)
-{
-        snprintf(buf, n, "%.*f", decimals, v);
-        char *dot = strchr(buf, '.');
-        if (dot) {
-                char *end = buf + strlen(buf);
-                while (end > dot + 1 && end[-1] == '0')
-                        *--end = '\0';
-                if (end == dot + 1)
-                        *dot = '\0';
-        }
-        if (strcmp(buf, "-0") == 0)
-                snprintf(buf, n, "0");
-}
-
-char *kb_base64_encode(const void *data, size_t n)
-{
-        static const char b64[] =
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        const unsigned char *s = data;
-        char *out = kb_xmalloc(4 * ((n + 2) / 3) + 1), *w = out;
-        for (size_t i = 0; i < n; i += 3) {
-                unsigned v = (unsigned)s[i] << 16;
-                if (i + 1 < n)
-                        v |= (unsigned)s[i + 1] << 8;
-                if (i + 2 < n)
-                        v |= s[i + 2];
-                *w++ = b64[(v >> 18) & 63];
-                *w++ = b64[(v >> 12) & 63];
-                *w++ = i + 1 < n ? b64[(v >> 6) & 63] : '=';
-                *w++ = i + 2 < n ? b64[v & 63] : '=';
-        }
-        *w = 0;
-        return out;
-}
-
-size_t kb_edit_distance(const char *a, const char *b)
-{
-        size_t na = strlen(a), nb = strlen(b);
-        if (na > 63 || nb > 63)
-                return SIZE_MAX;
-        size_t row[64];
-        for (size_t j = 0; j <= nb; j++)
-                row[j] = j;
-        for (size_t i = 1; i <= na; i++) {
-                size_t diag = row[0];
-                row[0] = i;
-                for (size_t j = 1; j <= nb; j++) {
-                        size_t up = row[j];
-                        size_t cost =
-                            tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-                        size_t best = diag + cost;
-                        if (up + 1 < best)
-                                best = up + 1;
-                        if (row[j - 1] + 1 < best)
-                                best = row[j - 1] + 1;
-                        row[j] = best;
-                        diag = up;
-                }
-        }
-        return row[nb];
 }

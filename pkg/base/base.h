@@ -124,6 +124,9 @@ char *kb_buf_detach(struct kb_buf *b);
 /* v with at most decimals digits after the point, trailing zeros and a
  * bare point dropped, "-0" as "0" ("9.3", "12", "0.25"), into buf. */
 void kb_format_decimal(double v, int decimals, char *buf, size_t n);
+/* v in decimal into buf (truncated to n - 1 bytes, always terminated when
+ * n > 0), as snprintf's "%lld"; returns the untruncated length. */
+size_t kb_format_i64(int64_t v, char *buf, size_t n);
 bool kb_streq(const char *a, const char *b); /* NULL-safe */
 bool kb_has_prefix(const char *s, const char *prefix);
 /* The Levenshtein distance of a and b (ASCII case ignored), for "did you

@@ -6,6 +6,9 @@
  * libmicrohttpd calls its accept policy and then reports the connection's
  * start on the same thread, one connection after the other, so the count
  * the next admit sees includes every connection admitted before it.
+ *
+ * The per-client counts are a kb_map from the client's key (its address
+ * family and address, 17 bytes, kept in the client's entry) to the entry.
  */
 #include "base/base.h"
 
@@ -17,12 +20,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <uthash.h>
 
+#define KEYLEN 17
 struct client {
-        uint8_t key[17]; /* family, then the address (4 or 16 bytes) */
+        uint8_t key[KEYLEN]; /* family, then the address (4 or 16 bytes); the map's key */
         unsigned n;
-        UT_hash_handle hh;
 };
 
 struct kb_conn_slot {
@@ -34,13 +36,13 @@ struct kb_connlimit {
         pthread_mutex_t mu;
         char *name, *per_client_what, *total_what;
         unsigned per_client, total, n;
-        struct client *clients;
+        struct kb_map clients; /* key -> struct client *, while it has one open */
         struct kb_ratelog log_client, log_total;
 };
 
-static bool make_key(const struct sockaddr *sa, uint8_t key[17])
+static bool make_key(const struct sockaddr *sa, uint8_t key[KEYLEN])
 {
-        memset(key, 0, 17);
+        memset(key, 0, KEYLEN);
         if (!sa)
                 return false;
         if (sa->sa_family == AF_INET) {
@@ -56,6 +58,13 @@ static bool make_key(const struct sockaddr *sa, uint8_t key[17])
                 return true;
         }
         return false;
+}
+
+/* The client of key, or NULL; caller holds l->mu. */
+static struct client *find(const struct kb_connlimit *l, const uint8_t key[KEYLEN])
+{
+        const uint64_t *v = kb_map_get_str(&l->clients, key, KEYLEN);
+        return v ? (struct client *)(uintptr_t)*v : NULL;
 }
 
 void kb_sockaddr_str(const struct sockaddr *sa, char *buf, size_t n)
@@ -98,6 +107,7 @@ struct kb_connlimit *kb_connlimit_new(const char *name, unsigned per_client, uns
         l->total_what = kb_xstrdup(total_what);
         l->per_client = per_client;
         l->total = total;
+        kb_map_init(&l->clients, KB_MAP_STR);
         return l;
 }
 
@@ -105,12 +115,10 @@ void kb_connlimit_free(struct kb_connlimit *l)
 {
         if (!l)
                 return;
-        struct client *c, *tmp;
-        HASH_ITER(hh, l->clients, c, tmp)
-        {
-                HASH_DEL(l->clients, c);
-                free(c);
-        }
+        for (size_t i = 0; i < l->clients.cap; i++)
+                if (l->clients.slots[i].hash)
+                        free((struct client *)(uintptr_t)l->clients.slots[i].val);
+        kb_map_release(&l->clients);
         pthread_mutex_destroy(&l->mu);
         free(l->name);
         free(l->per_client_what);
@@ -120,13 +128,12 @@ void kb_connlimit_free(struct kb_connlimit *l)
 
 bool kb_connlimit_admit(struct kb_connlimit *l, const struct sockaddr *sa)
 {
-        uint8_t key[17];
+        uint8_t key[KEYLEN];
         bool keyed = make_key(sa, key);
         pthread_mutex_lock(&l->mu);
         unsigned total = l->n, mine = 0;
         if (keyed) {
-                struct client *c;
-                HASH_FIND(hh, l->clients, key, sizeof(key), c);
+                struct client *c = find(l, key);
                 mine = c ? c->n : 0;
         }
         pthread_mutex_unlock(&l->mu);
@@ -157,17 +164,18 @@ struct kb_conn_slot *kb_connlimit_opened(struct kb_connlimit *l, const struct so
 {
         struct kb_conn_slot *s = kb_xcalloc(1, sizeof(*s));
         s->opened = kb_now_mono();
-        uint8_t key[17];
+        uint8_t key[KEYLEN];
         bool keyed = make_key(sa, key);
         pthread_mutex_lock(&l->mu);
         l->n++;
         if (keyed) {
-                struct client *c;
-                HASH_FIND(hh, l->clients, key, sizeof(key), c);
+                struct client *c = find(l, key);
                 if (!c) {
                         c = kb_xcalloc(1, sizeof(*c));
                         memcpy(c->key, key, sizeof(key));
-                        HASH_ADD(hh, l->clients, key, sizeof(c->key), c);
+                        /* Keyed by the entry's own copy, which lives as long
+                         * as the entry is in the map. */
+                        *kb_map_put_str(&l->clients, c->key, KEYLEN, NULL) = (uintptr_t)c;
                 }
                 c->n++;
                 s->c = c;
@@ -184,7 +192,7 @@ double kb_connlimit_closed(struct kb_connlimit *l, struct kb_conn_slot *s)
         pthread_mutex_lock(&l->mu);
         l->n--;
         if (s->c && --s->c->n == 0) {
-                HASH_DEL(l->clients, s->c);
+                kb_map_del_str(&l->clients, s->c->key, KEYLEN);
                 free(s->c);
         }
         pthread_mutex_unlock(&l->mu);
@@ -194,14 +202,12 @@ double kb_connlimit_closed(struct kb_connlimit *l, struct kb_conn_slot *s)
 
 unsigned kb_connlimit_open(struct kb_connlimit *l, const struct sockaddr *sa, unsigned *client)
 {
-        uint8_t key[17];
+        uint8_t key[KEYLEN];
         bool keyed = make_key(sa, key);
         pthread_mutex_lock(&l->mu);
         unsigned n = l->n;
         if (client) {
-                struct client *c = NULL;
-                if (keyed)
-                        HASH_FIND(hh, l->clients, key, sizeof(key), c);
+                struct client *c = keyed ? find(l, key) : NULL;
                 *client = c ? c->n : 0;
         }
         pthread_mutex_unlock(&l->mu);

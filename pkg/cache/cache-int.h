@@ -7,7 +7,7 @@
 
 #include "cache/cache.h"
 
-#define KB__NKINDS (KB_KIND_PDB + 1)
+#define KB__NKINDS (KB_KIND_VCJOB + 1)
 /* How long an acknowledged bind may wait for the watch to show it. */
 #define KB__MARK_TTL 60.0
 
@@ -95,6 +95,10 @@ void kb__cache_mark_del(struct kb_cache *c, struct kb__mark *m);
 /* The mark of the pod with this key, or NULL. */
 struct kb__mark *kb__cache_mark_find(const struct kb_cache *c, const char *key);
 void kb__cache_cobj_unref(struct kb__cobj *o);
+/* kinds.c: a kind's name in messages; an object decoded as kind into
+ * *out (0 or KB_EBADINPUT with err), with only what the cache keeps. */
 const char *kb__cache_kind_name(enum kb_kind k);
+int kb__cache_decode(enum kb_kind kind, const struct kb_value *obj, void **out, char *err,
+                     size_t errlen);
 
 #endif /* KB_PKG_CACHE_INT_H */

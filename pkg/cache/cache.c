@@ -1,6 +1,7 @@
 /*
  * The cluster cache: one hash table per kind, keyed "namespace/name" (or
- * "name"), of reference-counted decoded objects; binding marks; snapshots.
+ * "name"), of reference-counted decoded objects (kinds.c decodes them);
+ * binding marks; snapshots.
  *
  * Every kb_<kind> struct starts with its struct kb_meta, so the cache reads
  * names and uids through a cast to the meta without knowing the kind.
@@ -24,14 +25,6 @@
 #include <uthash.h>
 
 #include "cache/cache-int.h"
-
-const char *kb__cache_kind_name(enum kb_kind k)
-{
-        static const char *const names[KB__NKINDS] = {
-            "object",        "node",      "pod",       "podgroup",           "queue",
-            "priorityclass", "namespace", "hypernode", "poddisruptionbudget"};
-        return (unsigned)k < KB__NKINDS ? names[k] : "object";
-}
 
 /* ---- shared label sets ------------------------------------------------------------ */
 
@@ -189,32 +182,6 @@ static void changed(struct kb_cache *c, enum kb_kind kind)
 
 /* ---- feeding ------------------------------------------------------------------- */
 
-static int decode(enum kb_kind kind, const struct kb_value *obj, void **out, char *err,
-                  size_t errlen)
-{
-        switch (kind) {
-        case KB_KIND_NODE:
-                return kb_node_decode(obj, (struct kb_node **)out, err, errlen);
-        case KB_KIND_POD:
-                return kb_pod_decode(obj, (struct kb_pod **)out, err, errlen);
-        case KB_KIND_PODGROUP:
-                return kb_podgroup_decode(obj, (struct kb_podgroup **)out, err, errlen);
-        case KB_KIND_QUEUE:
-                return kb_queue_decode(obj, (struct kb_queue **)out, err, errlen);
-        case KB_KIND_PRIORITYCLASS:
-                return kb_priorityclass_decode(obj, (struct kb_priorityclass **)out, err, errlen);
-        case KB_KIND_NAMESPACE:
-                return kb_namespace_decode(obj, (struct kb_namespace **)out, err, errlen);
-        case KB_KIND_HYPERNODE:
-                return kb_hypernode_decode(obj, (struct kb_hypernode **)out, err, errlen);
-        case KB_KIND_PDB:
-                return kb_pdb_decode(obj, (struct kb_pdb **)out, err, errlen);
-        default:
-                snprintf(err, errlen, "unknown kind");
-                return KB_EBADINPUT;
-        }
-}
-
 /* Whether b is an older copy of the object a is: the same uid and a lower
  * resourceVersion, when both versions are decimal numbers (as etcd's and
  * kbatch-apiserver's are; anything else counts as not older). */
@@ -348,7 +315,7 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
 {
         char err[512];
         void *ptr = NULL;
-        int rc = decode(kind, obj, &ptr, err, sizeof(err));
+        int rc = kb__cache_decode(kind, obj, &ptr, err, sizeof(err));
         if (rc) {
                 KB_WARN("ignoring %s: %s", kb__cache_kind_name(kind), err);
                 if (!refresh_only)

@@ -124,8 +124,9 @@ struct kb_cache_snap {
         struct kb_cache *cache;
         void **refs; /* the objects held */
         size_t nrefs;
-        const char **assumed_node; /* snap.assumed_node (owned) */
-        size_t nassumed;           /* pods assumed on a node */
+        const char **assumed_node;           /* snap.assumed_node (owned) */
+        size_t nassumed;                     /* pods assumed on a node */
+        struct kb_foreign_owner *pg_foreign; /* snap.pg_foreign (owned) */
 };
 
 /* A snapshot of the current state for a session on another thread.  The

@@ -27,6 +27,59 @@
                 s->snap.nfield = i_;                                                               \
         } while (0)
 
+static bool served(const char *const *names, size_t n, const char *name)
+{
+        for (size_t i = 0; i < n; i++)
+                if (kb_streq(names[i], name))
+                        return true;
+        return false;
+}
+
+/*
+ * snap.pg_foreign: the PodGroups whose Volcano Job asks for a scheduler
+ * this one does not serve.  The Job is found by its owner reference's name
+ * in the group's namespace and must carry the reference's uid when both
+ * have one (a Job deleted and made again under the same name owns new
+ * groups, not the old one's).  Each Job found is held by the snapshot: the
+ * strings point into it.  For example PodGroup default/test-job-7c1e owned
+ * by Job test-job (uid 7c1e...) whose spec.schedulerName is volcano gets
+ * {"Volcano Job", "default", "test-job", "volcano"}; with
+ * schedulerName kbatch, nothing.
+ */
+static void foreign_owners(struct kb_cache *c, struct kb_cache_snap *s, const char *const *names,
+                           size_t nnames)
+{
+        if (!HASH_COUNT(c->tab[KB_KIND_VCJOB]))
+                return;
+        struct kb_foreign_owner *fo = NULL;
+        for (size_t i = 0; i < s->snap.npodgroups; i++) {
+                const struct kb_podgroup *pg = s->snap.podgroups[i];
+                const struct kb_owner_ref *o = pg->vcjob;
+                if (!o)
+                        continue;
+                char *key = kb__cache_key(pg->meta.namespace, o->name);
+                struct kb__entry *e;
+                HASH_FIND_STR(c->tab[KB_KIND_VCJOB], key, e);
+                free(key);
+                if (!e)
+                        continue;
+                const struct kb_vcjob *j = e->o->ptr;
+                if ((o->uid && j->has_uid && strcmp(o->uid, j->meta.uid)) ||
+                    served(names, nnames, j->scheduler_name))
+                        continue;
+                if (!fo)
+                        fo = kb_xcalloc(s->snap.npodgroups + 1, sizeof(*fo));
+                e->o->refs++;
+                s->refs[s->nrefs++] = e->o;
+                fo[i] = (struct kb_foreign_owner){.kind = "Volcano Job",
+                                                  .ns = kb_meta_ns(&j->meta),
+                                                  .name = j->meta.name,
+                                                  .scheduler = j->scheduler_name};
+        }
+        s->pg_foreign = fo;
+        s->snap.pg_foreign = fo;
+}
+
 struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *names, size_t nnames,
                                         const char *default_queue)
 {
@@ -35,6 +88,10 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         for (int k = 0; k < KB__NKINDS; k++)
                 total += HASH_COUNT(c->tab[k]);
         s->cache = c;
+        /* Each object once, and a Volcano Job once per PodGroup it owns
+         * (foreign_owners). */
+        if (HASH_COUNT(c->tab[KB_KIND_VCJOB]))
+                total += HASH_COUNT(c->tab[KB_KIND_PODGROUP]);
         s->refs = kb_xmalloc((total + 1) * sizeof(*s->refs));
 
         /* Acknowledged marks the watch never confirmed are dropped after a
@@ -64,6 +121,7 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         FILL(namespaces, nnamespaces, KB_KIND_NAMESPACE, struct kb_namespace);
         FILL(hypernodes, nhypernodes, KB_KIND_HYPERNODE, struct kb_hypernode);
         FILL(pdbs, npdbs, KB_KIND_PDB, struct kb_pdb);
+        foreign_owners(c, s, names, nnames);
 
         /* Assumed pods: the snapshot says which node each pod being bound
          * is on (snap.assumed_node, a pointer per pod: 8 bytes where a
@@ -105,6 +163,7 @@ void kb_cache_snapshot_free(struct kb_cache_snap *s)
         if (!s)
                 return;
         free(s->assumed_node);
+        free(s->pg_foreign);
         for (size_t i = 0; i < s->nrefs; i++)
                 kb__cache_cobj_unref(s->refs[i]);
         free(s->refs);
@@ -127,7 +186,8 @@ char *kb_cache_dump_json(const struct kb_cache *c)
         static const char *const lists[KB__NKINDS] = {
             NULL,         "nodes",      "pods",
             "podGroups",  "queues",     "priorityClasses",
-            "namespaces", "hyperNodes", "podDisruptionBudgets"};
+            "namespaces", "hyperNodes", "podDisruptionBudgets",
+            "volcanoJobs"};
         for (int k = 1; k < KB__NKINDS; k++) {
                 struct kb_value *arr = kb_value_new(KB_VARRAY);
                 struct kb__entry *e, *t;

@@ -18,6 +18,19 @@ typedef int (*kb_victim_queue_order_fn)(void *arg, const struct kb_queue_info *l
                                         const struct kb_queue_info *r,
                                         const struct kb_queue_info *preemptor);
 typedef int (*kb_task_order_fn)(void *arg, const struct kb_task *l, const struct kb_task *r);
+/* A sub-group of a gang (PodGroup spec.subGroupPolicy) as the sub-group
+ * order sees it (Volcano's SubJobInfo): its tasks' highest priority,
+ * whether subGroupSize of its tasks are ready, its first match value read
+ * as a number (0 when none) and its id ("" for the default sub-group). */
+struct kb_subgroup_info {
+        const struct kb_job *job;
+        int32_t priority;
+        bool ready;
+        long match_index;
+        const char *id;
+};
+typedef int (*kb_subgroup_order_fn)(void *arg, const struct kb_subgroup_info *l,
+                                    const struct kb_subgroup_info *r);
 /* NULL when the task may go to the node, else the reason in kube-scheduler's
  * words ("node(s) didn't match Pod's node affinity/selector"), a string that
  * lives for the session (static or from kb_session_intern). */

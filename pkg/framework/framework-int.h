@@ -83,6 +83,7 @@ struct kb_model {
         struct kb_pool pool;
         bool built;
         uint64_t gen, epoch;
+        bool pg_foreign;  /* built from a snapshot with pg_foreign: not kept */
         unsigned updates; /* since built (update.c) */
         /* The snapshot's other build inputs, copied. */
         char **scheduler_names;

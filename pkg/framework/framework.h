@@ -26,6 +26,16 @@
 
 /* ---- the snapshot ------------------------------------------------------- */
 
+/* A PodGroup's owner that asks for a scheduler kbatch does not serve (a
+ * Volcano Job still saying spec.schedulerName: volcano), resolved by
+ * whoever builds the snapshot: its controller makes pods only once the
+ * group is admitted, so no pod can say it first (issue 23). */
+struct kb_foreign_owner {
+        const char *kind;      /* "Volcano Job" */
+        const char *ns, *name; /* the owner's */
+        const char *scheduler; /* what it asks for; NULL: nothing to say */
+};
+
 /*
  * What a session reads.  The arrays and the objects they point to must stay
  * unchanged while a session runs on them; the session never writes to them.
@@ -58,6 +68,8 @@ struct kb_snapshot {
          * not exist yet; false: it is a job of its own (kbatch-sim sets the
          * pods' groups as it loads them instead). */
         bool workload_podgroups;
+        /* Per PodGroup (as podgroups), or NULL when none has one. */
+        const struct kb_foreign_owner *pg_foreign;
         /* The producer's generation of everything above but now: equal
          * nonzero generations mean equal contents (the same objects,
          * unchanged, in the same order), which lets a kept model (struct
@@ -244,6 +256,9 @@ struct kb_job {
          * scheduler, and the first one's scheduler name (open.c). */
         uint32_t foreign_pods;
         const char *foreign_scheduler;
+        /* Its PodGroup's owner asking for another scheduler (the
+         * snapshot's pg_foreign), or NULL. */
+        const struct kb_foreign_owner *foreign_owner;
         /* Set by enqueue when a Pending group stayed Pending, to explain it
          * (kb_job_explain), with its condition reason. */
         const char *enqueue_why;

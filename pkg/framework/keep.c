@@ -80,7 +80,10 @@ uint64_t kb_model_updates(const struct kb_model *m)
 /* Whether m was built from a snapshot like snap but for its objects. */
 static bool same_input(const struct kb_model *m, const struct kb_snapshot *snap)
 {
-        if (!m->built || !snap->gen || snap->gen < m->gen ||
+        /* The Volcano Jobs' verdicts live in the snapshot (pg_foreign),
+         * which jobs point to: a model of them is not kept. */
+        if (!m->built || !snap->gen || snap->gen < m->gen || snap->pg_foreign ||
+            m->pg_foreign ||
             snap->workload_podgroups != m->workload_podgroups ||
             snap->nscheduler_names != m->nscheduler_names ||
             !kb_streq(snap->default_queue, m->default_queue))
@@ -122,6 +125,7 @@ static void model_build(struct kb_session *s, struct kb_model *m)
         m->nbuilt++;
         m->gen = snap->gen;
         m->epoch = snap->epoch;
+        m->pg_foreign = snap->pg_foreign != NULL;
         m->nodes_seen = seen(snap->nodes, m->nnodes_seen = snap->nnodes);
         m->queues_seen = seen(snap->queues, m->nqueues_seen = snap->nqueues);
         m->pcs_seen = seen(snap->priorityclasses, m->npcs_seen = snap->npriorityclasses);
@@ -302,7 +306,7 @@ static void check_job(const struct kb_job *a, const struct kb_job *b)
         if (!kb_streq(a->invalid, b->invalid) || !kb_streq(a->invalid_reason, b->invalid_reason))
                 DIFF("job %s: invalid %s, fresh %s", n, a->invalid ? a->invalid : "(none)",
                      b->invalid ? b->invalid : "(none)");
-        if (a->foreign_pods != b->foreign_pods ||
+        if (a->foreign_pods != b->foreign_pods || a->foreign_owner != b->foreign_owner ||
             !kb_streq(a->foreign_scheduler, b->foreign_scheduler))
                 DIFF("job %s: foreign pods", n);
         /* What sessions write, as a fresh build leaves it. */

@@ -183,6 +183,14 @@ static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
                 kb__job_from_pg(s, j, pg);
                 if (s->pg_job)
                         s->pg_job[i] = j;
+                /* Only before admission: a group another scheduler
+                 * admitted (Volcano's, beside kbatch) is left to it, and
+                 * its pending pods, once they exist, say the rest. */
+                if (snap->pg_foreign && snap->pg_foreign[i].scheduler &&
+                    j->phase == KB_PG_PENDING) {
+                        j->foreign_owner = &snap->pg_foreign[i];
+                        j->foreign_scheduler = j->foreign_owner->scheduler;
+                }
         }
         if (js->n)
                 qsort(js->v, js->n, sizeof(*js->v), cmp_job_name);
@@ -495,13 +503,20 @@ static void not_ours(struct kb_session *s, struct kb_job *j)
                                     "spec.schedulerName, or a Volcano Job's, to it)",
                                     j->foreign_pods, one ? "pod asks" : "pods ask",
                                     j->foreign_scheduler, b.len ? b.data : "kbatch");
+        const struct kb_foreign_owner *o = j->foreign_owner;
+        if (o) /* the owner, whose field to set, before any pod */
+                j->invalid = kb_pool_printf(s->bpool,
+                                            "%s %s/%s asks for scheduler %s; kbatch serves %s "
+                                            "(set the %s's spec.schedulerName to it)",
+                                            o->kind, o->ns, o->name, o->scheduler,
+                                            b.len ? b.data : "kbatch", o->kind);
         j->invalid_reason = KB_WHY_OTHER_SCHEDULER;
         kb_buf_release(&b);
 }
 
 void kb__job_resolve(struct kb_session *s, struct kb_job *j, uint32_t n)
 {
-        if (j->foreign_pods && !j->invalid) {
+        if ((j->foreign_pods || j->foreign_owner) && !j->invalid) {
                 /* Only when ours alone cannot make the gang: a few pods of
                  * another scheduler beside a full gang (a sidecar job's) do
                  * not stop it. */

@@ -94,6 +94,21 @@ int kb_job_order(struct kb_session *s, const struct kb_job *l, const struct kb_j
         return c ? c : strcmp(l->name, r->name);
 }
 
+/* A gang's sub-groups: as jobs; with no opinion, the first match value,
+ * then the id (Volcano's Session.SubJobOrderFn: MatchIndex, then UID). */
+int kb_subgroup_order(struct kb_session *s, const struct kb_subgroup_info *l,
+                      const struct kb_subgroup_info *r)
+{
+        EACH_CB (s, KB_POINT_SUBGROUP_ORDER, e) {
+                int c = e->fn.subgroup_order(e->arg, l, r);
+                if (c)
+                        return c;
+        }
+        if (l->match_index != r->match_index)
+                return l->match_index < r->match_index ? -1 : 1;
+        return strcmp(l->id, r->id);
+}
+
 /* Queues: as jobs; with no opinion, creation time, then name. */
 int kb_queue_order(struct kb_session *s, const struct kb_queue_info *l,
                    const struct kb_queue_info *r)
@@ -122,7 +137,6 @@ int kb_victim_queue_order(struct kb_session *s, const struct kb_queue_info *l,
         }
         return 0;
 }
-
 
 /* t's pod-name index, read from the name on first use and kept in the
  * task: the session's tasks are its own, never const objects, and task

@@ -38,6 +38,10 @@
             const struct kb_queue_info *preemptor))                                                \
         XX(TASK_ORDER, task_order, kb_task_order_fn, PLAIN, "enableTaskOrder", int, kb_task_order, \
            (struct kb_session * s, const struct kb_task *l, const struct kb_task *r))              \
+        XX(SUBGROUP_ORDER, subgroup_order, kb_subgroup_order_fn, PLAIN, NULL, int,                 \
+           kb_subgroup_order,                                                                      \
+           (struct kb_session * s, const struct kb_subgroup_info *l,                               \
+            const struct kb_subgroup_info *r))                                                     \
         /* All must pass, then every filter; the first failure is the reason. */                   \
         XX(PREDICATE, predicate, kb_predicate_fn, FLAGS, "enablePredicate", const char *,          \
            kb_predicate,                                                                           \
@@ -69,7 +73,7 @@
         /* Everyone is told, once every vote admitted the job. */                                  \
         XX(JOB_ENQUEUED, job_enqueued, kb_job_event_fn, PLAIN, "enableJobEnqueued", void,          \
            kb_job_enqueued, (struct kb_session * s, const struct kb_job *j))                       \
-        /* Everyone is told: allocate could not place the job (its turn left it neither ready   \
+        /* Everyone is told: allocate could not place the job (its turn left it neither ready      \
          * nor pipelined), in the order it met such jobs. */                                       \
         XX(JOB_UNPLACED, job_unplaced, kb_job_event_fn, PLAIN, NULL, void, kb_job_unplaced,        \
            (struct kb_session * s, const struct kb_job *j))                                        \

@@ -71,6 +71,14 @@ void kb_quota_short(struct kb_buf *b, int i, double need, double allocated, doub
             kb_res_qty(i, elastic, el, sizeof(el)), kb_res_qty(i, capability, cap, sizeof(cap)));
 }
 
+/* The pieces in order into b (the refusal's words cost a printf each
+ * time, for every refused job of every session: this is cheaper). */
+static void add_all(struct kb_buf *b, const char *const *parts, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                kb_buf_adds(b, parts[i]);
+}
+
 void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char *queue, int i,
                       double deserved, double allocated, double capability, double most)
 {
@@ -79,25 +87,40 @@ void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char 
                 return;
         struct kb_res need, gang, own;
         kb_job_need(j, &need, &gang, &own);
-        char n[48], d[48], al[48], cap[48];
-        char *why;
+        char n[48], d[48], al[48], cap[48], min[24];
+        struct kb_buf why;
+        kb_buf_init(&why);
         if ((double)gang.q[i] > most) {
-                why = kb_xasprintf("%s can never hold the gang: its minMember %d task(s) need %s "
-                                   "%s, the most the queue may hold is %s",
-                                   queue, (int)j->min_available, kb_res_name(i),
-                                   kb_res_human(i, (double)gang.q[i], n, sizeof(n)),
-                                   kb_res_human(i, most, cap, sizeof(cap)));
-                kb_job_explain_quota(s, j, KB_WHY_NEVER, why);
+                kb_format_i64(j->min_available, min, sizeof(min));
+                const char *parts[] = {queue,
+                                       " can never hold the gang: its minMember ",
+                                       min,
+                                       " task(s) need ",
+                                       kb_res_name(i),
+                                       " ",
+                                       kb_res_human(i, (double)gang.q[i], n, sizeof(n)),
+                                       ", the most the queue may hold is ",
+                                       kb_res_human(i, most, cap, sizeof(cap))};
+                add_all(&why, parts, KB_ARRAY_SIZE(parts));
+                kb_job_explain_quota(s, j, KB_WHY_NEVER, why.data);
         } else {
                 double want = (double)(need.q[i] ? need.q[i] : t->resreq.q[i]);
-                why = kb_xasprintf("%s: gang needs %s %s, deserved %s, allocated %s, capability %s",
-                                   queue, kb_res_name(i), kb_res_human(i, want, n, sizeof(n)),
-                                   kb_res_human(i, deserved, d, sizeof(d)),
-                                   kb_res_human(i, allocated - (double)own.q[i], al, sizeof(al)),
-                                   kb_res_human(i, capability, cap, sizeof(cap)));
-                kb_job_explain_quota(s, j, KB_WHY_QUOTA, why);
+                const char *parts[] = {
+                    queue,
+                    ": gang needs ",
+                    kb_res_name(i),
+                    " ",
+                    kb_res_human(i, want, n, sizeof(n)),
+                    ", deserved ",
+                    kb_res_human(i, deserved, d, sizeof(d)),
+                    ", allocated ",
+                    kb_res_human(i, allocated - (double)own.q[i], al, sizeof(al)),
+                    ", capability ",
+                    kb_res_human(i, capability, cap, sizeof(cap))};
+                add_all(&why, parts, KB_ARRAY_SIZE(parts));
+                kb_job_explain_quota(s, j, KB_WHY_QUOTA, why.data);
         }
-        free(why);
+        kb_buf_release(&why);
 }
 
 void kb_queue_publish(struct kb_queue_info *q, const double *deserved, double share, int32_t parent)

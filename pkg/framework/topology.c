@@ -318,6 +318,132 @@ const struct kb_domain *kb_tasks_domain(struct kb_session *s, struct kb_task *co
         return d;
 }
 
+/* Node n's lowest domain (Volcano's FindHyperNodeForNode); NULL when it is
+ * in none. */
+static const struct kb_domain *node_domain(struct kb_session *s, const struct kb_node_info *n)
+{
+        struct kb_topology *t = s->topo;
+        if (!t || !t->node_domain || t->node_domain[n->index] < 0)
+                return NULL;
+        return &t->domains[t->node_domain[n->index]];
+}
+
+/* ---- the node nearest a sub-group's tasks -------------------------------------- */
+
+/* A domain the sub-group's placed tasks sit in (their node's lowest
+ * domain), with how many. */
+struct near_leaf {
+        const struct kb_domain *d;
+        int32_t n;
+};
+
+static int cmp_near_leaf(const void *a, const void *b)
+{
+        const struct near_leaf *x = a, *y = b;
+        if (x->n != y->n)
+                return x->n > y->n ? -1 : 1;
+        return strcmp(x->d->name, y->d->name);
+}
+
+/* Tries domain c for t: keeps the first node that fits idle resources in
+ * *idle (and stops: true), and the first that fits only future idle ones
+ * in *later. */
+static bool try_near(struct kb_session *s, struct kb_task *t, const struct kb_domain *c,
+                     struct kb_node_info **idle, struct kb_node_info **later)
+{
+        struct kb_node_info *n = kb_select_node_in(s, t, c);
+        if (!n)
+                return false;
+        if (kb_res_le(&t->resreq, &n->idle)) {
+                *idle = n;
+                return true;
+        }
+        if (!*later)
+                *later = n;
+        return false;
+}
+
+/*
+ * kb_select_node_near: the node for task t of a sub-group (tasks) with a
+ * networkTopology (hard or soft) within jd (NULL: every node), nearest its
+ * placed tasks first, as Volcano master scores nodes for it: allocate.go's
+ * allocateResourcesForTasks sets task.JobAllocatedHyperNode to the
+ * sub-group's AllocatedHyperNode (the lowest common HyperNode of its
+ * placed tasks, updated as each is placed), and network-topology-aware's
+ * batchNodeOrderFnForNetworkAwarePods scores a node 100 when its own
+ * HyperNode is that one, else 100 * (maxTier - tier of their lowest common
+ * ancestor) / (maxTier - minTier) (0 with one tier, or without a common
+ * ancestor), and among the nodes of the best score adds 100 * the
+ * sub-group's tasks on the node's HyperNode / its tasks
+ * (scoreWithTaskNum); prioritizeNodes still takes a node with idle room
+ * over one with room being released.  kbatch reads these ranks in order
+ * rather than adding them to the other plugins' scores: the leaf domains
+ * holding the sub-group's tasks (most tasks first, then name) when they
+ * are more than one, then its common domain and each domain above it of
+ * tier below the highest, then the rest of jd; within one, the usual
+ * node order.  A sub-group with nothing placed takes the usual best node.
+ */
+struct kb_node_info *kb_select_node_near(struct kb_session *s, struct kb_task *t,
+                                         struct kb_task *const *tasks, size_t ntasks,
+                                         const struct kb_domain *jd, const char **why)
+{
+        /* A lowest domain (its last node is its own: a domain's own nodes
+         * are laid out before its children's): every node of it is as
+         * near as any other, O(1). */
+        if (jd && s->topo_order && jd->hi > jd->lo &&
+            s->topo->node_domain[s->topo_order[jd->hi - 1]] == (int32_t)jd->index)
+                return kb_select_node_in(s, t, jd);
+        size_t nd;
+        const struct kb_domain *doms = kb_session_topology_domains(s, &nd);
+        const struct kb_domain *placed = nd ? kb_tasks_domain(s, tasks, ntasks, NULL) : NULL;
+        if (!placed || (jd && (placed->lo < jd->lo || placed->hi > jd->hi)))
+                return jd ? kb_select_node_in(s, t, jd) : kb_select_node(s, t, why);
+        struct kb_node_info *idle = NULL, *later = NULL;
+        struct near_leaf *leaves = kb_xmalloc((ntasks + 1) * sizeof(*leaves));
+        size_t nl = 0;
+        for (size_t i = 0; i < ntasks; i++) {
+                const struct kb_task *x = tasks[i];
+                if (x->node < 0 ||
+                    !(kb_task_status_allocated(x->status) || x->status == KB_TASK_PIPELINED))
+                        continue;
+                const struct kb_domain *d = node_domain(s, &s->nodes[x->node]);
+                if (!d)
+                        continue;
+                size_t k = 0;
+                while (k < nl && leaves[k].d != d)
+                        k++;
+                if (k == nl)
+                        leaves[nl++] = (struct near_leaf){d, 0};
+                leaves[k].n++;
+        }
+        int32_t max_tier = 0;
+        for (size_t i = 0; i < nd; i++)
+                max_tier = doms[i].tier > max_tier ? doms[i].tier : max_tier;
+        /* Nodes on the sub-group's own HyperNode score 100 (exact: its
+         * tasks share one lowest domain); nodes whose common ancestor with
+         * it is domain a score by a's tier, 0 at the highest tier. */
+        bool exact = nl == 1 && leaves[0].d == placed, done = false;
+        if (!exact) {
+                qsort(leaves, nl, sizeof(*leaves), cmp_near_leaf);
+                for (size_t k = 0; k < nl && !done; k++)
+                        done = try_near(s, t, leaves[k].d, &idle, &later);
+        }
+        free(leaves);
+        for (const struct kb_domain *a = placed; !done && a;
+             a = a->parent >= 0 ? &doms[a->parent] : NULL) {
+                if ((jd && (a->lo < jd->lo || a->hi > jd->hi)) ||
+                    !((exact && a == placed) || a->tier < max_tier))
+                        break;
+                done = try_near(s, t, a, &idle, &later);
+        }
+        if (done)
+                return idle;
+        struct kb_node_info *n = jd ? kb_select_node_in(s, t, jd) : kb_select_node(s, t, why);
+        if (n && (kb_res_le(&t->resreq, &n->idle) || !later))
+                return n;
+        return later;
+}
+
 /* ---- reporting ------------------------------------------------------------------- */
 
 void kb__topology_report(struct kb_session *s)

@@ -80,4 +80,40 @@ static inline bool kb_job_has_topology(const struct kb_job *j)
 struct kb_node_info *kb_select_node_in(struct kb_session *s, struct kb_task *t,
                                        const struct kb_domain *d);
 
+/* The node for t nearest tasks[0..ntasks) placed on nodes (a sub-group's
+ * tasks), within jd (NULL: every node): the lowest domains holding them,
+ * most first, when several; their common domain and each above it below
+ * the top tier; then all of jd.  A node that fits t's idle room before one
+ * that fits only future idle room.  Without such tasks, kb_select_node_in
+ * jd (or kb_select_node, which sets *why). */
+struct kb_node_info *kb_select_node_near(struct kb_session *s, struct kb_task *t,
+                                         struct kb_task *const *tasks, size_t ntasks,
+                                         const struct kb_domain *jd, const char **why);
+
+/* ---- sub-groups (subgroups.c) ------------------------------------------------ */
+
+/* The policy of j's PodGroup pg that task t joins (its index;
+ * pg->nsubgroups for the default sub-group) and, in id, "/<policy>-<match
+ * values joined by ->" ("" for the default); *match_index is the first
+ * match value read as a number (0 when it is none). */
+size_t kb_subgroup_of(const struct kb_podgroup *pg, const struct kb_task *t, char *id, size_t n,
+                      long *match_index);
+/* j's tasks by sub-group: group[i] for j->tasks[i]; per group, its policy
+ * (pg->nsubgroups: the default) and the tasks it needs (subGroupSize). */
+struct kb_subgroup_layout {
+        uint32_t ngroups;
+        uint32_t *group;
+        size_t *policy;
+        int32_t *min;
+};
+/* Built in pool, O(tasks x groups); j's tasks must not change after. */
+struct kb_subgroup_layout *kb_subgroup_layout(struct kb_pool *pool, const struct kb_job *j);
+enum kb_subgroup_count { KB_SUBGROUPS_VALID, KB_SUBGROUPS_READY, KB_SUBGROUPS_PIPELINED };
+/* The index of the first policy with fewer than minSubGroups sub-groups
+ * there (VALID), ready or pipelined, with how many it has in *have (may be
+ * NULL); -1 when every policy is met (or j has none).  O(tasks + policies
+ * x groups). */
+long kb_subgroups_unmet(const struct kb_job *j, const struct kb_subgroup_layout *l,
+                        enum kb_subgroup_count which, int32_t *have);
+
 #endif /* KB_PKG_FRAMEWORK_TOPOLOGY_H */

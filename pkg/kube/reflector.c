@@ -84,10 +84,18 @@ static void retry_later(struct kb_reflector *r)
 /* ---- list ------------------------------------------------------------------ */
 
 /* An optional collection the API server does not serve (a CRD not
- * installed): as an empty list, synced, and asked for again later. */
-static void absent(struct kb_reflector *r)
+ * installed; 404) or will not show us (an RBAC from before the
+ * collection was read; 403): as an empty list, synced, and asked for
+ * again later.  A 403 waited on as a required list would stop every
+ * session after an upgrade that kept the old ClusterRole. */
+static void absent(struct kb_reflector *r, long status)
 {
-        if (!r->absent)
+        if (!r->absent && status == 403)
+                KB_WARN("reflector %s: forbidden (HTTP 403): the scheduler's RBAC does not "
+                        "grant list/watch on %s (apply deploy/rbac.yaml); taken as empty, "
+                        "asking again every %ds",
+                        r->name, r->path, ABSENT_RETRY_SECONDS);
+        else if (!r->absent)
                 KB_INFO("reflector %s: not served by the API server (CRD not installed?); "
                         "taken as empty, asking again every %ds",
                         r->name, ABSENT_RETRY_SECONDS);
@@ -144,8 +152,8 @@ static void list_done(void *arg, const struct kb_kube_resp *resp)
                 retry_later(r);
                 return;
         }
-        if (resp->status == 404 && r->optional) {
-                absent(r);
+        if ((resp->status == 404 || resp->status == 403) && r->optional) {
+                absent(r, resp->status);
                 return;
         }
         if (resp->status == 404 && !r->absent && kb_has_prefix(r->path, "/apis/")) {
@@ -354,7 +362,7 @@ static void watch_done(void *arg, const struct kb_kube_resp *resp)
         struct kb_reflector *r = arg;
         r->call = NULL;
         /* 410: history lost; 404 on an optional API: it may be gone. */
-        if (resp->status == 410 || (resp->status == 404 && r->optional))
+        if (resp->status == 410 || ((resp->status == 404 || resp->status == 403) && r->optional))
                 r->relist = true;
         if (r->relist) {
                 KB_V(1, "reflector %s: resourceVersion %s expired, listing again", r->name,

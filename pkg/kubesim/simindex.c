@@ -49,19 +49,15 @@ struct kb_uidmap {
         char uid[];
 };
 
+/* An entry of finish or reap, on base's kb_heap (earliest first). */
 struct due {
         double at;
         char *key;
 };
 
-struct heap {
-        struct due *v;
-        size_t n, cap;
-};
-
 struct kb_simindex {
         struct kb_keyset *to_start;
-        struct heap finish, reap;
+        struct kb_heap finish, reap; /* of struct due * */
         struct kb_owner *owners;
         struct kb_owner *pgowners; /* counts unused */
         struct kb_uidmap *jobs_by_uid;
@@ -117,48 +113,39 @@ static char **keyset_take(struct kb_keyset **set, size_t *n)
         return keys;
 }
 
-static void heap_push(struct heap *h, double at, const char *key)
+static int due_cmp(void *ctx, const void *a, const void *b)
 {
-        if (h->n == h->cap)
-                kb_grow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
-        size_t i = h->n++;
-        while (i > 0 && h->v[(i - 1) / 2].at > at) {
-                h->v[i] = h->v[(i - 1) / 2];
-                i = (i - 1) / 2;
-        }
-        h->v[i].at = at;
-        h->v[i].key = kb_xstrdup(key);
+        const struct due *x = a, *y = b;
+        return (x->at > y->at) - (x->at < y->at);
+}
+
+static void heap_push(struct kb_heap *h, double at, const char *key)
+{
+        struct due *d = kb_xmalloc(sizeof(*d));
+        d->at = at;
+        d->key = kb_xstrdup(key);
+        kb_heap_push(h, d);
 }
 
 /* Removes the earliest entry if it is due by now; its key is the caller's. */
-static char *heap_pop_due(struct heap *h, double now)
+static char *heap_pop_due(struct kb_heap *h, double now)
 {
-        if (!h->n || h->v[0].at > now)
+        const struct due *top = kb_heap_top(h);
+        if (!top || top->at > now)
                 return NULL;
-        char *key = h->v[0].key;
-        struct due last = h->v[--h->n];
-        size_t i = 0;
-        for (;;) {
-                size_t c = 2 * i + 1;
-                if (c >= h->n)
-                        break;
-                if (c + 1 < h->n && h->v[c + 1].at < h->v[c].at)
-                        c++;
-                if (h->v[c].at >= last.at)
-                        break;
-                h->v[i] = h->v[c];
-                i = c;
-        }
-        if (h->n)
-                h->v[i] = last;
+        struct due *d = kb_heap_pop(h);
+        char *key = d->key;
+        free(d);
         return key;
 }
 
-static void heap_free(struct heap *h)
+static void heap_free(struct kb_heap *h)
 {
-        for (size_t i = 0; i < h->n; i++)
-                free(h->v[i].key);
-        free(h->v);
+        for (struct due *d; (d = kb_heap_pop(h));) {
+                free(d->key);
+                free(d);
+        }
+        kb_heap_release(h);
 }
 
 /* ---- what a pod's state means to the controllers ------------------------- */
@@ -303,8 +290,11 @@ void kb__sim_observe(void *arg, const struct kb_rtype *rt, const char *key,
                      const struct kb_value *old, const struct kb_value *now)
 {
         struct kb_apiserver *srv = arg;
-        if (!srv->simidx)
+        if (!srv->simidx) {
                 srv->simidx = kb_xcalloc(1, sizeof(*srv->simidx));
+                kb_heap_init(&srv->simidx->finish, due_cmp, NULL);
+                kb_heap_init(&srv->simidx->reap, due_cmp, NULL);
+        }
         struct kb_simindex *si = srv->simidx;
         if (rt == srv->pods) {
                 observe_pod(si, key, old, now);

@@ -34,17 +34,10 @@
 #include <string.h>
 #include <time.h>
 
-#include <uthash.h>
-
 #include "scheduler/scheduler-int.h"
 
 /* Binds handed to the client ahead of the window (which is 32). */
 #define BIND_FEED 64
-
-struct kb__evicting {
-        UT_hash_handle hh;
-        char *key;
-};
 
 /* No eviction of a pod is sent for this long after one was refused, and
  * the refusal is reported on the group the room was for for REFUSAL_KEEP. */
@@ -53,7 +46,6 @@ struct kb__evicting {
 
 /* A refused eviction, by the victim's "ns/name". */
 struct kb__refusal {
-        UT_hash_handle hh;
         char *key;
         char *group;   /* the PodGroup the room was for ("ns/name"), or NULL */
         char *message; /* the server's */
@@ -62,11 +54,17 @@ struct kb__refusal {
 
 static void refusal_free(struct kb_sched *s, struct kb__refusal *x)
 {
-        HASH_DEL(s->refused, x);
+        kb_map_del_str(&s->refused, x->key, strlen(x->key));
         free(x->key);
         free(x->group);
         free(x->message);
         free(x);
+}
+
+static struct kb__refusal *refusal_of(struct kb_sched *s, const char *key)
+{
+        uint64_t *v = kb_map_get_str(kb__strmap(&s->refused), key, strlen(key));
+        return v ? (struct kb__refusal *)(uintptr_t)*v : NULL;
 }
 
 /* A bind, from the backlog to its answer: one allocation. */
@@ -111,16 +109,20 @@ size_t kb__binds_drop(struct kb_sched *s)
 void kb__binds_release(struct kb_sched *s)
 {
         kb__binds_drop(s);
-        struct kb__evicting *x, *xt;
-        HASH_ITER(hh, s->evicting, x, xt)
-        {
-                HASH_DEL(s->evicting, x);
+        for (size_t i = 0; i < s->evicting.cap; i++)
+                if (s->evicting.slots[i].hash)
+                        free((char *)(uintptr_t)s->evicting.slots[i].val);
+        kb_map_release(&s->evicting);
+        for (size_t i = 0; i < s->refused.cap; i++) {
+                if (!s->refused.slots[i].hash)
+                        continue;
+                struct kb__refusal *x = (struct kb__refusal *)(uintptr_t)s->refused.slots[i].val;
                 free(x->key);
+                free(x->group);
+                free(x->message);
                 free(x);
         }
-        struct kb__refusal *f, *ft;
-        HASH_ITER(hh, s->refused, f, ft)
-        refusal_free(s, f);
+        kb_map_release(&s->refused);
 }
 
 /* Reads a pod after a failed or conflicting bind and puts what the server
@@ -307,12 +309,11 @@ static void evict_refused(struct kb_sched *s, struct evict_call *ev, const struc
 {
         bool budget;
         char *text = refusal_text(r, &budget);
-        struct kb__refusal *x;
-        HASH_FIND_STR(s->refused, ev->key, x);
+        struct kb__refusal *x = refusal_of(s, ev->key);
         if (!x) {
                 x = kb_xcalloc(1, sizeof(*x));
                 x->key = kb_xstrdup(ev->key);
-                HASH_ADD_KEYPTR(hh, s->refused, x->key, strlen(x->key), x);
+                *kb_map_put_str(&s->refused, x->key, strlen(x->key), NULL) = (uintptr_t)x;
         }
         free(x->group);
         free(x->message);
@@ -358,16 +359,14 @@ static void evict_done(void *arg, const struct kb_kube_resp *r)
 {
         struct evict_call *ev = arg;
         struct kb_sched *s = ev->s;
-        struct kb__evicting *e;
-        HASH_FIND_STR(s->evicting, ev->key, e);
+        uint64_t *e = kb_map_get_str(kb__strmap(&s->evicting), ev->key, strlen(ev->key));
         if (e) {
-                HASH_DEL(s->evicting, e);
-                free(e->key);
-                free(e);
+                char *key = (char *)(uintptr_t)*e;
+                kb_map_del_str(&s->evicting, key, strlen(key));
+                free(key);
         }
         if (!r->cancelled) {
-                struct kb__refusal *x;
-                HASH_FIND_STR(s->refused, ev->key, x);
+                struct kb__refusal *x = refusal_of(s, ev->key);
                 if (x && r->status != 429)
                         refusal_free(s, x);
                 if (r->status == 200 || r->status == 201) {
@@ -402,21 +401,33 @@ static void evict_done(void *arg, const struct kb_kube_resp *r)
 
 char *kb__evictions_refused(struct kb_sched *s, const char *group)
 {
-        struct kb__refusal *x, *xt, *last = NULL;
-        size_t n = 0;
+        struct kb__refusal *last = NULL;
+        size_t n = 0, nold = 0;
         double now = kb_now_mono();
-        HASH_ITER(hh, s->refused, x, xt)
-        {
+        struct kb_map *m = kb__strmap(&s->refused);
+        if (!m->n)
+                return NULL;
+        struct kb__refusal **old = kb_xmalloc((m->n + 1) * sizeof(*old));
+        /* The map's order is no order: the last refusal is the latest,
+         * the least key among refusals of the same instant. */
+        for (size_t i = 0; i < m->cap; i++) {
+                if (!m->slots[i].hash)
+                        continue;
+                struct kb__refusal *x = (struct kb__refusal *)(uintptr_t)m->slots[i].val;
                 if (now - x->at > REFUSAL_KEEP) {
-                        refusal_free(s, x);
+                        old[nold++] = x; /* forgotten after the loop */
                         continue;
                 }
                 if (!x->group || strcmp(x->group, group))
                         continue;
                 n++;
-                if (!last || x->at > last->at)
+                if (!last || x->at > last->at ||
+                    (x->at == last->at && strcmp(x->key, last->key) < 0))
                         last = x;
         }
+        for (size_t i = 0; i < nold; i++)
+                refusal_free(s, old[i]);
+        free(old);
         if (!last)
                 return NULL;
         if (n == 1)
@@ -440,14 +451,11 @@ void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
                 return;
         }
         char *key = kb_xasprintf("%s/%s", ns, p->meta.name);
-        struct kb__evicting *x;
-        HASH_FIND_STR(s->evicting, key, x);
-        if (x) {
+        if (kb_map_get_str(kb__strmap(&s->evicting), key, strlen(key))) {
                 free(key);
                 return; /* an earlier session's eviction is in flight */
         }
-        struct kb__refusal *f;
-        HASH_FIND_STR(s->refused, key, f);
+        struct kb__refusal *f = refusal_of(s, key);
         double ago = f ? kb_now_mono() - f->at : 0;
         if (f && ago > REFUSAL_KEEP) {
                 refusal_free(s, f);
@@ -459,9 +467,7 @@ void kb__dispatch_eviction(struct kb_sched *s, const struct kb_eviction *e)
                 free(key);
                 return;
         }
-        x = kb_xcalloc(1, sizeof(*x));
-        x->key = key;
-        HASH_ADD_KEYPTR(hh, s->evicting, x->key, strlen(x->key), x);
+        *kb_map_put_str(&s->evicting, key, strlen(key), NULL) = (uintptr_t)key;
 
         struct evict_call *ev = kb_xcalloc(1, sizeof(*ev));
         ev->s = s;

@@ -9,8 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <uthash.h>
-
 #include "scheduler/scheduler-int.h"
 
 void kb__dispatch_release(struct kb_sched *s)

@@ -24,18 +24,15 @@
  *     happened.
  *
  * Every write of an object's Events takes a token from that object's
- * bucket, as client-go's EventSourceObjectSpamFilter (tools/record,
- * events_cache.go): a burst of EVENT_SPAM_BURST (25) per source and
- * involved object (kind, namespace, name, uid, apiVersion; all reasons
- * together), refilled at one per 5 minutes, the buckets kept for the
- * EVENT_SPAM_OBJECTS most recently used objects.  client-go drops an
+ * bucket, as client-go's spam filter, and one from the recorder's own:
+ * eventfilter.c says whether a write may go.  client-go drops an
  * occurrence its filter refuses, after counting it; kbatch keeps what it
  * could not write in the record and writes it when a token comes, so the
  * message that stands reaches the server (late) rather than never.
  *
  * Giving way.  Events travel in the client's lowest lane (they never take
  * a place a bind or a status patch wants), behind their own token bucket
- * (EVENT_QPS, EVENT_BURST), and only while that lane's backlog is not
+ * (eventfilter.c), and only while that lane's backlog is not
  * full.  What cannot go now stays in the record and on the list, which
  * each tick flushes as tokens allow.  At most EVENT_RECORDS records are
  * kept: a new one evicts the least recently used, and an evicted record
@@ -54,8 +51,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uthash.h>
-
 #include "scheduler/scheduler-int.h"
 
 #define EVENT_PATCH_PERIOD 5.0
@@ -69,16 +64,8 @@
 #define EVENT_WINDOW 600.0
 /* As client-go's event cache. */
 #define EVENT_RECORDS 4096
-#define EVENT_QPS     100.0
-#define EVENT_BURST   200.0
-/* client-go's spam filter (tools/record/events_cache.go): defaultSpamBurst,
- * defaultSpamQPS, and its LRU of maxLruCacheEntries objects. */
-#define EVENT_SPAM_BURST   25.0
-#define EVENT_SPAM_QPS     (1.0 / 300.0)
-#define EVENT_SPAM_OBJECTS 4096
 
 struct rec {
-        UT_hash_handle hh;
         struct kb_sched *s;
         struct rec *lru_prev, *lru_next; /* most recently used first */
         struct rec *dirty_prev, *dirty_next;
@@ -130,31 +117,22 @@ static struct rec *rec_new(const char *key, const char *object, const char *kind
         return r;
 }
 
-/* An object's token bucket in the spam filter. */
-struct spam {
-        UT_hash_handle hh;
-        struct spam *prev, *next; /* most recently used first */
-        double tokens, refilled;
-        char key[];
-};
-
 struct kb__events {
-        struct rec *by_key;
+        struct kb_map by_key; /* rec->key -> struct rec * */
         struct rec *lru_head, *lru_tail;
         struct rec *dirty_head, *dirty_tail;
         size_t n;
-        double tokens, refilled;
         double swept; /* monotonic: the last heartbeat sweep */
-        struct spam *spam, *spam_head, *spam_tail;
-        size_t nspam;
+        struct kb__event_filter *filter;
 };
 
 static struct kb__events *recorder(struct kb_sched *s)
 {
         if (!s->events) {
                 s->events = kb_xcalloc(1, sizeof(*s->events));
-                s->events->tokens = EVENT_BURST;
-                s->events->refilled = s->events->swept = kb_now_mono();
+                kb_map_init(&s->events->by_key, KB_MAP_STR);
+                s->events->swept = kb_now_mono();
+                s->events->filter = kb__event_filter_new(s->events->swept);
         }
         return s->events;
 }
@@ -226,7 +204,7 @@ static void rec_destroy(struct rec *r)
  * answer (every call gets one, cancelled at the latest) frees it. */
 static void rec_free(struct kb__events *ev, struct rec *r)
 {
-        HASH_DEL(ev->by_key, r);
+        kb_map_del_str(&ev->by_key, r->key, strlen(r->key));
         lru_unlink(ev, r);
         dirty_set(ev, r, false);
         ev->n--;
@@ -234,97 +212,6 @@ static void rec_free(struct kb__events *ev, struct rec *r)
                 r->detached = true;
         else
                 rec_destroy(r);
-}
-
-/* ---- sending --------------------------------------------------------------------------- */
-
-static void refill(struct kb__events *ev)
-{
-        double now = kb_now_mono();
-        ev->tokens = KB_MIN(EVENT_BURST, ev->tokens + (now - ev->refilled) * EVENT_QPS);
-        ev->refilled = now;
-}
-
-static bool take_token(struct kb__events *ev)
-{
-        refill(ev);
-        if (ev->tokens < 1)
-                return false;
-        ev->tokens -= 1;
-        return true;
-}
-
-/* ---- the spam filter ------------------------------------------------------------------- */
-
-static void spam_unlink(struct kb__events *ev, struct spam *sp)
-{
-        if (sp->prev)
-                sp->prev->next = sp->next;
-        else
-                ev->spam_head = sp->next;
-        if (sp->next)
-                sp->next->prev = sp->prev;
-        else
-                ev->spam_tail = sp->prev;
-        sp->prev = sp->next = NULL;
-}
-
-static void spam_front(struct kb__events *ev, struct spam *sp)
-{
-        sp->prev = NULL;
-        sp->next = ev->spam_head;
-        if (ev->spam_head)
-                ev->spam_head->prev = sp;
-        ev->spam_head = sp;
-        if (!ev->spam_tail)
-                ev->spam_tail = sp;
-}
-
-/* The bucket of object, made full when there is none (the least recently
- * used one gives way past EVENT_SPAM_OBJECTS, as client-go's LRU). */
-static struct spam *spam_get(struct kb__events *ev, const char *object, double now)
-{
-        struct spam *sp;
-        HASH_FIND_STR(ev->spam, object, sp);
-        if (sp) {
-                spam_unlink(ev, sp);
-                spam_front(ev, sp);
-                return sp;
-        }
-        if (ev->nspam >= EVENT_SPAM_OBJECTS) {
-                struct spam *old = ev->spam_tail;
-                spam_unlink(ev, old);
-                HASH_DEL(ev->spam, old);
-                free(old);
-                ev->nspam--;
-        }
-        size_t len = strlen(object) + 1;
-        sp = kb_xcalloc(1, sizeof(*sp) + len);
-        memcpy(sp->key, object, len);
-        sp->tokens = EVENT_SPAM_BURST;
-        sp->refilled = now;
-        HASH_ADD_STR(ev->spam, key, sp);
-        spam_front(ev, sp);
-        ev->nspam++;
-        return sp;
-}
-
-static void spam_refill(struct spam *sp, double now)
-{
-        sp->tokens = KB_MIN(EVENT_SPAM_BURST, sp->tokens + (now - sp->refilled) * EVENT_SPAM_QPS);
-        sp->refilled = now;
-}
-
-static void spam_release(struct kb__events *ev)
-{
-        struct spam *sp, *t;
-        HASH_ITER(hh, ev->spam, sp, t)
-        {
-                HASH_DEL(ev->spam, sp);
-                free(sp);
-        }
-        ev->spam_head = ev->spam_tail = NULL;
-        ev->nspam = 0;
 }
 
 /* ---- what is due ------------------------------------------------------------------------ */
@@ -482,11 +369,8 @@ static void flush(struct kb_sched *s, struct rec *r)
                 return;
         if (!kb__leading(s) || kb_kube_lane_full(s->kube, KB_KUBE_LANE_EVENT))
                 return;
-        struct spam *sp = spam_get(ev, r->object, now);
-        spam_refill(sp, now);
-        if (sp->tokens < 1 || !take_token(ev))
+        if (!kb__event_filter_admit(ev->filter, r->object, now))
                 return;
-        sp->tokens -= 1;
         char ts[40];
         kb_now_time(ts, sizeof(ts));
         bool with_message = r->message_unsent;
@@ -513,8 +397,8 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
         kb_buf_printf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", kind, ns ? ns : "", name,
                       uid ? uid : "", type, reason);
         double now = kb_now_mono();
-        struct rec *r;
-        HASH_FIND_STR(ev->by_key, key.data, r);
+        uint64_t *found = kb_map_get_str(&ev->by_key, key.data, key.len);
+        struct rec *r = found ? (struct rec *)(uintptr_t)*found : NULL;
         if (r) {
                 if (now - r->last_seen > EVENT_WINDOW && !r->call) {
                         /* The series went quiet: a new Event. */
@@ -539,7 +423,7 @@ void kb__event(struct kb_sched *s, const char *kind, const char *api_version, co
                 free(object);
                 r->s = s;
                 kb_now_time(r->first_time, sizeof(r->first_time));
-                HASH_ADD_KEYPTR(hh, ev->by_key, r->key, strlen(r->key), r);
+                *kb_map_put_str(&ev->by_key, r->key, strlen(r->key), NULL) = (uintptr_t)r;
                 ev->n++;
         }
         kb_buf_release(&key);
@@ -571,9 +455,11 @@ void kb__events_flush(struct kb_sched *s)
         }
         /* Records that cannot go yet stay on the list; stop early when
          * the lane or the bucket is empty. */
-        refill(ev);
+        kb__event_filter_refill(ev->filter);
         struct rec *r = ev->dirty_head, *next;
-        for (; r && ev->tokens >= 1 && !kb_kube_lane_full(s->kube, KB_KUBE_LANE_EVENT); r = next) {
+        for (; r && kb__event_filter_ready(ev->filter) &&
+               !kb_kube_lane_full(s->kube, KB_KUBE_LANE_EVENT);
+             r = next) {
                 next = r->dirty_next;
                 flush(s, r);
         }
@@ -593,13 +479,13 @@ void kb__events_release(struct kb_sched *s)
         struct kb__events *ev = s->events;
         if (!ev)
                 return;
-        struct rec *r, *t;
-        HASH_ITER(hh, ev->by_key, r, t)
-        {
-                r->call = NULL; /* the client is gone by now */
-                rec_free(ev, r);
+        /* Every record is on the LRU list. */
+        while (ev->lru_head) {
+                ev->lru_head->call = NULL; /* the client is gone by now */
+                rec_free(ev, ev->lru_head);
         }
-        spam_release(ev);
+        kb_map_release(&ev->by_key);
+        kb__event_filter_free(ev->filter);
 
         free(ev);
         s->events = NULL;

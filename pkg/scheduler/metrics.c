@@ -10,7 +10,6 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
-#include <uthash.h>
 
 #include "scheduler/scheduler-int.h"
 
@@ -27,7 +26,7 @@ static const double job_buckets[NBUCKETS] = {100,   250,   500,   1000,   2500, 
                                              10000, 30000, 60000, 300000, 900000, 3600000};
 /* How much later than first promised a reserved gang started (seconds):
  * a second to a day. */
-static const double delay_buckets[NBUCKETS] = {1,    5,    15,    60,    300,   900,
+static const double delay_buckets[NBUCKETS] = {1,    5,    15,   60,    300,   900,
                                                1800, 3600, 7200, 21600, 43200, 86400};
 
 /* A waiting gang's first expected start, by PodGroup uid, until it starts
@@ -36,7 +35,6 @@ struct promise {
         char *uid;
         double first;
         uint64_t seen; /* the session that last listed it */
-        UT_hash_handle hh;
 };
 
 struct hist {
@@ -79,10 +77,10 @@ struct kb__metrics {
         size_t nactions, capactions;
         struct labeled_hist *plugins; /* microseconds */
         size_t nplugins, capplugins;
-        char *conf_skipped; /* kbatch_conf_skipped lines of the current conf */
-        uint64_t backfilled;      /* tasks placed with a reservation ahead */
-        struct hist resv_delay;   /* seconds */
-        struct promise *promises; /* the loop thread's alone */
+        char *conf_skipped;     /* kbatch_conf_skipped lines of the current conf */
+        uint64_t backfilled;    /* tasks placed with a reservation ahead */
+        struct hist resv_delay; /* seconds */
+        struct kb_map promises; /* uid -> struct promise *; the loop thread's alone */
 };
 
 static struct hist *labeled(struct labeled_hist **v, size_t *n, size_t *cap, const char *labels)
@@ -112,6 +110,7 @@ struct kb__metrics *kb__metrics_new(void)
         pthread_mutex_init(&m->lock, NULL);
         m->job.bounds = job_buckets;
         m->resv_delay.bounds = delay_buckets;
+        kb_map_init(&m->promises, KB_MAP_STR);
         return m;
 }
 
@@ -120,12 +119,14 @@ void kb__metrics_free(struct kb__metrics *m)
         if (!m)
                 return;
         pthread_mutex_destroy(&m->lock);
-        struct promise *p, *tmp;
-        HASH_ITER(hh, m->promises, p, tmp) {
-                HASH_DEL(m->promises, p);
+        for (size_t i = 0; i < m->promises.cap; i++) {
+                if (!m->promises.slots[i].hash)
+                        continue;
+                struct promise *p = (struct promise *)(uintptr_t)m->promises.slots[i].val;
                 free(p->uid);
                 free(p);
         }
+        kb_map_release(&m->promises);
         free(m->queues);
         free(m->actions);
         free(m->plugins);
@@ -162,32 +163,39 @@ static void promises(struct kb__metrics *m, const struct kb_result *r)
                 const char *uid = st->pg ? st->pg->meta.uid : NULL;
                 if (!uid)
                         continue;
-                struct promise *p;
-                HASH_FIND_STR(m->promises, uid, p);
+                uint64_t *found = kb_map_get_str(&m->promises, uid, strlen(uid));
+                struct promise *p = found ? (struct promise *)(uintptr_t)*found : NULL;
                 if (!p && st->expected_start > 0) {
                         p = kb_xcalloc(1, sizeof(*p));
                         p->uid = kb_xstrdup(uid);
                         p->first = st->expected_start;
-                        HASH_ADD_KEYPTR(hh, m->promises, p->uid, strlen(p->uid), p);
+                        *kb_map_put_str(&m->promises, p->uid, strlen(p->uid), NULL) = (uintptr_t)p;
                 }
                 if (!p)
                         continue;
                 p->seen = gen;
                 if (kb_streq(st->cond_type, "Scheduled") && kb_streq(st->cond_status, "True")) {
                         hist_add(&m->resv_delay, now > p->first ? now - p->first : 0);
-                        HASH_DEL(m->promises, p);
+                        kb_map_del_str(&m->promises, p->uid, strlen(p->uid));
                         free(p->uid);
                         free(p);
                 }
         }
-        struct promise *p, *tmp;
-        HASH_ITER(hh, m->promises, p, tmp) {
-                if (p->seen == gen)
-                        continue;
-                HASH_DEL(m->promises, p);
-                free(p->uid);
-                free(p);
+        /* Those no session listed: found first, forgotten after (the map
+         * takes no deletes while it is walked). */
+        struct promise **gone = kb_xmalloc((kb_map_count(&m->promises) + 1) * sizeof(*gone));
+        size_t ngone = 0;
+        for (size_t i = 0; i < m->promises.cap; i++) {
+                struct promise *p = (struct promise *)(uintptr_t)m->promises.slots[i].val;
+                if (m->promises.slots[i].hash && p->seen != gen)
+                        gone[ngone++] = p;
         }
+        for (size_t i = 0; i < ngone; i++) {
+                kb_map_del_str(&m->promises, gone[i]->uid, strlen(gone[i]->uid));
+                free(gone[i]->uid);
+                free(gone[i]);
+        }
+        free(gone);
 }
 
 void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e2e)

@@ -20,13 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uthash.h>
-
 #include "scheduler/scheduler-int.h"
 
+/* A group with pending pods to mark, found by "ns/name" in a kb_map (the
+ * walk goes over the snapshot's pods in order; the map is only asked). */
 struct pg_idx {
-        UT_hash_handle hh;
-        const char *key; /* pool-owned "ns/name" */
         const struct kb_pg_status *st;
         /* Its condition's message without the queue position ending: a
          * pod's condition and event say why it waits, not where its group
@@ -86,8 +84,10 @@ static void pod_unschedulable(struct kb_sched *s, const struct kb_pod *cur, cons
 void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                       const struct kb_result *r)
 {
-        struct pg_idx *idx = NULL, *e, *t;
+        struct kb_map idx;
+        struct pg_idx *e;
         struct kb_pool pool;
+        kb_map_init(&idx, KB_MAP_STR);
         kb_pool_init(&pool, 0);
         for (size_t i = 0; i < r->npodgroups; i++) {
                 const struct kb_pg_status *st = &r->podgroups[i];
@@ -96,7 +96,6 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                 if (!waiting && !st->pending_message)
                         continue;
                 e = kb_pool_alloc(&pool, sizeof(*e));
-                e->key = st->name;
                 e->st = st;
                 const char *msg = waiting ? (st->cond_message ? st->cond_message : "")
                                           : st->pending_message,
@@ -105,9 +104,11 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                 char *b = kb_pool_alloc(&pool, n + 1);
                 memcpy(b, msg, n);
                 e->blocker = b;
-                HASH_ADD_KEYPTR(hh, idx, e->key, strlen(e->key), e);
+                /* Keyed by the result's "ns/name", which outlives the map;
+                 * a name twice keeps the later, as uthash's find did. */
+                *kb_map_put_str(&idx, st->name, strlen(st->name), NULL) = (uintptr_t)e;
         }
-        if (!idx)
+        if (!kb_map_count(&idx))
                 goto out;
         for (size_t i = 0; i < snap->snap.npods; i++) {
                 const struct kb_pod *p = snap->snap.pods[i];
@@ -126,9 +127,10 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                         continue;
                 const char *ns = kb_meta_ns(&p->meta);
                 char *key = kb_pool_path(&pool, ns, group);
-                HASH_FIND_STR(idx, key, e);
-                if (!e)
+                const uint64_t *v = kb_map_get_str(&idx, key, strlen(key));
+                if (!v)
                         continue;
+                e = (struct pg_idx *)(uintptr_t)*v;
                 /* The pod as it is now: bound or replaced meanwhile, it
                  * gets nothing. */
                 const struct kb_pod *cur = kb_cache_get(s->cache, KB_KIND_POD, ns, p->meta.name);
@@ -146,8 +148,7 @@ void kb__pod_failures(struct kb_sched *s, const struct kb_cache_snap *snap,
                 pod_unschedulable(s, cur, msg);
         }
 out:
-        HASH_ITER(hh, idx, e, t)
-        HASH_DEL(idx, e);
+        kb_map_release(&idx);
         kb_pool_release(&pool);
         /* Pods without a PodGroup, as kube-scheduler does for them. */
         for (size_t i = 0; i < r->nunschedulable; i++) {

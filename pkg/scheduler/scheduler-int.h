@@ -22,7 +22,6 @@ struct kb__conf_ref {
 struct kb__status_memo;  /* last written status per object (status.c) */
 struct kb__events;       /* the event recorder (events.c) */
 struct kb__invalid_seen; /* undecodable objects reported (status.c) */
-struct kb__evicting;     /* evictions in flight (binds.c) */
 struct kb__refusal;      /* evictions refused, recently (binds.c) */
 struct kb__bind;         /* a bind from the backlog to its answer (binds.c) */
 struct kb__metrics;
@@ -41,6 +40,7 @@ enum {
         KB__R_NAMESPACES,
         KB__R_HYPERNODES,
         KB__R_PDBS,
+        KB__R_VCJOBS, /* Volcano Jobs: whom their PodGroups are for */
         KB__NREFL,
 };
 
@@ -100,8 +100,9 @@ struct kb_sched {
         size_t binds_inflight;
         struct kb__bind *backlog, *backlog_tail; /* decided, not handed to the client */
         size_t nbacklog;
-        struct kb__evicting *evicting; /* evictions in flight, by "ns/name" */
-        struct kb__refusal *refused;   /* refused evictions of the last minute, by "ns/name" */
+        struct kb_map evicting; /* evictions in flight: "ns/name" -> the key (char *) */
+        struct kb_map refused;  /* refused evictions of the last minute: "ns/name" ->
+                                   struct kb__refusal * */
 
         /* dispatch.c: the default queue, and discovery of whether podgroups
          * and queues have a status subresource (1), not (0: status is
@@ -130,10 +131,10 @@ struct kb_sched {
 
         /* status.c: what was last written, so an unchanged status is not
          * written again. */
-        struct kb__status_memo *memo;
-        uint64_t memo_gen;        /* sessions dispatched */
-        uint64_t status_deferred; /* status writes left to a later session */
-        struct kb__invalid_seen *invalid_seen;
+        struct kb_map memo;         /* key -> struct kb__status_memo * */
+        uint64_t memo_gen;          /* sessions dispatched */
+        uint64_t status_deferred;   /* status writes left to a later session */
+        struct kb_map invalid_seen; /* "podgroup/ns/name" -> struct kb__invalid_seen * */
 
         /* events.c */
         struct kb__events *events;
@@ -146,6 +147,16 @@ struct kb_sched {
         struct kb_connlimit *http_limit; /* the metrics server's connection limits */
         bool ready;
 };
+
+/* A string-keyed map in a struct that starts zeroed (struct kb_sched is
+ * calloc'ed, or a test's fixture): an empty map takes string keys from its
+ * first use on.  Every access to such a map goes through this. */
+static inline struct kb_map *kb__strmap(struct kb_map *m)
+{
+        if (!m->cap)
+                m->keys = KB_MAP_STR;
+        return m;
+}
 
 /* dispatch.c: the session's result back to the server.  Loop thread, as
  * everything here. */
@@ -234,6 +245,20 @@ void kb__events_flush(struct kb_sched *s);
 void kb__events_release(struct kb_sched *s);
 /* Records kept and records with something unsent (for tests). */
 void kb__events_stats(struct kb_sched *s, size_t *records, size_t *unsent);
+
+/* eventfilter.c: whether the recorder may write an Event now.  The
+ * recorder's own token bucket, and one bucket per involved object (its
+ * key: kind, namespace, name, uid, apiVersion), as client-go's spam
+ * filter.  Loop thread. */
+struct kb__event_filter;
+struct kb__event_filter *kb__event_filter_new(double now);
+void kb__event_filter_free(struct kb__event_filter *f);
+/* Takes a token from object's bucket and then the recorder's; false (and
+ * nothing taken from the recorder's) when either is empty. */
+bool kb__event_filter_admit(struct kb__event_filter *f, const char *object, double now);
+/* Refills the recorder's bucket up to now; ready: it holds a token. */
+void kb__event_filter_refill(struct kb__event_filter *f);
+bool kb__event_filter_ready(const struct kb__event_filter *f);
 
 /* workloads.c: the PodGroups of pods that name none and of
  * scheduler-plugins' PodGroups.  Start watches scheduler-plugins'

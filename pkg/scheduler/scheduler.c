@@ -355,6 +355,10 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
             {"namespaces", "/api/v1/namespaces", KB_KIND_NAMESPACE},
             {"hypernodes", "/apis/topology.volcano.sh/v1alpha1/hypernodes", KB_KIND_HYPERNODE},
             {"poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", KB_KIND_PDB},
+            /* A PodGroup of a Volcano Job still saying schedulerName:
+             * volcano is not admitted: its controller makes pods only
+             * after admission, so only the Job can say (issue 23). */
+            {"volcano jobs", "/apis/batch.volcano.sh/v1alpha1/jobs", KB_KIND_VCJOB},
         };
         /* Pods: the pods of each of our scheduler names as sources 1..,
          * and as source 0 every pod of the other schedulers (the bound
@@ -379,7 +383,9 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                     s->kube, refl[i].name, refl[i].path, i == KB__R_PODS ? bound_query : NULL,
                     &kb_cache_reflector_ops, kb_cache_feed(s->cache, refl[i].kind));
         free(bound_query);
-        kb_reflector_set_optional(s->refl[KB__R_HYPERNODES]); /* a CRD clusters may lack */
+        /* CRDs clusters may lack. */
+        kb_reflector_set_optional(s->refl[KB__R_HYPERNODES]);
+        kb_reflector_set_optional(s->refl[KB__R_VCJOBS]);
         s->pod_refl = kb_xcalloc(o->nscheduler_names + 1, sizeof(*s->pod_refl));
         for (size_t i = 0; i < o->nscheduler_names; i++) {
                 char *q = field_query("spec.schedulerName=", o->scheduler_names[i]);

@@ -13,8 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <uthash.h>
-
 #include "scheduler/scheduler-int.h"
 
 /* What was last sent per object, and the memo generation (a count of
@@ -23,7 +21,6 @@
  * or no longer reported, and is swept, so the memo never outgrows what the
  * sessions report. */
 struct kb__status_memo {
-        UT_hash_handle hh;
         char *key;
         uint64_t hash;
         uint64_t gen;
@@ -35,17 +32,47 @@ struct kb__status_memo {
 #define STATUS_BACKLOG 2000
 
 struct kb__invalid_seen {
-        UT_hash_handle hh;
         char *key; /* "podgroup/ns/name", "queue//name" */
         bool visited;
 };
 
 /* ---- memo ------------------------------------------------------------------- */
 
+static struct kb__status_memo *memo_of(struct kb_sched *s, const char *key)
+{
+        uint64_t *v = kb_map_get_str(kb__strmap(&s->memo), key, strlen(key));
+        return v ? (struct kb__status_memo *)(uintptr_t)*v : NULL;
+}
+
+static void memo_free(struct kb_sched *s, struct kb__status_memo *m)
+{
+        kb_map_del_str(&s->memo, m->key, strlen(m->key));
+        free(m->key);
+        free(m);
+}
+
+/* The entries of map (whose values are pointers) that keep() refuses,
+ * found first and freed after: the map takes no deletes while it is
+ * walked, and the order they go in decides nothing. */
+static void map_sweep(struct kb_sched *s, struct kb_map *map,
+                      bool (*keep)(struct kb_sched *, void *),
+                      void (*drop)(struct kb_sched *, void *))
+{
+        if (!kb_map_count(map))
+                return;
+        void **gone = kb_xmalloc(kb_map_count(map) * sizeof(*gone));
+        size_t n = 0;
+        for (size_t i = 0; i < map->cap; i++)
+                if (map->slots[i].hash && !keep(s, (void *)(uintptr_t)map->slots[i].val))
+                        gone[n++] = (void *)(uintptr_t)map->slots[i].val;
+        for (size_t i = 0; i < n; i++)
+                drop(s, gone[i]);
+        free(gone);
+}
+
 bool kb__status_memo_same(struct kb_sched *s, const char *key, uint64_t h)
 {
-        struct kb__status_memo *m;
-        HASH_FIND_STR(s->memo, key, m);
+        struct kb__status_memo *m = memo_of(s, key);
         if (m)
                 m->gen = s->memo_gen;
         return m && m->hash == h;
@@ -53,12 +80,11 @@ bool kb__status_memo_same(struct kb_sched *s, const char *key, uint64_t h)
 
 void kb__status_memo_set(struct kb_sched *s, const char *key, uint64_t h)
 {
-        struct kb__status_memo *m;
-        HASH_FIND_STR(s->memo, key, m);
+        struct kb__status_memo *m = memo_of(s, key);
         if (!m) {
                 m = kb_xcalloc(1, sizeof(*m));
                 m->key = kb_xstrdup(key);
-                HASH_ADD_KEYPTR(hh, s->memo, m->key, strlen(m->key), m);
+                *kb_map_put_str(&s->memo, m->key, strlen(m->key), NULL) = (uintptr_t)m;
         }
         m->hash = h;
         m->gen = s->memo_gen;
@@ -71,55 +97,55 @@ void kb__status_memo_set(struct kb_sched *s, const char *key, uint64_t h)
  * from). */
 double kb__status_memo_age(struct kb_sched *s, const char *key)
 {
-        struct kb__status_memo *m;
-        HASH_FIND_STR(s->memo, key, m);
+        struct kb__status_memo *m = memo_of(s, key);
         if (!m)
                 return -1;
         m->gen = s->memo_gen;
         return kb_now_mono() - m->sent;
 }
 
+static bool memo_recent(struct kb_sched *s, void *m)
+{
+        return ((struct kb__status_memo *)m)->gen + 2 > s->memo_gen;
+}
+
+static bool keep_none(struct kb_sched *s, void *v)
+{
+        return false;
+}
+
+static void memo_drop(struct kb_sched *s, void *m)
+{
+        memo_free(s, m);
+}
+
 void kb__status_sweep(struct kb_sched *s)
 {
-        struct kb__status_memo *m, *t;
-        HASH_ITER(hh, s->memo, m, t)
-        {
-                if (m->gen + 2 > s->memo_gen)
-                        continue;
-                HASH_DEL(s->memo, m);
-                free(m->key);
-                free(m);
-        }
+        map_sweep(s, kb__strmap(&s->memo), memo_recent, memo_drop);
         s->memo_gen++;
 }
 
 static void memo_forget(struct kb_sched *s, const char *key)
 {
-        struct kb__status_memo *m;
-        HASH_FIND_STR(s->memo, key, m);
-        if (m) {
-                HASH_DEL(s->memo, m);
-                free(m->key);
-                free(m);
-        }
+        struct kb__status_memo *m = memo_of(s, key);
+        if (m)
+                memo_free(s, m);
+}
+
+static void seen_drop(struct kb_sched *s, void *v)
+{
+        struct kb__invalid_seen *seen = v;
+        kb_map_del_str(&s->invalid_seen, seen->key, strlen(seen->key));
+        free(seen->key);
+        free(seen);
 }
 
 void kb__status_release(struct kb_sched *s)
 {
-        struct kb__invalid_seen *v, *vt;
-        HASH_ITER(hh, s->invalid_seen, v, vt)
-        {
-                HASH_DEL(s->invalid_seen, v);
-                free(v->key);
-                free(v);
-        }
-        struct kb__status_memo *m, *mt;
-        HASH_ITER(hh, s->memo, m, mt)
-        {
-                HASH_DEL(s->memo, m);
-                free(m->key);
-                free(m);
-        }
+        map_sweep(s, &s->invalid_seen, keep_none, seen_drop);
+        kb_map_release(&s->invalid_seen);
+        map_sweep(s, &s->memo, keep_none, memo_drop);
+        kb_map_release(&s->memo);
 }
 
 static void after_free(struct kb__status_after *a)
@@ -435,12 +461,13 @@ static void report_invalid(void *arg, const struct kb_cache_invalid *inv)
                 return; /* discovery has not answered yet */
         char *key =
             kb_xasprintf("%s/%s/%s", pg ? "podgroup" : "queue", inv->ns ? inv->ns : "", inv->name);
-        struct kb__invalid_seen *seen;
-        HASH_FIND_STR(s->invalid_seen, key, seen);
+        uint64_t *found = kb_map_get_str(kb__strmap(&s->invalid_seen), key, strlen(key));
+        struct kb__invalid_seen *seen = found ? (struct kb__invalid_seen *)(uintptr_t)*found : NULL;
         if (!seen) {
                 seen = kb_xcalloc(1, sizeof(*seen));
                 seen->key = kb_xstrdup(key);
-                HASH_ADD_KEYPTR(hh, s->invalid_seen, seen->key, strlen(seen->key), seen);
+                *kb_map_put_str(&s->invalid_seen, seen->key, strlen(seen->key), NULL) =
+                    (uintptr_t)seen;
         }
         seen->visited = true;
         char *hkey = kb_xasprintf("%s\x1f%s", inv->uid ? inv->uid : "", inv->message);
@@ -477,27 +504,31 @@ static void report_invalid(void *arg, const struct kb_cache_invalid *inv)
         free(mkey);
 }
 
+static bool seen_visited(struct kb_sched *s, void *v)
+{
+        return ((struct kb__invalid_seen *)v)->visited;
+}
+
+static void seen_forget(struct kb_sched *s, void *v)
+{
+        char *mkey = kb_xasprintf("invalid/%s", ((struct kb__invalid_seen *)v)->key);
+        memo_forget(s, mkey);
+        free(mkey);
+        seen_drop(s, v);
+}
+
 void kb__report_invalid(struct kb_sched *s)
 {
-        if (!s->invalid_seen && !kb_cache_invalid_gen(s->cache))
+        struct kb_map *seen = kb__strmap(&s->invalid_seen);
+        if (!kb_map_count(seen) && !kb_cache_invalid_gen(s->cache))
                 return;
         struct invalid_pass ip = {.s = s};
         kb_now_time(ip.ts, sizeof(ip.ts));
-        struct kb__invalid_seen *seen, *t;
-        HASH_ITER(hh, s->invalid_seen, seen, t)
-        seen->visited = false;
+        for (size_t i = 0; i < seen->cap; i++)
+                if (seen->slots[i].hash)
+                        ((struct kb__invalid_seen *)(uintptr_t)seen->slots[i].val)->visited = false;
         kb_cache_invalid_each(s->cache, report_invalid, &ip);
         /* Fixed or deleted objects: forget them, so breaking one again is
          * reported again. */
-        HASH_ITER(hh, s->invalid_seen, seen, t)
-        {
-                if (seen->visited)
-                        continue;
-                char *mkey = kb_xasprintf("invalid/%s", seen->key);
-                memo_forget(s, mkey);
-                free(mkey);
-                HASH_DEL(s->invalid_seen, seen);
-                free(seen->key);
-                free(seen);
-        }
+        map_sweep(s, seen, seen_visited, seen_forget);
 }

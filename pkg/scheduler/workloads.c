@@ -49,7 +49,6 @@
 
 /* A PodGroup being made or updated ("ns/name"). */
 struct rec {
-        UT_hash_handle hh;
         char *key;
         bool inflight;
         bool made;       /* the last write was answered well */
@@ -57,7 +56,9 @@ struct rec {
         uint64_t sent;   /* hash of the last body written, 0 for none */
 };
 
-/* A scheduler-plugins PodGroup, as the watch shows it. */
+/* A scheduler-plugins PodGroup, as the watch shows it.  In uthash, not a
+ * kb_map: sync_xpodgroups sends its writes in the order the watch brought
+ * them, where a map's order would differ from run to run. */
 struct xpg {
         UT_hash_handle hh;
         char *key; /* "ns/name" */
@@ -69,7 +70,7 @@ struct kb__workloads {
         struct kb_sched *s;
         struct kb_reflector *refl;
         struct xpg *xpgs;
-        struct rec *recs;
+        struct kb_map recs; /* "ns/name" -> struct rec * */
 };
 
 /* What an answer needs to find its way back. */
@@ -106,14 +107,34 @@ static void call_free(struct call *c)
 
 static struct rec *rec_get(struct kb__workloads *w, const char *key, bool add)
 {
-        struct rec *r = NULL;
-        HASH_FIND_STR(w->recs, key, r);
+        uint64_t *found = kb_map_get_str(&w->recs, key, strlen(key));
+        struct rec *r = found ? (struct rec *)(uintptr_t)*found : NULL;
         if (!r && add) {
                 r = kb_xcalloc(1, sizeof(*r));
                 r->key = kb_xstrdup(key);
-                HASH_ADD_KEYPTR(hh, w->recs, r->key, strlen(r->key), r);
+                *kb_map_put_str(&w->recs, r->key, strlen(r->key), NULL) = (uintptr_t)r;
         }
         return r;
+}
+
+/* Forgets the recs at rest (all: every one), found first and freed after
+ * (no deletes while the map is walked; the order decides nothing). */
+static void recs_forget(struct kb__workloads *w, double now, bool all)
+{
+        struct kb_map *m = &w->recs;
+        struct rec **rest = kb_xmalloc((kb_map_count(m) + 1) * sizeof(*rest));
+        size_t n = 0;
+        for (size_t i = 0; i < m->cap; i++) {
+                struct rec *r = (struct rec *)(uintptr_t)m->slots[i].val;
+                if (m->slots[i].hash && (all || (!r->inflight && now >= r->next_try)))
+                        rest[n++] = r;
+        }
+        for (size_t i = 0; i < n; i++) {
+                kb_map_del_str(m, rest[i]->key, strlen(rest[i]->key));
+                free(rest[i]->key);
+                free(rest[i]);
+        }
+        free(rest);
 }
 
 /* The rec of a call's answer, no longer in flight, due again after
@@ -213,6 +234,7 @@ void kb__workloads_start(struct kb_sched *s)
 {
         struct kb__workloads *w = kb_xcalloc(1, sizeof(*w));
         w->s = s;
+        kb_map_init(&w->recs, KB_MAP_STR);
         s->workloads = w;
         if (!s->o->workload_podgroups)
                 return;
@@ -240,13 +262,8 @@ void kb__workloads_release(struct kb_sched *s)
                 HASH_DEL(w->xpgs, e);
                 xpg_free(e);
         }
-        struct rec *r, *rt;
-        HASH_ITER(hh, w->recs, r, rt)
-        {
-                HASH_DEL(w->recs, r);
-                free(r->key);
-                free(r);
-        }
+        recs_forget(w, 0, true);
+        kb_map_release(&w->recs);
         free(w);
         s->workloads = NULL;
 }
@@ -579,14 +596,5 @@ void kb__workloads_sync(struct kb_sched *s, const struct kb_snapshot *snap)
         double now = kb_now_mono();
         sync_pods(s, snap, now);
         sync_xpodgroups(s, now);
-        /* Forget what rests: it comes back while still wanted. */
-        struct rec *r, *rt;
-        HASH_ITER(hh, w->recs, r, rt)
-        {
-                if (r->inflight || now < r->next_try)
-                        continue;
-                HASH_DEL(w->recs, r);
-                free(r->key);
-                free(r);
-        }
+        recs_forget(w, now, false); /* what rests comes back while still wanted */
 }

@@ -117,12 +117,6 @@ int kb_pod_runtime(const struct kb_pod *p, int64_t *ns, char *err, size_t errlen
 
 /* ---- applying results --------------------------------------------------------- */
 
-static int cmp_pod_ptr(const void *a, const void *b)
-{
-        const struct kb_pod *x = *(struct kb_pod *const *)a, *y = *(struct kb_pod *const *)b;
-        return x < y ? -1 : x > y;
-}
-
 void kb__cluster_bind(struct kb_pod *p, const char *node)
 {
         free(p->node_name);
@@ -205,19 +199,20 @@ void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
         }
         if (r->nevictions) {
                 /* Evicted pods are gone: drop them from the pod list. */
-                struct kb_pod **gone = kb_xmalloc(r->nevictions * sizeof(*gone));
+                struct ptrmap gone;
+                kb__ptrmap_init(&gone, r->nevictions);
                 for (size_t i = 0; i < r->nevictions; i++)
-                        gone[i] = (struct kb_pod *)r->evictions[i].pod;
-                qsort(gone, r->nevictions, sizeof(*gone), cmp_pod_ptr);
+                        kb__ptrmap_put(&gone, r->evictions[i].pod, 1);
                 size_t w = 0;
+                uint32_t one;
                 for (size_t i = 0; i < c->npods; i++) {
-                        if (bsearch(&c->pods[i], gone, r->nevictions, sizeof(*gone), cmp_pod_ptr))
+                        if (kb__ptrmap_get(&gone, c->pods[i], &one))
                                 kb_pod_free(c->pods[i]);
                         else
                                 c->pods[w++] = c->pods[i];
                 }
                 c->npods = w;
-                free(gone);
+                kb__ptrmap_release(&gone);
         }
         kb__cluster_apply_statuses(c, r);
 }

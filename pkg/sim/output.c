@@ -30,40 +30,6 @@ static struct kb_value *res_map(const struct kb_res *r)
         return m;
 }
 
-static int cmp_bind_pod(const void *a, const void *b)
-{
-        const struct kb_pod *x = (*(const struct kb_bind *const *)a)->pod;
-        const struct kb_pod *y = (*(const struct kb_bind *const *)b)->pod;
-        return x < y ? -1 : x > y;
-}
-
-static int cmp_status_pod(const void *a, const void *b)
-{
-        const struct kb_pod *x = (*(const struct kb_pod_status *const *)a)->pod;
-        const struct kb_pod *y = (*(const struct kb_pod_status *const *)b)->pod;
-        return x < y ? -1 : x > y;
-}
-
-/* The session's binds ordered by pod, to find a pod's bind in log time. */
-static const struct kb_bind **sorted_binds(const struct kb_result *r)
-{
-        const struct kb_bind **v = kb_xmalloc((r->nbinds + 1) * sizeof(*v));
-        for (size_t i = 0; i < r->nbinds; i++)
-                v[i] = &r->binds[i];
-        if (r->nbinds)
-                qsort(v, r->nbinds, sizeof(*v), cmp_bind_pod);
-        return v;
-}
-
-static const struct kb_bind *find_bind(const struct kb_bind **sorted, size_t n,
-                                       const struct kb_pod *p)
-{
-        struct kb_bind key = {.pod = p};
-        const struct kb_bind *k = &key;
-        const struct kb_bind **found = bsearch(&k, sorted, n, sizeof(*sorted), cmp_bind_pod);
-        return found ? *found : NULL;
-}
-
 /* Pods of ours without a PodGroup: every one not finished, or (timed runs)
  * those bound in this session, with the node the session gave them. */
 static struct kb_value *lone_pods(const struct kb_result *r, const struct kb_session_view *v,
@@ -72,22 +38,24 @@ static struct kb_value *lone_pods(const struct kb_result *r, const struct kb_ses
         struct kb_value *arr = kb_value_new(KB_VARRAY);
         if (!c)
                 return arr;
-        const struct kb_bind **sorted = sorted_binds(r);
-        const struct kb_pod_status **unsched =
-            kb_xmalloc((r->nunschedulable + 1) * sizeof(*unsched));
-        for (size_t i = 0; i < r->nunschedulable; i++)
-                unsched[i] = &r->unschedulable[i];
-        if (r->nunschedulable)
-                qsort(unsched, r->nunschedulable, sizeof(*unsched), cmp_status_pod);
+        /* Each pod's bind and status, by the pod (put from the last, so
+         * that a pod's first entry is the one kept). */
+        struct ptrmap binds, unsched;
+        kb__ptrmap_init(&binds, r->nbinds);
+        for (size_t i = r->nbinds; i-- > 0;)
+                kb__ptrmap_put(&binds, r->binds[i].pod, (uint32_t)i);
+        kb__ptrmap_init(&unsched, r->nunschedulable);
+        for (size_t i = r->nunschedulable; i-- > 0;)
+                kb__ptrmap_put(&unsched, r->unschedulable[i].pod, (uint32_t)i);
         for (size_t i = 0; i < c->npods; i++) {
                 const struct kb_pod *p = c->pods[i];
                 if ((p->group_name && *p->group_name) || kb_pod_terminal(p) ||
                     !kb__cluster_ours(c, p))
                         continue;
                 const char *node = p->node_name;
-                const struct kb_bind *b = find_bind(sorted, r->nbinds, p);
-                if (b)
-                        node = b->node;
+                uint32_t k;
+                if (kb__ptrmap_get(&binds, p, &k))
+                        node = r->binds[k].node;
                 else if (v->changes_only)
                         continue;
                 struct kb_value *o = kb_value_new(KB_VOBJECT);
@@ -96,16 +64,13 @@ static struct kb_value *lone_pods(const struct kb_result *r, const struct kb_ses
                 if (node)
                         kb_value_set(o, "node", kb_value_new_string(node));
                 /* Why the session left it Pending, in kube-scheduler's words. */
-                const struct kb_pod_status key = {.pod = p}, *kp = &key,
-                                           **why = node ? NULL
-                                                        : bsearch(&kp, unsched, r->nunschedulable,
-                                                                  sizeof(*unsched), cmp_status_pod);
-                if (why)
-                        kb_value_set(o, "message", kb_value_new_string((*why)->message));
+                if (!node && kb__ptrmap_get(&unsched, p, &k))
+                        kb_value_set(o, "message",
+                                     kb_value_new_string(r->unschedulable[k].message));
                 kb_value_append(arr, o);
         }
-        free(sorted);
-        free(unsched);
+        kb__ptrmap_release(&binds);
+        kb__ptrmap_release(&unsched);
         return arr;
 }
 

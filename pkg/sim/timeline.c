@@ -48,6 +48,11 @@ int64_t kb__sim_offset(double origin, double when)
 
 /* ---- the event heap -------------------------------------------------------------- */
 
+/* Its own heap, not base's kb_heap: kb_heap holds pointer-sized values,
+ * and an event is a 24-byte value (time, pod, generation, kind) that would
+ * then need an allocation each, for a heap that sees every pod start and
+ * end of a run. */
+
 static bool ev_before(const struct event *a, const struct event *b)
 {
         if (a->t != b->t)

@@ -144,4 +144,7 @@ if [ "${TRACE:-1}" != 0 ]; then
   echo
   echo "a day of a 1,000-node trace, run forward (kbatch-sim --until-done):"
   SIM=$SIM bash test/bench/trace.sh
+  echo
+  echo "3,000 gangs on 200 nodes, the same generator (issue 21's target: under 10 s):"
+  NODES=200 HOURS=24 GAP=28 SIM=$SIM bash test/bench/trace.sh
 fi

@@ -25,6 +25,28 @@ stop_sched s
 forbidden=$(grep -c -E '[Ff]orbidden| 403[ :,)]' "$T/s.log")
 expect_eq "no 403 with deploy/'s RBAC" "$forbidden" 0
 
+# A cluster upgraded to this kbatch but still on the old ClusterRole (no
+# batch.volcano.sh jobs): the Volcano Job list is refused (403). It is
+# optional, so it counts as empty with a warning naming the fix, and
+# every other gang still schedules (a 403 waited on as a required list
+# would stop all sessions).
+vj=$($K get clusterrole kbatch-scheduler -o json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rules"]
+print([i for i, x in enumerate(r) if x.get("apiGroups") == ["batch.volcano.sh"]][0])')
+$K patch clusterrole kbatch-scheduler --type json -p "[{\"op\":\"remove\",\"path\":\"/rules/$vj\"}]" >/dev/null
+wait_for "the authorizer sees the Volcano Job grant gone" 20 sh -c "[ \"\$(kubectl --kubeconfig $SCHED_KC auth can-i list jobs.batch.volcano.sh -A)\" = no ]"
+start_sched o
+gang oldrole 2 2
+oldrole_bound() { [ "$($K get pods oldrole-1 oldrole-2 -o jsonpath='{.items[*].spec.nodeName}' | wc -w)" = 2 ]; }
+wait_for "with the old ClusterRole the gang still binds" 30 oldrole_bound
+wait_for "the scheduler says the grant is missing" 10 grep -q 'forbidden (HTTP 403).*apply deploy/rbac.yaml' "$T/o.log"
+stop_sched o
+unset 'SCHED_LOG[o]'
+$K delete podgroup oldrole --wait=false >/dev/null 2>&1 || true
+$K delete pods oldrole-1 oldrole-2 --wait=false >/dev/null 2>&1 || true
+$K patch clusterrole kbatch-scheduler --type json -p "[{\"op\":\"add\",\"path\":\"/rules/$vj\",\"value\":{\"apiGroups\":[\"batch.volcano.sh\"],\"resources\":[\"jobs\"],\"verbs\":[\"list\",\"watch\"]}}]" >/dev/null
+
 # Take create on pods/binding away, as a deploy/ that forgot it would.
 rules=$($K get clusterrole kbatch-scheduler -o json | python3 -c '
 import json, sys

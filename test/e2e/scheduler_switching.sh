@@ -30,7 +30,14 @@
 #  10. a PodGroup naming no PriorityClass gets a Warning event saying so;
 #  11. (kbatch-apiserver) started before its CRDs are installed, the
 #      scheduler says once which CRD is missing and what to apply, then
-#      stays quiet.
+#      stays quiet;
+#  12. a Volcano Job still saying schedulerName: volcano: its PodGroup,
+#      which Volcano's controller makes before any pod, is not admitted
+#      (Pending, its queue's INQUEUE 0) and says so naming the Job; `why
+#      vcjob/NAME` and `why pg/NAME` agree; patched to kbatch, it runs.
+#      kbatch-apiserver's Volcano Job controller makes the group and the
+#      pods; on the real bed, which has none, they are made by hand as
+#      Volcano's controller makes them.
 . "$(dirname "$0")/lib/scheduler.sh"
 
 NODE_CPU=8
@@ -252,6 +259,71 @@ spec: {minMember: 1, priorityClassName: no-such-class}
 YAML
 prio_ev() { $K get events --field-selector involvedObject.name=prio,reason=UnknownPriorityClass -o jsonpath='{.items[*].message}'; }
 wait_for "the group is told its PriorityClass does not exist" 15 sh -c "$(declare -f prio_ev); K='$K'; prio_ev | grep -q 'no PriorityClass named no-such-class'"
+
+# ---- 12. a Volcano Job that still asks for volcano ------------------------------------
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: vq}
+spec: {weight: 1}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: slip}
+spec:
+  schedulerName: volcano
+  queue: vq
+  minAvailable: 2
+  tasks:
+  - name: t
+    replicas: 2
+    template:
+      metadata: {annotations: {kbatch.io/sim-duration: 600s}}
+      spec: {containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]}
+YAML
+suid=$($K get vcjob slip -o jsonpath='{.metadata.uid}')
+spg=slip-$suid
+if [ "$SERVER" = k8s ]; then
+        # No Volcano controller here: before its group exists, why
+        # answers for the Job in the scheduler's words.
+        out=$(kubectl kbatch why vcjob/slip 2>&1)
+        expect_match "why vcjob/slip before its group: no PodGroup yet" "$out" '^PodGroup: +none yet'
+        expect_match "and the Job's scheduler, in the group's words" "$out" \
+                "^Blocker: +Volcano Job default/slip asks for scheduler volcano; kbatch serves kbatch \\(set the Volcano Job's spec.schedulerName to it\\)"
+        # What Volcano's job controller makes first: the group, owned by
+        # the Job; pods only once it is admitted.
+        $K apply -f - >/dev/null <<YAML
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata:
+  name: $spg
+  ownerReferences: [{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: slip, uid: $suid, controller: true, blockOwnerDeletion: true}]
+spec: {minMember: 2, queue: vq, minResources: {cpu: "2"}}
+YAML
+fi
+wait_for "slip's PodGroup is told its Job asks for another scheduler" 15 has_reason "$spg" OtherScheduler
+expect_eq "naming the Job, the scheduler and the field to set" "$(message "$spg")" \
+        "Volcano Job default/slip asks for scheduler volcano; kbatch serves kbatch (set the Volcano Job's spec.schedulerName to it)"
+expect_eq "it is not admitted" "$($K get podgroup "$spg" -o jsonpath='{.status.phase}')" Pending
+inq=$($K get queue vq -o jsonpath='{.status.inqueue}')
+expect_eq "its queue holds nothing for it (INQUEUE 0)" "${inq:-0}" 0
+expect_eq "no pod of it exists" "$($K get pods -o name | grep -c '^pod/slip-')" 0
+slip_ev() { $K get events --field-selector "involvedObject.name=$spg,reason=Unschedulable" -o jsonpath='{.items[*].message}'; }
+wait_for "an event on the group says so" 15 sh -c "$(declare -f slip_ev); K='$K'; spg='$spg'; slip_ev | grep -q 'Volcano Job default/slip asks for scheduler volcano'"
+for arg in vcjob/slip "pg/$spg"; do
+        out=$(kubectl kbatch why "$arg" 2>&1)
+        expect_match "why $arg says the Job asks for volcano" "$out" \
+                'Volcano Job default/slip asks for scheduler volcano; kbatch serves kbatch'
+done
+$K patch vcjob slip --type merge -p '{"spec":{"schedulerName":"kbatch"}}' >/dev/null
+admitted() { p=$($K get podgroup "$spg" -o jsonpath='{.status.phase}'); [ "$p" = Inqueue ] || [ "$p" = Running ]; }
+wait_for "patched to kbatch, it is admitted" 15 admitted
+if [ "$SERVER" = k8s ]; then
+        for i in 0 1; do
+                create /api/v1/namespaces/default/pods "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"slip-t-$i\",\"annotations\":{\"scheduling.k8s.io/group-name\":\"$spg\"}},\"spec\":{\"schedulerName\":\"kbatch\",\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}"
+        done
+fi
+wait_for "and its pods run" 20 sh -c "[ \"\$($K get podgroup $spg -o jsonpath='{.status.running}')\" = 2 ]"
 
 stop_sched s
 

@@ -375,6 +375,62 @@ check "each partition takes a rack of its own" "$TMP/out" \
 run "synthetic racks and hard gangs" 0 --output json --stats \
         --synthetic nodes=8,blocks=2,racks=2,groups=3,group-size=2,group-size-max=3,hard-tier=1:2,hypernodes=1
 check "--stats counts gangs by domain tier" "$TMP/err" "running gangs by network topology domain: tier 1: 3, none: 0"
+# --stats' last line counts gangs by their bound pods: a whole (3 of
+# minMember 3), c partly (its one pod given bound, of minMember 3), d not at
+# all (the pod naming group d lives in another namespace).
+cat >"$TMP/stats.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: a, namespace: team}
+spec: {minMember: 3}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: a, namespace: team}
+spec:
+  parallelism: 3
+  template:
+    metadata: {annotations: {scheduling.k8s.io/group-name: a}}
+    spec:
+      schedulerName: kbatch
+      containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: c, namespace: team}
+spec: {minMember: 3}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: c-0, namespace: team, annotations: {scheduling.k8s.io/group-name: c}}
+spec:
+  schedulerName: kbatch
+  nodeName: n1
+  containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]
+status: {phase: Running}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: d, namespace: team}
+spec: {minMember: 1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: x-0, namespace: other, annotations: {scheduling.k8s.io/group-name: d}}
+spec:
+  schedulerName: kbatch
+  nodeName: n1
+  containers: [{name: c, resources: {requests: {cpu: '0', memory: 1Gi}}}]
+status: {phase: Running}
+YAML
+run "--stats on gangs whole, partial and empty" 0 --sessions 1 --stats --output json "$TMP/stats.yaml"
+check "--stats counts gangs fully and partly bound" "$TMP/err" \
+        "pods bound: 5 of 5; gangs fully bound: 1, partly bound: 1, of 3;"
 
 # ---- stdin -------------------------------------------------------------------------
 

@@ -147,12 +147,66 @@ static void test_quantity_format(void **state)
             {5, false, false, "5"},
             {1024, false, false, "1024"},
             {-3000, true, false, "-3"},
+            {-1500, true, false, "-1500m"},
+            {INT64_MIN, false, false, "-9223372036854775808"},
+            {INT64_MAX, true, false, "9223372036854775807m"},
+            {-2048, false, true, "-2Ki"},
         };
         for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
                 char buf[48];
                 kb_quantity_format(cases[i].v, cases[i].milli, cases[i].binary, buf, sizeof(buf));
                 assert_string_equal(buf, cases[i].want);
         }
+        /* Cut short as snprintf cuts: n - 1 bytes and the terminator. */
+        char small[4];
+        kb_quantity_format(1536 * 1024, false, true, small, sizeof(small));
+        assert_string_equal(small, "153");
+        kb_quantity_format(12, false, true, small, sizeof(small));
+        assert_string_equal(small, "12");
+        kb_quantity_format(3 * 1024, false, true, small, sizeof(small));
+        assert_string_equal(small, "3Ki");
+        kb_quantity_format(30 * 1024, false, true, small, sizeof(small));
+        assert_string_equal(small, "30K");
+}
+
+/* kb_format_decimal and kb_quantity_human print whole numbers without
+ * snprintf: what they print must be what "%.2f" with trailing zeros
+ * dropped printed, for whole numbers and fractions alike. */
+static void test_format_decimal(void **state)
+{
+        (void)state;
+        static const double vs[] = {0.0, -0.0, 1, -1, 8, 32, 100, 1e6, -123456789.0,
+                                    9007199254740991.0, 9007199254740992.0, 1e20, -1e20,
+                                    0.5, 0.25, 9.3, 1.005, 0.125, -0.001, 2.675, 1e-9,
+                                    12345.678, -7.5};
+        for (size_t i = 0; i < KB_ARRAY_SIZE(vs); i++) {
+                char want[400], got[400];
+                snprintf(want, sizeof(want), "%.2f", vs[i]);
+                char *dot = strchr(want, '.');
+                char *end = want + strlen(want);
+                while (end > dot + 1 && end[-1] == '0')
+                        *--end = '\0';
+                if (end == dot + 1)
+                        *dot = '\0';
+                if (strcmp(want, "-0") == 0)
+                        strcpy(want, "0");
+                kb_format_decimal(vs[i], 2, got, sizeof(got));
+                assert_string_equal(got, want);
+        }
+        char buf[8];
+        assert_int_equal(kb_format_i64(-1234567890, buf, sizeof(buf)), 11);
+        assert_string_equal(buf, "-123456");
+        assert_int_equal(kb_format_i64(0, buf, sizeof(buf)), 1);
+        assert_string_equal(buf, "0");
+        /* Human quantities: memory in binary units, cpu from millicores. */
+        kb_quantity_human(32.0 * 1024 * 1024 * 1024, false, true, buf, sizeof(buf));
+        assert_string_equal(buf, "32Gi");
+        kb_quantity_human(1536.0 * 1024 * 1024, false, true, buf, sizeof(buf));
+        assert_string_equal(buf, "1.5Gi");
+        kb_quantity_human(8000, true, false, buf, sizeof(buf));
+        assert_string_equal(buf, "8");
+        kb_quantity_human(250, true, false, buf, sizeof(buf));
+        assert_string_equal(buf, "0.25");
 }
 
 /* ---- resource vectors ------------------------------------------------- */
@@ -817,6 +871,41 @@ static void test_podgroup(void **state)
         kb_object_release(&o);
 }
 
+/* A PodGroup's owner that is a Volcano Job (as Volcano's job controller
+ * sets it), whatever else owns it; a batch/v1 Job is not one. */
+static void test_podgroup_vcjob_owner(void **state)
+{
+        (void)state;
+        struct kb_object o;
+        decode_ok("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                  "metadata:\n  name: test-job-7c1e\n  ownerReferences:\n"
+                  "  - {apiVersion: batch/v1, kind: Job, name: other, uid: b1}\n"
+                  "  - {apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: test-job, "
+                  "uid: 7c1e, controller: true}\n",
+                  &o, KB_KIND_PODGROUP);
+        const struct kb_owner_ref *r = o.podgroup->vcjob;
+        assert_non_null(r);
+        assert_string_equal(r->name, "test-job");
+        assert_string_equal(r->uid, "7c1e");
+        kb_object_release(&o);
+
+        decode_ok("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                  "metadata:\n  name: pg\n  ownerReferences:\n"
+                  "  - {apiVersion: batch/v1, kind: Job, name: other, uid: b1}\n",
+                  &o, KB_KIND_PODGROUP);
+        assert_null(o.podgroup->vcjob);
+        kb_object_release(&o);
+
+        char err[512] = "";
+        assert_int_equal(decode("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                                "metadata:\n  name: pg\n  ownerReferences:\n"
+                                "  - {apiVersion: batch.volcano.sh/v1alpha1, kind: Job}\n",
+                                &o, err, sizeof(err)),
+                         KB_EBADINPUT);
+        assert_string_equal(err, "podgroup default/pg: metadata.ownerReferences[0].name: an owner "
+                                 "reference needs a kind and a name");
+}
+
 /* ---- network topology ------------------------------------------------- */
 
 static void test_network_topology(void **state)
@@ -875,7 +964,9 @@ static void test_network_topology(void **state)
         assert_false(pg->subgroups[1].selector.set);
         assert_int_equal(pg->subgroups[1].topology_mode, KB_TOPOLOGY_SOFT);
         assert_int_equal(pg->subgroups[1].highest_tier, 1);
-        assert_string_equal(pg->unevaluated, "spec.subGroupPolicy[1].networkTopology");
+        /* A soft sub-group topology is acted on (a node preference): not
+         * listed as unevaluated. */
+        assert_null(pg->unevaluated);
         kb_object_release(&o);
 
         /* Volcano's tier was once a string; RE2's \d is rewritten for POSIX. */
@@ -1598,6 +1689,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_quantity_parse),
             cmocka_unit_test(test_quantity_format),
+            cmocka_unit_test(test_format_decimal),
             cmocka_unit_test(test_res_table),
             cmocka_unit_test(test_res_vectors),
             cmocka_unit_test(test_res_decode),
@@ -1607,6 +1699,7 @@ int main(void)
             cmocka_unit_test(test_declared_runtime),
             cmocka_unit_test(test_node),
             cmocka_unit_test(test_podgroup),
+            cmocka_unit_test(test_podgroup_vcjob_owner),
             cmocka_unit_test(test_network_topology),
             cmocka_unit_test(test_queue),
             cmocka_unit_test(test_priorityclass_namespace),

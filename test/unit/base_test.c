@@ -81,6 +81,55 @@ static void test_connlimit(void **state)
         kb_log_set_hook(NULL, NULL);
 }
 
+/* The per-client counts are base's kb_map (issue 22: one map for every
+ * module): its lookups show in kb__map_probes.  Many clients, IPv4 and
+ * IPv6, each counted apart (an IPv6 address is not the IPv4 one its last
+ * bytes spell), and a client whose last connection closes leaves no count
+ * behind. */
+static void test_connlimit_map(void **state)
+{
+        (void)state;
+        enum { N = 300 };
+        kb_log_set_hook(hook, NULL);
+        struct kb_connlimit *l = kb_connlimit_new("test server", 1, 2 * N + 1, "--per", "--total");
+        struct sockaddr_in v4[N];
+        struct sockaddr_in6 v6[N];
+        struct kb_conn_slot *s4[N], *s6[N];
+        uint64_t probes = kb__map_probes;
+        for (int i = 0; i < N; i++) {
+                char ip[64];
+                snprintf(ip, sizeof(ip), "10.0.%d.%d", i / 256, i % 256);
+                v4[i] = addr(ip);
+                v6[i] = (struct sockaddr_in6){.sin6_family = AF_INET6};
+                /* ::a00:i, whose last 4 bytes are v4[i]'s address */
+                memcpy((char *)&v6[i].sin6_addr + 12, &v4[i].sin_addr, 4);
+                assert_true(kb_connlimit_admit(l, (struct sockaddr *)&v4[i]));
+                s4[i] = kb_connlimit_opened(l, (struct sockaddr *)&v4[i]);
+                assert_true(kb_connlimit_admit(l, (struct sockaddr *)&v6[i]));
+                s6[i] = kb_connlimit_opened(l, (struct sockaddr *)&v6[i]);
+        }
+        assert_true(kb__map_probes > probes);
+        unsigned mine;
+        for (int i = 0; i < N; i++) {
+                assert_false(kb_connlimit_admit(l, (struct sockaddr *)&v4[i]));
+                assert_int_equal(kb_connlimit_open(l, (struct sockaddr *)&v6[i], &mine), 2 * N);
+                assert_int_equal(mine, 1);
+        }
+        for (int i = 0; i < N; i++)
+                kb_connlimit_closed(l, s4[i]);
+        for (int i = 0; i < N; i++) {
+                assert_int_equal(kb_connlimit_open(l, (struct sockaddr *)&v4[i], &mine), N);
+                assert_int_equal(mine, 0);
+                assert_true(kb_connlimit_admit(l, (struct sockaddr *)&v4[i]));
+                assert_false(kb_connlimit_admit(l, (struct sockaddr *)&v6[i]));
+        }
+        for (int i = 0; i < N; i++)
+                kb_connlimit_closed(l, s6[i]);
+        assert_int_equal(kb_connlimit_open(l, NULL, NULL), 0);
+        kb_connlimit_free(l);
+        kb_log_set_hook(NULL, NULL);
+}
+
 /* The first line goes out, the next ones within the interval are counted
  * and reported with the next line that goes out. */
 static void test_ratelog(void **state)
@@ -126,6 +175,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_connlimit),
+            cmocka_unit_test(test_connlimit_map),
             cmocka_unit_test(test_ratelog),
             cmocka_unit_test(test_now),
         };

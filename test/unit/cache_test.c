@@ -1,5 +1,6 @@
 /* pkg/cache: upsert/replace/remove, relist sweeps, binding marks in
  * snapshots, and objects kept alive by a snapshot across an update. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +275,118 @@ static void test_invalid(void **state)
         kb_cache_free(c);
 }
 
+/* A Volcano Job and the PodGroup its controller makes (owned by it, no
+ * pods yet: Volcano's controller makes them only once the group is
+ * admitted). */
+#define VCJOB(sched, uid)                                                                          \
+        "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{"            \
+        "\"name\":\"test-job\",\"namespace\":\"default\",\"uid\":\"" uid "\"},\"spec\":{"          \
+        "\"schedulerName\":\"" sched "\",\"minAvailable\":2,\"tasks\":[{\"name\":\"t\","           \
+        "\"replicas\":2,\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\"}]}}}]}}"
+#define VCPG(owner_uid)                                                                            \
+        "{\"metadata\":{\"name\":\"test-job-j1\",\"namespace\":\"default\",\"uid\":\"pg1\","       \
+        "\"ownerReferences\":[{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","     \
+        "\"name\":\"test-job\",\"uid\":\"" owner_uid "\",\"controller\":true}]},"                  \
+        "\"spec\":{\"minMember\":2,\"minResources\":{\"cpu\":\"2\"}}}"
+
+/* Runs a session on c's snapshot and returns the PodGroup's phase, and
+ * its condition's reason and message ("-" when none) in why. */
+static enum kb_pg_phase vc_session(struct kb_cache *c, char *why, size_t len, int32_t *inqueue)
+{
+        static const char *const names[] = {"kbatch"};
+        struct kb_conf conf;
+        char err[256];
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &conf,
+                                       err, sizeof(err)),
+                         0);
+        struct kb_cache_snap *s = kb_cache_snapshot(c, names, 1, NULL);
+        struct kb_result r;
+        assert_int_equal(kb_session_run(&s->snap, &conf, &r), 0);
+        assert_int_equal(r.npodgroups, 1);
+        const struct kb_pg_status *st = &r.podgroups[0];
+        enum kb_pg_phase phase = st->phase;
+        snprintf(why, len, "%s: %s", st->cond_reason ? st->cond_reason : "-",
+                 st->cond_message ? st->cond_message : "-");
+        *inqueue = -1;
+        for (size_t i = 0; i < r.nqueues; i++)
+                if (!strcmp(r.queues[i].name, "default"))
+                        *inqueue = r.queues[i].inqueue;
+        kb_result_release(&r);
+        kb_conf_release(&conf);
+        kb_cache_snapshot_free(s);
+        return phase;
+}
+
+/* A PodGroup whose Volcano Job asks for another scheduler is not admitted
+ * (no pod can say so: none exists before admission) and says why; with
+ * the Job saying kbatch, or the owner a Job of another uid, it is
+ * admitted (issue 23, point 1). */
+static void test_vcjob_owner(void **state)
+{
+        (void)state;
+        struct kb_cache *c = kb_cache_new();
+        char why[512];
+        int32_t inqueue;
+        put(c, KB_KIND_NODE,
+            "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","
+            "\"pods\":\"10\"}}}");
+        put(c, KB_KIND_QUEUE,
+            "{\"metadata\":{\"name\":\"default\",\"uid\":\"q\"},\"spec\":{\"weight\":1}}");
+        put(c, KB_KIND_VCJOB, VCJOB("volcano", "j1"));
+        put(c, KB_KIND_PODGROUP, VCPG("j1"));
+
+        static const char *const names[] = {"kbatch"};
+        struct kb_cache_snap *s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_non_null(s->snap.pg_foreign);
+        assert_string_equal(s->snap.pg_foreign[0].scheduler, "volcano");
+        assert_string_equal(s->snap.pg_foreign[0].name, "test-job");
+        /* The Job is held by the snapshot: replacing it in the cache
+         * leaves the strings the session reads. */
+        put(c, KB_KIND_VCJOB, VCJOB("volcano", "j1"));
+        assert_string_equal(s->snap.pg_foreign[0].ns, "default");
+        kb_cache_snapshot_free(s);
+
+        assert_int_equal(vc_session(c, why, sizeof(why), &inqueue), KB_PG_PENDING);
+        assert_string_equal(why, "OtherScheduler: Volcano Job default/test-job asks for scheduler "
+                                 "volcano; kbatch serves kbatch (set the Volcano Job's "
+                                 "spec.schedulerName to it)");
+        assert_int_equal(inqueue, 0);
+
+        /* Switched to kbatch: admitted. */
+        put(c, KB_KIND_VCJOB, VCJOB("kbatch", "j1"));
+        assert_int_equal(vc_session(c, why, sizeof(why), &inqueue), KB_PG_INQUEUE);
+        assert_int_equal(inqueue, 1);
+
+        /* A Job of the same name but another uid does not own the group. */
+        put(c, KB_KIND_VCJOB, VCJOB("volcano", "j2"));
+        assert_int_equal(vc_session(c, why, sizeof(why), &inqueue), KB_PG_INQUEUE);
+
+        /* No uid in the reference: matched by name. */
+        put(c, KB_KIND_PODGROUP, VCPG(""));
+        assert_int_equal(vc_session(c, why, sizeof(why), &inqueue), KB_PG_PENDING);
+        assert_non_null(strstr(why, "OtherScheduler: Volcano Job default/test-job"));
+
+        /* Admitted by another scheduler (Volcano's, running beside
+         * kbatch): left to it, no condition of kbatch's. */
+        put(c, KB_KIND_PODGROUP,
+            "{\"metadata\":{\"name\":\"test-job-j1\",\"namespace\":\"default\",\"uid\":"
+            "\"pg1\",\"ownerReferences\":[{\"apiVersion\":\"batch.volcano.sh/v1alpha1\","
+            "\"kind\":\"Job\",\"name\":\"test-job\",\"uid\":\"j2\"}]},\"spec\":{"
+            "\"minMember\":2,\"minResources\":{\"cpu\":\"2\"}},\"status\":{\"phase\":"
+            "\"Inqueue\"}}");
+        assert_int_equal(vc_session(c, why, sizeof(why), &inqueue), KB_PG_INQUEUE);
+        assert_null(strstr(why, "OtherScheduler"));
+
+        /* The Job gone: nothing to say. */
+        struct kb_value *v = json(VCJOB("volcano", "j2"));
+        kb_cache_remove(c, KB_KIND_VCJOB, v);
+        kb_value_free(v);
+        s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_null(s->snap.pg_foreign);
+        kb_cache_snapshot_free(s);
+        kb_cache_free(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -282,6 +395,7 @@ int main(void)
             cmocka_unit_test(test_sources),
             cmocka_unit_test(test_invalid),
             cmocka_unit_test(test_trim),
+            cmocka_unit_test(test_vcjob_owner),
         };
         return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }

@@ -45,6 +45,33 @@
 
 static const struct kb_scenario preempt[] = {
     {
+        /* A gang with sub-groups is pipelined only when its minSubGroups
+         * are (Volcano's gang plugin: JobPipelinedFn adds
+         * CheckSubJobPipelined, and preempt commits its evictions only for
+         * a pipelined job).  hi (minMember 2) has policy part (subGroupSize
+         * 2, minSubGroups 2): sub-groups a {hi-x-0, hi-x-1} and b {hi-x-2,
+         * hi-x-3}, 1 cpu each; lo (minMember 1) fills n1 with four 1-cpu
+         * pods.  Allocate: no room.  Preempt: hi-x-0 evicts lo-x-3, hi-x-1
+         * lo-x-2; hi is then no longer starving (2 of minMember 2), but
+         * only sub-group a is pipelined, 1 < 2: the statement is
+         * discarded, nothing is evicted (minMember alone would evict two
+         * pods for a gang that cannot start). */
+        .name = "preempt: a gang with sub-groups evicts only for its minSubGroups",
+        .conf = PREEMPT_CONF,
+        .manifests = NODE("n1") CLASSES LO_PG("lo", "1")
+            RUN_POD("lo-x-0", "lo", "n1", "1", "", LO) RUN_POD("lo-x-1", "lo", "n1", "1", "", LO)
+            RUN_POD("lo-x-2", "lo", "n1", "1", "", LO) RUN_POD("lo-x-3", "lo", "n1", "1", "", LO)
+            PG("hi", "2", "2024-01-02", ", priorityClassName: hi, subGroupPolicy: [{name: part, "
+               "matchLabelKeys: [part], subGroupSize: 2, minSubGroups: 2}]")
+            WAIT_POD("hi-x-0", "hi", "1", ", labels: {part: a}", HI)
+            WAIT_POD("hi-x-1", "hi", "1", ", labels: {part: a}", HI)
+            WAIT_POD("hi-x-2", "hi", "1", ", labels: {part: b}", HI)
+            WAIT_POD("hi-x-3", "hi", "1", ", labels: {part: b}", HI),
+        .binds = "",
+        .evicted = "",
+        .nominated = "",
+    },
+    {
         /* n1 (4 cpu) runs gang lo (priority 10, minMember 2: lo-x-0 and
          * lo-x-1, 2 cpu each).  hi (1000, minMember 1) has one 2-cpu pod.
          * Allocate finds no room.  Preempt: hi starves; no free room; on n1
@@ -296,6 +323,26 @@ static const struct kb_scenario preempt[] = {
         WAIT_POD("b-x-1", "b", "1", "", "")
 
 static const struct kb_scenario reclaim[] = {
+    {
+        /* The first scenario with b's pods in two sub-groups of 2
+         * (policy part, minSubGroups 2; b-x-2 and b-x-3 added): reclaim
+         * takes a-x-3 for b-x-0 and a-x-2 for b-x-1, then b stops starving
+         * (2 of minMember 2), but only sub-group a is pipelined, 1 < 2, so
+         * the evictions are discarded (Volcano's reclaim commits only for a
+         * pipelined job, and the gang plugin's JobPipelinedFn checks
+         * CheckSubJobPipelined). */
+        .name = "reclaim: a gang with sub-groups reclaims only for its minSubGroups",
+        .conf = RECLAIM_CONF,
+        .manifests = QUEUES("weight: 1") PG("a", "1", "2024-01-01", ", queue: qa") A_ON_N1 A_ON_N2
+            PG("b", "2", "2024-01-02", ", queue: qb, subGroupPolicy: [{name: part, matchLabelKeys: "
+               "[part], subGroupSize: 2, minSubGroups: 2}]")
+            WAIT_POD("b-x-0", "b", "1", ", labels: {part: a}", "")
+            WAIT_POD("b-x-1", "b", "1", ", labels: {part: a}", "")
+            WAIT_POD("b-x-2", "b", "1", ", labels: {part: b}", "")
+            WAIT_POD("b-x-3", "b", "1", ", labels: {part: b}", ""),
+        .binds = "",
+        .evicted = "",
+    },
     {
         /* Session 1: allocate finds no room for b.  Reclaim: qb is below
          * its share (0 + 1 <= 2).  b-x-0: on n1 the candidates are a-x-3 ..

@@ -1444,17 +1444,14 @@ static void test_unevaluated_fields_reported(void **state)
         assert_int_equal(parse(kb_default_conf_yaml, &conf, err, sizeof(err)), 0);
         kb_cluster_snapshot(&c, &snap);
         assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
-        assert_int_equal(r.nwarnings, 2);
-        assert_string_equal(r.warnings[0].object, "podgroup default/g");
-        assert_non_null(r.warnings[0].pg);
-        /* Pod affinity and topology spread are evaluated: not listed. */
+        /* Pod affinity, topology spread and a soft sub-group topology
+         * (a node preference, actions/subgroups.c) are evaluated: g's
+         * pods have nothing to list. */
+        assert_int_equal(r.nwarnings, 1);
+        assert_string_equal(r.warnings[0].object, "pod default/solo");
+        assert_null(r.warnings[0].pg);
+        assert_string_equal(r.warnings[0].pod->meta.name, "solo");
         assert_string_equal(r.warnings[0].message,
-                            "kbatch does not evaluate these fields yet and schedules as if they "
-                            "were absent: spec.subGroupPolicy[0].networkTopology");
-        assert_string_equal(r.warnings[1].object, "pod default/solo");
-        assert_null(r.warnings[1].pg);
-        assert_string_equal(r.warnings[1].pod->meta.name, "solo");
-        assert_string_equal(r.warnings[1].message,
                             "kbatch does not evaluate these fields yet and schedules as if they "
                             "were absent: pod solo: spec.resourceClaims");
         kb_result_release(&r);

@@ -191,14 +191,17 @@ static const struct kb_scenario placement[] = {
     },
     {
         /* The same gang with highestTierAllowed 2: no rack holds it, the
-         * block does (8 free).  In b1 nodeorder spreads it: g-0 n1 (all
-         * tie: name), g-1 n2 (n1 is the fuller now), g-2 n3, g-3 n4, g-4
-         * n1 (all tie again). */
+         * block does (8 free).  In b1 each pod goes nearest those placed
+         * (Volcano's network-topology-aware node score: 100 on the job's
+         * own rack, 0 where the common ancestor is the top tier, b1), and
+         * within a rack nodeorder spreads: g-0 n1 (all tie: name), g-1 n2
+         * (r1, n1 the fuller now), g-2 n1, g-3 n2; r1 is full, so g-4 n3
+         * (by nodeorder and name alone: n1 n2 n3 n4 n1). */
         .name = "topology: highestTierAllowed lets a gang span a block",
         .conf = CONF_LABELS,
         .manifests = RACKS FOREIGN("f1", "n1", "2") FOREIGN("f2", "n2", "2")
             FOREIGN("f3", "n3", "2") FOREIGN("f4", "n4", "2") GANG("g", "5", "5", "1", HARD("2")),
-        .binds = "g-0=n1 g-1=n2 g-2=n3 g-3=n4 g-4=n1",
+        .binds = "g-0=n1 g-1=n2 g-2=n1 g-3=n2 g-4=n3",
         .domains = "g=b1",
     },
     {
@@ -232,7 +235,7 @@ static const struct kb_scenario placement[] = {
         .conf = CONF_LABELS,
         .manifests = RACKS FOREIGN("f1", "n1", "2") FOREIGN("f2", "n2", "2")
             FOREIGN("f3", "n3", "2") FOREIGN("f4", "n4", "2") GANG("g", "5", "5", "1", SOFT("1")),
-        .binds = "g-0=n1 g-1=n2 g-2=n3 g-3=n4 g-4=n1",
+        .binds = "g-0=n1 g-1=n2 g-2=n1 g-3=n2 g-4=n3",
         .domains = "g=b1",
     },
     {
@@ -272,6 +275,42 @@ static const struct kb_scenario placement[] = {
             POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), ""),
         .binds = "g-2=n2",
         .domains = "g=r1",
+    },
+    {
+        /* A rescheduled gang's next pods go near its running ones (Volcano:
+         * allocateResourcesForTasks hands each task the job's
+         * AllocatedHyperNode, and network-topology-aware's batchNodeOrderFn
+         * scores nodes on that rack 100, nodes whose common ancestor with
+         * it is the top tier 0).  Other pods take 3 cpu of n1, n2 and n4,
+         * 2 of n3; gang g (hard tier 2, minMember 4) runs g-0 on n3 (r2)
+         * and g-1..g-3 wait.  Every node has 1 cpu free: no rack holds 3,
+         * so b1.  g-1 n3 and g-2 n4 (r2, g-0's rack; n3 first by name),
+         * then r2 is full and g-3 takes n1 (all alike: name).  By nodeorder
+         * and name alone: n1, n2, n3. */
+        .name = "topology: a rescheduled gang goes on next to its running pods",
+        .conf = CONF_LABELS,
+        .manifests = RACKS FOREIGN("f1", "n1", "3") FOREIGN("f2", "n2", "3")
+            FOREIGN("f3", "n3", "2") FOREIGN("f4", "n4", "3")
+            PG("g", "4", "2024-01-01", HARD("2")) RUNNING("g-0", "g", "n3")
+            POD("g-1", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("g-3", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "g-1=n3 g-2=n4 g-3=n1",
+        .domains = "g=b1",
+    },
+    {
+        /* The same with mode soft: b1 is the allowed domain it tries
+         * first, and the pods go the same way. */
+        .name = "topology: a rescheduled soft gang goes on next to its running pods",
+        .conf = CONF_LABELS,
+        .manifests = RACKS FOREIGN("f1", "n1", "3") FOREIGN("f2", "n2", "3")
+            FOREIGN("f3", "n3", "2") FOREIGN("f4", "n4", "3")
+            PG("g", "4", "2024-01-01", SOFT("2")) RUNNING("g-0", "g", "n3")
+            POD("g-1", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("g-2", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), "")
+            POD("g-3", IN_GROUP("g"), "  schedulerName: kbatch\n" POD_REQ("1"), ""),
+        .binds = "g-1=n3 g-2=n4 g-3=n1",
+        .domains = "g=b1",
     },
     {
         /* Volcano master's allocate_test.go, "hard network topology
@@ -609,14 +648,16 @@ static const struct kb_scenario subgroups[] = {
     },
     {
         /* minSubGroups above the sub-groups the pods form: the gang can
-         * never run (Volcano's CheckSubJobValid), and says so. */
+         * never run (Volcano's CheckSubJobValid, in the gang plugin's
+         * validJobFn, with its words), and says so. */
         .name = "sub-groups: fewer sub-groups than minSubGroups",
         .manifests = SG_RACKS2
             PG("pg1", "1", "2024-01-01", SUBGROUPS(SGP("worker", "volcano.sh/partition-id", "",
                                                        ", minSubGroups: 3")))
             SG_POD("w0", "volcano.sh/partition-id: '0'") SG_POD("w2", "volcano.sh/partition-id: '1'"),
         .binds = "",
-        .message = "pg1: spec.subGroupPolicy[0] (worker): minSubGroups is 3 but the gang's pods "
+        .message = "pg1: Not enough valid subGroups of each task for gang-scheduling: "
+                   "spec.subGroupPolicy[0] (worker): minSubGroups is 3 but the gang's pods "
                    "form 2 sub-group(s) of it",
     },
     {
@@ -635,6 +676,80 @@ static const struct kb_scenario subgroups[] = {
                 SGP("b", "part", SG_HARD("2"), ", subGroupSize: 2")))
             SG_POD("a0", "role: x") SG_POD("a1", "role: x") SG_POD("b0", "part: y") SG_POD("b1", "part: y"),
         .binds = "a0=s6-n1 a1=s6-n2 b0=s3-n2 b1=s4-n2",
+    },
+    {
+        /* The priority plugin orders sub-groups by their tasks' highest
+         * priority (Volcano's priority SubJobOrderFn, ahead of gang's in
+         * the default conf).  Nodes n1, n2 take one pod each; policy part
+         * (size 2, minSubGroups 1), minMember 2: sub-group a {a1, a2}
+         * (priority 10) and b {b1, b2} (priority 1000).  b goes first and
+         * is the one sub-group needed: b1=n1, b2=n2, and the gang is ready
+         * (by match value and id alone, a would go first and take both). */
+        .name = "sub-groups: the higher-priority sub-group goes first",
+        .manifests = SG_NODE("n1") SG_NODE("n2")
+            PRIORITY_CLASS("lo", "10") PRIORITY_CLASS("hi", "1000")
+            PG("pg1", "2", "2024-01-01", SUBGROUPS(SGP("part", "part", "",
+                                                       ", subGroupSize: 2, minSubGroups: 1")))
+            POD("a1", ", labels: {part: a}" IN_GROUP("pg1"), "  schedulerName: kbatch\n  priorityClassName: lo\n" SG_REQ, "")
+            POD("a2", ", labels: {part: a}" IN_GROUP("pg1"), "  schedulerName: kbatch\n  priorityClassName: lo\n" SG_REQ, "")
+            POD("b1", ", labels: {part: b}" IN_GROUP("pg1"), "  schedulerName: kbatch\n  priorityClassName: hi\n" SG_REQ, "")
+            POD("b2", ", labels: {part: b}" IN_GROUP("pg1"), "  schedulerName: kbatch\n  priorityClassName: hi\n" SG_REQ, ""),
+        .binds = "b1=n1 b2=n2",
+    },
+    {
+        /* A soft sub-group keeps its pods near its first (Volcano master:
+         * allocate.go's allocateResourcesForTasks hands each task the
+         * sub-group's AllocatedHyperNode, and network-topology-aware's
+         * batchNodeOrderFnForNetworkAwarePods scores nodes on that
+         * HyperNode 100, nodes whose common ancestor with it is the top
+         * tier 0).  Racks r1 {n1, n3} and r2 {n2, n4} under b; policy part
+         * (soft, size 2): sub-groups a {a1, a2} and b {b1, b2}, a first
+         * ("/part-a" < "/part-b").  a1 takes the best node, n1 (all alike,
+         * then name); a2 stays in a1's rack: n3 (by name alone it would be
+         * n2).  b1 takes n2, the best left, and b2 its rack's n4.  Which
+         * node a1 takes is a tie (Volcano: at random); that each sub-group
+         * ends in one rack is not. */
+        .name = "sub-groups: a soft sub-group keeps its pods in one rack",
+        .manifests = SG_NODE("n1") SG_NODE("n2") SG_NODE("n3") SG_NODE("n4")
+            HN("r1", "1", M_NODE("n1") ", " M_NODE("n3")) HN("r2", "1", M_NODE("n2") ", " M_NODE("n4"))
+            HN("b", "2", M_HN("r1") ", " M_HN("r2"))
+            PG("pg1", "4", "2024-01-01", SUBGROUPS(SGP("part", "part", SG_SOFT, ", subGroupSize: 2")))
+            SG_POD("a1", "part: a") SG_POD("a2", "part: a") SG_POD("b1", "part: b") SG_POD("b2", "part: b"),
+        .binds = "a1=n1 a2=n3 b1=n2 b2=n4",
+    },
+    {
+        /* A soft sub-group spread over two racks goes on in the rack that
+         * holds more of its pods (Volcano's scoreWithTaskNum among nodes of
+         * the best score: here every node's common ancestor with the
+         * sub-group's HyperNode b is the top tier, score 0, so the tie is
+         * 100 * its pods on the node's rack / its 4 pods: r2 50, r1 25).
+         * Racks r1 {n1, n3}, r2 {n2, n4, n5}; a1 runs on n1, a2 on n2, a3
+         * on n4; a4 waits: n5 in r2 (by name alone, n3). */
+        .name = "sub-groups: a soft sub-group goes on where most of its pods run",
+        .manifests = SG_NODE("n1") SG_NODE("n2") SG_NODE("n3") SG_NODE("n4") SG_NODE("n5")
+            HN("r1", "1", M_NODE("n1") ", " M_NODE("n3"))
+            HN("r2", "1", M_NODE("n2") ", " M_NODE("n4") ", " M_NODE("n5"))
+            HN("b", "2", M_HN("r1") ", " M_HN("r2"))
+            PG("pg1", "4", "2024-01-01", SUBGROUPS(SGP("part", "part", SG_SOFT, ", subGroupSize: 4")))
+            SG_RUN("a1", "part: a", "n1") SG_RUN("a2", "part: a", "n2") SG_RUN("a3", "part: a", "n4")
+            SG_POD("a4", "part: a"),
+        .binds = "a4=n5",
+    },
+    {
+        /* Inside the domain a hard sub-group plays in, its pods keep near
+         * each other too (the same node score applies to hard sub-groups).
+         * Racks r1 {n1, n3}, r2 {n2, n4, n5}, n5 taken by another pod;
+         * policy part (hard tier 2, size 3): no rack has 3 free nodes, so
+         * b.  a1 takes n1 (best, then name); a2 its rack's n3; a3 then n2
+         * (by name alone: n1, n2, n3). */
+        .name = "sub-groups: a hard sub-group keeps its pods near inside its domain",
+        .manifests = SG_NODE("n1") SG_NODE("n2") SG_NODE("n3") SG_NODE("n4") SG_NODE("n5")
+            HN("r1", "1", M_NODE("n1") ", " M_NODE("n3"))
+            HN("r2", "1", M_NODE("n2") ", " M_NODE("n4") ", " M_NODE("n5"))
+            HN("b", "2", M_HN("r1") ", " M_HN("r2")) SG_X("x5", "n5")
+            PG("pg1", "3", "2024-01-01", SUBGROUPS(SGP("part", "part", SG_HARD("2"), ", subGroupSize: 3")))
+            SG_POD("a1", "part: a") SG_POD("a2", "part: a") SG_POD("a3", "part: a"),
+        .binds = "a1=n1 a2=n3 a3=n2",
     },
 };
 

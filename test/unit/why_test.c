@@ -181,8 +181,40 @@ static const struct kb_scenario why[] = {
         .manifests = NODE("n1") POD("solo", "", "  schedulerName: kbatch\n" POD_REQ("6"), ""),
         .binds = "",
         .message = "default/podgroup-pod-solo: can never fit: its minResources ask cpu 6, more "
-                   "than the whole cluster has (1 node(s): 4)",
+                   "than the whole cluster has (1 node(s): 4); nor with overcommit's factor 1.2 "
+                   "(4.8)",
         .reasons = "podgroup-pod-solo=NeverFits",
+    },
+    {
+        /* Group big asks 4.5 cpu of a 4-cpu cluster, while held (Inqueue)
+         * keeps 1 cpu: overcommit's room is 4 * 1.2 = 4.8, and 1 + 4.5 >
+         * 4.8 refuses big.  Alone it would be admitted (4.5 <= 4.8, as
+         * Volcano's overcommit admits it), but its pods could never all
+         * be placed on 4 cpu: NeverFits, saying both. */
+        .name = "never fits at admission: overcommit may admit it, not fit it",
+        .manifests = NODE("n1")
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: held, creationTimestamp: '2024-01-01T00:00:00Z'}\n"
+            "spec: {minMember: 1, minResources: {cpu: '1'}}\nstatus: {phase: Inqueue}\n"
+            PG("big", "1", "2024-01-02", ", minResources: {cpu: 4500m}"),
+        .binds = "",
+        .message = "big: can never fit: its minResources ask cpu 4.5, more than the whole cluster "
+                   "has (1 node(s): 4); overcommit (factor 1.2) may admit it, up to 4.8, but not "
+                   "fit it",
+        .reasons = "big=NeverFits",
+    },
+    {
+        /* The same without overcommit in the conf: the cluster alone. */
+        .name = "never fits at admission: without overcommit, the cluster's numbers alone",
+        .conf = "actions: \"enqueue, allocate, backfill\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+                "- plugins:\n  - name: drf\n  - name: predicates\n  - name: proportion\n"
+                "  - name: nodeorder\n",
+        .manifests = NODE("n1") PG("big", "1", "2024-01-02", ", minResources: {cpu: '5'}"),
+        .binds = "",
+        .message = "big: can never fit: its minResources ask cpu 5, more than the whole cluster "
+                   "has (1 node(s): 4)\n",
+        .reasons = "big=NeverFits",
     },
 };
 
