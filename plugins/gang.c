@@ -89,9 +89,11 @@ static const char *gang_valid(void *arg, const struct kb_job *j, const char **re
                 *reason = KB_WHY_ROLE_TASKS;
                 return "Not enough valid pods of each task for gang-scheduling";
         }
-        uint32_t valid = 0;
-        for (uint32_t i = 0; i < j->ntasks; i++)
-                valid += kb__gang_counts(KB__COUNT_VALID, j->tasks[i]);
+        /* counts(COUNT_VALID) over the tasks, from the job's counters. */
+        uint32_t valid = j->count[KB_TASK_PENDING] + j->count[KB_TASK_PIPELINED] +
+                         j->count[KB_TASK_ALLOCATED] + j->count[KB_TASK_BINDING] +
+                         j->count[KB_TASK_BOUND] + j->count[KB_TASK_RUNNING] +
+                         j->count[KB_TASK_SUCCEEDED];
         if (valid < (uint32_t)j->min_available) {
                 /* Volcano's words and numbers, and why when nothing exists. */
                 char why[160];

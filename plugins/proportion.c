@@ -350,12 +350,8 @@ static void job_attrs(struct proportion *p, const struct kb_job *j)
         /* A queue that is not Open places nothing: its pending demand must
          * not shrink the others' shares (Volcano counts it). */
         bool open = j->queue->state == KB_QUEUE_OPEN;
-        for (uint32_t i = 0; open && i < j->ntasks; i++) {
-                const struct kb_task *t = j->tasks[i];
-                if (t->status == KB_TASK_PENDING)
-                        for (int d = 0; d < KB_RES_MAX; d++)
-                                a->request[d] += (double)t->resreq.q[d];
-        }
+        for (int d = 0; open && d < KB_RES_MAX; d++)
+                a->request[d] += (double)j->pending_request.q[d];
         for (int d = 0; d < KB_RES_MAX; d++) {
                 a->request[d] += h.held[d];
                 a->allocated[d] += h.held[d];

@@ -2,6 +2,7 @@
  * The runs of kbatch-sim: sessions one after another (--sessions N), or on
  * a simulated clock (--until-done), and the input both are built from.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -249,13 +250,15 @@ int sim_run_sessions(const struct sim_args *a, struct kb_cluster *c, const struc
         bool as_json = strcmp(a->output, "json") == 0;
         int rc = 0;
 
+        /* A model kept between sessions, when more than one runs. */
+        struct kb_model *model = a->sessions > 1 ? kb_model_new() : NULL;
         kb_sim_json_init(&json, stdout);
         for (long i = 1; i <= a->sessions; i++) {
                 struct kb_snapshot snap;
                 struct kb_result result;
                 struct kb_session_view view = {i, -1, NULL, false};
                 kb_cluster_snapshot(c, &snap);
-                if (kb_session_run(&snap, conf, &result) != 0) {
+                if (kb_session_run_model(model, &snap, conf, &result) != 0) {
                         fprintf(stderr,
                                 "kbatch-sim: session %ld: the conf names a missing "
                                 "action or plugin\n",
@@ -276,6 +279,15 @@ int sim_run_sessions(const struct sim_args *a, struct kb_cluster *c, const struc
         }
         if (as_json)
                 kb_sim_json_end(&json, NULL);
+        if (a->stats && model) {
+                uint64_t built, reused;
+                kb_model_counts(model, &built, &reused);
+                fprintf(stderr,
+                        "session model: built %" PRIu64 " times, used again %" PRIu64
+                        " times, updated %" PRIu64 " times\n",
+                        built, reused, kb_model_updates(model));
+        }
+        kb_model_free(model);
         if (a->stats)
                 sim_print_stats(c);
         return rc;

@@ -150,6 +150,7 @@ struct kb_meta {
         size_t nannotations;
         double creation;
         double deletion;
+        uint64_t gen; /* of its last change, above earlier snapshots' (kb_snapshot.gen) */
 };
 
 const char *kb_meta_label(const struct kb_meta *m, const char *key);

@@ -73,10 +73,21 @@ struct kb_cache {
         struct kb_map labelsets; /* labels written out -> struct kb__labelset * */
         struct kb__invalid *invalid;
         unsigned invalid_gen;
+        /* Bumped on every change (changed(): an object stored, replaced
+         * or dropped, a relist's end, a bind's outcome) and every bind
+         * mark made or dropped: the snapshots' generation, plus 1
+         * (kb_snapshot.gen; 0 would mean untracked). */
+        uint64_t gen;
         struct kb__feed feeds[KB__NKINDS][KB_CACHE_MAX_SOURCES];
         kb_cache_change_fn on_change;
         void *on_change_arg;
 };
+
+/* An object's meta: every kb_<kind> struct starts with it. */
+static inline const struct kb_meta *meta_of(const void *ptr)
+{
+        return ptr;
+}
 
 /* "ns/name", or "name" for cluster-scoped objects (caller frees). */
 char *kb__cache_key(const char *ns, const char *name);

@@ -26,11 +26,6 @@
 
 #include "cache/cache-int.h"
 
-static const struct kb_meta *meta_of(const void *ptr)
-{
-        return ptr;
-}
-
 /* ---- shared label sets ------------------------------------------------------------ */
 
 static void labelset_unref(struct kb__labelset *ls)
@@ -180,6 +175,7 @@ void kb_cache_on_change(struct kb_cache *c, kb_cache_change_fn fn, void *arg)
 
 static void changed(struct kb_cache *c, enum kb_kind kind)
 {
+        c->gen++;
         if (c->on_change)
                 c->on_change(c->on_change_arg, kind);
 }
@@ -378,6 +374,7 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                         kb__cache_mark_del(c, mk);
         }
         changed(c, kind);
+        ((struct kb_meta *)ptr)->gen = c->gen + 1; /* above every snapshot's so far */
         return 0;
 }
 
@@ -535,6 +532,7 @@ void kb_cache_assume(struct kb_cache *c, const struct kb_pod *pod, const char *n
         m->node = memcpy(m->text + lk + lu, node, ln);
         free(key);
         *kb_map_put_str(&c->marks, m->key, lk - 1, NULL) = (uint64_t)(uintptr_t)m;
+        c->gen++;
 }
 
 void kb_cache_bind_done(struct kb_cache *c, const char *ns, const char *name, bool ok)

@@ -13,11 +13,6 @@
 
 #include "cache/cache-int.h"
 
-static const struct kb_meta *meta_of(const void *ptr)
-{
-        return ptr;
-}
-
 #define FILL(field, nfield, kind, type)                                                            \
         do {                                                                                       \
                 size_t n_ = HASH_COUNT(c->tab[kind]), i_ = 0;                                      \
@@ -111,6 +106,7 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
                         KB_PUSH(stale, nstale, capstale, m);
         }
         for (size_t i = 0; i < nstale; i++) {
+                c->gen++;
                 KB_WARN("pod %s: bind acknowledged %.0fs ago but not seen; forgetting it",
                         stale[i]->key, now - stale[i]->acked);
                 kb__cache_mark_del(c, stale[i]);
@@ -158,6 +154,7 @@ struct kb_cache_snap *kb_cache_snapshot(struct kb_cache *c, const char *const *n
         s->snap.nscheduler_names = nnames;
         s->snap.default_queue = default_queue;
         s->snap.now = kb_now_wall();
+        s->snap.gen = c->gen + 1; /* after the stale marks went */
         return s;
 }
 

@@ -116,6 +116,7 @@ uint32_t kb__class_of(struct kb_session *s, struct kb_task *t)
         struct kb_classes *cl = s->classes;
         if (t->eclass)
                 return t->eclass;
+        kb__touch(s, t);
         placement_key(&cl->key, t);
         if (cl->last_id && cl->last.len == cl->key.len &&
             memcmp(cl->last.data, cl->key.data, cl->key.len) == 0)

@@ -16,6 +16,9 @@
  *   heap.c        priority queues                service.c shared per-session state
  *   points.c      registration and dispatchers   result.c  the result's lists
  *   model.c       names, counters, node accounting and task lists, lookups
+ *   (keep.c       the model kept between sessions: reuse, undo, check;
+ *    update.c     ... brought up to a snapshot where pods changed;
+ *                 both above open.c, which builds into it)
  *
  * conf.c and registry.c stand apart (conf parsing and the static tables).
  */
@@ -60,6 +63,64 @@ struct kb_topology;
 struct kb__domains_list;
 struct kb__search;
 
+/* What sessions change of a task (model.c, class.c), as built, saved
+ * before the first change; a task's fit error is NULL as built, and its
+ * name_index the same once read. */
+struct kb__task_save {
+        struct kb_task *t, *node_prev, *node_next;
+        int32_t node;
+        uint32_t eclass;
+        enum kb_task_status status;
+};
+
+/*
+ * The model kept between sessions (keep.c).  What open.c built, in its
+ * pool, and copies of the jobs, nodes and queues as built; the tasks a
+ * session changes are saved before their first change (saved, touched),
+ * so that close puts everything back as built.
+ */
+struct kb_model {
+        struct kb_pool pool;
+        bool built;
+        uint64_t gen, epoch;
+        bool pg_foreign;  /* built from a snapshot with pg_foreign: not kept */
+        unsigned updates; /* since built (update.c) */
+        /* The snapshot's other build inputs, copied. */
+        char **scheduler_names;
+        size_t nscheduler_names;
+        char *default_queue;
+        bool workload_podgroups;
+
+        struct kb_node_info *nodes;
+        size_t nnodes;
+        struct kb_map node_ids, queue_ids;
+        struct kb_task *tasks;
+        size_t ntasks;
+        struct kb_job **jobs;
+        size_t njobs;
+        struct kb_queue_info *queues;
+        size_t nqueues;
+        struct kb_res total;
+        struct kb_job *base_jobs; /* per job index, as built */
+        struct kb_node_info *base_nodes;
+        struct kb_queue_info *base_queues;
+
+        struct kb__task_save *saved; /* tasks changed, as built */
+        size_t nsaved, capsaved;
+        uint8_t *touched; /* per task index: saved already */
+
+        /* What the model was built or updated from (update.c): the
+         * snapshot's arrays as they were, each pod's task (index + 1, 0
+         * for none) and each PodGroup's job. */
+        const void **nodes_seen, **queues_seen, **pcs_seen, **pods_seen, **pgs_seen;
+        const char **assumed_seen;
+        size_t nnodes_seen, nqueues_seen, npcs_seen, npods_seen, npgs_seen;
+        uint32_t *pod_task;
+        struct kb_job **pg_job;
+
+        uint64_t nbuilt, nreused, nupdated;
+};
+
 struct kb_session_cond {
         const char *type, *status, *reason, *message;
 };
@@ -79,6 +140,9 @@ struct kb_session {
         int rc;              /* KB_EBADCONF when a conf name was missing */
         /* session.c: the action being executed (for kb_session_action_args). */
         const struct kb_action_conf *cur_action;
+        /* keep.c: the kept model this session builds into or uses (NULL:
+         * the session's own, in its pool). */
+        struct kb_model *model;
 
         /* points.c: the registering plugin while plugins open, and the
          * callbacks of every point. */
@@ -107,6 +171,11 @@ struct kb_session {
         size_t nqueues;
         struct kb_map queue_ids; /* queue indices by name */
         struct kb_res total;
+        struct kb_pool *bpool; /* what they live in: &pool, or a kept model's */
+        /* When a kept model is built: per snapshot pod, its task's index
+         * + 1 (0: none); per snapshot PodGroup, its job. */
+        uint32_t *pod_task;
+        struct kb_job **pg_job;
 
         /* model.c: every change to a node's accounting appends the node's
          * index, so that caches can catch up with what changed since they
@@ -137,6 +206,29 @@ struct kb_session {
         struct kb_session_cond *conds;
 };
 
+/* ---- keep.c ------------------------------------------------------------------ */
+
+/* t is about to change: a kept model saves it first (inline: model.c,
+ * the bottom layer, calls it). */
+static inline void kb__touch(struct kb_session *s, const struct kb_task *t)
+{
+        struct kb_model *m = s->model;
+        if (m && !m->touched[t->index]) {
+                m->touched[t->index] = 1;
+                struct kb__task_save save = {
+                    (struct kb_task *)t, t->node_prev, t->node_next, t->node, t->eclass, t->status};
+                KB_PUSH(m->saved, m->nsaved, m->capsaved, save);
+        }
+}
+/* update.c: m brought up to s's snapshot, when only pods and PodGroups
+ * changed in place (the same objects, or ones of the same name at the
+ * same positions); false when it cannot be (then m is to be built). */
+bool kb__model_update(struct kb_session *s, struct kb_model *m);
+/* Opening: the model's arrays into s, used again or built (kb__session_build). */
+void kb__model_open(struct kb_session *s);
+/* Closing: everything the session changed put back as built. */
+void kb__model_close(struct kb_session *s);
+
 /* ---- model.c ----------------------------------------------------------------- */
 
 /* t to status st, keeping its job's counters and allocated sum and, when t
@@ -147,6 +239,9 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
 void kb__node_attach(struct kb_session *s, struct kb_node_info *n, struct kb_task *t);
 /* Takes t off its node: accounting, list, t->node = -1. */
 void kb__node_detach(struct kb_session *s, struct kb_task *t);
+/* kb__node_attach, with t placed in n's list by task index (where a
+ * build would have put it). */
+void kb__node_attach_ordered(struct kb_session *s, struct kb_node_info *n, struct kb_task *t);
 
 /* ---- points.c ---------------------------------------------------------------- */
 
@@ -299,8 +394,24 @@ void kb__topology_report(struct kb_session *s);
 
 /* ---- open.c, close.c ---------------------------------------------------------- */
 
-/* Builds nodes, queues, jobs and tasks from the snapshot. */
-void kb__session_build(struct kb_session *s);
+/* Builds nodes, queues, jobs and tasks from the snapshot, in pool (the
+ * session's or a kept model's). */
+void kb__session_build(struct kb_session *s, struct kb_pool *pool);
+/* What update.c shares with the build: pod i's node (nodeName, or where
+ * it is assumed), status, whether it is ours and the group it joins
+ * (NULL: none; *workload: the group kbatch makes for its workload); a
+ * task's fields from its pod (not its index, name, job or node); a task
+ * counted on its job (sign 1) or taken off (-1); a job's PodGroup fields;
+ * a job's queue and the invalid reasons found when its n tasks are known. */
+const char *kb__pod_node(const struct kb_snapshot *snap, size_t i);
+enum kb_task_status kb__pod_status(const struct kb_pod *p, const char *node);
+bool kb__pod_ours(const struct kb_snapshot *snap, const struct kb_pod *p);
+const char *kb__pod_group(const struct kb_snapshot *snap, const struct kb_pod *p, bool *workload);
+void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
+                     enum kb_task_status st);
+void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign);
+void kb__job_from_pg(struct kb_session *s, struct kb_job *j, const struct kb_podgroup *pg);
+void kb__job_resolve(struct kb_session *s, struct kb_job *j, uint32_t n);
 /* A pod name's index for task order (kb_task.name_index), -1 for none. */
 int64_t kb__pod_name_index(const char *name);
 /* PodGroup and queue statuses and nominations into the result. */

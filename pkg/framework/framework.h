@@ -70,6 +70,15 @@ struct kb_snapshot {
         bool workload_podgroups;
         /* Per PodGroup (as podgroups), or NULL when none has one. */
         const struct kb_foreign_owner *pg_foreign;
+        /* The producer's generation of everything above but now: equal
+         * nonzero generations mean equal contents (the same objects,
+         * unchanged, in the same order), which lets a kept model (struct
+         * kb_model) be used again as it is; 0: not tracked.  An object
+         * changed (or made) after a snapshot of generation G carries a
+         * kb_meta.gen above G, so a kept model can tell what changed.
+         * epoch: changes when the producer cannot say which objects
+         * changed (then a kept model is built again). */
+        uint64_t gen, epoch;
 };
 
 #include "framework/points.h"
@@ -238,6 +247,7 @@ struct kb_job {
         uint32_t pending_best_effort; /* Pending tasks that request nothing */
         struct kb_res allocated;      /* resreq of tasks in allocated states */
         struct kb_res total_request;  /* resreq of every non-terminal task */
+        struct kb_res pending_request; /* resreq of Pending tasks */
         /* Why this job cannot be scheduled at all (missing PodGroup or
          * queue), or NULL, and the condition reason for it. */
         const char *invalid;
@@ -376,6 +386,35 @@ void kb_session_close(struct kb_session *s);
 /* open + execute + close. */
 int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
                    struct kb_result *result);
+
+/*
+ * The model kept between sessions (docs/scheduling.md, "The model kept
+ * between sessions"): the nodes, queues, jobs and tasks a session builds
+ * from its snapshot, kept by the caller so that the next session on a
+ * snapshot of the same nonzero generation (kb_snapshot.gen) uses them
+ * again instead of building them, each session's changes to them undone
+ * when it closes.  The snapshot objects the model points to must stay
+ * alive while their generation lasts (the cache and kbatch-sim's cluster
+ * keep them).  One session at a time per model; the caller owns it:
+ * kb_model_free(NULL) does nothing.  kb_session_open_model and
+ * kb_session_run_model are kb_session_open and kb_session_run on a model;
+ * their decisions are those of a fresh build, which test builds (KB_TESTING)
+ * check every KB_MODEL_CHECK-th session (env, default 1; 0: never) by
+ * building a fresh model and comparing it field by field (abort on the
+ * first difference, named).
+ */
+struct kb_model;
+struct kb_model *kb_model_new(void);
+void kb_model_free(struct kb_model *m);
+struct kb_session *kb_session_open_model(struct kb_model *m, const struct kb_snapshot *snap,
+                                         const struct kb_conf *conf, struct kb_result *result);
+int kb_session_run_model(struct kb_model *m, const struct kb_snapshot *snap,
+                         const struct kb_conf *conf, struct kb_result *result);
+/* Sessions that built the model, that used it again as it was, and that
+ * brought it up to date where pods and PodGroups changed (for tests and
+ * --stats). */
+void kb_model_counts(const struct kb_model *m, uint64_t *built, uint64_t *reused);
+uint64_t kb_model_updates(const struct kb_model *m);
 
 /*
  * A session service: state that several plugins share (the inter-pod

@@ -148,6 +148,9 @@ static void log_change(struct kb_session *s, struct kb_node_info *n)
 
 void kb__node_attach(struct kb_session *s, struct kb_node_info *n, struct kb_task *t)
 {
+        kb__touch(s, t);
+        if (n->tasks_tail)
+                kb__touch(s, n->tasks_tail);
         account(n, t, holding_of(t->status), 1);
         t->node = (int32_t)n->index;
         t->node_next = NULL;
@@ -161,9 +164,34 @@ void kb__node_attach(struct kb_session *s, struct kb_node_info *n, struct kb_tas
         log_change(s, n);
 }
 
+void kb__node_attach_ordered(struct kb_session *s, struct kb_node_info *n, struct kb_task *t)
+{
+        kb__node_attach(s, n, t);
+        struct kb_task *at = t->node_prev;
+        if (!at || at->index < t->index)
+                return;
+        /* Off the tail, then in before the first task of a higher index. */
+        while (at->node_prev && at->node_prev->index > t->index)
+                at = at->node_prev;
+        n->tasks_tail = t->node_prev;
+        n->tasks_tail->node_next = NULL;
+        t->node_prev = at->node_prev;
+        t->node_next = at;
+        if (at->node_prev)
+                at->node_prev->node_next = t;
+        else
+                n->tasks = t;
+        at->node_prev = t;
+}
+
 void kb__node_detach(struct kb_session *s, struct kb_task *t)
 {
         struct kb_node_info *n = &s->nodes[t->node];
+        kb__touch(s, t);
+        if (t->node_prev)
+                kb__touch(s, t->node_prev);
+        if (t->node_next)
+                kb__touch(s, t->node_next);
         account(n, t, holding_of(t->status), -1);
         if (t->node_prev)
                 t->node_prev->node_next = t->node_next;
@@ -182,6 +210,7 @@ void kb__node_detach(struct kb_session *s, struct kb_task *t)
 void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status st)
 {
         struct kb_job *j = t->job;
+        kb__touch(s, t);
         if (j) {
                 if (t->best_effort)
                         j->pending_best_effort +=
@@ -189,9 +218,13 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
                 j->count[t->status]--;
                 if (kb_task_status_allocated(t->status))
                         kb_res_sub(&j->allocated, &t->resreq);
+                else if (t->status == KB_TASK_PENDING)
+                        kb_res_sub(&j->pending_request, &t->resreq);
                 j->count[st]++;
                 if (kb_task_status_allocated(st))
                         kb_res_add(&j->allocated, &t->resreq);
+                else if (st == KB_TASK_PENDING)
+                        kb_res_add(&j->pending_request, &t->resreq);
         }
         if (t->node >= 0 && holding_of(t->status) != holding_of(st)) {
                 struct kb_node_info *n = &s->nodes[t->node];

@@ -35,7 +35,7 @@ static void build_nodes(struct kb_session *s)
 {
         const struct kb_snapshot *snap = s->snap;
         s->nnodes = snap->nnodes;
-        s->nodes = kb_pool_alloc(&s->pool, (snap->nnodes + 1) * sizeof(*s->nodes));
+        s->nodes = kb_pool_alloc(s->bpool, (snap->nnodes + 1) * sizeof(*s->nodes));
         for (size_t i = 0; i < snap->nnodes; i++) {
                 struct kb_node_info *n = &s->nodes[i];
                 n->node = snap->nodes[i];
@@ -66,7 +66,7 @@ static void build_queues(struct kb_session *s)
 {
         const struct kb_snapshot *snap = s->snap;
         s->nqueues = snap->nqueues;
-        s->queues = kb_pool_alloc(&s->pool, (snap->nqueues + 1) * sizeof(*s->queues));
+        s->queues = kb_pool_alloc(s->bpool, (snap->nqueues + 1) * sizeof(*s->queues));
         for (size_t i = 0; i < snap->nqueues; i++) {
                 struct kb_queue_info *q = &s->queues[i];
                 q->queue = snap->queues[i];
@@ -133,7 +133,7 @@ struct jobs {
 static struct kb_job *new_job(struct kb_session *s, struct jobs *js, const char *name,
                               const char *ns)
 {
-        struct kb_job *j = kb_pool_alloc(&s->pool, sizeof(*j));
+        struct kb_job *j = kb_pool_alloc(s->bpool, sizeof(*j));
         j->name = name;
         j->namespace = ns;
         KB_PUSH(js->v, js->n, js->cap, j);
@@ -162,20 +162,27 @@ static void file_job(struct jobs *js, struct kb_job *j, bool grouped)
                 js->last_group = j;
 }
 
+void kb__job_from_pg(struct kb_session *s, struct kb_job *j, const struct kb_podgroup *pg)
+{
+        j->pg = pg;
+        j->namespace = kb_meta_ns(&pg->meta);
+        j->min_available = pg->min_member;
+        j->queue_name = pg->queue ? pg->queue : kb_ns_or_default(s->snap->default_queue);
+        j->priority = class_priority(s, pg->priority_class_name);
+        j->creation = pg->meta.creation;
+        j->phase = pg_phase(pg);
+}
+
 static void build_podgroup_jobs(struct kb_session *s, struct jobs *js)
 {
         const struct kb_snapshot *snap = s->snap;
-        const char *dflt_queue = snap->default_queue ? snap->default_queue : "default";
         for (size_t i = 0; i < snap->npodgroups; i++) {
                 const struct kb_podgroup *pg = snap->podgroups[i];
                 const char *ns = kb_meta_ns(&pg->meta);
-                struct kb_job *j = new_job(s, js, kb_pool_path(&s->pool, ns, pg->meta.name), ns);
-                j->pg = pg;
-                j->min_available = pg->min_member;
-                j->queue_name = pg->queue ? pg->queue : dflt_queue;
-                j->priority = class_priority(s, pg->priority_class_name);
-                j->creation = pg->meta.creation;
-                j->phase = pg_phase(pg);
+                struct kb_job *j = new_job(s, js, kb_pool_path(s->bpool, ns, pg->meta.name), ns);
+                kb__job_from_pg(s, j, pg);
+                if (s->pg_job)
+                        s->pg_job[i] = j;
                 /* Only before admission: a group another scheduler
                  * admitted (Volcano's, beside kbatch) is left to it, and
                  * its pending pods, once they exist, say the rest. */
@@ -205,22 +212,33 @@ static void missing_group(struct kb_session *s, struct kb_job *j, const struct k
                 j->invalid = p->workload_invalid;
                 j->invalid_reason = KB_WHY_GROUP_ANNOTATION;
         } else if (workload) {
-                j->invalid = kb_pool_printf(&s->pool,
+                j->invalid = kb_pool_printf(s->bpool,
                                             "waiting for kbatch to create podgroup %s, which it "
                                             "makes for the workload of pod %s",
                                             j->name, p->meta.name);
                 j->invalid_reason = KB_WHY_PODGROUP_WAIT;
         } else if (p->group_from_label) {
-                j->invalid = kb_pool_printf(&s->pool,
+                j->invalid = kb_pool_printf(s->bpool,
                                             "podgroup %s not found: kbatch makes it from the "
                                             "scheduling.x-k8s.io PodGroup that the pod's label %s "
                                             "names",
                                             j->name, KB_GROUP_LABEL_COSCHEDULING);
                 j->invalid_reason = KB_WHY_PODGROUP_MISSING;
         } else {
-                j->invalid = kb_pool_printf(&s->pool, "podgroup %s not found", j->name);
+                j->invalid = kb_pool_printf(s->bpool, "podgroup %s not found", j->name);
                 j->invalid_reason = KB_WHY_PODGROUP_MISSING;
         }
+}
+
+const char *kb__pod_group(const struct kb_snapshot *snap, const struct kb_pod *p, bool *workload)
+{
+        const char *group = p->group_name;
+        *workload = false;
+        if ((!group || !*group) && p->workload_group && snap->workload_podgroups) {
+                group = p->workload_group;
+                *workload = true;
+        }
+        return group && *group ? group : NULL;
 }
 
 /* The job a pod of ours joins. */
@@ -229,13 +247,9 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
         const struct kb_pod *p = t->pod;
         const char *ns = kb_meta_ns(&p->meta);
         const char *dflt_queue = s->snap->default_queue ? s->snap->default_queue : "default";
-        const char *group = p->group_name;
-        bool workload = false;
-        if ((!group || !*group) && p->workload_group && s->snap->workload_podgroups) {
-                group = p->workload_group;
-                workload = true;
-        }
-        bool grouped = group && *group;
+        bool workload;
+        const char *group = kb__pod_group(s->snap, p, &workload);
+        bool grouped = group != NULL;
         /* The group's "ns/name" on the stack: only a new job keeps it. */
         char buf[256];
         const char *name = t->name;
@@ -249,7 +263,7 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
                         memcpy(buf + nns + 1, group, ng + 1);
                         name = buf;
                 } else {
-                        name = kb_pool_path(&s->pool, ns, group);
+                        name = kb_pool_path(s->bpool, ns, group);
                 }
         } else {
                 len = strlen(name);
@@ -257,7 +271,7 @@ static struct kb_job *job_for(struct kb_session *s, struct jobs *js, const struc
         struct kb_job *j = find_job(js, name, len, grouped);
         if (j)
                 return j;
-        j = new_job(s, js, name == buf ? kb_pool_strdup(&s->pool, buf) : name, ns);
+        j = new_job(s, js, name == buf ? kb_pool_strdup(s->bpool, buf) : name, ns);
         file_job(js, j, grouped);
         j->queue_name = dflt_queue;
         j->min_available = 1;
@@ -295,7 +309,7 @@ static void foreign_pod(struct kb_session *s, struct jobs *js, const struct kb_p
 /* ---- tasks ---------------------------------------------------------------------- */
 
 /* The pod's node: its nodeName, or the node it is assumed on. */
-static const char *pod_node(const struct kb_snapshot *snap, size_t i)
+const char *kb__pod_node(const struct kb_snapshot *snap, size_t i)
 {
         const struct kb_pod *p = snap->pods[i];
         if (p->node_name && *p->node_name)
@@ -304,7 +318,7 @@ static const char *pod_node(const struct kb_snapshot *snap, size_t i)
 }
 
 /* Volcano api.getTaskStatus (node: pod_node). */
-static enum kb_task_status pod_task_status(const struct kb_pod *p, const char *node)
+enum kb_task_status kb__pod_status(const struct kb_pod *p, const char *node)
 {
         switch (p->phase) {
         case KB_POD_RUNNING:
@@ -322,7 +336,7 @@ static enum kb_task_status pod_task_status(const struct kb_pod *p, const char *n
         }
 }
 
-static bool ours(const struct kb_snapshot *snap, const struct kb_pod *p)
+bool kb__pod_ours(const struct kb_snapshot *snap, const struct kb_pod *p)
 {
         for (size_t i = 0; i < snap->nscheduler_names; i++)
                 if (kb_streq(p->scheduler_name, snap->scheduler_names[i]))
@@ -355,13 +369,10 @@ int64_t kb__pod_name_index(const char *name)
         return v;
 }
 
-static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
-                      enum kb_task_status st)
+void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
+                     enum kb_task_status st)
 {
-        const char *ns = kb_meta_ns(&p->meta);
         t->pod = p;
-        t->index = (uint32_t)s->ntasks;
-        t->name = kb_pool_path(&s->pool, ns, p->meta.name);
         /* The annotation, else the label of the same name (Volcano
          * master's getTaskRole in pkg/scheduler/api/job_info.go: its job
          * controller writes both); an empty value counts as none. */
@@ -380,6 +391,32 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
         if (!pre)
                 pre = kb_meta_label(&p->meta, "volcano.sh/preemptable");
         t->preemptable = !pre || strcmp(pre, "true") == 0;
+}
+
+static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
+                      enum kb_task_status st)
+{
+        t->index = (uint32_t)s->ntasks;
+        t->name = kb_pool_path(s->bpool, kb_meta_ns(&p->meta), p->meta.name);
+        kb__task_fields(s, t, p, st);
+}
+
+void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
+{
+        enum kb_task_status st = t->status;
+        struct kb_res d = t->resreq;
+        if (sign < 0)
+                for (int i = 0; i < KB_RES_MAX; i++)
+                        d.q[i] = -d.q[i];
+        j->count[st] += (uint32_t)sign;
+        if (t->best_effort && st == KB_TASK_PENDING)
+                j->pending_best_effort += (uint32_t)sign;
+        if (kb_task_status_allocated(st))
+                kb_res_add(&j->allocated, &d);
+        else if (st == KB_TASK_PENDING)
+                kb_res_add(&j->pending_request, &d);
+        if (st != KB_TASK_SUCCEEDED && st != KB_TASK_FAILED)
+                kb_res_add(&j->total_request, &d);
 }
 
 /*
@@ -418,17 +455,17 @@ static inline void prefetch_pods(const struct kb_snapshot *snap, size_t i)
 static void build_tasks(struct kb_session *s, struct jobs *js)
 {
         const struct kb_snapshot *snap = s->snap;
-        s->tasks = kb_pool_alloc(&s->pool, (snap->npods + 1) * sizeof(*s->tasks));
+        s->tasks = kb_pool_alloc(s->bpool, (snap->npods + 1) * sizeof(*s->tasks));
         for (size_t i = 0; i < snap->npods; i++) {
                 prefetch_pods(snap, i);
                 const struct kb_pod *p = snap->pods[i];
-                const char *on = pod_node(snap, i);
-                enum kb_task_status st = pod_task_status(p, on);
+                const char *on = kb__pod_node(snap, i);
+                enum kb_task_status st = kb__pod_status(p, on);
                 bool terminal = st == KB_TASK_SUCCEEDED || st == KB_TASK_FAILED;
                 struct kb_node_info *node = NULL;
                 if (on && !terminal)
                         node = kb_session_node(s, on);
-                bool mine = ours(snap, p);
+                bool mine = kb__pod_ours(snap, p);
                 if (!mine && !node) {
                         foreign_pod(s, js, p);
                         continue;
@@ -437,6 +474,8 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
                 struct kb_task *t = &s->tasks[s->ntasks];
                 init_task(s, t, p, st);
                 s->ntasks++;
+                if (s->pod_task)
+                        s->pod_task[i] = (uint32_t)s->ntasks; /* index + 1 */
                 if (node)
                         kb__node_attach(s, node, t);
                 if (!mine)
@@ -444,12 +483,7 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
                 struct kb_job *j = job_for(s, js, t);
                 t->job = j;
                 j->ntasks++;
-                j->count[st]++;
-                j->pending_best_effort += t->best_effort && st == KB_TASK_PENDING;
-                if (kb_task_status_allocated(st))
-                        kb_res_add(&j->allocated, &t->resreq);
-                if (!terminal)
-                        kb_res_add(&j->total_request, &t->resreq);
+                kb__job_count(j, t, 1);
         }
 }
 
@@ -464,20 +498,38 @@ static void not_ours(struct kb_session *s, struct kb_job *j)
         for (size_t i = 0; i < snap->nscheduler_names; i++)
                 kb_buf_printf(&b, "%s%s", i ? ", " : "", snap->scheduler_names[i]);
         bool one = j->foreign_pods == 1;
-        j->invalid = kb_pool_printf(&s->pool,
+        j->invalid = kb_pool_printf(s->bpool,
                                     "%u %s for scheduler %s; kbatch serves %s (set the pods' "
                                     "spec.schedulerName, or a Volcano Job's, to it)",
                                     j->foreign_pods, one ? "pod asks" : "pods ask",
                                     j->foreign_scheduler, b.len ? b.data : "kbatch");
         const struct kb_foreign_owner *o = j->foreign_owner;
         if (o) /* the owner, whose field to set, before any pod */
-                j->invalid = kb_pool_printf(&s->pool,
+                j->invalid = kb_pool_printf(s->bpool,
                                             "%s %s/%s asks for scheduler %s; kbatch serves %s "
                                             "(set the %s's spec.schedulerName to it)",
                                             o->kind, o->ns, o->name, o->scheduler,
                                             b.len ? b.data : "kbatch", o->kind);
         j->invalid_reason = KB_WHY_OTHER_SCHEDULER;
         kb_buf_release(&b);
+}
+
+void kb__job_resolve(struct kb_session *s, struct kb_job *j, uint32_t n)
+{
+        if ((j->foreign_pods || j->foreign_owner) && !j->invalid) {
+                /* Only when ours alone cannot make the gang: a few pods of
+                 * another scheduler beside a full gang (a sidecar job's) do
+                 * not stop it. */
+                if (n - j->count[KB_TASK_FAILED] < (uint32_t)j->min_available)
+                        not_ours(s, j);
+        }
+        if (!j->invalid) {
+                j->queue = kb_session_queue(s, j->queue_name);
+                if (!j->queue) {
+                        j->invalid = kb_pool_printf(s->bpool, "queue %s not found", j->queue_name);
+                        j->invalid_reason = KB_WHY_QUEUE_MISSING;
+                }
+        }
 }
 
 /* The session's job array: PodGroup jobs first, then the pod jobs, each by
@@ -487,30 +539,16 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
         if (js->n > js->npg)
                 qsort(js->v + js->npg, js->n - js->npg, sizeof(*js->v), cmp_job_name);
         s->njobs = js->n;
-        s->jobs = kb_pool_alloc(&s->pool, (js->n + 1) * sizeof(*s->jobs));
+        s->jobs = kb_pool_alloc(s->bpool, (js->n + 1) * sizeof(*s->jobs));
         if (js->n)
                 memcpy(s->jobs, js->v, js->n * sizeof(*js->v));
         for (size_t i = 0; i < s->njobs; i++) {
                 struct kb_job *j = s->jobs[i];
                 j->index = (uint32_t)i;
                 uint32_t n = j->ntasks;
-                j->tasks = kb_pool_alloc(&s->pool, (n + 1) * sizeof(*j->tasks));
+                j->tasks = kb_pool_alloc(s->bpool, (n + 1) * sizeof(*j->tasks));
                 j->ntasks = 0;
-                if ((j->foreign_pods || j->foreign_owner) && !j->invalid) {
-                        /* Only when ours alone cannot make the gang: a few
-                         * pods of another scheduler beside a full gang
-                         * (a sidecar job's) do not stop it. */
-                        if (n - j->count[KB_TASK_FAILED] < (uint32_t)j->min_available)
-                                not_ours(s, j);
-                }
-                if (!j->invalid) {
-                        j->queue = kb_session_queue(s, j->queue_name);
-                        if (!j->queue) {
-                                j->invalid =
-                                    kb_pool_printf(&s->pool, "queue %s not found", j->queue_name);
-                                j->invalid_reason = KB_WHY_QUEUE_MISSING;
-                        }
-                }
+                kb__job_resolve(s, j, n);
         }
         for (size_t i = 0; i < s->ntasks; i++) {
                 struct kb_task *t = &s->tasks[i];
@@ -525,8 +563,9 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
         }
 }
 
-void kb__session_build(struct kb_session *s)
+void kb__session_build(struct kb_session *s, struct kb_pool *pool)
 {
+        s->bpool = pool;
         struct jobs js = {0};
         kb_map_init(&js.groups, KB_MAP_STR);
         kb_map_init(&js.lone, KB_MAP_STR);

@@ -45,8 +45,8 @@ static void open_plugins(struct kb_session *s)
         kb__points_begin(s, 0, NULL);
 }
 
-struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct kb_conf *conf,
-                                   struct kb_result *result)
+struct kb_session *kb_session_open_model(struct kb_model *m, const struct kb_snapshot *snap,
+                                         const struct kb_conf *conf, struct kb_result *result)
 {
         struct kb_session *s = kb_xcalloc(1, sizeof(*s));
         memset(result, 0, sizeof(*result));
@@ -57,7 +57,11 @@ struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct 
         s->conf = conf;
         s->result = result;
         s->has_enqueue = kb_conf_has_action(conf, "enqueue");
-        kb__session_build(s);
+        s->model = m;
+        if (m)
+                kb__model_open(s);
+        else
+                kb__session_build(s, &s->pool);
         kb__inqueue_timeouts(s);
         kb__classes_init(s);
         kb__select_init(s);
@@ -65,6 +69,12 @@ struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct 
         kb__services_ready(s);
         kb__topology_build(s);
         return s;
+}
+
+struct kb_session *kb_session_open(const struct kb_snapshot *snap, const struct kb_conf *conf,
+                                   struct kb_result *result)
+{
+        return kb_session_open_model(NULL, snap, conf, result);
 }
 
 /* ---- execute --------------------------------------------------------------- */
@@ -117,8 +127,12 @@ void kb_session_close(struct kb_session *s)
         kb__statements_release(s);
         kb__topology_release(s);
         kb__points_release(s);
-        kb_map_release(&s->node_ids);
-        kb_map_release(&s->queue_ids);
+        if (s->model) {
+                kb__model_close(s);
+        } else {
+                kb_map_release(&s->node_ids);
+                kb_map_release(&s->queue_ids);
+        }
         kb_map_release(&s->interned);
         free(s->changes);
         kb_pool_release(&s->pool);
@@ -126,13 +140,19 @@ void kb_session_close(struct kb_session *s)
         free(s);
 }
 
-int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
-                   struct kb_result *result)
+int kb_session_run_model(struct kb_model *m, const struct kb_snapshot *snap,
+                         const struct kb_conf *conf, struct kb_result *result)
 {
-        struct kb_session *s = kb_session_open(snap, conf, result);
+        struct kb_session *s = kb_session_open_model(m, snap, conf, result);
         int rc = kb_session_execute(s);
         kb_session_close(s);
         return rc;
+}
+
+int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
+                   struct kb_result *result)
+{
+        return kb_session_run_model(NULL, snap, conf, result);
 }
 
 /* ---- the enqueue gate ------------------------------------------------------ */

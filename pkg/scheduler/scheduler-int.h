@@ -57,6 +57,9 @@ struct kb_sched {
         uv_loop_t loop;
         struct kb_kube *kube;
         struct kb_cache *cache;
+        /* The session model kept between sessions (one session at a time
+         * uses it, on the worker thread). */
+        struct kb_model *model;
         struct kb_reflector *refl[KB__NREFL];
         struct kb_reflector **pod_refl; /* per scheduler name */
         size_t npod_refl;

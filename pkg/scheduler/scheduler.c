@@ -89,7 +89,7 @@ struct session_work {
 static void session_work(uv_work_t *req)
 {
         struct session_work *w = req->data;
-        w->rc = kb_session_run(&w->snap->snap, &w->conf->conf, &w->result);
+        w->rc = kb_session_run_model(w->s->model, &w->snap->snap, &w->conf->conf, &w->result);
 }
 
 /*
@@ -338,6 +338,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
                 o->period);
         kb_kube_config_release(&cfg);
         s->cache = kb_cache_new();
+        s->model = kb_model_new();
         s->metrics = kb__metrics_new();
         conf_announce(s);
 
@@ -443,6 +444,7 @@ int kb_scheduler_run(const struct kb_sched_opts *o, struct kb_conf *conf)
         }
         kb__dispatch_release(s);
         kb__workloads_release(s);
+        kb_model_free(s->model);
         kb_cache_free(s->cache);
         kb__metrics_free(s->metrics);
         conf_unref(s->conf);

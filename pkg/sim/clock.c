@@ -122,11 +122,14 @@ static bool diff(struct run *r, const struct kb_result *res, bool *pg_changed)
 
 static void apply(struct run *r, const struct kb_result *res, int64_t t)
 {
+        if (res->nbinds || res->nevictions)
+                r->c->gen++;
         struct kb_sim_report *rep = r->rep;
         uint32_t i;
         for (size_t k = 0; k < res->nbinds; k++) {
                 struct kb_pod *p = (struct kb_pod *)res->binds[k].pod;
                 kb__cluster_bind(p, res->binds[k].node);
+                p->meta.gen = r->c->gen;
                 if (kb__ptrmap_get(&r->podmap, p, &i))
                         kb__sim_start_pod(r, i, t);
         }
@@ -137,6 +140,7 @@ static void apply(struct run *r, const struct kb_result *res, int64_t t)
                 /* Kubernetes' default grace period is 30 s. */
                 int64_t grace = (p->grace_period >= 0 ? p->grace_period : 30) * KB__NS_PER_S;
                 p->meta.deletion = rep->origin + (double)(t + grace) / 1e9;
+                p->meta.gen = r->c->gen;
                 kb__sim_ev_push(r, t + grace, i, EV_REAP);
                 if (r->pods[i].gang >= 0)
                         rep->gangs[r->pods[i].gang].evictions++;
@@ -147,6 +151,7 @@ static void apply(struct run *r, const struct kb_result *res, int64_t t)
                         continue;
                 free(p->nominated_node_name);
                 p->nominated_node_name = kb_xstrdup(res->nominations[k].node);
+                p->meta.gen = ++r->c->gen;
         }
         kb__cluster_apply_statuses(r->c, res);
         for (size_t k = 0; k < res->npodgroups; k++) {
@@ -238,6 +243,7 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
         int rc;
 
         memset(rep, 0, sizeof(*rep));
+        struct kb_model *model = kb_model_new();
         rc = kb__sim_setup(&r, err, errlen);
         /* Gangs done before time 0 are no part of the run (nor of
          * r.unfinished). */
@@ -256,7 +262,7 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
                         kb__sim_compact(&r);
                 c->now = rep->origin + (double)t / 1e9;
                 kb_cluster_snapshot(c, &snap);
-                if (kb_session_run(&snap, conf, &res) != 0) {
+                if (kb_session_run_model(model, &snap, conf, &res) != 0) {
                         snprintf(err, errlen,
                                  "session %ld: the conf names a missing action or plugin",
                                  rep->sessions + 1);
@@ -303,6 +309,7 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
                 t = next;
         }
         kb__sim_restore(&r);
+        kb_model_free(model);
         free(changed_pg);
         free(r.pods);
         kb__ptrmap_release(&r.podmap);

@@ -13,6 +13,13 @@ void kb_cluster_init(struct kb_cluster *c)
         memset(c, 0, sizeof(*c));
         c->default_queue = "default";
         c->workload_podgroups = true;
+        c->gen = 1;
+}
+
+void kb_cluster_changed(struct kb_cluster *c)
+{
+        c->gen++;
+        c->epoch++;
 }
 
 void kb_cluster_release(struct kb_cluster *c)
@@ -51,6 +58,7 @@ void kb_cluster_release(struct kb_cluster *c)
 void kb_cluster_add_scheduler(struct kb_cluster *c, const char *name)
 {
         KB_PUSH(c->scheduler_names, c->nscheduler_names, c->capscheduler_names, name);
+        kb_cluster_changed(c);
 }
 
 void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
@@ -82,6 +90,8 @@ void kb_cluster_snapshot(const struct kb_cluster *c, struct kb_snapshot *snap)
         }
         snap->default_queue = c->default_queue;
         snap->now = c->now;
+        snap->gen = c->gen;
+        snap->epoch = c->epoch;
 }
 
 int kb_pod_runtime(const struct kb_pod *p, int64_t *ns, char *err, size_t errlen)
@@ -151,10 +161,42 @@ static void set_condition(struct kb_podgroup *pg, const char *type, const char *
         cond->last_transition = when;
 }
 
+/* Whether condition type of pg says status, reason and message already,
+ * since when (NULL type: nothing to set). */
+static bool same_condition(const struct kb_podgroup *pg, const char *type, const char *status,
+                           const char *reason, const char *message, double when)
+{
+        if (!type)
+                return true;
+        for (size_t k = 0; k < pg->nconditions; k++) {
+                const struct kb_condition *cond = &pg->conditions[k];
+                if (kb_streq(cond->type, type))
+                        return kb_streq(cond->status, status) && kb_streq(cond->reason, reason) &&
+                               kb_streq(cond->message, message) && cond->last_transition == when;
+        }
+        return false;
+}
+
+/* Whether applying st would leave pg as it is. */
+static bool same_status(const struct kb_podgroup *pg, const struct kb_pg_status *st, double now)
+{
+        return kb_streq(pg->phase, kb_pg_phase_name(st->phase)) && pg->running == st->running &&
+               pg->succeeded == st->succeeded && pg->failed == st->failed &&
+               (!st->inq_status ||
+                same_condition(pg, KB_INQUEUE_CONDITION, st->inq_status, st->inq_reason,
+                               st->inq_message, st->inq_since)) &&
+               same_condition(pg, st->cond_type, st->cond_status, st->cond_reason, st->cond_message,
+                              now);
+}
+
 void kb_cluster_apply(struct kb_cluster *c, const struct kb_result *r)
 {
-        for (size_t i = 0; i < r->nbinds; i++)
+        if (r->nbinds || r->nevictions)
+                c->gen++;
+        for (size_t i = 0; i < r->nbinds; i++) {
                 kb__cluster_bind((struct kb_pod *)r->binds[i].pod, r->binds[i].node);
+                ((struct kb_pod *)r->binds[i].pod)->meta.gen = c->gen;
+        }
         if (r->nevictions) {
                 /* Evicted pods are gone: drop them from the pod list. */
                 struct ptrmap gone;
@@ -180,13 +222,20 @@ void kb__cluster_apply_statuses(struct kb_cluster *c, const struct kb_result *r)
         /* A Closing queue the session found idle is Closed from now on. */
         for (size_t i = 0; i < r->nqueues; i++)
                 for (size_t k = 0; r->queues[i].state_changed && k < c->nqueues; k++)
-                        if (strcmp(c->queues[k]->meta.name, r->queues[i].name) == 0)
+                        if (strcmp(c->queues[k]->meta.name, r->queues[i].name) == 0 &&
+                            c->queues[k]->state != r->queues[i].state) {
                                 c->queues[k]->state = r->queues[i].state;
+                                c->queues[k]->meta.gen = ++c->gen;
+                        }
         for (size_t i = 0; i < r->npodgroups; i++) {
                 const struct kb_pg_status *st = &r->podgroups[i];
                 struct kb_podgroup *pg = (struct kb_podgroup *)st->pg;
                 if (!pg)
                         continue;
+                /* Writing back what the group says already is no change
+                 * (an idle session's statuses). */
+                if (!same_status(pg, st, c->now))
+                        pg->meta.gen = ++c->gen;
                 free(pg->phase);
                 pg->phase = kb_xstrdup(kb_pg_phase_name(st->phase));
                 pg->running = st->running;

@@ -509,6 +509,7 @@ static void parse_error(const char *label, const char *perr, char *err, size_t e
 int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, size_t len,
                     char *err, size_t errlen)
 {
+        kb_cluster_changed(c);
         struct kb_value **docs = NULL;
         size_t ndocs = 0;
         char perr[512];
@@ -557,6 +558,7 @@ int kb_cluster_load(struct kb_cluster *c, const char *label, const char *text, s
 
 bool kb_cluster_ensure_default_queue(struct kb_cluster *c)
 {
+        kb_cluster_changed(c);
         for (size_t i = 0; i < c->nqueues; i++)
                 if (strcmp(c->queues[i]->meta.name, c->default_queue) == 0)
                         return false;

@@ -276,6 +276,7 @@ static int place_in_time(struct run *r, char *err, size_t errlen)
 
 int kb__sim_setup(struct run *r, char *err, size_t errlen)
 {
+        kb_cluster_changed(r->c);
         struct kb_cluster *c = r->c;
         struct kb_sim_report *rep = r->rep;
         double origin = 0;

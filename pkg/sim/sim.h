@@ -40,6 +40,13 @@ struct kb_cluster {
          * --workload-podgroups=false keeps each a job of its own). */
         bool workload_podgroups;
         double now;
+        /* Bumped on every change to the objects above (or to the arrays):
+         * the snapshots' generation (kb_snapshot.gen), which lets a kept
+         * session model be used again; an object changed in place gets
+         * the new value as its kb_meta.gen.  Code that changes the
+         * objects by hand calls kb_cluster_changed, which also bumps the
+         * epoch (kb_snapshot.epoch: which objects changed is not known). */
+        uint64_t gen, epoch;
         /* The batch/v1 Jobs loaded (their metadata), whose annotations the
          * PodGroups made for their pods read. */
         struct kb_value **owners;
@@ -54,6 +61,9 @@ void kb_cluster_init(struct kb_cluster *c);
 void kb_cluster_release(struct kb_cluster *c);
 /* Adds a name pods must carry as schedulerName to be scheduled ("kbatch"
  * when none is added).  The string must outlive the cluster. */
+/* The cluster's objects changed (by hand): the next snapshot is new, and
+ * a kept model is built again. */
+void kb_cluster_changed(struct kb_cluster *c);
 void kb_cluster_add_scheduler(struct kb_cluster *c, const char *name);
 
 /*

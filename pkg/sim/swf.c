@@ -152,6 +152,7 @@ int kb_cluster_swf(struct kb_cluster *c, const char *label, const char *text, si
                    const struct kb_swf_opts *opts, struct kb_swf_stats *st, char *err,
                    size_t errlen)
 {
+        kb_cluster_changed(c);
         struct kb_swf_opts o = *opts;
         memset(st, 0, sizeof(*st));
         bool node_given = false;

@@ -439,6 +439,7 @@ static void add_hypernodes(struct kb_cluster *c, size_t first, const struct spec
 
 int kb_cluster_synthetic(struct kb_cluster *c, const char *text, char *err, size_t errlen)
 {
+        kb_cluster_changed(c);
         struct spec sp;
         int rc = parse_spec(text, &sp, err, errlen);
         if (rc)

@@ -178,6 +178,7 @@ static void on_end(struct run *r, const struct event *e)
         if (sp->gen != e->gen || sp->finished || !sp->on_node)
                 return;
         sp->pod->phase = KB_POD_SUCCEEDED;
+        sp->pod->meta.gen = ++r->c->gen;
         hold(r, sp, -1, e->t);
         kb__sim_pod_finished(r, sp, e->t);
 }
@@ -188,6 +189,7 @@ static void on_reap(struct run *r, const struct event *e)
         struct kb_pod *p = sp->pod;
         if (sp->gen != e->gen || sp->finished)
                 return;
+        p->meta.gen = ++r->c->gen;
         if (sp->on_node)
                 hold(r, sp, -1, e->t);
         if (!sp->recreate) {
@@ -210,6 +212,11 @@ static void on_reap(struct run *r, const struct event *e)
 static void arrive(struct run *r, const struct arrival *a)
 {
         struct kb_cluster *c = r->c;
+        c->gen++;
+        if (a->pod)
+                a->pod->meta.gen = c->gen;
+        else
+                a->pg->meta.gen = c->gen;
         if (a->pod)
                 KB_PUSH(c->pods, c->npods, c->cappods, a->pod);
         else
@@ -265,6 +272,7 @@ void kb__sim_compact(struct run *r)
         struct kb_cluster *c = r->c;
         size_t w = 0;
         uint32_t i;
+        c->gen++;
         for (size_t k = 0; k < c->npods; k++) {
                 struct kb_pod *p = c->pods[k];
                 if (kb__ptrmap_get(&r->podmap, p, &i) && r->pods[i].retired)
@@ -289,6 +297,7 @@ void kb__sim_compact(struct run *r)
 void kb__sim_restore(struct run *r)
 {
         struct kb_cluster *c = r->c;
+        c->gen++;
         if (r->compact)
                 kb__sim_compact(r);
         for (size_t i = 0; i < r->ngone_pods; i++)

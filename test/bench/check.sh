@@ -4,13 +4,14 @@
 # machine's load) that kbatch-sim's sessions take on small, fixed workloads
 # and fails when one grows more than TOLERANCE percent (default 5) over the
 # figure committed in test/bench/baseline.  Only the sessions are counted
-# (callgrind collects inside kb_session_run), not building the synthetic
-# cluster or printing the result.
+# (callgrind collects inside kb_session_run_model), not building the
+# synthetic cluster or printing the result.
 #
 #   W1      W1 of make bench, first session
 #   W3      W3 of make bench, first session (half the gangs wait)
 #   W2idle  W2 with every gang already running: the session that finds
-#           nothing to do
+#           nothing to do (the third of --sessions 3, on the model kept
+#           between sessions)
 #   W5s     W5 at a tenth (500 nodes, 500 running gangs striped over them,
 #           10 pending gangs of higher priority): preemption
 #   W5ps    W5s with each running gang whole on one node (packed=1)
@@ -39,14 +40,17 @@ names=(W1 W3 W2idle W5s W5ps)
 declare -A ARGS=(
   [W1]="--synthetic nodes=1000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=1000,group-size=10,pod-cpu=1,pod-memory=2Gi,queues=4"
   [W3]="--synthetic nodes=1000,node-cpu=8,node-memory=32Gi,node-pods=110,groups=2000,group-size=8,pod-cpu=1,pod-memory=1Gi,queues=4"
-  [W2idle]="--synthetic nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4,running=1"
+  [W2idle]="--synthetic nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4,running=1 --sessions 3"
   [W5s]="--scheduler-conf $tmp/preempt.conf --synthetic $evict --synthetic $pending"
   [W5ps]="--scheduler-conf $tmp/preempt.conf --synthetic $evict,packed=1 --synthetic $pending"
 )
 
 count() {
+  # Each session's counts in a file of its own (the last in $1.cg): with
+  # --sessions, the last session alone is counted.
   # shellcheck disable=SC2086
-  valgrind --tool=callgrind --collect-atstart=no --toggle-collect=kb_session_run \
+  valgrind --tool=callgrind --collect-atstart=no --toggle-collect=kb_session_run_model \
+    --dump-before=kb_session_run_model \
     --callgrind-out-file="$tmp/$1.cg" "$SIM" ${ARGS[$1]} --output json >/dev/null 2>"$tmp/$1.err" ||
     { echo "bench-check: $1: kbatch-sim failed:" >&2; tail -5 "$tmp/$1.err" >&2; return 1; }
   sed -n 's/^totals: \([0-9]*\).*/\1/p' "$tmp/$1.cg"

@@ -97,6 +97,97 @@ static char *join(char **v, size_t n)
         return kb_buf_detach(&b);
 }
 
+/* ---- the kept model --------------------------------------------------------------- */
+
+static void dump_res(struct kb_buf *b, const char *what, const struct kb_res *r)
+{
+        kb_buf_printf(b, " %s", what);
+        for (int i = 0; i < KB_RES_MAX; i++)
+                if (r->q[i])
+                        kb_buf_printf(b, " %d:%lld", i, (long long)r->q[i]);
+}
+
+#define S(x) ((x) ? (x) : "-")
+char *kb_test_result_text(const struct kb_result *r)
+{
+        struct kb_buf b;
+        kb_buf_init(&b);
+        for (size_t i = 0; i < r->nbinds; i++)
+                kb_buf_printf(&b, "bind %s=%s\n", r->binds[i].pod->meta.name, r->binds[i].node);
+        for (size_t i = 0; i < r->nevictions; i++) {
+                const struct kb_eviction *e = &r->evictions[i];
+                kb_buf_printf(&b, "evict %s %s %s %s\n", e->pod->meta.name, S(e->action),
+                              S(e->reason), S(e->group));
+        }
+        for (size_t i = 0; i < r->nnominations; i++)
+                kb_buf_printf(&b, "nominate %s=%s\n", r->nominations[i].pod->meta.name,
+                              r->nominations[i].node);
+        for (size_t i = 0; i < r->npodgroups; i++) {
+                const struct kb_pg_status *st = &r->podgroups[i];
+                kb_buf_printf(&b,
+                              "podgroup %s %s %d/%d/%d/%d %s %s %s %s %u/%u %.3f %s %d %s %s %s "
+                              "%.3f %s %s\n",
+                              st->name, kb_pg_phase_name(st->phase), st->running, st->succeeded,
+                              st->failed, st->pending, S(st->cond_type), S(st->cond_status),
+                              S(st->cond_reason), S(st->cond_message), st->position, st->waiting,
+                              st->expected_start, S(st->domain), st->domain_tier, S(st->inq_status),
+                              S(st->inq_reason), S(st->inq_message), st->inq_since,
+                              S(st->pending_message), S(st->unknown_priority_class));
+        }
+        for (size_t i = 0; i < r->nqueues; i++) {
+                const struct kb_queue_status *q = &r->queues[i];
+                kb_buf_printf(&b, "queue %s %d %d %d/%d/%d/%d/%d %.6f %d", q->name, (int)q->state,
+                              q->state_changed, q->pending, q->inqueue, q->running, q->unknown,
+                              q->completed, q->share, q->unreclaimed);
+                dump_res(&b, "allocated", &q->allocated);
+                dump_res(&b, "deserved", &q->deserved);
+                dump_res(&b, "capability", &q->capability);
+                kb_buf_printf(&b, "\n");
+        }
+        for (size_t i = 0; i < r->nwarnings; i++)
+                kb_buf_printf(&b, "warning %s %s %s\n", S(r->warnings[i].object),
+                              S(r->warnings[i].message), S(r->warnings[i].reason));
+        for (size_t i = 0; i < r->nhypernodes; i++)
+                kb_buf_printf(&b, "hypernode %s %lld\n", r->hypernodes[i].hn->meta.name,
+                              (long long)r->hypernodes[i].node_count);
+        for (size_t i = 0; i < r->nunschedulable; i++)
+                kb_buf_printf(&b, "unschedulable %s %s\n", r->unschedulable[i].pod->meta.name,
+                              S(r->unschedulable[i].message));
+        kb_buf_printf(&b, "backfilled %u\n", r->backfilled);
+        return kb_buf_detach(&b);
+}
+#undef S
+
+/*
+ * A session on snap through model m, which must decide what a fresh
+ * build decides, whether m is built now or used again: the session runs
+ * on a fresh model, then on m, then on m again (used again for certain),
+ * and the three results must be the same.  The last one is returned in r.
+ */
+void kb_test_session_model(struct kb_model *m, const struct kb_snapshot *snap,
+                           const struct kb_conf *conf, struct kb_result *r)
+{
+        struct kb_result fresh, first;
+        assert_int_equal(kb_session_run(snap, conf, &fresh), 0);
+        assert_int_equal(kb_session_run_model(m, snap, conf, &first), 0);
+        uint64_t built, reused;
+        kb_model_counts(m, &built, &reused);
+        assert_int_equal(kb_session_run_model(m, snap, conf, r), 0);
+        uint64_t built2, reused2;
+        kb_model_counts(m, &built2, &reused2);
+        assert_int_equal(built2, built);
+        assert_int_equal(reused2, reused + 1);
+        char *a = kb_test_result_text(&fresh), *b = kb_test_result_text(&first),
+             *c = kb_test_result_text(r);
+        assert_string_equal(b, a);
+        assert_string_equal(c, a);
+        free(a);
+        free(b);
+        free(c);
+        kb_result_release(&fresh);
+        kb_result_release(&first);
+}
+
 static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_out,
                      char **phases_out, char **reasons_out, char **messages_out,
                      char **nominated_out, char **evicted_out, char **domains_out)
@@ -132,11 +223,12 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
         }
         conf.full_scan = full_scan;
         int sessions = sc->sessions > 0 ? sc->sessions : 1;
+        struct kb_model *model = kb_model_new();
         for (int i = 0; i < sessions; i++) {
                 struct kb_snapshot snap;
                 struct kb_result r;
                 kb_cluster_snapshot(&c, &snap);
-                assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+                kb_test_session_model(model, &snap, &conf, &r);
                 for (size_t k = 0; k < r.nevictions; k++) {
                         const struct kb_pod *p = r.evictions[k].pod;
                         char *s = kb_xasprintf("%s/%s", p->meta.namespace, p->meta.name);
@@ -176,6 +268,7 @@ static void run_once(const struct kb_scenario *sc, bool full_scan, char **binds_
                 kb_cluster_apply(&c, &r);
                 kb_result_release(&r);
         }
+        kb_model_free(model);
         if (ngot)
                 qsort(got, ngot, sizeof(*got), cmp_str);
         *binds_out = join(got, ngot);
@@ -323,11 +416,12 @@ char *kb_test_run_binds(const char *manifests, const char *conf_text, bool full_
         kb_cluster_ensure_default_queue(&c);
         assert_int_equal(kb_conf_parse(conf_text, strlen(conf_text), &conf, err, sizeof(err)), 0);
         conf.full_scan = full_scan;
+        struct kb_model *model = kb_model_new();
         for (int i = 0; i < sessions; i++) {
                 struct kb_snapshot snap;
                 struct kb_result r;
                 kb_cluster_snapshot(&c, &snap);
-                assert_int_equal(kb_session_run(&snap, &conf, &r), 0);
+                assert_int_equal(kb_session_run_model(model, &snap, &conf, &r), 0);
                 /* Every action and plugin is timed, in conf order. */
                 assert_int_equal(r.naction_times, conf.nactions);
                 for (size_t k = 0; k < conf.nactions; k++) {
@@ -350,6 +444,7 @@ char *kb_test_run_binds(const char *manifests, const char *conf_text, bool full_
                 kb_cluster_apply(&c, &r);
                 kb_result_release(&r);
         }
+        kb_model_free(model);
         kb_conf_release(&conf);
         kb_cluster_release(&c);
         return kb_buf_detach(&out);

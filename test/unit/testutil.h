@@ -72,6 +72,23 @@ struct kb_scenario {
         bool lone;
 };
 void kb_run_scenario(const struct kb_scenario *sc);
+
+struct kb_result;
+struct kb_model;
+struct kb_snapshot;
+struct kb_conf;
+/* A session's decisions as text, one line per bind, eviction, nomination,
+ * group and queue status, warning (caller frees). */
+char *kb_test_result_text(const struct kb_result *r);
+/* How many times the scenario runner runs each session (a fresh build,
+ * the kept model, the kept model used again): counters a scenario bumps
+ * per session grow as many times. */
+#define KB_TEST_SESSION_RUNS 3
+/* A session on snap through the kept model m, checked against a fresh
+ * build and against m used again on the same snapshot (the three results
+ * must be the same); the last one in r. */
+void kb_test_session_model(struct kb_model *m, const struct kb_snapshot *snap,
+                           const struct kb_conf *conf, struct kb_result *r);
 /* Runs a table of scenarios as one cmocka test, reporting each by name. */
 void kb_run_scenarios(const struct kb_scenario *table, size_t n);
 

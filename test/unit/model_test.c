@@ -1,0 +1,429 @@
+/*
+ * The session model kept between sessions (pkg/framework/keep.c,
+ * update.c): a snapshot of the same generation uses the kept model again,
+ * pods and PodGroups changed in place update it, anything else builds it
+ * anew, and either way a session decides what a session on a fresh build
+ * decides.  Every session here goes through
+ * kb_test_session_model, which runs it on a fresh build, on the kept
+ * model and on the kept model again and compares the three results; test
+ * builds also compare the kept model with a fresh build field by field at
+ * each open and close (KB_MODEL_CHECK).  The faults of issue 21: an object
+ * that changes between sessions, a missed watch event followed by a
+ * relist, a node deleted and re-added under the same name, a pod moving
+ * from one group to another.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/cache.h"
+#include "framework/framework.h"
+#include "manifests.h"
+#include "sim/sim.h"
+#include "testutil.h"
+
+/* ---- on kbatch-sim's cluster ------------------------------------------------------ */
+
+/* n1 and n2, 4 cpu each.  Gang a (2 x 1 cpu) fits; gang b (4 x 2 cpu,
+ * minMember 4) does not once a holds 2 cpu; pod x waits in group a; queue
+ * qb weighs 3. */
+/* clang-format off */
+static const char *const cluster =
+    NODE("n1") NODE("n2")
+    QUEUE("qb", "weight: 3", "")
+    GANG("a", "2", "2", "1", "")
+    GANG("b", "4", "4", "2", ", queue: qb")
+    POD("x", IN_GROUP("a"), "  schedulerName: kbatch\n" POD_REQ("1"), "phase: Pending");
+/* clang-format on */
+
+struct fix {
+        struct kb_cluster c;
+        struct kb_conf conf;
+        struct kb_model *m;
+        struct kb_result r;
+        uint64_t built, reused, updated;
+};
+
+/* What a session did with the model first. */
+enum use { BUILT, UPDATED, REUSED };
+
+/* An object of the cluster changed in place, as kbatch-sim's own changes
+ * say so (kb_cluster.gen). */
+static void changed(struct fix *f, struct kb_meta *meta)
+{
+        meta->gen = ++f->c.gen;
+}
+
+static int setup(void **state)
+{
+        struct fix *f = kb_xcalloc(1, sizeof(*f));
+        char err[512];
+        kb_cluster_init(&f->c);
+        f->c.now = 1.8e9;
+        assert_int_equal(
+            kb_cluster_load(&f->c, "model", cluster, strlen(cluster), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&f->c);
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &f->conf,
+                                       err, sizeof(err)),
+                         0);
+        f->m = kb_model_new();
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        struct fix *f = *state;
+        kb_model_free(f->m);
+        kb_conf_release(&f->conf);
+        kb_cluster_release(&f->c);
+        free(f);
+        return 0;
+}
+
+/* A session (checked three ways) and its decisions as text, applied to
+ * the cluster; what it did with the model. */
+static enum use session(struct fix *f, char **text)
+{
+        struct kb_snapshot snap;
+        kb_cluster_snapshot(&f->c, &snap);
+        uint64_t built = f->built, updated = f->updated;
+        kb_test_session_model(f->m, &snap, &f->conf, &f->r);
+        kb_model_counts(f->m, &f->built, &f->reused);
+        f->updated = kb_model_updates(f->m);
+        *text = kb_test_result_text(&f->r);
+        kb_cluster_apply(&f->c, &f->r);
+        kb_result_release(&f->r);
+        return f->built > built ? BUILT : f->updated > updated ? UPDATED : REUSED;
+}
+
+/* Sessions until one leaves the cluster as it was (built and used again). */
+static void settle(struct fix *f)
+{
+        for (int i = 0; i < 5; i++) {
+                char *text;
+                enum use u = session(f, &text);
+                free(text);
+                if (u == REUSED)
+                        return;
+        }
+        fail_msg("the cluster never settled");
+}
+
+static struct kb_pod *pod(struct fix *f, const char *name)
+{
+        for (size_t i = 0; i < f->c.npods; i++)
+                if (strcmp(f->c.pods[i]->meta.name, name) == 0)
+                        return f->c.pods[i];
+        fail_msg("no pod %s", name);
+        return NULL;
+}
+
+static struct kb_podgroup *group(struct fix *f, const char *name)
+{
+        for (size_t i = 0; i < f->c.npodgroups; i++)
+                if (strcmp(f->c.podgroups[i]->meta.name, name) == 0)
+                        return f->c.podgroups[i];
+        fail_msg("no podgroup %s", name);
+        return NULL;
+}
+
+static void test_unchanged_used_again(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        uint64_t built = f->built, reused = f->reused;
+        char *text;
+        assert_int_equal(session(f, &text), REUSED);
+        assert_int_equal(f->built, built);
+        /* Its first run and the helper's second both used the model. */
+        assert_int_equal(f->reused, reused + 2);
+        /* b waits: a and x hold 3 of the 8 cpu. */
+        assert_null(strstr(text, "bind b-"));
+        free(text);
+}
+
+static void test_pod_bound_between(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* Something else binds b-0 to n2 (and it runs). */
+        struct kb_pod *p = pod(f, "b-0");
+        p->node_name = kb_xstrdup("n2");
+        p->phase = KB_POD_RUNNING;
+        changed(f, &p->meta);
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        free(text);
+}
+
+static void test_pod_deleted(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* x goes: a's two pods stay bound, 1 cpu more is free. */
+        struct kb_pod *x = pod(f, "x");
+        size_t w = 0;
+        for (size_t i = 0; i < f->c.npods; i++)
+                if (f->c.pods[i] != x)
+                        f->c.pods[w++] = f->c.pods[i];
+        f->c.npods = w;
+        kb_pod_free(x);
+        f->c.gen++; /* the array changed, no object did */
+        char *text;
+        assert_int_equal(session(f, &text), BUILT);
+        assert_null(strstr(text, "bind x="));
+        free(text);
+}
+
+static void test_min_member_changed(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* b now needs 2 of its pods: one on each node (a holds one cpu of
+         * each). */
+        group(f, "b")->min_member = 2;
+        changed(f, &group(f, "b")->meta);
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "bind b-"));
+        free(text);
+}
+
+static void test_queue_weight_changed(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        for (size_t i = 0; i < f->c.nqueues; i++)
+                if (strcmp(f->c.queues[i]->meta.name, "qb") == 0)
+                        f->c.queues[i]->weight = 1;
+        kb_cluster_changed(&f->c); /* by hand, not saying which */
+        char *text;
+        assert_int_equal(session(f, &text), BUILT);
+        free(text);
+}
+
+static void test_node_readded(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* n2 goes and comes back under the same name with 8 cpu: b's four
+         * pods (8 cpu) now fit. */
+        char err[256];
+        struct kb_cluster more;
+        const char *text8 = NODE_RES("n2", "8", "16Gi", "110");
+        kb_cluster_init(&more);
+        assert_int_equal(kb_cluster_load(&more, "n2", text8, strlen(text8), err, sizeof(err)), 0);
+        for (size_t i = 0; i < f->c.nnodes; i++)
+                if (strcmp(f->c.nodes[i]->meta.name, "n2") == 0) {
+                        kb_node_free(f->c.nodes[i]);
+                        f->c.nodes[i] = more.nodes[0];
+                        more.nnodes = 0;
+                        /* Maybe at the address of the one freed. */
+                        changed(f, &f->c.nodes[i]->meta);
+                }
+        assert_int_equal(more.nnodes, 0);
+        kb_cluster_release(&more);
+        char *text;
+        assert_int_equal(session(f, &text), BUILT);
+        assert_non_null(strstr(text, "bind b-0=n2"));
+        free(text);
+}
+
+static void test_pod_moves_group(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* x leaves group a for group b: b has five pods, x bound among a's
+         * all the same (a pod on a node stays where it is). */
+        struct kb_pod *x = pod(f, "x");
+        free(x->group_name);
+        x->group_name = kb_xstrdup("b");
+        changed(f, &x->meta);
+        char *text;
+        /* Another job: only a build says so. */
+        assert_int_equal(session(f, &text), BUILT);
+        free(text);
+}
+
+static void test_no_generation(void **state)
+{
+        struct fix *f = *state;
+        struct kb_snapshot snap;
+        kb_cluster_snapshot(&f->c, &snap);
+        snap.gen = 0; /* a producer that tracks nothing */
+        for (int i = 0; i < 2; i++) {
+                struct kb_result r;
+                assert_int_equal(kb_session_run_model(f->m, &snap, &f->conf, &r), 0);
+                kb_result_release(&r);
+        }
+        uint64_t built, reused;
+        kb_model_counts(f->m, &built, &reused);
+        assert_int_equal(built, 2);
+        assert_int_equal(reused, 0);
+}
+
+/* ---- on the daemon's cache -------------------------------------------------------- */
+
+static void put(struct kb_cache *c, enum kb_kind kind, const char *text)
+{
+        struct kb_value *v = NULL;
+        assert_int_equal(kb_json_parse(text, strlen(text), &v, NULL, 0), 0);
+        assert_int_equal(kb_cache_upsert(c, kind, v), 0);
+        kb_value_free(v);
+}
+
+#define JNODE(name, cpu)                                                                           \
+        "{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"" cpu        \
+        "\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}"
+#define JPOD(name, uid, node)                                                                      \
+        "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"" uid "\"},"     \
+        "\"spec\":{\"schedulerName\":\"kbatch\"" node ",\"containers\":[{\"name\":\"c\","          \
+        "\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]},\"status\":{\"phase\":\"Pending\"}}"
+#define JQUEUE "{\"metadata\":{\"name\":\"default\"},\"spec\":{\"weight\":1}}"
+/* PodGroup g (minMember 2, phase given) and its pod: a replacement of
+ * each is a new object, the old one freed. */
+#define JPG(phase)                                                                                 \
+        "{\"metadata\":{\"name\":\"g\",\"namespace\":\"default\",\"uid\":\"ug\"},"                 \
+        "\"spec\":{\"minMember\":2},\"status\":{\"phase\":\"" phase "\"}}"
+#define JGPOD(name, node)                                                                          \
+        "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"u" name "\","    \
+        "\"annotations\":{\"scheduling.k8s.io/group-name\":\"g\"}},"                               \
+        "\"spec\":{\"schedulerName\":\"kbatch\"" node ",\"containers\":[{\"name\":\"c\","          \
+        "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\"}}"
+
+static const char *const names[] = {"kbatch"};
+
+/* A session on the cache's snapshot through m (checked three ways): its
+ * decisions, and what it did with the model. */
+static enum use cache_session(struct kb_cache *c, struct kb_model *m, const struct kb_conf *conf,
+                              uint64_t *gen, char **text)
+{
+        struct kb_cache_snap *s = kb_cache_snapshot(c, names, 1, "default");
+        uint64_t built, reused, built2, updated = kb_model_updates(m);
+        kb_model_counts(m, &built, &reused);
+        struct kb_result r;
+        kb_test_session_model(m, &s->snap, conf, &r);
+        kb_model_counts(m, &built2, &reused);
+        *gen = s->snap.gen;
+        *text = kb_test_result_text(&r);
+        kb_result_release(&r);
+        kb_cache_snapshot_free(s);
+        return built2 > built ? BUILT : kb_model_updates(m) > updated ? UPDATED : REUSED;
+}
+
+static void test_cache_generations(void **state)
+{
+        (void)state;
+        struct kb_conf conf;
+        char err[256];
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &conf,
+                                       err, sizeof(err)),
+                         0);
+        struct kb_model *m = kb_model_new();
+        struct kb_cache *c = kb_cache_new();
+        put(c, KB_KIND_QUEUE, JQUEUE);
+        put(c, KB_KIND_NODE, JNODE("n1", "4"));
+        put(c, KB_KIND_NODE, JNODE("n2", "4"));
+        put(c, KB_KIND_POD, JPOD("p1", "u1", ",\"nodeName\":\"n1\""));
+        put(c, KB_KIND_POD, JPOD("p2", "u2", ""));
+        uint64_t g1, g2;
+        char *text;
+
+        assert_int_equal(cache_session(c, m, &conf, &g1, &text), BUILT);
+        assert_non_null(strstr(text, "bind p2="));
+        free(text);
+        /* Nothing changed: the same generation, the model used again. */
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), REUSED);
+        assert_true(g1 != 0 && g2 == g1);
+        free(text);
+
+        /* The bind is assumed (a mark): a new generation, p2 on its node. */
+        kb_cache_assume(c, kb_cache_get(c, KB_KIND_POD, "default", "p2"), "n1");
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
+        assert_true(g2 != g1);
+        assert_null(strstr(text, "bind p2="));
+        free(text);
+
+        /* A missed watch event (p1 deleted), then a relist that replaces
+         * every object: all new, p1 gone. */
+        kb_cache_list_begin(c, KB_KIND_POD);
+        put(c, KB_KIND_POD, JPOD("p2", "u2", ",\"nodeName\":\"n1\""));
+        kb_cache_list_end(c, KB_KIND_POD);
+        g1 = g2;
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
+        assert_true(g2 != g1);
+        free(text);
+        /* A relist that finds everything as it was still replaces the
+         * objects: a new generation. */
+        kb_cache_list_begin(c, KB_KIND_NODE);
+        put(c, KB_KIND_NODE, JNODE("n1", "4"));
+        put(c, KB_KIND_NODE, JNODE("n2", "4"));
+        kb_cache_list_end(c, KB_KIND_NODE);
+        g1 = g2;
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
+        assert_true(g2 != g1);
+        free(text);
+
+        /* n2 deleted and re-added under the same name with room for a pod
+         * that waits: the new node is the one used. */
+        put(c, KB_KIND_POD, JPOD("p3", "u3", ""));
+        put(c, KB_KIND_POD, JPOD("p4", "u4", ""));
+        struct kb_value *v = NULL;
+        assert_int_equal(kb_json_parse(JNODE("n2", "4"), strlen(JNODE("n2", "4")), &v, NULL, 0), 0);
+        kb_cache_remove(c, KB_KIND_NODE, v);
+        kb_value_free(v);
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
+        assert_null(strstr(text, "=n2"));
+        free(text);
+        put(c, KB_KIND_NODE, JNODE("n2", "8"));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
+        assert_non_null(strstr(text, "bind p3=n2"));
+        free(text);
+
+        /* A relist that replaces every pod, none gone: each is a new
+         * object of a later generation where the old one stood, read
+         * again (p3 bound on n2 now, by the watch). */
+        kb_cache_list_begin(c, KB_KIND_POD);
+        put(c, KB_KIND_POD, JPOD("p2", "u2", ",\"nodeName\":\"n1\""));
+        put(c, KB_KIND_POD, JPOD("p3", "u3", ",\"nodeName\":\"n2\""));
+        put(c, KB_KIND_POD, JPOD("p4", "u4", ""));
+        kb_cache_list_end(c, KB_KIND_POD);
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
+        free(text);
+
+        /* A gang: its PodGroup and pods replaced by the watch (the old
+         * objects freed) update the model, which reads none of the old
+         * ones' strings. */
+        put(c, KB_KIND_PODGROUP, JPG("Inqueue"));
+        put(c, KB_KIND_POD, JGPOD("g-0", ""));
+        put(c, KB_KIND_POD, JGPOD("g-1", ""));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
+        assert_non_null(strstr(text, "bind g-0="));
+        free(text);
+        put(c, KB_KIND_PODGROUP, JPG("Running"));
+        put(c, KB_KIND_POD, JGPOD("g-0", ",\"nodeName\":\"n1\""));
+        put(c, KB_KIND_POD, JGPOD("g-1", ",\"nodeName\":\"n1\""));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
+        assert_non_null(strstr(text, "podgroup default/g Running"));
+        free(text);
+
+        kb_cache_free(c);
+        kb_model_free(m);
+        kb_conf_release(&conf);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test_setup_teardown(test_unchanged_used_again, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_pod_bound_between, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_pod_deleted, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_min_member_changed, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_queue_weight_changed, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_node_readded, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_pod_moves_group, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_no_generation, setup, teardown),
+            cmocka_unit_test(test_cache_generations),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
