@@ -313,4 +313,27 @@ void binpack_conf(const struct kb_value *args, struct kb__binpack *bp);
 double binpack_score(void *arg, const struct kb_task *t, const struct kb_node_info *n);
 #endif
 
+/* ---- the reservation plugin's domains (reservation_domain.c) ----------------------- */
+
+/* A domain a hard-topology gang may be reserved in: its node indices and
+ * their allocatable room, summed. */
+struct kb__resv_domain {
+        const struct kb_domain *d;
+        uint32_t *nodes;
+        size_t n;
+        struct kb_res allocatable;
+};
+
+/*
+ * Where j's reservation may go.  false: anywhere (no topology, a soft one,
+ * or a tierName no domain has, which allocate ignores too).  true: within
+ * one of *out (*n of them, lowest tier first, then by name; free with
+ * kb__resv_domains_free) whose room can ever hold want; when there is
+ * none, *why says so ("no expected start: ...", the session's string).
+ * Session thread only.
+ */
+bool kb__resv_domains(struct kb_session *s, const struct kb_job *j, const struct kb_res *want,
+                      struct kb__resv_domain **out, size_t *n, const char **why);
+void kb__resv_domains_free(struct kb__resv_domain *v, size_t n);
+
 #endif /* KB_PLUGINS_PLUGINS_INT_H */

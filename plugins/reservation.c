@@ -32,6 +32,9 @@
  * nodes (n1, n2 first: they free up; then n3, n4).  S ends at 60 <= 100: it
  * takes n3.  L would still hold n4 at 100, where W needs it: refused.
  *
+ * A hard-topology gang is reserved within one network topology domain
+ * (reservation_domain.c), and blocks that domain's room alone.
+ *
  * Reservations are recomputed every session and never written anywhere
  * but into the waiting gang's condition message ("expected to start at
  * ..."), and a gang that gets none says why.
@@ -41,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/framework.h"
+#include "plugins/plugins-int.h"
 
 static void *resv_open(struct kb_session *s, const struct kb_value *args);
 static void resv_close(struct kb_session *s, void *state);
@@ -88,7 +91,7 @@ struct resv {
         bool planning;       /* inside plan(): the filter stands aside */
         uint8_t *backfilled; /* per task index: placed with a reservation ahead */
         uint32_t nbackfilled;
-        double first_start;  /* earliest reservation start, INFINITY when none */
+        double first_start; /* earliest reservation start, INFINITY when none */
 };
 
 /* ---- arguments ------------------------------------------------------------- */
@@ -106,7 +109,8 @@ static int parse_args(const struct kb_value *args, long *depth, double *window, 
                 if (t && !strcmp(t, "all"))
                         *depth = 0;
                 else if (kb_value_int(v, &d) || d < 1 || d > 1000000) {
-                        snprintf(err, errlen, "depth: want a whole number >= 1 or \"all\", got \"%s\"",
+                        snprintf(err, errlen,
+                                 "depth: want a whole number >= 1 or \"all\", got \"%s\"",
                                  t ? t : kb_value_type_name(v->type));
                         return -1;
                 } else
@@ -258,16 +262,17 @@ static void room_over(const struct resv *r, const struct kb_node_info *n, double
  * task order, onto the nodes that are busy now before idle ones (see the
  * banner), each by index; every predicate must pass.  A start at which the
  * nodes' room, summed, is short of the gang's is refused before any
- * predicate runs.
+ * predicate runs.  only[0..nonly) are the nodes of the one domain a
+ * hard-topology gang must fit in, NULL for every node.
  */
-static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint32_t need,
-                    double at, double dur)
+static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint32_t need, double at,
+                    double dur, const uint32_t *only, size_t nonly)
 {
-        size_t nn = r->nnodes;
+        size_t nn = only ? nonly : r->nnodes;
         struct kb_res *room = kb_xmalloc((nn + 1) * sizeof(*room));
         struct kb_res sum = {0}, want = {0};
         for (size_t i = 0; i < nn; i++) {
-                room_over(r, &r->nodes[i], at, dur, &room[i]);
+                room_over(r, &r->nodes[only ? only[i] : i], at, dur, &room[i]);
                 for (int k = 0; k < KB_RES_MAX; k++)
                         if (room[i].q[k] > 0)
                                 sum.q[k] += room[i].q[k];
@@ -282,7 +287,8 @@ static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint3
         size_t k = 0;
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < nn; i++) {
-                        bool idle_now = kb_res_le(&tasks[0]->resreq, &r->nodes[i].idle);
+                        const struct kb_node_info *n = &r->nodes[only ? only[i] : i];
+                        bool idle_now = kb_res_le(&tasks[0]->resreq, &n->idle);
                         if (idle_now == (pass == 1))
                                 order[k++] = (uint32_t)i;
                 }
@@ -291,11 +297,11 @@ static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint3
         for (size_t ti = 0; ti < ntasks && placed < need; ti++) {
                 struct kb_task *t = tasks[ti];
                 for (size_t oi = 0; oi < nn; oi++) {
-                        uint32_t ni = order[oi];
-                        if (!kb_res_le(&t->resreq, &room[ni]) ||
+                        uint32_t ri = order[oi], ni = only ? only[ri] : ri;
+                        if (!kb_res_le(&t->resreq, &room[ri]) ||
                             kb_predicate(r->s, t, &r->nodes[ni]))
                                 continue;
-                        kb_res_sub(&room[ni], &t->resreq);
+                        kb_res_sub(&room[ri], &t->resreq);
                         struct slot sl = {.node = ni,
                                           .amount = t->resreq,
                                           .next = r->node_first[ni],
@@ -357,8 +363,10 @@ static const char *runtime_invalid(const struct kb_job *j)
         return NULL;
 }
 
-/* Says in j when it should start, or why no time can be given. */
-static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
+/* Says in j when it should start (in domain d, for a hard-topology
+ * gang), or why no time can be given (why, when the topology says). */
+static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded,
+                    const struct kb_domain *d, const char *why)
 {
         char msg[800], when[64];
         if (ok) {
@@ -375,9 +383,12 @@ static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
                 /* The time, not "in 41m": that would change the message,
                  * and so the written condition, every session
                  * (kubectl kbatch why adds it when it shows the time). */
-                snprintf(msg, sizeof(msg), "expected to start at %s on %zu node(s)%s%s%s", when,
-                         nodes, who ? ", when " : "", who ? who : "", who ? " ends" : "");
+                snprintf(msg, sizeof(msg), "expected to start at %s on %zu node(s)%s%s%s%s%s", when,
+                         nodes, d ? " in " : "", d ? d->name : "", who ? ", when " : "",
+                         who ? who : "", who ? " ends" : "");
                 j->expected_start = v->start;
+        } else if (why) {
+                snprintf(msg, sizeof(msg), "%s", why);
         } else if (unbounded) {
                 snprintf(msg, sizeof(msg),
                          "no expected start: %zu pod(s) holding the room it needs declare no "
@@ -386,8 +397,8 @@ static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
         } else {
                 char w[32];
                 kb_duration_format((int64_t)(r->window * 1e9), w, sizeof(w));
-                snprintf(msg, sizeof(msg),
-                         "no expected start within the reservation window (%s)", w);
+                snprintf(msg, sizeof(msg), "no expected start within the reservation window (%s)",
+                         w);
         }
         const char *bad = runtime_invalid(j);
         if (bad) {
@@ -397,7 +408,9 @@ static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
         j->expected = kb_session_intern(r->s, msg);
 }
 
-/* Plans j's reservation; false when it gets none (say why in j). */
+/* Plans j's reservation; false when it gets none (say why in j).  A
+ * hard-topology gang is planned within one domain (reservation_domain.c):
+ * at each candidate start, each allowed domain in turn. */
 static bool plan(struct resv *r, struct kb_job *j)
 {
         uint32_t ready = kb_job_ready_count(j);
@@ -407,39 +420,54 @@ static bool plan(struct resv *r, struct kb_job *j)
         struct kb_task **tasks = kb_xmalloc((j->ntasks + 1) * sizeof(*tasks));
         size_t nt = 0;
         double dur = 0;
+        struct kb_res want = {0};
         for (uint32_t i = 0; i < j->ntasks; i++) {
                 struct kb_task *t = j->tasks[i];
                 if (t->status != KB_TASK_PENDING)
                         continue;
+                if (nt < need)
+                        kb_res_add(&want, &t->resreq);
                 tasks[nt++] = t;
                 dur = fmax(dur, declared(t));
         }
         bool ok = false;
         if (nt >= need) {
+                struct kb__resv_domain *doms = NULL;
+                size_t ndoms = 0;
+                const char *why = NULL;
+                const struct kb_domain *in = NULL;
+                bool topo = kb__resv_domains(r->s, j, &want, &doms, &ndoms, &why);
                 /* Candidate starts: now, then every expected end of what
                  * holds room and of the reservations, on the resolution's
                  * grid, within the window. */
                 size_t cap = 64, nc = 0;
                 double *cand = kb_xmalloc(cap * sizeof(*cand));
-                cand[nc++] = r->now;
-                for (size_t i = 0; i < r->nnodes; i++)
-                        for (const struct kb_task *t = r->nodes[i].tasks; t; t = t->node_next) {
-                                double e = holds_room(t) ? expected_end(r, t) : INFINITY;
-                                if (isinf(e) || e > r->now + r->window)
-                                        continue;
-                                KB_PUSH(cand, nc, cap, on_grid(r, e));
-                        }
-                for (size_t i = 0; i < r->n; i++)
-                        if (!isinf(r->v[i].end) && r->v[i].end <= r->now + r->window)
-                                KB_PUSH(cand, nc, cap, r->v[i].end);
-                qsort(cand, nc, sizeof(*cand), cmp_double);
+                if (!why) {
+                        cand[nc++] = r->now;
+                        for (size_t i = 0; i < r->nnodes; i++)
+                                for (const struct kb_task *t = r->nodes[i].tasks; t;
+                                     t = t->node_next) {
+                                        double e = holds_room(t) ? expected_end(r, t) : INFINITY;
+                                        if (isinf(e) || e > r->now + r->window)
+                                                continue;
+                                        KB_PUSH(cand, nc, cap, on_grid(r, e));
+                                }
+                        for (size_t i = 0; i < r->n; i++)
+                                if (!isinf(r->v[i].end) && r->v[i].end <= r->now + r->window)
+                                        KB_PUSH(cand, nc, cap, r->v[i].end);
+                        qsort(cand, nc, sizeof(*cand), cmp_double);
+                }
                 for (size_t i = 0; i < nc && !ok; i++) {
                         if (i && cand[i] == cand[i - 1])
                                 continue;
-                        if (fits_at(r, tasks, nt, need, cand[i], dur)) {
+                        for (size_t k = 0; k < (topo ? ndoms : 1) && !ok; k++) {
+                                if (!fits_at(r, tasks, nt, need, cand[i], dur,
+                                             topo ? doms[k].nodes : NULL, topo ? doms[k].n : 0))
+                                        continue;
                                 struct reservation v = {j, cand[i], cand[i] + dur};
                                 KB_PUSH(r->v, r->n, r->cap, v);
                                 r->first_start = fmin(r->first_start, v.start);
+                                in = topo ? doms[k].d : NULL;
                                 ok = true;
                         }
                 }
@@ -447,10 +475,11 @@ static bool plan(struct resv *r, struct kb_job *j)
                 /* No start within the window: is the room held for ever
                  * (pods declaring no runtime), or only too long? */
                 size_t unbounded = 0;
-                for (size_t i = 0; !ok && i < r->nnodes; i++)
+                for (size_t i = 0; !ok && !why && i < r->nnodes; i++)
                         for (const struct kb_task *t = r->nodes[i].tasks; t; t = t->node_next)
                                 unbounded += holds_room(t) && isinf(expected_end(r, t));
-                explain(r, j, ok, unbounded);
+                explain(r, j, ok, unbounded, in, why);
+                kb__resv_domains_free(doms, ndoms);
         }
         free(tasks);
         return ok;
