@@ -60,7 +60,14 @@ struct kb__resv_room {
         struct kb_node_info *nodes;
         size_t nnodes;
         struct prof *p;
-        double *declared; /* per task index, NAN until asked */
+        double *declared; /* per task index, 0 until asked (allocated then) */
+        size_t ntasks;
+        /* tasks_prof's scratch: ends, tasks and order, for the longest
+         * task list so far. */
+        double *se;
+        const struct kb_task **st;
+        uint32_t *sx;
+        uint32_t caps;
         /* The candidate starts from the tasks' ends, on the grid, within
          * the window; valid while no node changed (versions). */
         double *cand;
@@ -83,8 +90,10 @@ struct kb__resv_room {
 
 double kb__resv_declared(struct kb__resv_room *m, const struct kb_task *t)
 {
+        if (!m->declared)
+                m->declared = kb_xcalloc(m->ntasks + 1, sizeof(*m->declared));
         double *d = &m->declared[t->index];
-        if (isnan(*d)) {
+        if (*d == 0) {
                 int64_t ns = kb_pod_declared_runtime(t->pod, t->job ? t->job->pg : NULL);
                 *d = ns > 0 ? (double)ns / NS_PER_S : INFINITY;
         }
@@ -127,13 +136,7 @@ struct kb__resv_room *kb__resv_room_new(struct kb_session *s, double now, double
         m->horizon = now + window;
         m->resolution = resolution;
         m->nodes = kb_session_nodes(s, &m->nnodes);
-        m->p = kb_xcalloc(m->nnodes + 1, sizeof(*m->p));
-        m->cand_version = kb_xcalloc(m->nnodes + 1, sizeof(*m->cand_version));
-        size_t nt;
-        kb_session_tasks(s, &nt);
-        m->declared = kb_xmalloc((nt + 1) * sizeof(*m->declared));
-        for (size_t i = 0; i < nt + 1; i++)
-                m->declared[i] = NAN;
+        kb_session_tasks(s, &m->ntasks);
         return m;
 }
 
@@ -141,7 +144,7 @@ void kb__resv_room_free(struct kb__resv_room *m)
 {
         if (!m)
                 return;
-        for (size_t i = 0; i < m->nnodes; i++) {
+        for (size_t i = 0; m->p && i < m->nnodes; i++) {
                 free(m->p[i].end);
                 free(m->p[i].back);
                 free(m->p[i].et);
@@ -157,6 +160,9 @@ void kb__resv_room_free(struct kb__resv_room *m)
         free(m->cand_version);
         free(m->declared);
         free(m->cand);
+        free(m->se);
+        free(m->st);
+        free(m->sx);
         free(m);
 }
 
@@ -167,10 +173,21 @@ static int cmp_end(const void *a, const void *b, void *ctx)
         return x < y ? -1 : x > y;
 }
 
+/* The per-node state, made on first use (a session that plans nothing
+ * and checks nothing never needs it). */
+static struct prof *prof_of(struct kb__resv_room *m, uint32_t i)
+{
+        if (!m->p) {
+                m->p = kb_xcalloc(m->nnodes + 1, sizeof(*m->p));
+                m->cand_version = kb_xcalloc(m->nnodes + 1, sizeof(*m->cand_version));
+        }
+        return &m->p[i];
+}
+
 /* Node i's tasks' step function, current. */
 static struct prof *tasks_prof(struct kb__resv_room *m, uint32_t i)
 {
-        struct prof *p = &m->p[i];
+        struct prof *p = prof_of(m, i);
         const struct kb_node_info *n = &m->nodes[i];
         if (p->built && p->version == n->version)
                 return p;
@@ -185,12 +202,19 @@ static struct prof *tasks_prof(struct kb__resv_room *m, uint32_t i)
                 p->back = kb_xrealloc(p->back, cap * sizeof(*p->back));
                 p->cap = cap;
         }
+        if (m->caps < cap) {
+                m->caps = KB_MAX(cap, 2 * m->caps);
+                m->se = kb_xrealloc(m->se, m->caps * sizeof(*m->se));
+                m->st = kb_xrealloc(m->st, m->caps * sizeof(*m->st));
+                m->sx = kb_xrealloc(m->sx, m->caps * sizeof(*m->sx));
+        }
         /* Ends and requests in task order, then sorted by end (ties in
          * task order: the sums come out the same either way). */
-        double *e = kb_xmalloc(cap * sizeof(*e));
-        const struct kb_task **ts = kb_xmalloc(cap * sizeof(*ts));
-        uint32_t *ix = kb_xmalloc(cap * sizeof(*ix));
+        double *e = m->se;
+        const struct kb_task **ts = m->st;
+        uint32_t *ix = m->sx;
         uint32_t k = 0;
+        bool sorted = true;
         for (const struct kb_task *t = n->tasks; t; t = t->node_next) {
                 if (!kb__resv_holds_room(t))
                         continue;
@@ -200,12 +224,14 @@ static struct prof *tasks_prof(struct kb__resv_room *m, uint32_t i)
                         p->unbounded++;
                         continue;
                 }
+                sorted &= !k || e[k - 1] <= x;
                 e[k] = x;
                 ts[k] = t;
                 ix[k] = k;
                 k++;
         }
-        qsort_r(ix, k, sizeof(*ix), cmp_end, e);
+        if (!sorted)
+                qsort_r(ix, k, sizeof(*ix), cmp_end, e);
         struct kb_res sum = {0};
         for (uint32_t j = 0; j < k; j++) {
                 kb_res_add(&sum, &ts[ix[j]]->resreq);
@@ -213,9 +239,6 @@ static struct prof *tasks_prof(struct kb__resv_room *m, uint32_t i)
                 p->back[j] = sum;
         }
         p->n = k;
-        free(e);
-        free(ts);
-        free(ix);
         return p;
 }
 
@@ -245,7 +268,7 @@ void kb__resv_room_tasks(struct kb__resv_room *m, uint32_t node, double at, stru
 void kb__resv_room_at(struct kb__resv_room *m, uint32_t node, double at, struct kb_res *out)
 {
         kb__resv_room_tasks(m, node, at, out);
-        const struct prof *p = &m->p[node];
+        const struct prof *p = prof_of(m, node);
         uint32_t k = count_le(p->et, p->ne, at);
         if (k)
                 kb_res_sub(out, &p->reserved[k - 1]);
@@ -300,7 +323,7 @@ static void add_event(struct prof *p, double t, const struct kb_res *delta, bool
 void kb__resv_room_reserve(struct kb__resv_room *m, uint32_t node, double start, double end,
                            const struct kb_res *amount)
 {
-        struct prof *p = &m->p[node];
+        struct prof *p = prof_of(m, node);
         m->def_valid = false;
         /* The reservation's own events: the start first, so that "at or
          * before" sums count it from its start. */
@@ -341,6 +364,14 @@ static void sum_ends(struct kb__resv_room *m)
 {
         if (!m->ng)
                 return;
+        bool sorted = true;
+        for (size_t i = 1; i < m->ng && sorted; i++)
+                sorted = m->gend[i - 1] <= m->gend[i];
+        if (sorted) {
+                for (size_t i = 1; i < m->ng; i++)
+                        kb_res_add(&m->gback[i], &m->gback[i - 1]);
+                return;
+        }
         uint32_t *ix = kb_xmalloc((m->ng + 1) * sizeof(*ix));
         double *e = kb_xmalloc((m->ng + 1) * sizeof(*e));
         struct kb_res *b = kb_xmalloc((m->ng + 1) * sizeof(*b));
@@ -364,8 +395,7 @@ static void sum_ends(struct kb__resv_room *m)
  * per resource: the room at now and at every reservation start. */
 static const struct kb_res *deficit(struct kb__resv_room *m, uint32_t i)
 {
-        struct prof *p = &m->p[i];
-        tasks_prof(m, i);
+        struct prof *p = tasks_prof(m, i);
         if (p->min_built && p->min_version == p->version && p->min_ne == p->ne)
                 return &p->deficit;
         struct kb_res least;
@@ -447,6 +477,7 @@ double kb__resv_on_grid(const struct kb__resv_room *m, double t)
 
 const double *kb__resv_room_candidates(struct kb__resv_room *m, size_t *n)
 {
+        prof_of(m, 0);
         bool stale = !m->cand_built;
         for (size_t i = 0; i < m->nnodes && !stale; i++)
                 stale = m->cand_version[i] != m->nodes[i].version;
