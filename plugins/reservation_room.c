@@ -68,6 +68,7 @@ struct kb__resv_room {
         const struct kb_task **st;
         uint32_t *sx;
         uint32_t caps;
+        struct kb_pool pool; /* the nodes' ends and sums */
         /* The candidate starts from the tasks' ends, on the grid, within
          * the window; valid while no node changed (versions). */
         double *cand;
@@ -137,6 +138,7 @@ struct kb__resv_room *kb__resv_room_new(struct kb_session *s, double now, double
         m->resolution = resolution;
         m->nodes = kb_session_nodes(s, &m->nnodes);
         kb_session_tasks(s, &m->ntasks);
+        kb_pool_init(&m->pool, 64 * 1024);
         return m;
 }
 
@@ -145,8 +147,6 @@ void kb__resv_room_free(struct kb__resv_room *m)
         if (!m)
                 return;
         for (size_t i = 0; m->p && i < m->nnodes; i++) {
-                free(m->p[i].end);
-                free(m->p[i].back);
                 free(m->p[i].et);
                 free(m->p[i].reserved);
                 free(m->p[i].is_start);
@@ -160,6 +160,7 @@ void kb__resv_room_free(struct kb__resv_room *m)
         free(m->cand_version);
         free(m->declared);
         free(m->cand);
+        kb_pool_release(&m->pool);
         free(m->se);
         free(m->st);
         free(m->sx);
@@ -198,8 +199,12 @@ static struct prof *tasks_prof(struct kb__resv_room *m, uint32_t i)
         p->unbounded = 0;
         uint32_t cap = n->ntasks + 1;
         if (p->cap < cap) {
-                p->end = kb_xrealloc(p->end, cap * sizeof(*p->end));
-                p->back = kb_xrealloc(p->back, cap * sizeof(*p->back));
+                /* From the pool: most nodes hold a few tasks, and a
+                 * malloc per node per session would cost more than the
+                 * rest of the build. */
+                cap = KB_MAX(cap, 2 * p->cap);
+                p->end = kb_pool_alloc(&m->pool, cap * sizeof(*p->end));
+                p->back = kb_pool_alloc(&m->pool, cap * sizeof(*p->back));
                 p->cap = cap;
         }
         if (m->caps < cap) {
