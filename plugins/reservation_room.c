@@ -23,6 +23,13 @@
  * 260)): events 200 +2, 250 +1, 260 -1, 400 -2, summed 2, 3, 2, 0.  The
  * least room over [150, 300) is the least of the room at 150 (2 - 0),
  * at 200 (2 - 2 = 0) and at 250 (2 - 3 = -1): -1.
+ *
+ * The same sums over the whole cluster (each reservation as one start and
+ * one end) give, for a candidate start, an upper bound on the room the
+ * nodes could offer the gang over its run: the least cluster room over
+ * the run, plus whatever nodes below 0 take from that sum.  A start where
+ * even that is short of the gang is passed over without asking a node;
+ * with conservative backfilling, most are.
  */
 #include <math.h>
 #include <stdlib.h>
