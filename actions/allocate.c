@@ -158,6 +158,7 @@ static bool allocate_job(struct kb__alloc *c, struct kb_queue_info *q, struct kb
                  * falls back to every node. */
                 if (j->pg->topology_mode == KB_TOPOLOGY_HARD) {
                         kb_statement_discard(st);
+                        kb_job_unplaced(s, j);
                         return false;
                 }
                 kb__allocate_tasks(c, q, j, tasks, NULL, st);
@@ -183,10 +184,7 @@ static bool allocate_job(struct kb__alloc *c, struct kb_queue_info *q, struct kb
                 j->partial_never = true;
         }
         kb_statement_discard(st);
-        /* A gang with a network topology would be reserved within one
-         * domain: not planned yet (docs/scheduling.md). */
-        if (!kb_job_has_topology(j))
-                kb_job_unplaced(s, j);
+        kb_job_unplaced(s, j);
         return false;
 }
 

@@ -348,4 +348,78 @@ void binpack_conf(const struct kb_value *args, struct kb__binpack *bp);
 double binpack_score(void *arg, const struct kb_task *t, const struct kb_node_info *n);
 #endif
 
+/* ---- the reservation plugin's domains (reservation_domain.c) ----------------------- */
+
+/* A domain a hard-topology gang may be reserved in: its node indices and
+ * their allocatable room, summed. */
+struct kb__resv_domain {
+        const struct kb_domain *d;
+        uint32_t *nodes;
+        size_t n;
+        struct kb_res allocatable;
+};
+
+/*
+ * Where j's reservation may go.  false: anywhere (no topology, a soft one,
+ * or a tierName no domain has, which allocate ignores too).  true: within
+ * one of *out (*n of them, lowest tier first, then by name; free with
+ * kb__resv_domains_free) whose room can ever hold want; when there is
+ * none, *why says so ("no expected start: ...", the session's string).
+ * Session thread only.
+ */
+bool kb__resv_domains(struct kb_session *s, const struct kb_job *j, const struct kb_res *want,
+                      struct kb__resv_domain **out, size_t *n, const char **why);
+void kb__resv_domains_free(struct kb__resv_domain *v, size_t n);
+
+/* ---- the reservation plugin's room over time (reservation_room.c) ------------------- */
+
+/* Per session: what each node's tasks hold until their expected ends, and
+ * what the reservations take, as sorted step functions.  Session thread
+ * only; the nodes are the session's (a node's tasks are read again when
+ * its version changes). */
+struct kb__resv_room;
+struct kb__resv_room *kb__resv_room_new(struct kb_session *s, double now, double window,
+                                        double resolution);
+void kb__resv_room_free(struct kb__resv_room *m);
+/* A task's declared runtime in seconds, INFINITY when none (cached). */
+double kb__resv_declared(struct kb__resv_room *m, const struct kb_task *t);
+/* Whether t holds room on its node (placed, running or releasing). */
+bool kb__resv_holds_room(const struct kb_task *t);
+/* When t gives its room back: its start (now for one placed in this
+ * session or not started) plus its declared runtime, never before now;
+ * now for a releasing one; INFINITY when it declares none. */
+double kb__resv_expected_end(struct kb__resv_room *m, const struct kb_task *t);
+/* t rounded up to the resolution's grid, never before now. */
+double kb__resv_on_grid(const struct kb__resv_room *m, double t);
+/* Node's allocatable less what its tasks hold past at. */
+void kb__resv_room_tasks(struct kb__resv_room *m, uint32_t node, double at, struct kb_res *out);
+/* That, less the reservations active at at. */
+void kb__resv_room_at(struct kb__resv_room *m, uint32_t node, double at, struct kb_res *out);
+/* The least room, per resource, over [at, at + dur). */
+void kb__resv_room_over(struct kb__resv_room *m, uint32_t node, double at, double dur,
+                        struct kb_res *out);
+/* Takes amount on node over [start, end) (end INFINITY: for ever). */
+void kb__resv_room_reserve(struct kb__resv_room *m, uint32_t node, double start, double end,
+                           const struct kb_res *amount);
+/* How many tasks on node hold room declaring no runtime. */
+uint32_t kb__resv_room_unbounded(struct kb__resv_room *m, uint32_t node);
+/* Whether the nodes (only[0..nonly), or all when only is NULL) could
+ * hold want at at as far as their tasks go: the room past at, summed
+ * where positive.  False means no placement fits then, nor any earlier. */
+bool kb__resv_room_may_fit(struct kb__resv_room *m, const uint32_t *only, size_t nonly,
+                           double at, const struct kb_res *want);
+/* Adds a reservation's room, summed over its nodes, to the cluster's. */
+void kb__resv_room_reserved(struct kb__resv_room *m, double start, double end,
+                            const struct kb_res *total);
+/* Whether the whole cluster's room over [at, at + dur), summed over the
+ * nodes where positive, may reach want; false means it does not (an
+ * upper bound: the least over time of the unclamped sum, plus what nodes
+ * below 0 take from it).  Call after kb__resv_room_candidates, with no
+ * node changed since (within one plan). */
+bool kb__resv_room_may_hold(struct kb__resv_room *m, double at, double dur,
+                            const struct kb_res *want);
+/* The tasks' expected ends within the window, on the grid, ascending,
+ * each once (valid until the next call). */
+const double *kb__resv_room_candidates(struct kb__resv_room *m, size_t *n);
+
 #endif /* KB_PLUGINS_PLUGINS_INT_H */

@@ -32,6 +32,9 @@
  * nodes (n1, n2 first: they free up; then n3, n4).  S ends at 60 <= 100: it
  * takes n3.  L would still hold n4 at 100, where W needs it: refused.
  *
+ * A hard-topology gang is reserved within one network topology domain
+ * (reservation_domain.c), and blocks that domain's room alone.
+ *
  * Reservations are recomputed every session and never written anywhere
  * but into the waiting gang's condition message ("expected to start at
  * ..."), and a gang that gets none says why.
@@ -41,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/framework.h"
+#include "plugins/plugins-int.h"
 
 static void *resv_open(struct kb_session *s, const struct kb_value *args);
 static void resv_close(struct kb_session *s, void *state);
@@ -88,7 +91,12 @@ struct resv {
         bool planning;       /* inside plan(): the filter stands aside */
         uint8_t *backfilled; /* per task index: placed with a reservation ahead */
         uint32_t nbackfilled;
-        double first_start;  /* earliest reservation start, INFINITY when none */
+        double first_start;         /* earliest reservation start, INFINITY when none */
+        struct kb__resv_room *room; /* the nodes' room over time */
+        double *ends;               /* the reservations' ends within the window, ascending */
+        size_t nends, capends;
+        struct kb_res *room_buf; /* per node, fits_at's */
+        uint32_t *order_buf;
 };
 
 /* ---- arguments ------------------------------------------------------------- */
@@ -106,7 +114,8 @@ static int parse_args(const struct kb_value *args, long *depth, double *window, 
                 if (t && !strcmp(t, "all"))
                         *depth = 0;
                 else if (kb_value_int(v, &d) || d < 1 || d > 1000000) {
-                        snprintf(err, errlen, "depth: want a whole number >= 1 or \"all\", got \"%s\"",
+                        snprintf(err, errlen,
+                                 "depth: want a whole number >= 1 or \"all\", got \"%s\"",
                                  t ? t : kb_value_type_name(v->type));
                         return -1;
                 } else
@@ -142,85 +151,29 @@ static int resv_check(const struct kb_value *args, char *err, size_t errlen)
         return parse_args(args, &d, &w, &r, err, errlen);
 }
 
-/* ---- time ------------------------------------------------------------------ */
-
-/* A task's declared runtime in seconds, INFINITY when it declares none. */
-static double declared(const struct kb_task *t)
-{
-        int64_t ns = kb_pod_declared_runtime(t->pod, t->job ? t->job->pg : NULL);
-        return ns > 0 ? (double)ns / NS_PER_S : INFINITY;
-}
-
-/* When a task holding room on a node gives it back: its start (the pod's
- * status.startTime; now for one placed in this session or not started
- * yet) plus its declared runtime; one past its declared end is taken to
- * end any moment; a releasing one is going now. */
-static double expected_end(const struct resv *r, const struct kb_task *t)
-{
-        if (t->status == KB_TASK_RELEASING)
-                return r->now;
-        double run = declared(t);
-        if (isinf(run))
-                return INFINITY;
-        bool placed_now = t->status == KB_TASK_ALLOCATED || t->status == KB_TASK_PIPELINED;
-        double start = !placed_now && t->pod->start_time > 0 ? t->pod->start_time : r->now;
-        return fmax(r->now, start + run);
-}
-
-static bool holds_room(const struct kb_task *t)
-{
-        switch (t->status) {
-        case KB_TASK_ALLOCATED:
-        case KB_TASK_PIPELINED:
-        case KB_TASK_BINDING:
-        case KB_TASK_BOUND:
-        case KB_TASK_RUNNING:
-        case KB_TASK_RELEASING:
-                return true;
-        default:
-                return false;
-        }
-}
-
-/* Room on node n at time at: allocatable, less what holds room past at,
- * less the reservations active at at. */
-static void free_at(const struct resv *r, const struct kb_node_info *n, double at,
-                    struct kb_res *out)
-{
-        *out = n->allocatable;
-        for (const struct kb_task *t = n->tasks; t; t = t->node_next)
-                if (holds_room(t) && expected_end(r, t) > at)
-                        kb_res_sub(out, &t->resreq);
-        for (int32_t i = r->node_first[n->index]; i >= 0; i = r->slots[i].next) {
-                const struct reservation *v = &r->v[r->slots[i].resv];
-                if (v->start <= at && at < v->end)
-                        kb_res_sub(out, &r->slots[i].amount);
-        }
-}
-
 /* ---- the filter ------------------------------------------------------------ */
 
 static bool scope(void *arg, const struct kb_task *t, struct kb_filter_hint *hint)
 {
         (void)hint;
-        const struct resv *r = arg;
+        struct resv *r = arg;
         /* Nothing reserved, or the task is over before any reservation
          * starts: nothing to check. */
-        return r->n && r->now + declared(t) > r->first_start;
+        return r->n && r->now + kb__resv_declared(r->room, t) > r->first_start;
 }
 
 static const char *check(void *arg, const struct kb_task *t, const struct kb_node_info *n)
 {
-        const struct resv *r = arg;
+        struct resv *r = arg;
         if (r->planning)
                 return NULL; /* plan() counts the reservations itself */
-        double end = r->now + declared(t);
+        double end = r->now + kb__resv_declared(r->room, t);
         for (int32_t i = r->node_first[n->index]; i >= 0; i = r->slots[i].next) {
                 const struct reservation *v = &r->v[r->slots[i].resv];
                 if (v->job == t->job || v->start >= end)
                         continue;
                 struct kb_res room;
-                free_at(r, n, fmax(v->start, r->now), &room);
+                kb__resv_room_at(r->room, n->index, fmax(v->start, r->now), &room);
                 if (!kb_res_le(&t->resreq, &room))
                         return "node(s) had room reserved for a waiting gang";
         }
@@ -229,60 +182,35 @@ static const char *check(void *arg, const struct kb_task *t, const struct kb_nod
 
 /* ---- planning a reservation -------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *)a, y = *(const double *)b;
-        return x < y ? -1 : x > y;
-}
-
-/* The least room node n has over [at, at + dur): at at, and at every
- * reservation start inside the interval (ends only free room). */
-static void room_over(const struct resv *r, const struct kb_node_info *n, double at, double dur,
-                      struct kb_res *out)
-{
-        free_at(r, n, at, out);
-        for (int32_t i = r->node_first[n->index]; i >= 0; i = r->slots[i].next) {
-                double st = r->v[r->slots[i].resv].start;
-                if (st > at && st < at + dur) {
-                        struct kb_res x;
-                        free_at(r, n, st, &x);
-                        for (int k = 0; k < KB_RES_MAX; k++)
-                                out->q[k] = KB_MIN(out->q[k], x.q[k]);
-                }
-        }
-}
-
 /*
  * Whether the gang's needed tasks fit at time at for dur seconds; if so,
  * their slots are recorded (as reservation r->n).  Tasks go first-fit, in
  * task order, onto the nodes that are busy now before idle ones (see the
  * banner), each by index; every predicate must pass.  A start at which the
- * nodes' room, summed, is short of the gang's is refused before any
- * predicate runs.
+ * nodes' room, summed, is short of the gang's (want) is refused before any
+ * predicate runs.  only[0..nonly) are the nodes of the one domain a
+ * hard-topology gang must fit in, NULL for every node.
  */
 static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint32_t need,
-                    double at, double dur)
+                    const struct kb_res *want, double at, double dur, const uint32_t *only,
+                    size_t nonly)
 {
-        size_t nn = r->nnodes;
-        struct kb_res *room = kb_xmalloc((nn + 1) * sizeof(*room));
-        struct kb_res sum = {0}, want = {0};
+        size_t nn = only ? nonly : r->nnodes;
+        struct kb_res *room = r->room_buf, sum = {0};
         for (size_t i = 0; i < nn; i++) {
-                room_over(r, &r->nodes[i], at, dur, &room[i]);
+                kb__resv_room_over(r->room, only ? only[i] : (uint32_t)i, at, dur, &room[i]);
                 for (int k = 0; k < KB_RES_MAX; k++)
                         if (room[i].q[k] > 0)
                                 sum.q[k] += room[i].q[k];
         }
-        for (size_t ti = 0; ti < ntasks && ti < need; ti++)
-                kb_res_add(&want, &tasks[ti]->resreq);
-        if (!kb_res_le(&want, &sum)) {
-                free(room);
+        if (!kb_res_le(want, &sum))
                 return false;
-        }
-        uint32_t *order = kb_xmalloc((nn + 1) * sizeof(*order));
+        uint32_t *order = r->order_buf;
         size_t k = 0;
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < nn; i++) {
-                        bool idle_now = kb_res_le(&tasks[0]->resreq, &r->nodes[i].idle);
+                        const struct kb_node_info *n = &r->nodes[only ? only[i] : i];
+                        bool idle_now = kb_res_le(&tasks[0]->resreq, &n->idle);
                         if (idle_now == (pass == 1))
                                 order[k++] = (uint32_t)i;
                 }
@@ -291,11 +219,11 @@ static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint3
         for (size_t ti = 0; ti < ntasks && placed < need; ti++) {
                 struct kb_task *t = tasks[ti];
                 for (size_t oi = 0; oi < nn; oi++) {
-                        uint32_t ni = order[oi];
-                        if (!kb_res_le(&t->resreq, &room[ni]) ||
+                        uint32_t ri = order[oi], ni = only ? only[ri] : ri;
+                        if (!kb_res_le(&t->resreq, &room[ri]) ||
                             kb_predicate(r->s, t, &r->nodes[ni]))
                                 continue;
-                        kb_res_sub(&room[ni], &t->resreq);
+                        kb_res_sub(&room[ri], &t->resreq);
                         struct slot sl = {.node = ni,
                                           .amount = t->resreq,
                                           .next = r->node_first[ni],
@@ -312,30 +240,45 @@ static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint3
                         const struct slot *sl = &r->slots[--r->nslots];
                         r->node_first[sl->node] = sl->next;
                 }
+                return false;
         }
-        free(order);
-        free(room);
-        return placed >= need;
+        struct kb_res total = {0};
+        for (size_t i = mark; i < r->nslots; i++) {
+                kb__resv_room_reserve(r->room, r->slots[i].node, at, at + dur, &r->slots[i].amount);
+                kb_res_add(&total, &r->slots[i].amount);
+        }
+        kb__resv_room_reserved(r->room, at, at + dur, &total);
+        return true;
 }
 
-/* t rounded up to the resolution, on the clock's grid (not from now: a
- * start that moved with every session would rewrite the gang's condition
- * every session), and never before now. */
-static double on_grid(const struct resv *r, double t)
+/* The first of the candidate starts c[0..n) at which the nodes' room past
+ * what their tasks hold could take want: none before can (the room only
+ * grows as tasks end), so the plan starts there. */
+static size_t first_possible(struct resv *r, const double *c, size_t n, const uint32_t *only,
+                             size_t nonly, const struct kb_res *want)
 {
-        return fmax(r->now, ceil(t / r->resolution) * r->resolution);
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (kb__resv_room_may_fit(r->room, only, nonly, c[mid], want))
+                        hi = mid;
+                else
+                        lo = mid + 1;
+        }
+        return lo;
 }
 
 /* The job of what holds room and ends at at (after rounding), for "when
  * default/train-a ends", or the earlier reservation ending then. */
-static const char *ends_then(const struct resv *r, double at)
+static const char *ends_then(struct resv *r, double at)
 {
         for (size_t i = 0; i < r->nnodes; i++)
                 for (const struct kb_task *t = r->nodes[i].tasks; t; t = t->node_next) {
-                        double e = holds_room(t) ? expected_end(r, t) : INFINITY;
+                        double e =
+                            kb__resv_holds_room(t) ? kb__resv_expected_end(r->room, t) : INFINITY;
                         if (isinf(e))
                                 continue;
-                        if (on_grid(r, e) == at)
+                        if (kb__resv_on_grid(r->room, e) == at)
                                 return t->job ? t->job->name : t->name;
                 }
         for (size_t i = 0; i < r->n; i++)
@@ -357,27 +300,33 @@ static const char *runtime_invalid(const struct kb_job *j)
         return NULL;
 }
 
-/* Says in j when it should start, or why no time can be given. */
-static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
+/* Says in j when it should start (in domain d, for a hard-topology
+ * gang), or why no time can be given (why, when the topology says). */
+static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded,
+                    const struct kb_domain *d, const char *why)
 {
         char msg[800], when[64];
         if (ok) {
                 const struct reservation *v = &r->v[r->n - 1];
+                /* Its slots are the last ones; a node counts at its first
+                 * (the slot it points back to is another reservation's). */
                 size_t nodes = 0;
-                for (size_t i = 0; i < r->nnodes; i++)
-                        for (int32_t k = r->node_first[i]; k >= 0; k = r->slots[k].next)
-                                if (r->slots[k].resv == r->n - 1) {
-                                        nodes++;
-                                        break;
-                                }
+                uint32_t last = (uint32_t)r->n - 1;
+                for (size_t k = r->nslots; k > 0 && r->slots[k - 1].resv == last; k--) {
+                        int32_t prev = r->slots[k - 1].next;
+                        nodes += prev < 0 || r->slots[prev].resv != last;
+                }
                 kb_format_time(v->start, when, sizeof(when));
                 const char *who = v->start > r->now ? ends_then(r, v->start) : NULL;
                 /* The time, not "in 41m": that would change the message,
                  * and so the written condition, every session
                  * (kubectl kbatch why adds it when it shows the time). */
-                snprintf(msg, sizeof(msg), "expected to start at %s on %zu node(s)%s%s%s", when,
-                         nodes, who ? ", when " : "", who ? who : "", who ? " ends" : "");
+                snprintf(msg, sizeof(msg), "expected to start at %s on %zu node(s)%s%s%s%s%s", when,
+                         nodes, d ? " in " : "", d ? d->name : "", who ? ", when " : "",
+                         who ? who : "", who ? " ends" : "");
                 j->expected_start = v->start;
+        } else if (why) {
+                snprintf(msg, sizeof(msg), "%s", why);
         } else if (unbounded) {
                 snprintf(msg, sizeof(msg),
                          "no expected start: %zu pod(s) holding the room it needs declare no "
@@ -386,8 +335,8 @@ static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
         } else {
                 char w[32];
                 kb_duration_format((int64_t)(r->window * 1e9), w, sizeof(w));
-                snprintf(msg, sizeof(msg),
-                         "no expected start within the reservation window (%s)", w);
+                snprintf(msg, sizeof(msg), "no expected start within the reservation window (%s)",
+                         w);
         }
         const char *bad = runtime_invalid(j);
         if (bad) {
@@ -397,7 +346,25 @@ static void explain(struct resv *r, struct kb_job *j, bool ok, size_t unbounded)
         j->expected = kb_session_intern(r->s, msg);
 }
 
-/* Plans j's reservation; false when it gets none (say why in j). */
+/* Adds a reservation's end to the sorted candidate starts it makes. */
+static void add_end(struct resv *r, double end)
+{
+        if (r->nends == r->capends) {
+                r->capends = r->capends ? 2 * r->capends : 16;
+                r->ends = kb_xrealloc(r->ends, r->capends * sizeof(*r->ends));
+        }
+        size_t k = r->nends;
+        while (k && r->ends[k - 1] > end) {
+                r->ends[k] = r->ends[k - 1];
+                k--;
+        }
+        r->ends[k] = end;
+        r->nends++;
+}
+
+/* Plans j's reservation; false when it gets none (say why in j).  A
+ * hard-topology gang is planned within one domain (reservation_domain.c):
+ * at each candidate start, each allowed domain in turn. */
 static bool plan(struct resv *r, struct kb_job *j)
 {
         uint32_t ready = kb_job_ready_count(j);
@@ -407,50 +374,77 @@ static bool plan(struct resv *r, struct kb_job *j)
         struct kb_task **tasks = kb_xmalloc((j->ntasks + 1) * sizeof(*tasks));
         size_t nt = 0;
         double dur = 0;
+        struct kb_res want = {0};
         for (uint32_t i = 0; i < j->ntasks; i++) {
                 struct kb_task *t = j->tasks[i];
                 if (t->status != KB_TASK_PENDING)
                         continue;
+                if (nt < need)
+                        kb_res_add(&want, &t->resreq);
                 tasks[nt++] = t;
-                dur = fmax(dur, declared(t));
+                dur = fmax(dur, kb__resv_declared(r->room, t));
         }
         bool ok = false;
         if (nt >= need) {
+                struct kb__resv_domain *doms = NULL;
+                size_t ndoms = 0;
+                const char *why = NULL;
+                const struct kb_domain *in = NULL;
+                bool topo = kb__resv_domains(r->s, j, &want, &doms, &ndoms, &why);
                 /* Candidate starts: now, then every expected end of what
                  * holds room and of the reservations, on the resolution's
-                 * grid, within the window. */
-                size_t cap = 64, nc = 0;
-                double *cand = kb_xmalloc(cap * sizeof(*cand));
-                cand[nc++] = r->now;
-                for (size_t i = 0; i < r->nnodes; i++)
-                        for (const struct kb_task *t = r->nodes[i].tasks; t; t = t->node_next) {
-                                double e = holds_room(t) ? expected_end(r, t) : INFINITY;
-                                if (isinf(e) || e > r->now + r->window)
-                                        continue;
-                                KB_PUSH(cand, nc, cap, on_grid(r, e));
-                        }
-                for (size_t i = 0; i < r->n; i++)
-                        if (!isinf(r->v[i].end) && r->v[i].end <= r->now + r->window)
-                                KB_PUSH(cand, nc, cap, r->v[i].end);
-                qsort(cand, nc, sizeof(*cand), cmp_double);
-                for (size_t i = 0; i < nc && !ok; i++) {
+                 * grid, within the window, in order. */
+                size_t nc = 0, ntc = 0;
+                const double *tc = why ? NULL : kb__resv_room_candidates(r->room, &ntc);
+                double *cand = kb_xmalloc((ntc + r->nends + 2) * sizeof(*cand));
+                if (!why) {
+                        cand[nc++] = r->now;
+                        size_t a = 0, b = 0;
+                        while (a < ntc || b < r->nends)
+                                cand[nc++] = b == r->nends || (a < ntc && tc[a] <= r->ends[b])
+                                                 ? tc[a++]
+                                                 : r->ends[b++];
+                }
+                /* Where the tasks' room alone could first take the gang
+                 * (per domain): no earlier start can. */
+                size_t nk = topo ? ndoms : 1, from = nc;
+                size_t *first = kb_xmalloc((nk + 1) * sizeof(*first));
+                for (size_t k = 0; k < nk && nc; k++) {
+                        first[k] =
+                            topo ? first_possible(r, cand, nc, doms[k].nodes, doms[k].n, &want) : 0;
+                        from = KB_MIN(from, first[k]);
+                }
+                for (size_t i = from; i < nc && !ok; i++) {
                         if (i && cand[i] == cand[i - 1])
                                 continue;
-                        if (fits_at(r, tasks, nt, need, cand[i], dur)) {
+                        for (size_t k = 0; k < nk && !ok; k++) {
+                                /* (The cluster's room bounds the sum fits_at
+                                 * checks first: where even that is short,
+                                 * the nodes need not be asked.) */
+                                if (i < first[k] ||
+                                    (!topo &&
+                                     !kb__resv_room_may_hold(r->room, cand[i], dur, &want)) ||
+                                    !fits_at(r, tasks, nt, need, &want, cand[i], dur,
+                                             topo ? doms[k].nodes : NULL, topo ? doms[k].n : 0))
+                                        continue;
                                 struct reservation v = {j, cand[i], cand[i] + dur};
                                 KB_PUSH(r->v, r->n, r->cap, v);
                                 r->first_start = fmin(r->first_start, v.start);
+                                if (!isinf(v.end) && v.end <= r->now + r->window)
+                                        add_end(r, v.end);
+                                in = topo ? doms[k].d : NULL;
                                 ok = true;
                         }
                 }
+                free(first);
                 free(cand);
                 /* No start within the window: is the room held for ever
                  * (pods declaring no runtime), or only too long? */
                 size_t unbounded = 0;
-                for (size_t i = 0; !ok && i < r->nnodes; i++)
-                        for (const struct kb_task *t = r->nodes[i].tasks; t; t = t->node_next)
-                                unbounded += holds_room(t) && isinf(expected_end(r, t));
-                explain(r, j, ok, unbounded);
+                for (size_t i = 0; !ok && !why && i < r->nnodes; i++)
+                        unbounded += kb__resv_room_unbounded(r->room, (uint32_t)i);
+                explain(r, j, ok, unbounded, in, why);
+                kb__resv_domains_free(doms, ndoms);
         }
         free(tasks);
         return ok;
@@ -517,6 +511,9 @@ static void *resv_open(struct kb_session *s, const struct kb_value *args)
         for (size_t i = 0; i < r->nnodes; i++)
                 r->node_first[i] = -1;
         r->first_start = INFINITY;
+        r->room = kb__resv_room_new(s, r->now, r->window, r->resolution);
+        r->room_buf = kb_xmalloc((r->nnodes + 1) * sizeof(*r->room_buf));
+        r->order_buf = kb_xmalloc((r->nnodes + 1) * sizeof(*r->order_buf));
         /* A runtime set but unusable is named where the user looks: a
          * Warning event here, and the condition of a gang it leaves without
          * a reservation (explain). */
@@ -549,5 +546,9 @@ static void resv_close(struct kb_session *s, void *state)
         free(r->v);
         free(r->slots);
         free(r->node_first);
+        kb__resv_room_free(r->room);
+        free(r->ends);
+        free(r->room_buf);
+        free(r->order_buf);
         free(r);
 }

@@ -275,7 +275,11 @@ void kb__sim_compact(struct run *r)
         c->gen++;
         for (size_t k = 0; k < c->npods; k++) {
                 struct kb_pod *p = c->pods[k];
-                if (kb__ptrmap_get(&r->podmap, p, &i) && r->pods[i].retired)
+                /* Only a finished pod retires, and a finished one has ended
+                 * (Succeeded), was terminal at load or was deleted: the
+                 * others need no lookup. */
+                if ((kb_pod_terminal(p) || p->meta.deletion > 0) &&
+                    kb__ptrmap_get(&r->podmap, p, &i) && r->pods[i].retired)
                         KB_PUSH(r->gone_pods, r->ngone_pods, r->capgone_pods, p);
                 else
                         c->pods[w++] = p;

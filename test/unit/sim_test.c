@@ -928,6 +928,189 @@ static void test_reservation_declared(void **state)
 }
 
 /*
+ * A hard-topology gang is reserved within one domain
+ * (plugins/reservation_domain.c).  Racks r1 {n1, n2} and r2 {n3, n4} of
+ * one-cpu nodes (node label rack, network-topology-aware's tier 1);
+ * other pods of ours hold them until 100, 300 (r1) and 150, 200 (r2),
+ * declared and actual.  Gang wide (2 pods of 1 cpu, 50 s, hard,
+ * highestTierAllowed 1) arrives at 1, then s1 and s2 (1 pod, 1000 s) at 2
+ * and 3.  Depth 1, resolution 1 s.
+ *   Reservation: at 150 n1 and n3 are free, but in no one rack; at 200 r2
+ *   holds the gang: n3 and n4 from 200 to 250.  r1 is not blocked: s1
+ *   takes n1 at 100 (it would hold it until 1100, far past 200).  s2
+ *   may not take n3 at 150 (reserved from 200): it waits for wide's end,
+ *   250, and takes n3.  wide 200 on n3 and n4, s1 100, s2 250.
+ *   Without a reservation (greedy, or today's plugin, which plans no
+ *   topology gang): s1 takes n1 at 100, s2 n3 at 150, and no rack has two
+ *   free nodes until s1 ends at 1100: wide 1100 on n1 and n2.
+ */
+#define RACK_NODE(name, rack)                                                                      \
+        "---\napiVersion: v1\nkind: Node\nmetadata: {name: " name ", labels: {rack: " rack "}}\n" \
+        "status: {allocatable: {cpu: '1', memory: 8Gi, pods: '110'}}\n"
+/* A pod of ours running on node since time 0, for secs (declared too). */
+#define HOLDER(name, node, secs)                                                                   \
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " name ", creationTimestamp: "           \
+        "'2025-01-01T00:00:00Z', annotations: {kbatch.io/runtime: " secs "s}}\n"                   \
+        "spec: {schedulerName: kbatch, nodeName: " node ", activeDeadlineSeconds: " secs           \
+        ", containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\nstatus: {phase: Running}\n"
+/* A gang of n one-cpu pods arriving at second at, running secs. */
+#define TGANG(name, n, at, secs, topology)                                                         \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"                         \
+        "metadata: {name: " name ", creationTimestamp: '2025-01-01T00:00:0" at "Z'}\n"             \
+        "spec: {minMember: " n topology "}\n"                                                      \
+        "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: " name                             \
+        ", creationTimestamp: '2025-01-01T00:00:0" at "Z'}\n"                                      \
+        "spec:\n  parallelism: " n "\n  template:\n"                                               \
+        "    metadata: {annotations: {scheduling.k8s.io/group-name: " name                         \
+        ", kbatch.io/runtime: " secs "s}}\n"                                                       \
+        "    spec: {schedulerName: kbatch, activeDeadlineSeconds: " secs                           \
+        ", containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n"
+#define RACKS_1CPU                                                                                 \
+        RACK_NODE("n1", "r1") RACK_NODE("n2", "r1") RACK_NODE("n3", "r2") RACK_NODE("n4", "r2")
+#define HOLDERS(a, b, c, d)                                                                        \
+        HOLDER("h1", "n1", a) HOLDER("h2", "n2", b) HOLDER("h3", "n3", c) HOLDER("h4", "n4", d)
+
+static const char topo_resv_conf[] =
+    "actions: \"enqueue, allocate, backfill\"\n"
+    "tiers:\n"
+    "- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n"
+    "- plugins:\n"
+    "  - {name: overcommit}\n  - {name: drf}\n  - {name: predicates}\n"
+    "  - {name: proportion}\n  - {name: nodeorder}\n"
+    "  - name: network-topology-aware\n    arguments: {hypernode.tier1.label: rack}\n"
+    "%s";
+static const char topo_resv_plugin[] = "  - name: reservation\n"
+                                       "    arguments: {depth: 1, resolution: 1s}\n";
+
+/* What a session at time said of default/wide, and where its pods went. */
+struct topo_seen {
+        int64_t at; /* the session to read the condition from, in s */
+        char msg[400];
+        double start;
+        char nodes[64];
+};
+
+static void record_topo(void *arg, const struct kb_sim_step *step)
+{
+        struct topo_seen *ts = arg;
+        for (size_t i = 0; i < step->r->nbinds; i++) {
+                const struct kb_bind *b = &step->r->binds[i];
+                if (!strncmp(b->pod->meta.name, "wide-", 5)) {
+                        size_t len = strlen(ts->nodes);
+                        snprintf(ts->nodes + len, sizeof(ts->nodes) - len, "%s%s", len ? "," : "",
+                                 b->node);
+                }
+        }
+        if (step->time != ts->at * 1000000000LL)
+                return;
+        for (size_t i = 0; i < step->r->npodgroups; i++) {
+                const struct kb_pg_status *st = &step->r->podgroups[i];
+                if (!strcmp(st->name, "default/wide") && st->cond_message) {
+                        snprintf(ts->msg, sizeof(ts->msg), "%s", st->cond_message);
+                        ts->start = st->expected_start;
+                }
+        }
+}
+
+/* Runs manifests under topo_resv_conf (with the plugin when resv), reading
+ * default/wide's condition at second at; returns the report. */
+static void run_topo(const char *manifests, bool resv, struct topo_seen *ts,
+                     struct kb_sim_report *rep)
+{
+        struct kb_cluster c;
+        struct kb_conf conf;
+        struct kb_sim_opts o;
+        char err[512] = "";
+        kb_cluster_init(&c);
+        if (kb_cluster_load(&c, "t.yaml", manifests, strlen(manifests), err, sizeof(err)))
+                fail_msg("load: %s", err);
+        kb_cluster_ensure_default_queue(&c);
+        char *ct = kb_xasprintf(topo_resv_conf, resv ? topo_resv_plugin : "");
+        if (parse(ct, &conf, err, sizeof(err)))
+                fail_msg("conf: %s", err);
+        free(ct);
+        kb_sim_opts_init(&o);
+        o.time_limit = 3600 * 1000000000LL;
+        o.time_limit_set = true;
+        assert_int_equal(kb_sim_run(&c, &conf, &o, record_topo, ts, rep, err, sizeof(err)), 0);
+        kb_conf_release(&conf);
+        kb_cluster_release(&c);
+}
+
+static int64_t started(const struct kb_sim_report *rep, const char *name)
+{
+        return gang(rep, name)->start / 1000000000LL;
+}
+
+static void test_reservation_topology_domain(void **state)
+{
+        (void)state;
+        static const char manifests[] =
+            RACKS_1CPU HOLDERS("100", "300", "150", "200")
+                TGANG("wide", "2", "1", "50", ", networkTopology: {mode: hard, highestTierAllowed: 1}")
+                    TGANG("s1", "1", "2", "1000", "") TGANG("s2", "1", "3", "1000", "");
+        struct kb_sim_report rep;
+        struct topo_seen ts = {.at = 3};
+        run_topo(manifests, true, &ts, &rep);
+        assert_int_equal(rep.stop, KB_SIM_DONE);
+        assert_int_equal(started(&rep, "default/wide"), 200);
+        assert_string_equal(ts.nodes, "n3,n4");
+        assert_int_equal(started(&rep, "default/s1"), 100);
+        assert_int_equal(started(&rep, "default/s2"), 250);
+        /* Said beforehand, with the domain and whose end it waits for. */
+        assert_true(ts.start == rep.origin + 200);
+        assert_string_equal(ts.msg, "expected to start at 2025-01-01T00:03:20Z on 2 node(s) in "
+                                    "r2, when default/podgroup-pod-h4 ends; 1st of 3 waiting in "
+                                    "queue default");
+        kb_sim_report_release(&rep);
+
+        /* Without the plugin: greedy. */
+        struct topo_seen g = {.at = 3};
+        run_topo(manifests, false, &g, &rep);
+        assert_int_equal(started(&rep, "default/wide"), 1100);
+        assert_string_equal(g.nodes, "n1,n2");
+        assert_int_equal(started(&rep, "default/s2"), 150);
+        kb_sim_report_release(&rep);
+}
+
+/*
+ * A hard gang no allowed domain can ever hold gets no expected start, and
+ * says why (after allocate's own word on the room now): wide (3 pods,
+ * highestTierAllowed 1) on racks of two one-cpu nodes.  The same gang,
+ * soft, may spread: it is reserved as an untopologied gang, for when a
+ * third node frees up (n1 at 100, n3 at 150, n4 at 200; n2 holds until
+ * 300): 200.
+ */
+static void test_reservation_topology_never(void **state)
+{
+        (void)state;
+        static const char hard[] =
+            RACKS_1CPU HOLDERS("100", "300", "150", "200")
+                TGANG("wide", "3", "1", "50", ", networkTopology: {mode: hard, highestTierAllowed: 1}");
+        struct kb_sim_report rep;
+        struct topo_seen ts = {.at = 1};
+        run_topo(hard, true, &ts, &rep);
+        assert_true(ts.start == 0);
+        assert_string_equal(ts.msg, "no network topology domain of tier <= 1 can hold the whole "
+                                    "gang (3 more task(s) need at least cpu: 3, pods: 3); the "
+                                    "largest, r1 (tier 1), has memory: 16Gi, pods: 218 free; no "
+                                    "expected start: no network topology domain of tier <= 1 is "
+                                    "large enough for the whole gang (cpu: 3, pods: 3) even "
+                                    "empty; the largest, r1, has cpu: 2, memory: 16Gi, pods: 220; "
+                                    "1st of 1 waiting in queue default");
+        kb_sim_report_release(&rep);
+
+        static const char soft[] =
+            RACKS_1CPU HOLDERS("100", "300", "150", "200")
+                TGANG("wide", "3", "1", "50", ", networkTopology: {mode: soft, highestTierAllowed: 1}");
+        struct topo_seen so = {.at = 1};
+        run_topo(soft, true, &so, &rep);
+        assert_true(so.start == rep.origin + 200);
+        assert_int_equal(started(&rep, "default/wide"), 200);
+        kb_sim_report_release(&rep);
+}
+
+/*
  * The Inqueue timeout on the clock.  One 4-cpu node; big (minResources cpu
  * 4, two pods of 3 cpu: never placed) arrives at 0, small (minResources cpu
  * 2, one 2-cpu pod of 10m) at 1s.  At 0 big is admitted and reserves the
@@ -1563,6 +1746,8 @@ int main(void)
             cmocka_unit_test(test_reservation_bad_runtime),
             cmocka_unit_test(test_reservation_said),
             cmocka_unit_test(test_reservation_declared),
+            cmocka_unit_test(test_reservation_topology_domain),
+            cmocka_unit_test(test_reservation_topology_never),
             cmocka_unit_test(test_clock_inqueue_timeout),
             cmocka_unit_test(test_clock_sla),
             cmocka_unit_test(test_clock_completion),
