@@ -209,6 +209,8 @@ static void explain_refusal(struct kb__capacity *c, const struct kb_queue_info *
                             const struct kb_task *t)
 {
         const struct kb__capq *a = &c->q[k];
+        if (t->job->quota_error) /* its first refusal is the one it reports */
+                return;
         for (int i = 0; i < KB_RES_MAX; i++) {
                 if (i == KB_RES_PODS || t->resreq.q[i] <= 0 ||
                     a->allocated[i] + (double)t->resreq.q[i] <= a->real_cap[i])

@@ -187,6 +187,11 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
                 if (i == KB_RES_PODS || t->resreq.q[i] <= 0)
                         continue;
                 if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i]) {
+                        /* The job's first refusal is the one it reports
+                         * (kb_quota_refusal): later ones, one per task
+                         * allocate goes on to try, cost nothing. */
+                        if (t->job->quota_error)
+                                return false;
                         char who[160];
                         snprintf(who, sizeof(who), "queue %s", q->name);
                         const struct kb_queue *spec = q->queue;
