@@ -70,6 +70,8 @@ struct kb__evictor {
  * were sorted for a whole-gang eviction (place_whole); tests count them,
  * never time. */
 extern unsigned long kb__evict_node_scans, kb__evict_whole_sorts, kb__evict_offers;
+/* ... and how many tasks allocate asked its queue about (tasks.c). */
+extern unsigned long kb__alloc_queue_asks;
 #define COUNT(c) ((c)++)
 #else
 #define COUNT(c) ((void)0)
@@ -178,6 +180,7 @@ bool kb__victim_status_ok(const struct kb_task *preemptor, const struct kb_task 
 struct kb__alloc_job {
         struct kb_heap tasks; /* pending tasks not yet tried */
         bool made;
+        bool uniform; /* every task in tasks asks for the same resources */
         /* Roles that fit nowhere in this session (Volcano keeps them as
          * the job's NodesFitErrors). */
         const char **failed;

@@ -59,10 +59,17 @@ static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
         if (!js->made) {
                 js->made = true;
                 kb_heap_init_tasks(&js->tasks, c->s);
+                js->uniform = true;
+                const struct kb_res *first = NULL;
                 for (uint32_t i = 0; i < j->ntasks; i++) {
                         struct kb_task *t = j->tasks[i];
-                        if (t->status == KB_TASK_PENDING && !t->best_effort)
-                                kb_heap_push(&js->tasks, t);
+                        if (t->status != KB_TASK_PENDING || t->best_effort)
+                                continue;
+                        kb_heap_push(&js->tasks, t);
+                        if (!first)
+                                first = &t->resreq;
+                        else if (js->uniform && memcmp(first, &t->resreq, sizeof(*first)))
+                                js->uniform = false;
                 }
         }
         return &js->tasks;

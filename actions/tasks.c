@@ -13,6 +13,10 @@
 
 #include "actions/actions-int.h"
 
+#ifdef KB_TESTING
+unsigned long kb__alloc_queue_asks;
+#endif
+
 static bool role_failed(const struct kb__alloc_job *js, const char *role)
 {
         for (size_t i = 0; i < js->nfailed; i++)
@@ -110,8 +114,19 @@ void kb__allocate_tasks(struct kb__alloc *c, struct kb_queue_info *q, struct kb_
 
         while (!kb_heap_empty(tasks)) {
                 struct kb_task *t = kb_heap_pop(tasks);
+                COUNT(kb__alloc_queue_asks);
                 if (!kb_allocatable(s, q, t)) {
                         explain_quota(s, q, j, t);
+                        /* The queue's answer depends on its state and the
+                         * task's request alone (kb_allocatable_fn), and
+                         * nothing changes before the next task: when the
+                         * rest ask for the same, each would be refused the
+                         * same way, and the first refusal is the one the
+                         * job reports.  Not asking saves popping them one
+                         * by one (a gang of hundreds refused by its queue
+                         * every session, in a backlog). */
+                        if (js->uniform)
+                                kb_heap_clear(tasks);
                         continue;
                 }
                 if (*t->role && role_failed(js, t->role))

@@ -244,6 +244,11 @@ static inline bool kb_heap_empty(const struct kb_heap *h)
 {
         return h->n == 0;
 }
+/* Empties h, keeping its storage and comparison. */
+static inline void kb_heap_clear(struct kb_heap *h)
+{
+        h->n = 0;
+}
 static inline void *kb_heap_top(const struct kb_heap *h)
 {
         return h->n ? h->v[0] : NULL;

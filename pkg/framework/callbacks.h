@@ -86,6 +86,10 @@ typedef int (*kb_job_vote_fn)(void *arg, const struct kb_job *j);
 typedef const char *(*kb_job_valid_fn)(void *arg, const struct kb_job *j, const char **reason);
 typedef void (*kb_job_event_fn)(void *arg, const struct kb_job *j);
 typedef bool (*kb_queue_bool_fn)(void *arg, const struct kb_queue_info *q);
+/* Whether queue q may take t (allocatable, preemptive).  allocatable's
+ * answer must depend on q's state and t's request (and its job) alone:
+ * allocate takes one refusal for every pending task of the job that asks
+ * for the same (actions/tasks.c). */
 typedef bool (*kb_allocatable_fn)(void *arg, const struct kb_queue_info *q,
                                   const struct kb_task *t);
 /* Writes the permitted subset of candidates into out (at most n) and returns

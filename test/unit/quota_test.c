@@ -18,6 +18,7 @@
 
 #include "testutil.h"
 
+#include "actions/actions-int.h"
 #include "framework/framework.h"
 #include "manifests.h"
 #include "sim/sim.h"
@@ -562,6 +563,65 @@ static void test_parent_allocated(void **state)
         }
 }
 
+/*
+ * A queue's refusal is taken for every pending task of the job that asks
+ * for the same (actions/tasks.c): the queue is asked once, not once per
+ * task, and what the job reports is the same.  n1 and n2 have 16 cpu
+ * each; queue q (capability 8 cpu) runs r (8 cpu on n1), so proportion
+ * deserves it 8 and it can take nothing more, though n2 is free.  Gang g
+ * waits in q with five 1-cpu pods, all alike: allocate asks q about g-0,
+ * is refused, and takes that for g-1..g-4.  Gang h (pods of 1, 2, 1, 2
+ * and 1 cpu) is asked about pod by pod.  Both report q's numbers.
+ */
+#define BUSY_QUEUES \
+        N16 NODE_RES("n2", "16", "64Gi", "110") QUEUE("q", "weight: 1, capability: {cpu: '8'}", "") \
+        GROUP("run", "q", "Running") RUN("r", "run", "{cpu: '8', memory: 1Gi}")
+#define ALIKE_CONF \
+        "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n" \
+        "  - name: proportion\n  - name: predicates\n"
+static void test_refusal_taken_for_alike_tasks(void **state)
+{
+        (void)state;
+        static const char manifests[] =
+            BUSY_QUEUES
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: g}\nspec: {minMember: 5, queue: q}\nstatus: {phase: Inqueue}\n"
+            WAIT("g-0", "g", CPU1) WAIT("g-1", "g", CPU1) WAIT("g-2", "g", CPU1)
+            WAIT("g-3", "g", CPU1) WAIT("g-4", "g", CPU1);
+        const struct kb_scenario alike = {
+            .name = "five alike tasks, one refusal",
+            .conf = ALIKE_CONF,
+            .manifests = manifests,
+            .binds = "",
+            .phases = "g=Inqueue",
+            .message = "queue q: gang needs cpu 5, deserved 8, allocated 8, capability 8",
+        };
+        kb__alloc_queue_asks = 0;
+        kb_run_scenario(&alike);
+        /* Once per session; the runner runs each twice (node search by index
+         * and by full scan), each KB_TEST_SESSION_RUNS times. */
+        assert_int_equal(kb__alloc_queue_asks, 1 * 2 * KB_TEST_SESSION_RUNS);
+
+        static const char mixed_manifests[] =
+            BUSY_QUEUES
+            "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+            "metadata: {name: h}\nspec: {minMember: 5, queue: q}\nstatus: {phase: Inqueue}\n"
+            WAIT("h-0", "h", CPU1) WAIT("h-1", "h", "{cpu: '2', memory: 1Gi}")
+            WAIT("h-2", "h", CPU1) WAIT("h-3", "h", "{cpu: '2', memory: 1Gi}")
+            WAIT("h-4", "h", CPU1);
+        const struct kb_scenario mixed = {
+            .name = "tasks that differ are asked about one by one",
+            .conf = ALIKE_CONF,
+            .manifests = mixed_manifests,
+            .binds = "",
+            .phases = "h=Inqueue",
+            .message = "queue q: gang needs cpu 7, deserved 8, allocated 8, capability 8",
+        };
+        kb__alloc_queue_asks = 0;
+        kb_run_scenario(&mixed);
+        assert_int_equal(kb__alloc_queue_asks, 5 * 2 * KB_TEST_SESSION_RUNS);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -575,6 +635,7 @@ int main(void)
             cmocka_unit_test(test_deserved_published),
             cmocka_unit_test(test_queue_states),
             cmocka_unit_test(test_parent_allocated),
+            cmocka_unit_test(test_refusal_taken_for_alike_tasks),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
