@@ -97,7 +97,8 @@ static double frac(double l, double r)
 static void update_share(struct attr *a)
 {
         double s = 0;
-        for (int i = 0; i < KB_RES_MAX; i++) {
+        int nres = kb_res_count(); /* the others are zero */
+        for (int i = 0; i < nres; i++) {
                 if (a->deserved[i] < KB_QUOTA_EPS)
                         continue;
                 double f = frac(a->allocated[i], a->deserved[i]);
@@ -299,7 +300,10 @@ static void account(struct proportion *p, const struct kb_task *t, double sign)
         if (!t->job || !t->job->queue)
                 return;
         struct attr *a = &p->attrs[t->job->queue->index];
-        for (int i = 0; i < KB_RES_MAX; i++)
+        /* Only interned resources can be non-zero (once per allocated
+         * task: a million of them at W8). */
+        int nres = kb_res_count();
+        for (int i = 0; i < nres; i++)
                 a->allocated[i] += sign * (double)t->resreq.q[i];
         update_share(a);
 }

@@ -126,7 +126,10 @@ static enum holding holding_of(enum kb_task_status st)
 /* Adds (sign 1) or removes (sign -1) t's request on n as status st holds it. */
 static void account(struct kb_node_info *n, const struct kb_task *t, enum holding h, int sign)
 {
-        for (int i = 0; i < KB_RES_MAX; i++) {
+        /* Only interned resources can be non-zero: a request has none of
+         * the others (once per task placed or attached: a million at W8). */
+        int nres = kb_res_count();
+        for (int i = 0; i < nres; i++) {
                 int64_t q = sign * t->resreq.q[i];
                 if (h == HOLD_PIPELINED) {
                         n->pipelined.q[i] += q;

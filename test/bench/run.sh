@@ -27,6 +27,7 @@ declare -A SPEC=(
   [W3]="nodes=1000,node-cpu=8,node-memory=32Gi,node-pods=110,groups=2000,group-size=8,pod-cpu=1,pod-memory=1Gi,queues=4"
   [W4]="nodes=1000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=1000,group-size=10,pod-cpu=1,pod-memory=2Gi,queues=4,besteffort-groups=500"
   [W6]="nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4,zones=10,anti-affinity=1,spread-groups=1000"
+  [W8]="nodes=50000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=50000,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4"
   [W6s]="nodes=500,node-cpu=32,node-memory=128Gi,node-pods=110,groups=500,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4,zones=10,anti-affinity=1,spread-groups=100"
 )
 
@@ -56,7 +57,7 @@ echo "runs per workload: $RUNS (median shown)"
 echo
 printf '| %-8s | %-14s | %-12s | %-18s | %-18s | %-14s | %-12s |\n' workload "session (s)" "tasks bound" "gangs fully bound" "gangs partly bound" "peak RSS (MiB)" "bytes/pod"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' ---------- ---------------- -------------- -------------------- -------------------- ---------------- --------------
-for w in W1 W2 W3 W4 W6; do
+for w in W1 W2 W3 W4 W6 W8; do  # W8: a million pods (issue 21: 1 s, 1.5 KiB a pod)
   times=()
   for ((i = 0; i < RUNS; i++)); do
     "$SIM" --synthetic "${SPEC[$w]}" --output json --stats >"$tmp/$w.json" 2>"$tmp/$w.err"
