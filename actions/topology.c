@@ -187,23 +187,13 @@ static double coverage(const struct kb_domain_room *room, const struct kb_res *n
         return c;
 }
 
-/* "of tier <= 1", "at or below a domain of tierName rack", "". */
-static void bound_text(const struct kb_podgroup *pg, char *buf, size_t n)
-{
-        if (pg->highest_tier >= 0)
-                snprintf(buf, n, " of tier <= %d", (int)pg->highest_tier);
-        else if (pg->highest_tier_name)
-                snprintf(buf, n, " at or below a domain of tierName %s", pg->highest_tier_name);
-        else
-                buf[0] = '\0';
-}
 
 /* Why no candidate took j: the largest allowed domain's free room. */
 static void explain(struct kb_session *s, struct kb_job *j, const struct cand *all, size_t n,
                     const struct kb_res *need, uint32_t k)
 {
         char bound[300], needs[256], room[256], msg[1024];
-        bound_text(j->pg, bound, sizeof(bound));
+        kb_topology_bound_text(j->pg, bound, sizeof(bound));
         if (!n) {
                 snprintf(msg, sizeof(msg),
                          "no network topology domain%s exists to hold the gang (define "
@@ -253,7 +243,7 @@ static void anchor(struct kb_session *s, const struct kb_job *j, const struct kb
                 return;
         if (!allowed(j->pg, doms, d)) {
                 char bound[300];
-                bound_text(j->pg, bound, sizeof(bound));
+                kb_topology_bound_text(j->pg, bound, sizeof(bound));
                 snprintf(msg, sizeof(msg),
                          "its tasks on nodes already span %s (tier %d), wider than a domain%s",
                          d->name, (int)d->tier, bound);

@@ -67,16 +67,6 @@ static int cmp_domain(const void *a, const void *b)
         return strcmp(x->d->name, y->d->name);
 }
 
-/* "of tier <= 1", " at or below a domain of tierName rack", "". */
-static void bound_text(const struct kb_podgroup *pg, char *buf, size_t n)
-{
-        if (pg->highest_tier >= 0)
-                snprintf(buf, n, " of tier <= %d", (int)pg->highest_tier);
-        else if (pg->highest_tier_name)
-                snprintf(buf, n, " at or below a domain of tierName %s", pg->highest_tier_name);
-        else
-                buf[0] = '\0';
-}
 
 bool kb__resv_domains(struct kb_session *s, const struct kb_job *j, const struct kb_res *want,
                       struct kb__resv_domain **out, size_t *nout, const char **why)
@@ -94,7 +84,7 @@ bool kb__resv_domains(struct kb_session *s, const struct kb_job *j, const struct
                 return false;
         struct kb_node_info *nodes = kb_session_nodes(s, &nn);
         char bound[300], msg[1400];
-        bound_text(pg, bound, sizeof(bound));
+        kb_topology_bound_text(pg, bound, sizeof(bound));
 
         /* Tasks on nodes already pin the gang under the domain above them. */
         bool split = false;

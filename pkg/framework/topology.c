@@ -480,3 +480,13 @@ void kb__topology_release(struct kb_session *s)
         free(s->topo->domains);
         s->topo = NULL;
 }
+
+void kb_topology_bound_text(const struct kb_podgroup *pg, char *buf, size_t n)
+{
+        if (pg->highest_tier >= 0)
+                snprintf(buf, n, " of tier <= %d", (int)pg->highest_tier);
+        else if (pg->highest_tier_name)
+                snprintf(buf, n, " at or below a domain of tierName %s", pg->highest_tier_name);
+        else
+                buf[0] = '\0';
+}

@@ -68,6 +68,10 @@ const struct kb_domain *kb_job_domain(struct kb_session *s, const struct kb_job 
 const struct kb_domain *kb_tasks_domain(struct kb_session *s, struct kb_task *const *tasks,
                                         size_t n, bool *split);
 
+/* The limit pg's topology puts on its domain, as words after "domain":
+ * " of tier <= 1", " at or below a domain of tierName rack", or "". */
+void kb_topology_bound_text(const struct kb_podgroup *pg, char *buf, size_t n);
+
 /* Whether j's PodGroup asks for a network topology (spec.networkTopology). */
 static inline bool kb_job_has_topology(const struct kb_job *j)
 {
