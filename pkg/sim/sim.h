@@ -281,17 +281,12 @@ struct kb_session_view {
         bool changes_only;
 };
 
-/* Appends a session's result to a JSON "sessions" array (kb_value); c gives
- * the pods without a PodGroup. */
-void kb_result_to_json(const struct kb_result *r, const struct kb_session_view *v,
-                       const struct kb_cluster *c, struct kb_value *sessions);
 /*
  * kbatch-sim --output json, written as the run goes rather than built
  * whole and printed at the end (a long timed run held 1.66 GB of tree):
  * {"sessions":[ at the first session, each session as it ends (flushed),
- * then "]", the "simulation" member of a timed run and "}".  The document
- * is the same, byte for byte, as kb_result_to_json's array in a
- * {"sessions": ...} object.  One writer per FILE; not thread-safe.
+ * then "]", the "simulation" member of a timed run and "}"; c gives the
+ * pods without a PodGroup.  One writer per FILE; not thread-safe.
  */
 struct kb_sim_json {
         FILE *f;

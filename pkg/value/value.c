@@ -60,13 +60,12 @@ struct kb_value *kb_value_new_int(int64_t i)
         return kb_value_new_number(buf);
 }
 
-struct kb_value *kb_value_new_double(double d)
+bool kb_json_double_text(double d, char buf[static 64])
 {
-        char buf[64];
         /* 17 significant digits round-trip any double; JSON has no NaN. */
         if (!isfinite(d))
-                return kb_value_new(KB_VNULL);
-        snprintf(buf, sizeof(buf), "%.17g", d);
+                return false;
+        snprintf(buf, 64, "%.17g", d);
         /* Prefer the shortest text that reads back the same. */
         for (int prec = 1; prec < 17; prec++) {
                 char shorter[64];
@@ -76,6 +75,14 @@ struct kb_value *kb_value_new_double(double d)
                         break;
                 }
         }
+        return true;
+}
+
+struct kb_value *kb_value_new_double(double d)
+{
+        char buf[64];
+        if (!kb_json_double_text(d, buf))
+                return kb_value_new(KB_VNULL);
         return kb_value_new_number(buf);
 }
 

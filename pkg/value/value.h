@@ -142,6 +142,9 @@ struct kb_value *kb_value_new_string(const char *s);
 struct kb_value *kb_value_new_stringn(const char *s, size_t n);
 struct kb_value *kb_value_new_int(int64_t i);
 struct kb_value *kb_value_new_double(double d);
+/* d as a JSON number, the shortest text that reads back the same (what
+ * kb_value_new_double holds); false for NaN and infinities (JSON null). */
+bool kb_json_double_text(double d, char buf[static 64]);
 /* A number from its literal text; the text must be a valid JSON number. */
 struct kb_value *kb_value_new_number(const char *text);
 struct kb_value *kb_value_clone(const struct kb_value *v);
