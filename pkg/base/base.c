@@ -136,18 +136,30 @@ void *kb_pool_alloc(struct kb_pool *p, size_t n)
         n = (n + 15) & ~(size_t)15;
         if (!c || c->size - c->used < n) {
                 size_t size = n > p->chunk_size / 4 ? n : p->chunk_size;
+                if (size == n) {
+                        /* A private chunk for one large allocation (the
+                         * task array: 200 MB at a million pods): calloc,
+                         * which mmap gives zeroed without a pass of
+                         * memset; the pages never written are never
+                         * touched. */
+                        c = kb_xcalloc(1, sizeof(*c) + size);
+                        c->size = c->used = size;
+                        p->total += size;
+                        /* Behind the head so the head's free tail stays
+                         * usable. */
+                        if (p->head) {
+                                c->next = p->head->next;
+                                p->head->next = c;
+                        } else {
+                                p->head = c;
+                        }
+                        return c->mem;
+                }
                 c = kb_xmalloc(sizeof(*c) + size);
                 c->size = size;
                 c->used = 0;
-                if (size == n && p->head) {
-                        /* A private chunk goes behind the head so the head's
-                         * free tail stays usable. */
-                        c->next = p->head->next;
-                        p->head->next = c;
-                } else {
-                        c->next = p->head;
-                        p->head = c;
-                }
+                c->next = p->head;
+                p->head = c;
                 p->total += size;
         }
         void *mem = c->mem + c->used;
