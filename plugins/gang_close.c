@@ -214,8 +214,12 @@ static void placement(const struct kb_job *j, struct kb_buf *b)
                 kb_buf_adds(b, j->fit_error);
                 return;
         }
-        kb_buf_printf(b, "its minMember %d pods do not all fit the free room: %s",
-                      (int)j->min_available, j->fit_error);
+        char min[24];
+        kb_format_i64(j->min_available, min, sizeof(min));
+        kb_buf_adds(b, "its minMember ");
+        kb_buf_adds(b, min);
+        kb_buf_adds(b, " pods do not all fit the free room: ");
+        kb_buf_adds(b, j->fit_error);
 }
 
 /*
@@ -341,10 +345,17 @@ void kb__gang_close(struct kb_session *s, void *state)
                 kb_buf_reset(&msg);
                 const char *reason = KB_WHY_RESOURCES;
                 kb_buf_adds(&msg, why_waiting(s, j, &room, &b, &reason));
-                if (j->position)
-                        kb_buf_printf(&msg, "; %u%s of %u waiting in queue %s", j->position,
-                                      ordinal_suffix(j->position), j->queue->waiting,
-                                      j->queue->name);
+                /* "; 2nd of 4 waiting in queue q", written for every
+                 * waiting job of every session: without printf. */
+                if (j->position) {
+                        char pos[24], all[24];
+                        kb_format_i64(j->position, pos, sizeof(pos));
+                        kb_format_i64(j->queue->waiting, all, sizeof(all));
+                        const char *parts[] = {"; ", pos, ordinal_suffix(j->position), " of ",
+                                               all, " waiting in queue ", j->queue->name};
+                        for (size_t k = 0; k < KB_ARRAY_SIZE(parts); k++)
+                                kb_buf_adds(&msg, parts[k]);
+                }
                 kb_job_set_condition(s, j, "Unschedulable", "True", reason, msg.data);
         }
         kb_buf_release(&b);
