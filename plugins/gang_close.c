@@ -353,8 +353,7 @@ void kb__gang_close(struct kb_session *s, void *state)
                         kb_format_i64(j->queue->waiting, all, sizeof(all));
                         const char *parts[] = {"; ", pos, ordinal_suffix(j->position), " of ",
                                                all, " waiting in queue ", j->queue->name};
-                        for (size_t k = 0; k < KB_ARRAY_SIZE(parts); k++)
-                                kb_buf_adds(&msg, parts[k]);
+                        kb_buf_add_all(&msg, parts, KB_ARRAY_SIZE(parts));
                 }
                 kb_job_set_condition(s, j, "Unschedulable", "True", reason, msg.data);
         }

@@ -247,6 +247,12 @@ void kb_buf_adds(struct kb_buf *b, const char *s)
         kb_buf_add(b, s, strlen(s));
 }
 
+void kb_buf_add_all(struct kb_buf *b, const char *const *parts, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                kb_buf_adds(b, parts[i]);
+}
+
 void kb_buf_addc(struct kb_buf *b, char c)
 {
         kb_buf_add(b, &c, 1);

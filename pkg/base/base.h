@@ -115,6 +115,8 @@ void kb_buf_release(struct kb_buf *b);
 void kb_buf_add(struct kb_buf *b, const char *s, size_t n);
 void kb_buf_adds(struct kb_buf *b, const char *s);
 void kb_buf_addc(struct kb_buf *b, char c);
+/* parts[0..n) one after another (words joined without printf's cost). */
+void kb_buf_add_all(struct kb_buf *b, const char *const *parts, size_t n);
 KB_PRINTF(2, 3) void kb_buf_printf(struct kb_buf *b, const char *fmt, ...);
 void kb_buf_vprintf(struct kb_buf *b, const char *fmt, va_list ap);
 void kb_buf_reset(struct kb_buf *b);

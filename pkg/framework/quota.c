@@ -71,14 +71,6 @@ void kb_quota_short(struct kb_buf *b, int i, double need, double allocated, doub
             kb_res_qty(i, elastic, el, sizeof(el)), kb_res_qty(i, capability, cap, sizeof(cap)));
 }
 
-/* The pieces in order into b (the refusal's words cost a printf each
- * time, for every refused job of every session: this is cheaper). */
-static void add_all(struct kb_buf *b, const char *const *parts, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                kb_buf_adds(b, parts[i]);
-}
-
 void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char *queue, int i,
                       double deserved, double allocated, double capability, double most)
 {
@@ -101,7 +93,7 @@ void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char 
                                        kb_res_human(i, (double)gang.q[i], n, sizeof(n)),
                                        ", the most the queue may hold is ",
                                        kb_res_human(i, most, cap, sizeof(cap))};
-                add_all(&why, parts, KB_ARRAY_SIZE(parts));
+                kb_buf_add_all(&why, parts, KB_ARRAY_SIZE(parts));
                 kb_job_explain_quota(s, j, KB_WHY_NEVER, why.data);
         } else {
                 double want = (double)(need.q[i] ? need.q[i] : t->resreq.q[i]);
@@ -117,7 +109,7 @@ void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char 
                     kb_res_human(i, allocated - (double)own.q[i], al, sizeof(al)),
                     ", capability ",
                     kb_res_human(i, capability, cap, sizeof(cap))};
-                add_all(&why, parts, KB_ARRAY_SIZE(parts));
+                kb_buf_add_all(&why, parts, KB_ARRAY_SIZE(parts));
                 kb_job_explain_quota(s, j, KB_WHY_QUOTA, why.data);
         }
         kb_buf_release(&why);

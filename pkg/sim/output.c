@@ -54,6 +54,22 @@ static void put_pod(yajl_gen g, const struct kb_pod *p)
         put_member(g, "pod", pod_ref(p, ref));
 }
 
+/* "key": 12 */
+static void put_int_member(yajl_gen g, const char *key, int64_t i)
+{
+        put_str(g, key);
+        put_int(g, i);
+}
+
+/* {"pod": "ns/name", key: text}: a bind, an eviction, a nomination. */
+static void put_pod_with(yajl_gen g, const struct kb_pod *p, const char *key, const char *text)
+{
+        yajl_gen_map_open(g);
+        put_pod(g, p);
+        put_member(g, key, text);
+        yajl_gen_map_close(g);
+}
+
 /* A resource map as Kubernetes writes one: {"cpu": "2", "memory": "4Gi"};
  * zero and unlimited amounts left out, pods kept. */
 static void put_res(yajl_gen g, const char *key, const struct kb_res *r)
@@ -127,8 +143,7 @@ static void put_result(yajl_gen g, const struct kb_result *r, const struct kb_se
                        const struct kb_cluster *c)
 {
         yajl_gen_map_open(g);
-        put_str(g, "index");
-        put_int(g, v->index);
+        put_int_member(g, "index", v->index);
         if (v->time >= 0) {
                 put_str(g, "time");
                 put_double(g, v->time);
@@ -139,19 +154,13 @@ static void put_result(yajl_gen g, const struct kb_result *r, const struct kb_se
         put_str(g, "binds");
         yajl_gen_array_open(g);
         for (size_t i = 0; i < r->nbinds; i++) {
-                yajl_gen_map_open(g);
-                put_pod(g, r->binds[i].pod);
-                put_member(g, "node", r->binds[i].node);
-                yajl_gen_map_close(g);
+                put_pod_with(g, r->binds[i].pod, "node", r->binds[i].node);
         }
         yajl_gen_array_close(g);
         put_str(g, "evictions");
         yajl_gen_array_open(g);
         for (size_t i = 0; i < r->nevictions; i++) {
-                yajl_gen_map_open(g);
-                put_pod(g, r->evictions[i].pod);
-                put_member(g, "action", r->evictions[i].action);
-                yajl_gen_map_close(g);
+                put_pod_with(g, r->evictions[i].pod, "action", r->evictions[i].action);
         }
         yajl_gen_array_close(g);
         put_str(g, "podGroups");
@@ -163,15 +172,11 @@ static void put_result(yajl_gen g, const struct kb_result *r, const struct kb_se
                 yajl_gen_map_open(g);
                 put_member(g, "podGroup", st->name);
                 put_member(g, "phase", kb_pg_phase_name(st->phase));
-                put_str(g, "running");
-                put_int(g, st->running);
-                put_str(g, "pending");
-                put_int(g, st->pending);
+                put_int_member(g, "running", st->running);
+                put_int_member(g, "pending", st->pending);
                 if (st->position) {
-                        put_str(g, "queuePosition");
-                        put_int(g, st->position);
-                        put_str(g, "queueWaiting");
-                        put_int(g, st->waiting);
+                        put_int_member(g, "queuePosition", st->position);
+                        put_int_member(g, "queueWaiting", st->waiting);
                 }
                 if (st->expected_start > 0) {
                         char ts[40];
@@ -197,10 +202,7 @@ static void put_result(yajl_gen g, const struct kb_result *r, const struct kb_se
         put_str(g, "pipelined");
         yajl_gen_array_open(g);
         for (size_t i = 0; i < r->nnominations; i++) {
-                yajl_gen_map_open(g);
-                put_pod(g, r->nominations[i].pod);
-                put_member(g, "node", r->nominations[i].node);
-                yajl_gen_map_close(g);
+                put_pod_with(g, r->nominations[i].pod, "node", r->nominations[i].node);
         }
         yajl_gen_array_close(g);
         put_str(g, "queues");
@@ -212,18 +214,14 @@ static void put_result(yajl_gen g, const struct kb_result *r, const struct kb_se
                 put_member(g, "state", kb_queue_state_name(qs->state));
                 put_res(g, "deserved", &qs->deserved);
                 put_res(g, "allocated", &qs->allocated);
-                put_str(g, "inqueue");
-                put_int(g, qs->inqueue);
-                put_str(g, "pending");
-                put_int(g, qs->pending);
-                put_str(g, "running");
-                put_int(g, qs->running);
+                put_int_member(g, "inqueue", qs->inqueue);
+                put_int_member(g, "pending", qs->pending);
+                put_int_member(g, "running", qs->running);
                 /* Pods of its scheduled gangs that wait with nothing
                  * reclaimed for them (only gangs below minMember reclaim):
                  * the daemon's BelowDeserved condition. */
                 if (qs->unreclaimed) {
-                        put_str(g, "unreclaimed");
-                        put_int(g, qs->unreclaimed);
+                        put_int_member(g, "unreclaimed", qs->unreclaimed);
                 }
                 yajl_gen_map_close(g);
         }
