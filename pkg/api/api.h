@@ -93,52 +93,7 @@ const char *kb_res_qty(int i, double v, char *buf, size_t n);
  * "unlimited"; into buf, which it returns. */
 const char *kb_res_human(int i, double v, char *buf, size_t n);
 
-/* Sums saturate at INT64_MAX / INT64_MIN instead of wrapping: two pods
- * of 4Ei memory each are valid, and their sum does not fit an int64 (a
- * fuzzed manifest found it in a job's request total; every sum of
- * requests has the same edge). */
-static inline void kb_res_add(struct kb_res *a, const struct kb_res *b)
-{
-        /* Added as unsigned (a loop the compiler vectorises), the overflow
-         * of any slot gathered in one word; the rare fix-up after. */
-        uint64_t over = 0;
-        for (int i = 0; i < KB_RES_MAX; i++) {
-                uint64_t x = (uint64_t)a->q[i], y = (uint64_t)b->q[i], sum = x + y;
-                over |= (x ^ sum) & (y ^ sum);
-                a->q[i] = (int64_t)sum;
-        }
-        if (!(over >> 63))
-                return;
-        for (int i = 0; i < KB_RES_MAX; i++) {
-                uint64_t y = (uint64_t)b->q[i], sum = (uint64_t)a->q[i], x = sum - y;
-                if (((x ^ sum) & (y ^ sum)) >> 63)
-                        a->q[i] = b->q[i] > 0 ? INT64_MAX : INT64_MIN;
-        }
-}
-
-static inline void kb_res_sub(struct kb_res *a, const struct kb_res *b)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                a->q[i] -= b->q[i];
-}
-
-/* a <= b in every slot. */
-static inline bool kb_res_le(const struct kb_res *a, const struct kb_res *b)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (a->q[i] > b->q[i])
-                        return false;
-        return true;
-}
-
-/* First slot where need > avail, or -1 when need fits. */
-static inline int kb_res_first_short(const struct kb_res *need, const struct kb_res *avail)
-{
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (need->q[i] > avail->q[i])
-                        return i;
-        return -1;
-}
+#include "api/res.h" /* adding, subtracting and comparing them */
 
 /* Whether every slot but pods is zero (a BestEffort request). */
 bool kb_res_is_empty(const struct kb_res *r);
