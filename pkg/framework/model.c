@@ -86,18 +86,21 @@ void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gan
         uint32_t min = j->min_available > 0 ? (uint32_t)j->min_available : 0;
         uint32_t held = kb_job_placed_count(j) + j->count[KB_TASK_SUCCEEDED];
         uint32_t lack = min > held ? min - held : 0, taken = 0, members = 0;
+        /* Once per waiting job and session (gang_close.c, quota.c): over
+         * the interned resources only. */
+        int nres = kb_res_count();
         for (uint32_t i = 0; i < j->ntasks; i++) {
                 const struct kb_task *t = j->tasks[i];
                 bool mine = t->status == KB_TASK_ALLOCATED || t->status == KB_TASK_PIPELINED;
                 if (mine)
-                        kb_res_add(own, &t->resreq);
+                        kb_res_add_first(own, &t->resreq, nres);
                 if ((mine || t->status == KB_TASK_PENDING) && (lack == 0 || taken < lack)) {
-                        kb_res_add(need, &t->resreq);
+                        kb_res_add_first(need, &t->resreq, nres);
                         taken++;
                 }
                 if (members < min && t->status != KB_TASK_FAILED) {
                         if (t->status != KB_TASK_SUCCEEDED)
-                                kb_res_add(gang, &t->resreq);
+                                kb_res_add_first(gang, &t->resreq, nres);
                         members++;
                 }
         }
@@ -130,16 +133,18 @@ static void account(struct kb_node_info *n, const struct kb_task *t, enum holdin
          * the others (once per task placed or attached: a million at W8). */
         int nres = kb_res_count();
         for (int i = 0; i < nres; i++) {
+                /* Saturated as kb_res_add is: two pods of 4Ei memory on
+                 * one node are valid, their sum is not an int64. */
                 int64_t q = sign * t->resreq.q[i];
                 if (h == HOLD_PIPELINED) {
-                        n->pipelined.q[i] += q;
+                        n->pipelined.q[i] = kb_qty_add(n->pipelined.q[i], q);
                         continue;
                 }
                 /* A releasing task still holds its room until it is gone. */
                 if (h == HOLD_RELEASING)
-                        n->releasing.q[i] += q;
-                n->idle.q[i] -= q;
-                n->used.q[i] += q;
+                        n->releasing.q[i] = kb_qty_add(n->releasing.q[i], q);
+                n->idle.q[i] = kb_qty_add(n->idle.q[i], -q);
+                n->used.q[i] = kb_qty_add(n->used.q[i], q);
         }
 }
 
@@ -218,16 +223,18 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
                 if (t->best_effort)
                         j->pending_best_effort +=
                             (st == KB_TASK_PENDING) - (t->status == KB_TASK_PENDING);
+                /* Per task moved: over the interned resources only. */
+                int nres = kb_res_count();
                 j->count[t->status]--;
                 if (kb_task_status_allocated(t->status))
-                        kb_res_sub(&j->allocated, &t->resreq);
+                        kb_res_sub_first(&j->allocated, &t->resreq, nres);
                 else if (t->status == KB_TASK_PENDING)
-                        kb_res_sub(&j->pending_request, &t->resreq);
+                        kb_res_sub_first(&j->pending_request, &t->resreq, nres);
                 j->count[st]++;
                 if (kb_task_status_allocated(st))
-                        kb_res_add(&j->allocated, &t->resreq);
+                        kb_res_add_first(&j->allocated, &t->resreq, nres);
                 else if (st == KB_TASK_PENDING)
-                        kb_res_add(&j->pending_request, &t->resreq);
+                        kb_res_add_first(&j->pending_request, &t->resreq, nres);
         }
         if (t->node >= 0 && holding_of(t->status) != holding_of(st)) {
                 struct kb_node_info *n = &s->nodes[t->node];
