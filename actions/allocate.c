@@ -61,6 +61,8 @@ static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
                 kb_heap_init_tasks(&js->tasks, c->s);
                 js->uniform = true;
                 const struct kb_res *first = NULL;
+                /* Requests differ only in the interned resources. */
+                size_t len = (size_t)kb_res_count() * sizeof(first->q[0]);
                 for (uint32_t i = 0; i < j->ntasks; i++) {
                         struct kb_task *t = j->tasks[i];
                         if (t->status != KB_TASK_PENDING || t->best_effort)
@@ -68,7 +70,7 @@ static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
                         kb_heap_push(&js->tasks, t);
                         if (!first)
                                 first = &t->resreq;
-                        else if (js->uniform && memcmp(first, &t->resreq, sizeof(*first)))
+                        else if (js->uniform && memcmp(first->q, t->resreq.q, len))
                                 js->uniform = false;
                 }
         }

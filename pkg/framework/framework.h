@@ -207,6 +207,7 @@ struct kb_task {
          * absent means preemptable (Volcano master), anything but "true"
          * means not. */
         bool preemptable;
+        bool unevaluated; /* the pod has fields kbatch does not evaluate yet */
         struct kb_res resreq;
         /* The task's last fit failure in this session (node-level reasons),
          * kept for the PodGroup condition. */
@@ -245,6 +246,7 @@ struct kb_job {
         uint32_t ntasks;
         uint32_t count[KB_TASK_NSTATUS];
         uint32_t pending_best_effort; /* Pending tasks that request nothing */
+        uint32_t unevaluated;         /* tasks whose pod has fields not evaluated */
         struct kb_res allocated;      /* resreq of tasks in allocated states */
         struct kb_res total_request;  /* resreq of every non-terminal task */
         struct kb_res pending_request; /* resreq of Pending tasks */

@@ -386,6 +386,7 @@ void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_po
         t->priority = p->has_priority ? p->priority : class_priority(s, p->priority_class_name);
         t->name_index = KB_NAME_INDEX_UNREAD; /* points.c, on the first comparison */
         t->best_effort = p->best_effort;
+        t->unevaluated = p->unevaluated != NULL;
         t->resreq = p->requests;
         const char *pre = kb_meta_annotation(&p->meta, "volcano.sh/preemptable");
         if (!pre)
@@ -407,6 +408,7 @@ void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
         j->count[st] += (uint32_t)sign;
         if (t->best_effort && st == KB_TASK_PENDING)
                 j->pending_best_effort += (uint32_t)sign;
+        j->unevaluated += (uint32_t)sign * t->unevaluated;
         struct kb_res *sum = kb_task_status_allocated(st) ? &j->allocated
                              : st == KB_TASK_PENDING      ? &j->pending_request
                                                           : NULL;
