@@ -53,10 +53,13 @@ static void build_nodes(struct kb_session *s)
         for (size_t i = 0; i < s->nnodes; i++) {
                 s->nodes[i].index = (uint32_t)i;
                 kb_res_add(&s->total, &s->nodes[i].allocatable);
-                /* Keyed by a copy: a kept model outlives node objects
-                 * that are replaced (update_node.c), and a key borrowed
-                 * from a freed one would be read by the next lookup. */
-                const char *name = kb_pool_strdup(s->bpool, s->nodes[i].name);
+                /* A kept model's keys are copies: it outlives node
+                 * objects that are replaced (update_node.c), and a key
+                 * borrowed from a freed one would be read by the next
+                 * lookup.  A session's own model goes with its snapshot. */
+                const char *name = s->nodes[i].name;
+                if (s->bpool != &s->pool)
+                        name = kb_pool_strdup(s->bpool, name);
                 bool added;
                 uint64_t *v = kb_map_put_str(&s->node_ids, name, strlen(name), &added);
                 if (added) /* of two nodes of one name, the first */

@@ -297,14 +297,14 @@ static void test_node_shrinks(void **state)
         changed(f, &node(f, on)->meta);
         group(f, "b")->min_member = 1;
         changed(f, &group(f, "b")->meta);
-        char *text, *want = kb_xasprintf("=%s", other), *not = kb_xasprintf("=%s", on);
+        char *text, *want = kb_xasprintf("=%s", other), *off = kb_xasprintf("=%s", on);
         assert_int_equal(session(f, &text), UPDATED);
         assert_non_null(strstr(text, "bind b-"));
         assert_non_null(strstr(text, want));
-        assert_null(strstr(text, not));
+        assert_null(strstr(text, off));
         free(text);
         free(want);
-        free(not);
+        free(off);
 }
 
 static void test_node_unschedulable(void **state)
@@ -329,8 +329,8 @@ static void test_node_tainted(void **state)
         settle(f);
         /* n2 replaced by a copy with a NoSchedule taint: b's pods go to
          * n1 alone. */
-        replace_node(f, NODE_X("n2", ALLOC4, "", "taints: [{key: k, value: v, effect: NoSchedule}]",
-                               ""));
+        replace_node(
+            f, NODE_X("n2", ALLOC4, "", "taints: [{key: k, value: v, effect: NoSchedule}]", ""));
         group(f, "b")->min_member = 1;
         changed(f, &group(f, "b")->meta);
         char *text;
@@ -439,7 +439,7 @@ static void put(struct kb_cache *c, enum kb_kind kind, const char *text)
 /* A kubelet's status update of a node: only the heartbeat time differs. */
 #define JNODE_BEAT(name, cpu, time)                                                                \
         "{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"" cpu        \
-        "\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\","                \
+        "\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\","             \
         "\"status\":\"True\",\"lastHeartbeatTime\":\"2026-11-27T08:00:" time "Z\"}]}}"
 #define JQUEUE "{\"metadata\":{\"name\":\"default\"},\"spec\":{\"weight\":1}}"
 /* PodGroup g (minMember 2, phase given) and its pod: a replacement of
