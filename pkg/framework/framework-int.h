@@ -18,7 +18,8 @@
  *   model.c       names, counters, node accounting and task lists, lookups
  *   (keep.c       the model kept between sessions: reuse, undo, check;
  *    update.c     ... brought up to a snapshot where pods changed;
- *                 both above open.c, which builds into it)
+ *    update_node.c    ... and where nodes changed in place;
+ *                 all above open.c, which builds into it)
  *
  * conf.c and registry.c stand apart (conf parsing and the static tables).
  */
@@ -224,6 +225,11 @@ static inline void kb__touch(struct kb_session *s, const struct kb_task *t)
  * changed in place (the same objects, or ones of the same name at the
  * same positions); false when it cannot be (then m is to be built). */
 bool kb__model_update(struct kb_session *s, struct kb_model *m);
+/* update_node.c: m's nodes brought up to s's snapshot, when its nodes are
+ * m's names at the same positions, some of them changed (objects
+ * replaced or updated in place); false when they are not (then m is to
+ * be built).  Called by kb__model_update before the pods are looked at. */
+bool kb__model_update_nodes(struct kb_session *s, struct kb_model *m);
 /* Opening: the model's arrays into s, used again or built (kb__session_build). */
 void kb__model_open(struct kb_session *s);
 /* Closing: everything the session changed put back as built. */
@@ -397,6 +403,10 @@ void kb__topology_report(struct kb_session *s);
 /* Builds nodes, queues, jobs and tasks from the snapshot, in pool (the
  * session's or a kept model's). */
 void kb__session_build(struct kb_session *s, struct kb_pool *pool);
+/* What a build reads of a node object into n (update_node.c reads a
+ * changed one again): the object, its name and allocatable; not its
+ * index, sums or tasks. */
+void kb__node_read(struct kb_node_info *n, const struct kb_node *node);
 /* What update.c shares with the build: pod i's node (nodeName, or where
  * it is assumed), status, whether it is ours and the group it joins
  * (NULL: none; *workload: the group kbatch makes for its workload); a

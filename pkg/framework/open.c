@@ -31,6 +31,13 @@ static int cmp_node_info(const void *a, const void *b)
                       ((const struct kb_node_info *)b)->name);
 }
 
+void kb__node_read(struct kb_node_info *n, const struct kb_node *node)
+{
+        n->node = node;
+        n->name = node->meta.name;
+        n->allocatable = node->allocatable;
+}
+
 static void build_nodes(struct kb_session *s)
 {
         const struct kb_snapshot *snap = s->snap;
@@ -38,17 +45,21 @@ static void build_nodes(struct kb_session *s)
         s->nodes = kb_pool_alloc(s->bpool, (snap->nnodes + 1) * sizeof(*s->nodes));
         for (size_t i = 0; i < snap->nnodes; i++) {
                 struct kb_node_info *n = &s->nodes[i];
-                n->node = snap->nodes[i];
-                n->name = n->node->meta.name;
-                n->allocatable = n->node->allocatable;
-                n->idle = n->allocatable;
+                kb__node_read(n, snap->nodes[i]);
+                n->idle = n->allocatable; /* the tasks attached take theirs */
         }
         qsort(s->nodes, s->nnodes, sizeof(*s->nodes), cmp_node_info);
         kb_map_reserve(&s->node_ids, s->nnodes);
         for (size_t i = 0; i < s->nnodes; i++) {
                 s->nodes[i].index = (uint32_t)i;
                 kb_res_add(&s->total, &s->nodes[i].allocatable);
+                /* A kept model's keys are copies: it outlives node
+                 * objects that are replaced (update_node.c), and a key
+                 * borrowed from a freed one would be read by the next
+                 * lookup.  A session's own model goes with its snapshot. */
                 const char *name = s->nodes[i].name;
+                if (s->bpool != &s->pool)
+                        name = kb_pool_strdup(s->bpool, name);
                 bool added;
                 uint64_t *v = kb_map_put_str(&s->node_ids, name, strlen(name), &added);
                 if (added) /* of two nodes of one name, the first */

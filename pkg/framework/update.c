@@ -8,8 +8,9 @@
  * same pointer with an earlier one.  Each changed pod's task is taken off
  * its node and job, read again, and put back where a build would put it
  * (its node's list is in task order); each job one of them belongs to is
- * read again from its PodGroup or pod.  Anything else (a node, queue or
- * priority class changed, an object added or dropped, a pod joining
+ * read again from its PodGroup or pod; nodes changed in place are read
+ * again first (update_node.c).  Anything else (a queue or priority class
+ * changed, a node renamed, an object added or dropped, a pod joining
  * another job or becoming ours or not, a group that does not exist yet)
  * makes the model be built again, whole.
  */
@@ -121,8 +122,7 @@ bool kb__model_update(struct kb_session *s, struct kb_model *m)
         const struct kb_snapshot *snap = s->snap;
         uint64_t gen = m->gen;
         if (snap->epoch != m->epoch || m->updates >= MAX_UPDATES ||
-            !same_objects((const void *const *)snap->nodes, snap->nnodes, m->nodes_seen,
-                          m->nnodes_seen, gen) ||
+            !kb__model_update_nodes(s, m) || /* nodes changed in place: update_node.c */
             !same_objects((const void *const *)snap->queues, snap->nqueues, m->queues_seen,
                           m->nqueues_seen, gen) ||
             !same_objects((const void *const *)snap->priorityclasses, snap->npriorityclasses,
