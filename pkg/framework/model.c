@@ -66,6 +66,31 @@ uint32_t kb_job_pending_count(const struct kb_job *j)
         return j->count[KB_TASK_PENDING];
 }
 
+/* A task counted in (sign 1) or out (-1) of its job's counters and sums
+ * as its status holds it (the build, update.c). */
+void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
+{
+        enum kb_task_status st = t->status;
+        j->count[st] += (uint32_t)sign;
+        if (t->best_effort && st == KB_TASK_PENDING)
+                j->pending_best_effort += (uint32_t)sign;
+        j->unevaluated += (uint32_t)sign * t->unevaluated;
+        struct kb_res *sum = kb_task_status_allocated(st) ? &j->allocated
+                             : st == KB_TASK_PENDING      ? &j->pending_request
+                                                          : NULL;
+        bool live = st != KB_TASK_SUCCEEDED && st != KB_TASK_FAILED;
+        /* Once per task built: over the interned resources only (the
+         * others are 0 in every request), saturated as kb_res_add is. */
+        int nres = kb_res_count();
+        for (int i = 0; i < nres; i++) {
+                int64_t q = sign < 0 ? -t->resreq.q[i] : t->resreq.q[i];
+                if (sum)
+                        sum->q[i] = kb_qty_add(sum->q[i], q);
+                if (live)
+                        j->total_request.q[i] = kb_qty_add(j->total_request.q[i], q);
+        }
+}
+
 void kb_task_fit_failed(struct kb_task *t, const char *why)
 {
         struct kb_job *j = t->job;
