@@ -8,7 +8,15 @@
 
 NODE_CPU=4
 start_api --nodes "2:cpu=4,memory=16Gi"
-start_sched s
+PORT_M=$(free_port)
+start_sched s --listen-address 127.0.0.1:$PORT_M
+
+# The kept model's count of sessions by how it was made (built, reused,
+# updated), from the scheduler's metrics.
+model_count() {
+        curl -s http://127.0.0.1:$PORT_M/metrics |
+                sed -n "s/^kbatch_session_model_total{how=\"$1\"} //p"
+}
 
 # nodeName of each pod of a group, one "pod=node" a line.
 placed() {
@@ -18,10 +26,16 @@ placed() {
 gang g1 2 1
 wait_for "g1 bound" 20 all_bound 2
 
-# A kubelet's status heartbeat: only a condition's time differs.
+# A kubelet's status heartbeat: only a condition's time differs.  The
+# next session updates the kept model for it rather than building it.
+sleep 1
+built=$(model_count built) updated=$(model_count updated)
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 $K patch node node-2 --subresource=status --type=merge \
         -p "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"lastHeartbeatTime\":\"$now\"}]}}" >/dev/null
+updated_since() { [ "$(model_count updated)" -gt "$updated" ]; }
+wait_for "a session updates the kept model after the heartbeat" 10 updated_since
+expect_eq "the heartbeat did not make the model be built again" "$(model_count built)" "$built"
 gang g2 2 1
 wait_for "g2 bound after a heartbeat" 20 all_bound 4
 
