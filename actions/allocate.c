@@ -62,7 +62,7 @@ static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
                 js->uniform = true;
                 const struct kb_res *first = NULL;
                 /* Requests differ only in the interned resources. */
-                size_t len = (size_t)kb_res_count() * sizeof(first->q[0]);
+                int nres = kb_res_count();
                 for (uint32_t i = 0; i < j->ntasks; i++) {
                         struct kb_task *t = j->tasks[i];
                         if (t->status != KB_TASK_PENDING || t->best_effort)
@@ -70,8 +70,9 @@ static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
                         kb_heap_push(&js->tasks, t);
                         if (!first)
                                 first = &t->resreq;
-                        else if (js->uniform && memcmp(first->q, t->resreq.q, len))
-                                js->uniform = false;
+                        else
+                                for (int k = 0; js->uniform && k < nres; k++)
+                                        js->uniform = first->q[k] == t->resreq.q[k];
                 }
         }
         return &js->tasks;

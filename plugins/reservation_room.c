@@ -324,11 +324,12 @@ static void add_event(struct prof *p, double t, const struct kb_res *delta, bool
                 p->reserved[k] = p->reserved[k - 1];
         else
                 memset(&p->reserved[k], 0, sizeof(p->reserved[k]));
+        int nres = kb_res_count(); /* a request's only non-zero slots */
         for (uint32_t j = k; j < p->ne; j++) {
                 if (start)
-                        kb_res_add(&p->reserved[j], delta);
+                        kb_res_add_first(&p->reserved[j], delta, nres);
                 else
-                        kb_res_sub(&p->reserved[j], delta);
+                        kb_res_sub_first(&p->reserved[j], delta, nres);
         }
 }
 
