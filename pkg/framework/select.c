@@ -106,6 +106,16 @@ static void count_node(struct cache *c, uint32_t i, int sign)
         }
 }
 
+/* kb_res_le(&t->resreq, &n->idle) over the interned slots only: the others
+ * are zero in both (model.c's account). */
+static bool fits_idle(const struct kb_task *t, const struct kb_node_info *n)
+{
+        for (int i = 0, nres = kb_res_count(); i < nres; i++)
+                if (t->resreq.q[i] > n->idle.q[i])
+                        return false;
+        return true;
+}
+
 /* Recomputes leaf i (short resources, score) without touching the tree. */
 static void leaf_compute(struct kb_session *s, struct cache *c, uint32_t i)
 {
@@ -118,7 +128,7 @@ static void leaf_compute(struct kb_session *s, struct cache *c, uint32_t i)
                 c->tree[leaf].grad = 0;
         } else {
                 c->tree[leaf].score = kb_node_order(s, c->proto, n);
-                c->tree[leaf].grad = kb_res_le(&c->proto->resreq, &n->idle) ? 2 : 1;
+                c->tree[leaf].grad = fits_idle(c->proto, n) ? 2 : 1;
         }
 }
 
