@@ -69,10 +69,10 @@ static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
                                 continue;
                         kb_heap_push(&js->tasks, t);
                         if (!first)
-                                first = &t->resreq;
+                                first = t->resreq;
                         else
                                 for (int k = 0; js->uniform && k < nres; k++)
-                                        js->uniform = first->q[k] == t->resreq.q[k];
+                                        js->uniform = first->q[k] == t->resreq->q[k];
                 }
         }
         return &js->tasks;
@@ -106,7 +106,7 @@ static const char *never_completes(struct kb_session *s, const struct kb_job *j)
                 room[n] = nodes[n].allocatable;
                 for (const struct kb_task *t = nodes[n].tasks; t; t = t->node_next)
                         if (t->job == j && t->status != KB_TASK_ALLOCATED)
-                                kb_res_sub(&room[n], &t->resreq);
+                                kb_res_sub(&room[n], t->resreq);
         }
         for (uint32_t i = 0; i < j->ntasks && fit < need; i++) {
                 const struct kb_task *t = j->tasks[i];
@@ -114,8 +114,8 @@ static const char *never_completes(struct kb_session *s, const struct kb_job *j)
                         continue;
                 pending++;
                 for (size_t n = 0; n < nn; n++)
-                        if (kb_res_le(&t->resreq, &room[n]) && !kb_predicate(s, t, &nodes[n])) {
-                                kb_res_sub(&room[n], &t->resreq);
+                        if (kb_res_le(t->resreq, &room[n]) && !kb_predicate(s, t, &nodes[n])) {
+                                kb_res_sub(&room[n], t->resreq);
                                 fit++;
                                 break;
                         }

@@ -88,7 +88,7 @@ static int victims(void *arg, const struct kb_task *preemptor, struct kb_task *c
 {
         struct drf *d = arg;
         struct kb_res mine = preemptor->job->allocated;
-        kb_res_add(&mine, &preemptor->resreq);
+        kb_res_add(&mine, preemptor->resreq);
         double ls = share(d, &mine);
         int k = 0;
         for (size_t i = 0; i < n; i++) {
@@ -99,7 +99,7 @@ static int victims(void *arg, const struct kb_task *preemptor, struct kb_task *c
                         d->seen[j->index] = true;
                         d->left[j->index] = j->allocated;
                 }
-                kb_res_sub(&d->left[j->index], &cand[i]->resreq);
+                kb_res_sub(&d->left[j->index], cand[i]->resreq);
                 double rs = share(d, &d->left[j->index]);
                 if (ls < rs || fabs(ls - rs) <= 1e-6)
                         out[k++] = cand[i];

@@ -93,10 +93,10 @@ static void placement_key(struct kb_buf *b, const struct kb_task *t)
          * equal exactly when the requests are, in a fraction of the 16
          * slots' bytes. */
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (t->resreq.q[i]) {
+                if (t->resreq->q[i]) {
                         int32_t slot = i;
                         put(b, &slot, sizeof(slot));
-                        put(b, &t->resreq.q[i], sizeof(t->resreq.q[i]));
+                        put(b, &t->resreq->q[i], sizeof(t->resreq->q[i]));
                 }
         int32_t end = -1;
         put(b, &end, sizeof(end));
@@ -146,7 +146,7 @@ static bool same_placement(const struct kb_task *a, const struct kb_task *b)
         const struct kb_pod *p = a->pod, *q = b->pod;
         /* Only interned resources can be asked for (model.c's account). */
         for (int i = 0, n = kb_res_count(); i < n; i++)
-                if (a->resreq.q[i] != b->resreq.q[i])
+                if (a->resreq->q[i] != b->resreq->q[i])
                         return false;
         if (p->nrequired || q->nrequired || p->npreferred || q->npreferred ||
             p->nnode_selector != q->nnode_selector || p->ntolerations != q->ntolerations ||

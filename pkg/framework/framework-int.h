@@ -173,6 +173,8 @@ struct kb_session {
         struct kb_map queue_ids; /* queue indices by name */
         struct kb_res total;
         struct kb_pool *bpool; /* what they live in: &pool, or a kept model's */
+        /* The request copy in bpool made last (model.c's kb__request_of). */
+        const struct kb_res *last_request;
         /* When a kept model is built: per snapshot pod, its task's index
          * + 1 (0: none); per snapshot PodGroup, its job. */
         uint32_t *pod_task;
@@ -248,6 +250,10 @@ void kb__node_detach(struct kb_session *s, struct kb_task *t);
 /* kb__node_attach, with t placed in n's list by task index (where a
  * build would have put it). */
 void kb__node_attach_ordered(struct kb_session *s, struct kb_node_info *n, struct kb_task *t);
+/* Request r as a task keeps it: old (the task's copy, or NULL) when r is
+ * equal to it, else a copy in s->bpool that tasks asking alike share. */
+const struct kb_res *kb__request_of(struct kb_session *s, const struct kb_res *old,
+                                    const struct kb_res *r);
 
 /* ---- points.c ---------------------------------------------------------------- */
 
@@ -425,7 +431,8 @@ void kb__node_read(struct kb_node_info *n, const struct kb_node *node);
 /* What update.c shares with the build: pod i's node (nodeName, or where
  * it is assumed), status, whether it is ours and the group it joins
  * (NULL: none; *workload: the group kbatch makes for its workload); a
- * task's fields from its pod (not its index, name, job or node); a task
+ * task's fields from its pod (not its index, name, job or node; t->resreq
+ * must be NULL or the task's request copy, kept if still equal); a task
  * counted on its job (sign 1) or taken off (-1); a job's PodGroup fields;
  * a job's queue and the invalid reasons found when its n tasks are known. */
 const char *kb__pod_node(const struct kb_snapshot *snap, size_t i);

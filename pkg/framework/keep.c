@@ -240,7 +240,7 @@ static void check_task(const struct kb_task *a, const struct kb_task *b)
         /* name_index is read from the name on first use: either way the same. */
         if (a->best_effort != b->best_effort || a->preemptable != b->preemptable)
                 DIFF("task %s: best_effort or preemptable", n);
-        if (memcmp(&a->resreq, &b->resreq, sizeof(a->resreq)) != 0)
+        if (memcmp(a->resreq, b->resreq, sizeof(*a->resreq)) != 0)
                 DIFF("task %s: resreq", n);
         if (!kb_streq(a->fit_error, b->fit_error))
                 DIFF("task %s: fit_error %s", n, a->fit_error ? a->fit_error : "(none)");

@@ -83,7 +83,7 @@ void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
          * others are 0 in every request), saturated as kb_res_add is. */
         int nres = kb_res_count();
         for (int i = 0; i < nres; i++) {
-                int64_t q = sign < 0 ? -t->resreq.q[i] : t->resreq.q[i];
+                int64_t q = sign < 0 ? -t->resreq->q[i] : t->resreq->q[i];
                 if (sum)
                         sum->q[i] = kb_qty_add(sum->q[i], q);
                 if (live)
@@ -118,14 +118,14 @@ void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gan
                 const struct kb_task *t = j->tasks[i];
                 bool mine = t->status == KB_TASK_ALLOCATED || t->status == KB_TASK_PIPELINED;
                 if (mine)
-                        kb_res_add_first(own, &t->resreq, nres);
+                        kb_res_add_first(own, t->resreq, nres);
                 if ((mine || t->status == KB_TASK_PENDING) && (lack == 0 || taken < lack)) {
-                        kb_res_add_first(need, &t->resreq, nres);
+                        kb_res_add_first(need, t->resreq, nres);
                         taken++;
                 }
                 if (members < min && t->status != KB_TASK_FAILED) {
                         if (t->status != KB_TASK_SUCCEEDED)
-                                kb_res_add_first(gang, &t->resreq, nres);
+                                kb_res_add_first(gang, t->resreq, nres);
                         members++;
                 }
         }
@@ -160,7 +160,7 @@ static void account(struct kb_node_info *n, const struct kb_task *t, enum holdin
         for (int i = 0; i < nres; i++) {
                 /* Saturated as kb_res_add is: two pods of 4Ei memory on
                  * one node are valid, their sum is not an int64. */
-                int64_t q = sign * t->resreq.q[i];
+                int64_t q = sign * t->resreq->q[i];
                 if (h == HOLD_PIPELINED) {
                         n->pipelined.q[i] = kb_qty_add(n->pipelined.q[i], q);
                         continue;
@@ -252,14 +252,14 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
                 int nres = kb_res_count();
                 j->count[t->status]--;
                 if (kb_task_status_allocated(t->status))
-                        kb_res_sub_first(&j->allocated, &t->resreq, nres);
+                        kb_res_sub_first(&j->allocated, t->resreq, nres);
                 else if (t->status == KB_TASK_PENDING)
-                        kb_res_sub_first(&j->pending_request, &t->resreq, nres);
+                        kb_res_sub_first(&j->pending_request, t->resreq, nres);
                 j->count[st]++;
                 if (kb_task_status_allocated(st))
-                        kb_res_add_first(&j->allocated, &t->resreq, nres);
+                        kb_res_add_first(&j->allocated, t->resreq, nres);
                 else if (st == KB_TASK_PENDING)
-                        kb_res_add_first(&j->pending_request, &t->resreq, nres);
+                        kb_res_add_first(&j->pending_request, t->resreq, nres);
         }
         if (t->node >= 0 && holding_of(t->status) != holding_of(st)) {
                 struct kb_node_info *n = &s->nodes[t->node];
@@ -298,6 +298,35 @@ bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *
 }
 
 /* ---- interning ------------------------------------------------------------- */
+
+static bool same_request(const struct kb_res *a, const struct kb_res *b)
+{
+        if (!a)
+                return false;
+        int i = 0, n = kb_res_count(); /* the others are 0 in every request */
+        while (i < n && a->q[i] == b->q[i])
+                i++;
+        return i == n;
+}
+
+/*
+ * A copy in the pool the tasks live in, not the pod's own vector: a kept
+ * model's tasks outlive their pods (update.c takes a task's old request
+ * off its job and node after the pod is gone).  One copy for a run of
+ * pods that ask alike (a job's, mostly), not one per task.
+ */
+const struct kb_res *kb__request_of(struct kb_session *s, const struct kb_res *old,
+                                    const struct kb_res *r)
+{
+        if (same_request(old, r))
+                return old;
+        if (same_request(s->last_request, r))
+                return s->last_request;
+        struct kb_res *copy = kb_pool_alloc(s->bpool, sizeof(*copy));
+        *copy = *r;
+        s->last_request = copy;
+        return copy;
+}
 
 const char *kb_session_intern(struct kb_session *s, const char *str)
 {

@@ -398,7 +398,7 @@ void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_po
         t->name_index = KB_NAME_INDEX_UNREAD; /* points.c, on the first comparison */
         t->best_effort = p->best_effort;
         t->unevaluated = p->unevaluated != NULL;
-        t->resreq = p->requests;
+        t->resreq = kb__request_of(s, t->resreq, &p->requests);
         const char *pre = kb_meta_annotation(&p->meta, "volcano.sh/preemptable");
         if (!pre)
                 pre = kb_meta_label(&p->meta, "volcano.sh/preemptable");
@@ -409,10 +409,10 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
                       enum kb_task_status st)
 {
         t->index = (uint32_t)s->ntasks;
+        t->resreq = NULL;
         t->name = kb_pool_path(s->bpool, kb_meta_ns(&p->meta), p->meta.name);
         kb__task_fields(s, t, p, st);
 }
-
 
 /*
  * The loop below reads each of 100,000 pods (and the strings and lists
@@ -561,6 +561,7 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
 void kb__session_build(struct kb_session *s, struct kb_pool *pool)
 {
         s->bpool = pool;
+        s->last_request = NULL; /* in a pool since released, if any */
         struct jobs js = {0};
         kb_map_init(&js.groups, KB_MAP_STR);
         kb_map_init(&js.lone, KB_MAP_STR);

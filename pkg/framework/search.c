@@ -140,7 +140,7 @@ uint16_t kb__short_mask(const struct kb_task *t, const struct kb_node_info *n)
         int nres = kb_res_count();
         uint16_t mask = 0;
         for (int i = 0; i < nres; i++)
-                if (t->resreq.q[i] > n->idle.q[i] + n->releasing.q[i] - n->pipelined.q[i])
+                if (t->resreq->q[i] > n->idle.q[i] + n->releasing.q[i] - n->pipelined.q[i])
                         mask |= (uint16_t)(1u << i);
         return mask;
 }

@@ -106,12 +106,12 @@ static void count_node(struct cache *c, uint32_t i, int sign)
         }
 }
 
-/* kb_res_le(&t->resreq, &n->idle) over the interned slots only: the others
+/* kb_res_le(t->resreq, &n->idle) over the interned slots only: the others
  * are zero in both (model.c's account). */
 static bool fits_idle(const struct kb_task *t, const struct kb_node_info *n)
 {
         for (int i = 0, nres = kb_res_count(); i < nres; i++)
-                if (t->resreq.q[i] > n->idle.q[i])
+                if (t->resreq->q[i] > n->idle.q[i])
                         return false;
         return true;
 }
@@ -286,7 +286,7 @@ static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, u
                         counts[r]++;
                         continue;
                 }
-                uint8_t grad = kb_res_le(&t->resreq, &node->idle) ? 2 : 1;
+                uint8_t grad = kb_res_le(t->resreq, &node->idle) ? 2 : 1;
                 if (grad < top)
                         continue;
                 if (grad > top) {
