@@ -395,7 +395,12 @@ void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_po
         t->status = st;
         t->node = -1;
         t->priority = p->has_priority ? p->priority : class_priority(s, p->priority_class_name);
-        t->name_index = KB_NAME_INDEX_UNREAD; /* points.c, on the first comparison */
+        /* A pending task's now, while init_task has the name at hand: task
+         * order compares pending tasks long after the build, when the name
+         * has left the cache.  Others' on their first comparison (points.c). */
+        t->name_index = st == KB_TASK_PENDING && p->meta.name
+                            ? (int32_t)kb__pod_name_index(p->meta.name)
+                            : KB_NAME_INDEX_UNREAD;
         t->best_effort = p->best_effort;
         t->unevaluated = p->unevaluated != NULL;
         t->resreq = kb__request_of(s, t->resreq, &p->requests);
