@@ -55,7 +55,10 @@ struct drf {
 static double share(const struct drf *d, const struct kb_res *alloc)
 {
         double best = 0;
-        for (int i = 0; i < KB_RES_MAX; i++) {
+        /* Only interned resources are ever allocated (a sum of requests):
+         * every other slot's share is 0. */
+        int nres = kb_res_count();
+        for (int i = 0; i < nres; i++) {
                 double t = (double)d->total->q[i], a = (double)alloc->q[i];
                 double sh = t > 0 ? a / t : (a > 0 ? 1 : 0);
                 if (sh > best)
@@ -67,8 +70,14 @@ static double share(const struct drf *d, const struct kb_res *alloc)
 /* j's share, computed again only when its allocated sum changed. */
 static double job_share(const struct drf *d, const struct kb_job *j)
 {
-        if (memcmp(&d->shared_of[j->index], &j->allocated, sizeof(j->allocated)) != 0) {
-                d->shared_of[j->index] = j->allocated;
+        /* Per comparison of the job heaps: over the interned slots only. */
+        struct kb_res *seen = &d->shared_of[j->index];
+        int nres = kb_res_count();
+        bool same = true;
+        for (int i = 0; same && i < nres; i++)
+                same = seen->q[i] == j->allocated.q[i];
+        if (!same) {
+                memcpy(seen->q, j->allocated.q, (size_t)nres * sizeof(seen->q[0]));
                 d->shared[j->index] = share(d, &j->allocated);
         }
         return d->shared[j->index];
