@@ -313,11 +313,20 @@ struct kb__cache {
         const char **reasons;
         uint32_t *reason_count;
         size_t nreasons;
+        /* The words of those counts (kb__cache_reasons) as of log_pos
+         * why_pos: asked for every task that fits nowhere, they change only
+         * when the cache catches up with a change. */
+        const char *why;
+        size_t why_pos;
         /* Per topology key a placement filter hinted at: which domains each
          * subtree holds (search.c builds them on first use). */
         struct kb__prune *prune;
         size_t nprune;
 };
+
+/* Why no node of cache c takes its class's tasks, by the counts alone
+ * ("0/4 nodes are available: 4 Insufficient cpu."). */
+const char *kb__cache_reasons(struct kb_session *s, struct kb__cache *c);
 
 /* Node i's leaf in cache c: its position in the topology order when the
  * session has a network topology (each domain's nodes then form a range of

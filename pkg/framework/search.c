@@ -210,6 +210,10 @@ const char *kb__fit_error(struct kb_session *s, size_t nnodes,
 static const char *reasons_with_filters(struct kb_session *s, struct kb__cache *c,
                                         const struct kb_task *t)
 {
+        /* No node passed those (the root's gradient is 0): no filter is
+         * asked, the counts alone say it. */
+        if (!c->tree[1].grad)
+                return kb__cache_reasons(s, c);
         size_t n = c->nreasons, cap = n + 8;
         const char **reasons = kb_xmalloc(cap * sizeof(*reasons));
         uint32_t *counts = kb_xmalloc(cap * sizeof(*counts));

@@ -234,10 +234,16 @@ static struct cache *cache_get(struct kb_session *s, struct kb_task *t)
         return c;
 }
 
-static const char *cache_reasons(struct kb_session *s, struct cache *c)
+const char *kb__cache_reasons(struct kb_session *s, struct cache *c)
 {
-        return kb__fit_error(s, s->nnodes, c->short_count, c->reasons, c->reason_count,
-                             c->nreasons);
+        /* The counts change only as the cache catches up (cache_catch_up):
+         * at the same log position, the same words. */
+        if (!c->why || c->why_pos != c->log_pos) {
+                c->why = kb__fit_error(s, s->nnodes, c->short_count, c->reasons,
+                                       c->reason_count, c->nreasons);
+                c->why_pos = c->log_pos;
+        }
+        return c->why;
 }
 
 /* ---- the full scan ----------------------------------------------------------- */
@@ -441,7 +447,7 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
         if (plain) {
                 n = c->tree[1].grad == 0 ? NULL : &s->nodes[c->tree[1].best];
                 if (!n)
-                        reason = cache_reasons(s, c);
+                        reason = kb__cache_reasons(s, c);
         }
 #ifdef KB_TESTING
         check_purity(s, c, t, n, reason, 0, nn);
