@@ -205,6 +205,18 @@ const char *kb__fit_error(struct kb_session *s, size_t nnodes,
         return msg;
 }
 
+const char *kb__cache_reasons(struct kb_session *s, struct kb__cache *c)
+{
+        /* The counts change only as the cache catches up (cache_catch_up):
+         * at the same log position, the same words. */
+        if (!c->why || c->why_pos != c->log_pos) {
+                c->why = kb__fit_error(s, s->nnodes, c->short_count, c->reasons,
+                                       c->reason_count, c->nreasons);
+                c->why_pos = c->log_pos;
+        }
+        return c->why;
+}
+
 /* Why nothing fits t: the cache's counts (resources short, static
  * reasons), plus the filters' reason on every node that passed those. */
 static const char *reasons_with_filters(struct kb_session *s, struct kb__cache *c,

@@ -234,18 +234,6 @@ static struct cache *cache_get(struct kb_session *s, struct kb_task *t)
         return c;
 }
 
-const char *kb__cache_reasons(struct kb_session *s, struct cache *c)
-{
-        /* The counts change only as the cache catches up (cache_catch_up):
-         * at the same log position, the same words. */
-        if (!c->why || c->why_pos != c->log_pos) {
-                c->why = kb__fit_error(s, s->nnodes, c->short_count, c->reasons,
-                                       c->reason_count, c->nreasons);
-                c->why_pos = c->log_pos;
-        }
-        return c->why;
-}
-
 /* ---- the full scan ----------------------------------------------------------- */
 
 /*
