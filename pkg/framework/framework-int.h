@@ -117,6 +117,12 @@ struct kb_model {
         size_t nnodes_seen, nqueues_seen, npcs_seen, npods_seen, npgs_seen;
         uint32_t *pod_task;
         struct kb_job **pg_job;
+        /* Room for tasks added by updates (update.c): the task array and
+         * touched hold taskcap; tasks of pods removed stay as holes
+         * (kb__task_hole) until the next build.  nforeign: pods of other
+         * schedulers without a task that count on a PodGroup's job
+         * (foreign_pods), which an update cannot follow. */
+        size_t taskcap, nforeign;
 
         uint64_t nbuilt, nreused, nupdated;
 };
@@ -176,6 +182,9 @@ struct kb_session {
          * + 1 (0: none); per snapshot PodGroup, its job. */
         uint32_t *pod_task;
         struct kb_job **pg_job;
+        /* When a kept model is built: room for this many tasks more in the
+         * task array; what foreign_pod counted (above). */
+        size_t task_spare, nforeign;
 
         /* model.c: every change to a node's accounting appends the node's
          * index, so that caches can catch up with what changed since they
@@ -221,9 +230,57 @@ static inline void kb__touch(struct kb_session *s, const struct kb_task *t)
         }
 }
 /* update.c: m brought up to s's snapshot, when only pods and PodGroups
- * changed in place (the same objects, or ones of the same name at the
- * same positions); false when it cannot be (then m is to be built). */
+ * changed, were added or were removed; false when it cannot be (then m
+ * is to be built). */
 bool kb__model_update(struct kb_session *s, struct kb_model *m);
+/* The pod of a task whose pod an update removed: a hole in the task
+ * array (no job, no node) until the model is built again. */
+extern const struct kb_pod kb__hole_pod;
+static inline bool kb__task_hole(const struct kb_task *t)
+{
+        return t->pod == &kb__hole_pod;
+}
+/* update.c and update_add.c: one update's work, what the walks found
+ * and the jobs it touches. */
+struct kb__update {
+        struct kb_session *s;
+        struct kb_model *m;
+        uint64_t gen;
+        size_t budget; /* pods added and removed before a build is cheaper */
+        /* Per snapshot pod: its task's index + 1; per PodGroup: its job. */
+        uint32_t *pod_task;
+        struct kb_job **pg_job;
+        /* Snapshot positions of the pods and PodGroups new to the model. */
+        size_t *pods_added, npods_added, cappods_added;
+        size_t *pgs_added, npgs_added, cappgs_added;
+        /* Per job index as the model has it: read again, dropped. */
+        uint8_t *dirty, *gone;
+        /* Jobs made by this update (PodGroups' first), and the tasks added
+         * to any job. */
+        struct kb_job **made;
+        size_t nmade, capmade, nmade_pg;
+        struct kb__update_add {
+                struct kb_job *j;
+                struct kb_task *t;
+        } * adds;
+        size_t nadds, capadds;
+};
+
+/* update_add.c: the new PodGroups' and pods' jobs and tasks, and the
+ * job array with the jobs made merged in and the dropped ones out; false
+ * when only a build says it right. */
+bool kb__update_add(struct kb__update *u);
+/* Whether j is the job of a pod without a group (its one task's). */
+static inline bool kb__lone_job(const struct kb_job *j)
+{
+        return !j->pg && j->ntasks == 1 && j->name == j->tasks[0]->name;
+}
+/* A pod of another scheduler on no node that a build counts on a group's
+ * job (open.c's foreign_pod). */
+static inline bool kb__counts_foreign(const struct kb_pod *p)
+{
+        return p->group_name && *p->group_name && p->phase == KB_POD_PENDING && !p->meta.deletion;
+}
 /* Opening: the model's arrays into s, used again or built (kb__session_build). */
 void kb__model_open(struct kb_session *s);
 /* Closing: everything the session changed put back as built. */
