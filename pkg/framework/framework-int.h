@@ -123,6 +123,7 @@ struct kb_model {
          * schedulers without a task that count on a PodGroup's job
          * (foreign_pods), which an update cannot follow. */
         size_t taskcap, nforeign;
+        struct kb_job **jobs_own; /* jobs, when an update made the array */
 
         uint64_t nbuilt, nreused, nupdated;
 };

@@ -51,6 +51,7 @@ static void model_clear(struct kb_model *m)
         free(m->assumed_seen);
         free(m->pod_task);
         free(m->pg_job);
+        free(m->jobs_own);
         uint64_t nbuilt = m->nbuilt, nreused = m->nreused, nupdated = m->nupdated;
         memset(m, 0, sizeof(*m));
         m->nbuilt = nbuilt;

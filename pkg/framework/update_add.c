@@ -229,7 +229,8 @@ static bool restructure(struct kb__update *u)
         if (!u->nmade && nold == m->njobs)
                 return true;
         size_t n = nold + u->nmade, w = 0;
-        struct kb_job **v = kb_pool_alloc(&m->pool, (n + 1) * sizeof(*v));
+        /* The model's own (not its pool's: updates would pile them up). */
+        struct kb_job **v = kb_xmalloc((n + 1) * sizeof(*v));
         uint8_t *dirty = kb_xcalloc(n + 1, 1);
         /* Two sections, each a merge of the old (sorted) and made
          * (sorted) by name; equal names sort as qsort happens to, so
@@ -262,7 +263,8 @@ static bool restructure(struct kb__update *u)
         }
         for (size_t x = 0; x < n; x++)
                 v[x]->index = (uint32_t)x;
-        m->jobs = v;
+        free(m->jobs_own);
+        m->jobs = m->jobs_own = v;
         m->njobs = n;
         free(u->dirty);
         u->dirty = dirty;
