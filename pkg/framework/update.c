@@ -289,9 +289,11 @@ static void update_job(struct kb_session *s, struct kb_job *j)
         j->invalid = NULL;
         j->invalid_reason = NULL;
         kb__job_resolve(s, j, j->ntasks);
-        for (uint32_t k = 0; k < j->ntasks; k++) {
+        /* The first pending pod whose placement fields are unusable (a
+         * running gang's hundreds of pods are not read again). */
+        for (uint32_t k = 0; k < j->ntasks && j->count[KB_TASK_PENDING] && !j->invalid; k++) {
                 const struct kb_task *t = j->tasks[k];
-                if (t->pod->invalid && t->status == KB_TASK_PENDING && !j->invalid)
+                if (t->status == KB_TASK_PENDING && t->pod->invalid)
                         j->invalid = t->pod->invalid;
         }
 }
