@@ -85,6 +85,9 @@ struct kb_model {
         uint64_t gen, epoch;
         bool pg_foreign;  /* built from a snapshot with pg_foreign: not kept */
         unsigned updates; /* since built (update.c) */
+        /* The pool's size as built: an update of a pool grown to twice
+         * that builds instead (update.c). */
+        size_t pool_built;
         /* The snapshot's other build inputs, copied. */
         char **scheduler_names;
         size_t nscheduler_names;

@@ -123,6 +123,7 @@ static void model_build(struct kb_session *s, struct kb_model *m)
         s->task_spare = snap->npods / 4 + 64;
         kb__session_build(s, &m->pool);
         m->taskcap = snap->npods + s->task_spare;
+        m->pool_built = m->pool.total;
         m->nforeign = s->nforeign;
         s->task_spare = s->nforeign = 0;
         s->pod_task = NULL;

@@ -30,17 +30,14 @@
  * joining another job or becoming ours or not, a group that does not
  * exist yet, a PodGroup removed under pods or added over pods that waited
  * for it, pods of another scheduler counting on a group; and a change of
- * more than a quarter of the pods, a task array out of room, or every
- * MAX_UPDATES-th update (updates leave strings and arrays in its pool).
+ * more than a quarter of the pods, a task array out of room, or a pool
+ * grown to twice its size as built (updates leave in it the names of the
+ * tasks and jobs they make and the lists of the jobs they grow).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "framework/framework-int.h"
-
-/* Every this many updates, the model is built again: updates allocate a
- * few strings and arrays in its pool (jobs read again, tasks added). */
-#define MAX_UPDATES 256
 
 const struct kb_pod kb__hole_pod;
 
@@ -320,7 +317,7 @@ bool kb__model_update(struct kb_session *s, struct kb_model *m)
 {
         const struct kb_snapshot *snap = s->snap;
         uint64_t gen = m->gen;
-        if (snap->epoch != m->epoch || m->updates >= MAX_UPDATES ||
+        if (snap->epoch != m->epoch || m->pool.total > 2 * m->pool_built ||
             !same_objects((const void *const *)snap->nodes, snap->nnodes, m->nodes_seen,
                           m->nnodes_seen, gen) ||
             !same_objects((const void *const *)snap->queues, snap->nqueues, m->queues_seen,
