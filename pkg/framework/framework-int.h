@@ -17,8 +17,9 @@
  *   points.c      registration and dispatchers   result.c  the result's lists
  *   model.c       names, counters, node accounting and task lists, lookups
  *   (keep.c       the model kept between sessions: reuse, undo, check;
- *    update.c     ... brought up to a snapshot where pods changed;
- *                 both above open.c, which builds into it)
+ *    update.c     ... brought up to a snapshot where pods changed,
+ *                 came or went (update_add.c: the ones that came);
+ *                 all above open.c, which builds into it)
  *
  * conf.c and registry.c stand apart (conf parsing and the static tables).
  */

@@ -13,8 +13,11 @@
  *    without the session at hand (kb_task_fit_failed), is cleared on the
  *    tasks of the jobs that have one.
  *
- * Any other snapshot builds the model again.  Test builds check the kept
- * model against a fresh build every KB_MODEL_CHECK-th session.
+ * A later snapshot brings the model up to date (update.c, when only pods
+ * and PodGroups changed, came or went) or builds it again.  Test builds
+ * check the kept model against a fresh build every KB_MODEL_CHECK-th
+ * session, tasks by their rank among the live ones (an update leaves
+ * holes and appends, keeping a build's order but not its indices).
  */
 #include <stdio.h>
 #include <stdlib.h>
