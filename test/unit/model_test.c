@@ -361,6 +361,19 @@ static void test_gang_removed(void **state)
         settle(f);
 }
 
+static void test_group_removed_under_pods(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* b's PodGroup goes, its pods stay: they wait for a group that
+         * does not exist, which only a build words (naming the first). */
+        drop_group(f, "b");
+        char *text;
+        assert_int_equal(session(f, &text), BUILT);
+        assert_non_null(strstr(text, "podgroup default/b not found"));
+        free(text);
+}
+
 static void test_lone_pod_added_and_removed(void **state)
 {
         struct fix *f = *state;
@@ -679,6 +692,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_gang_added, setup, teardown),
             cmocka_unit_test_setup_teardown(test_pods_added_to_gang, setup, teardown),
             cmocka_unit_test_setup_teardown(test_gang_removed, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_group_removed_under_pods, setup, teardown),
             cmocka_unit_test_setup_teardown(test_lone_pod_added_and_removed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_added_and_removed_together, setup, teardown),
             cmocka_unit_test_setup_teardown(test_removed_then_readded, setup, teardown),
