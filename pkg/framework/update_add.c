@@ -98,17 +98,11 @@ static bool add_pgs(struct kb__update *u)
         return true;
 }
 
-/* A made job named name (grouped: a PodGroup's), or NULL. */
-static struct kb_job *find_made(struct kb__update *u, const char *name, bool grouped)
+/* A new PodGroup's job named name, or NULL. */
+static struct kb_job *find_made(struct kb__update *u, const char *name)
 {
-        if (grouped) {
-                size_t x = job_pos(u->made, 0, u->nmade_pg, name);
-                return x < u->nmade_pg && strcmp(u->made[x]->name, name) == 0 ? u->made[x] : NULL;
-        }
-        for (size_t x = u->nmade_pg; x < u->nmade; x++)
-                if (strcmp(u->made[x]->name, name) == 0)
-                        return u->made[x];
-        return NULL;
+        size_t x = job_pos(u->made, 0, u->nmade_pg, name);
+        return x < u->nmade_pg && strcmp(u->made[x]->name, name) == 0 ? u->made[x] : NULL;
 }
 
 /* The job pod p's new task t joins, made when a build would make it
@@ -125,10 +119,11 @@ static struct kb_job *job_of(struct kb__update *u, size_t npg, const struct kb_p
                 struct kb_job *j = find_job(u, 0, npg, name, true);
                 /* A group that does not exist says which pod waits for it
                  * first: a build. */
-                return j ? j : find_made(u, name, true);
+                return j ? j : find_made(u, name);
         }
-        if (find_job(u, npg, m->njobs, t->name, false) || find_made(u, t->name, false))
-                return NULL; /* two pods of one name */
+        /* Two pods of one name (restructure finds two new ones). */
+        if (find_job(u, npg, m->njobs, t->name, false))
+                return NULL;
         struct kb_job *j = kb_pool_alloc(&m->pool, sizeof(*j));
         j->name = t->name;
         j->namespace = kb_meta_ns(&p->meta);
@@ -240,6 +235,9 @@ static bool restructure(struct kb__update *u)
                 qsort(u->made + u->nmade_pg, u->nmade - u->nmade_pg, sizeof(*u->made),
                       cmp_job_name);
         bool ok = true;
+        for (size_t y = u->nmade_pg + 1; y < u->nmade; y++)
+                if (strcmp(u->made[y - 1]->name, u->made[y]->name) == 0)
+                        ok = false;
         for (int r = 0; r < 2; r++) {
                 size_t x = ranges[r][0], xe = ranges[r][1], y = ranges[r][2], ye = ranges[r][3];
                 while (x < xe || y < ye) {
