@@ -361,6 +361,26 @@ static void test_gang_removed(void **state)
         settle(f);
 }
 
+static void test_pods_reordered(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* A producer that reorders its array (neither the cache nor
+         * kbatch-sim does): a build orders the tasks as the array now
+         * says, so the update appends the pods from the first one out of
+         * place on, each read again, after dropping their old tasks. */
+        size_t n = f->c.npods;
+        assert_true(n >= 4);
+        struct kb_pod *first = f->c.pods[1];
+        f->c.pods[1] = f->c.pods[n - 1];
+        f->c.pods[n - 1] = first;
+        f->c.gen++;
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        free(text);
+        settle(f);
+}
+
 static void test_group_removed_under_pods(void **state)
 {
         struct fix *f = *state;
@@ -692,6 +712,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_gang_added, setup, teardown),
             cmocka_unit_test_setup_teardown(test_pods_added_to_gang, setup, teardown),
             cmocka_unit_test_setup_teardown(test_gang_removed, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_pods_reordered, setup, teardown),
             cmocka_unit_test_setup_teardown(test_group_removed_under_pods, setup, teardown),
             cmocka_unit_test_setup_teardown(test_lone_pod_added_and_removed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_added_and_removed_together, setup, teardown),
