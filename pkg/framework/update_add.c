@@ -186,7 +186,8 @@ static int cmp_added(const void *a, const void *b)
 }
 
 /* The added tasks into their jobs' lists (after the job's others: their
- * indices are the highest), counted. */
+ * indices are the highest), counted; each job to be read again (its pods
+ * and its count of them say whether it can run at all). */
 static void join_jobs(struct kb__update *u)
 {
         if (u->nadds > 1)
@@ -200,6 +201,9 @@ static void join_jobs(struct kb__update *u)
                 if (j->ntasks)
                         memcpy(v, j->tasks, j->ntasks * sizeof(*v));
                 j->tasks = v;
+                /* A job made by this update is read again in any case. */
+                if (j->index < u->m->njobs && u->m->jobs[j->index] == j)
+                        u->dirty[j->index] = 1;
                 for (size_t x = a; x < b; x++) {
                         struct kb_task *t = u->adds[x].t;
                         t->job = j;

@@ -343,6 +343,24 @@ static void test_pods_added_to_gang(void **state)
         settle(f);
 }
 
+static void test_unusable_pod_added_to_gang(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* A pod of group b whose placement fields cannot be read (as
+         * decode leaves one: pod->invalid): b, read again, says so. */
+        size_t n = f->c.npods;
+        add(f, POD("b-bad", IN_GROUP("b"), "  schedulerName: kbatch\n" POD_REQ("2"),
+                   "phase: Pending"));
+        assert_int_equal(f->c.npods, n + 1);
+        f->c.pods[n]->invalid = kb_xstrdup("pod default/b-bad: spec.affinity: unreadable");
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "spec.affinity: unreadable"));
+        free(text);
+        settle(f);
+}
+
 static void test_gang_removed(void **state)
 {
         struct fix *f = *state;
@@ -711,6 +729,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_no_generation, setup, teardown),
             cmocka_unit_test_setup_teardown(test_gang_added, setup, teardown),
             cmocka_unit_test_setup_teardown(test_pods_added_to_gang, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_unusable_pod_added_to_gang, setup, teardown),
             cmocka_unit_test_setup_teardown(test_gang_removed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_pods_reordered, setup, teardown),
             cmocka_unit_test_setup_teardown(test_group_removed_under_pods, setup, teardown),
