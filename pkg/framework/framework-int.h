@@ -258,8 +258,10 @@ struct kb__update {
         /* Snapshot positions of the pods and PodGroups new to the model. */
         size_t *pods_added, npods_added, cappods_added;
         size_t *pgs_added, npgs_added, cappgs_added;
-        /* Per job index as the model has it: read again, dropped. */
+        /* Per job index as the model has it: read again, dropped; and
+         * whether the job array was made again (update_add.c). */
         uint8_t *dirty, *gone;
+        bool restructured;
         /* Jobs made by this update (PodGroups' first), and the tasks added
          * to any job. */
         struct kb_job **made;

@@ -193,8 +193,8 @@ static bool model_update(struct kb_session *s, struct kb_model *m)
 {
         model_use(s, m);
         bool ok = kb__model_update(s, m);
-        s->nchanges = 0; /* the starting point, not a change */
         if (!ok) {
+                s->nchanges = 0;
                 /* As a build finds s. */
                 s->bpool = NULL;
                 s->nodes = NULL;
@@ -210,9 +210,11 @@ static bool model_update(struct kb_session *s, struct kb_model *m)
         model_use(s, m); /* tasks and jobs added or dropped */
         m->gen = s->snap->gen;
         m->nupdated++;
-        memcpy(m->base_nodes, m->nodes, m->nnodes * sizeof(*m->nodes));
-        for (size_t i = 0; i < m->njobs; i++)
-                m->base_jobs[i] = *m->jobs[i];
+        /* The copies as built of the nodes the update changed (the
+         * others are as close put them back); update.c took the jobs'. */
+        for (size_t c = 0; c < s->nchanges; c++)
+                m->base_nodes[s->changes[c]] = m->nodes[s->changes[c]];
+        s->nchanges = 0; /* the starting point, not a change */
         return true;
 }
 

@@ -310,6 +310,11 @@ static bool update(struct kb__update *u)
                                 return false;
                         update_job(s, m->jobs[i]);
                 }
+        /* The copies as built of the jobs changed (close put the others
+         * back as they are), of all when the array changed. */
+        for (size_t i = 0; i < m->njobs; i++)
+                if (u->dirty[i] || u->restructured)
+                        m->base_jobs[i] = *m->jobs[i];
         return true;
 }
 
@@ -346,9 +351,10 @@ bool kb__model_update(struct kb_session *s, struct kb_model *m)
                 free(u.pg_job);
                 return false;
         }
-        /* What a build leaves: versions count the tasks attached. */
-        for (size_t i = 0; i < m->nnodes; i++)
-                m->nodes[i].version = m->nodes[i].ntasks;
+        /* What a build leaves: versions count the tasks attached (the
+         * nodes changed are in the change log, which keep.c reads). */
+        for (size_t c = 0; c < s->nchanges; c++)
+                m->nodes[s->changes[c]].version = m->nodes[s->changes[c]].ntasks;
         free(m->pod_task);
         free(m->pg_job);
         m->pod_task = u.pod_task;

@@ -272,6 +272,7 @@ static bool restructure(struct kb__update *u)
         u->dirty = dirty;
         free(m->base_jobs);
         m->base_jobs = kb_xmalloc((n + 1) * sizeof(*m->base_jobs));
+        u->restructured = true;
         return ok;
 }
 
