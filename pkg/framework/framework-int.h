@@ -258,8 +258,9 @@ struct kb__update {
         /* Snapshot positions of the pods and PodGroups new to the model. */
         size_t *pods_added, npods_added, cappods_added;
         size_t *pgs_added, npgs_added, cappgs_added;
-        /* Per job index as the model has it: read again, dropped; and
-         * whether the job array was made again (update_add.c). */
+        /* Per job index as the model has it: to be read again (why:
+         * KB__DIRTY_*), dropped; and whether the job array was made
+         * again (update_add.c). */
         uint8_t *dirty, *gone;
         bool restructured;
         /* Jobs made by this update (PodGroups' first), and the tasks added
@@ -273,6 +274,8 @@ struct kb__update {
         size_t nadds, capadds;
 };
 
+#define KB__DIRTY_GROUP 1 /* its PodGroup changed */
+#define KB__DIRTY_TASKS 2 /* a task came, went or changed */
 /* update_add.c: the new PodGroups' and pods' jobs and tasks, and the
  * job array with the jobs made merged in and the dropped ones out; false
  * when only a build says it right. */

@@ -131,7 +131,7 @@ static bool update_task(struct kb__update *u, struct kb_task *t, const struct kb
                           : !kb__lone_job(j))
                         return false;
                 kb__job_count(j, t, -1);
-                u->dirty[j->index] = 1;
+                u->dirty[j->index] |= KB__DIRTY_TASKS;
         }
         if (t->node >= 0)
                 kb__node_detach(s, t);
@@ -162,7 +162,7 @@ static bool remove_pod(struct kb__update *u, size_t k)
                                 j->tasks[w++] = j->tasks[x];
                 j->ntasks = w;
                 j->tasks[w] = NULL;
-                u->dirty[j->index] = 1;
+                u->dirty[j->index] |= KB__DIRTY_TASKS;
         }
         if (t->node >= 0)
                 kb__node_detach(u->s, t);
@@ -262,7 +262,8 @@ static bool walk_pgs(struct kb__update *u)
                         u->gone[m->pg_job[k]->index] = 1;
                 struct kb_job *j = u->pg_job[i] = m->pg_job[k++];
                 j->pg = pg;
-                u->dirty[j->index] |= !old;
+                if (!old)
+                        u->dirty[j->index] |= KB__DIRTY_GROUP;
         }
         for (; k < m->npgs_seen; k++)
                 u->gone[m->pg_job[k]->index] = 1;
@@ -271,9 +272,17 @@ static bool walk_pgs(struct kb__update *u)
 
 /* ---- jobs read again -------------------------------------------------------------- */
 
-/* A job one of whose objects changed, read again as a build reads it. */
-static void update_job(struct kb_session *s, struct kb_job *j)
+/* A job one of whose objects changed (dirty: which), read again as a
+ * build reads it. */
+static void update_job(struct kb_session *s, struct kb_job *j, uint8_t dirty)
 {
+        /* What its pods say (open.c's finish_jobs: the first pending one
+         * whose placement fields are unusable, a reason of none), when
+         * its PodGroup alone changed and nothing else spoke first. */
+        const char *pods_say = NULL;
+        bool known = !(dirty & KB__DIRTY_TASKS) && !j->invalid_reason;
+        if (known)
+                pods_say = j->invalid;
         if (j->pg) {
                 kb__job_from_pg(s, j, j->pg);
         } else {
@@ -286,9 +295,12 @@ static void update_job(struct kb_session *s, struct kb_job *j)
         j->invalid = NULL;
         j->invalid_reason = NULL;
         kb__job_resolve(s, j, j->ntasks);
+        if (known && !j->invalid)
+                j->invalid = pods_say;
         /* The first pending pod whose placement fields are unusable (a
-         * running gang's hundreds of pods are not read again). */
-        for (uint32_t k = 0; k < j->ntasks && j->count[KB_TASK_PENDING] && !j->invalid; k++) {
+         * gang's hundreds of pods are not read again for nothing). */
+        for (uint32_t k = 0; !known && k < j->ntasks && j->count[KB_TASK_PENDING] && !j->invalid;
+             k++) {
                 const struct kb_task *t = j->tasks[k];
                 if (t->status == KB_TASK_PENDING && t->pod->invalid)
                         j->invalid = t->pod->invalid;
@@ -308,7 +320,7 @@ static bool update(struct kb__update *u)
                          * waits for it: only a build says it right. */
                         if (!m->jobs[i]->pg && !kb__lone_job(m->jobs[i]))
                                 return false;
-                        update_job(s, m->jobs[i]);
+                        update_job(s, m->jobs[i], u->dirty[i]);
                 }
         /* The copies as built of the jobs changed (close put the others
          * back as they are), of all when the array changed. */

@@ -203,7 +203,7 @@ static void join_jobs(struct kb__update *u)
                 j->tasks = v;
                 /* A job made by this update is read again in any case. */
                 if (j->index < u->m->njobs && u->m->jobs[j->index] == j)
-                        u->dirty[j->index] = 1;
+                        u->dirty[j->index] |= KB__DIRTY_TASKS;
                 for (size_t x = a; x < b; x++) {
                         struct kb_task *t = u->adds[x].t;
                         t->job = j;
@@ -258,7 +258,7 @@ static bool restructure(struct kb__update *u)
                                 dirty[w] = u->dirty[x];
                                 v[w++] = m->jobs[x++];
                         } else {
-                                dirty[w] = 1;
+                                dirty[w] = KB__DIRTY_GROUP | KB__DIRTY_TASKS;
                                 v[w++] = u->made[y++];
                         }
                 }
