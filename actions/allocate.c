@@ -61,15 +61,18 @@ static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
                 kb_heap_init_tasks(&js->tasks, c->s);
                 js->uniform = true;
                 const struct kb_res *first = NULL;
+                /* Requests differ only in the interned resources. */
+                int nres = kb_res_count();
                 for (uint32_t i = 0; i < j->ntasks; i++) {
                         struct kb_task *t = j->tasks[i];
                         if (t->status != KB_TASK_PENDING || t->best_effort)
                                 continue;
                         kb_heap_push(&js->tasks, t);
                         if (!first)
-                                first = &t->resreq;
-                        else if (js->uniform && memcmp(first, &t->resreq, sizeof(*first)))
-                                js->uniform = false;
+                                first = t->resreq;
+                        else
+                                for (int k = 0; js->uniform && k < nres; k++)
+                                        js->uniform = first->q[k] == t->resreq->q[k];
                 }
         }
         return &js->tasks;
@@ -103,7 +106,7 @@ static const char *never_completes(struct kb_session *s, const struct kb_job *j)
                 room[n] = nodes[n].allocatable;
                 for (const struct kb_task *t = nodes[n].tasks; t; t = t->node_next)
                         if (t->job == j && t->status != KB_TASK_ALLOCATED)
-                                kb_res_sub(&room[n], &t->resreq);
+                                kb_res_sub(&room[n], t->resreq);
         }
         for (uint32_t i = 0; i < j->ntasks && fit < need; i++) {
                 const struct kb_task *t = j->tasks[i];
@@ -111,8 +114,8 @@ static const char *never_completes(struct kb_session *s, const struct kb_job *j)
                         continue;
                 pending++;
                 for (size_t n = 0; n < nn; n++)
-                        if (kb_res_le(&t->resreq, &room[n]) && !kb_predicate(s, t, &nodes[n])) {
-                                kb_res_sub(&room[n], &t->resreq);
+                        if (kb_res_le(t->resreq, &room[n]) && !kb_predicate(s, t, &nodes[n])) {
+                                kb_res_sub(&room[n], t->resreq);
                                 fit++;
                                 break;
                         }

@@ -58,7 +58,7 @@ static bool cheaper(const struct kb__evictor *e, const struct cost *a, const str
 static bool enough(struct kb__evictor *e, const struct kb_task *t, const struct kb_node_info *n,
                    const struct kb_res *avail, size_t k)
 {
-        if (!kb__fits(&t->resreq, avail))
+        if (!kb__fits(t->resreq, avail))
                 return false;
         if (!e->queue_short && !e->topology)
                 return true;
@@ -85,7 +85,7 @@ static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t,
         size_t k = 0;
         bool done = false;
         for (size_t i = 0;
-             i < nvotes && !(done = kb__fits(&t->resreq, &avail) && enough(e, t, n, &avail, k));
+             i < nvotes && !(done = kb__fits(t->resreq, &avail) && enough(e, t, n, &avail, k));
              i++) {
                 struct kb_task *v = e->out[i];
                 struct kb_job *j = v->job;
@@ -95,7 +95,7 @@ static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t,
                         e->picked[v->index] = true;
                         e->taken[j->index]++;
                         e->pick[k++] = v;
-                        kb_res_add(&avail, &v->resreq);
+                        kb_res_add(&avail, v->resreq);
                         continue;
                 }
                 /* Whole or not at all; never the preemptor's own job. */
@@ -117,7 +117,7 @@ static size_t pick_victims(struct kb__evictor *e, const struct kb_task *t,
                         e->picked[w->index] = true;
                         e->taken[j->index]++;
                         e->pick[k++] = w;
-                        kb_res_add(&avail, &w->resreq);
+                        kb_res_add(&avail, w->resreq);
                 }
         }
         /* Clear the scratch for the next node. */
@@ -190,7 +190,7 @@ static size_t reprieve_pass(struct kb__evictor *e, const struct kb_task *t,
                         memmove(&e->pick[i], &e->pick[i + 1], (k - i - 1) * sizeof(*e->pick));
                         struct kb_res avail = *idle;
                         for (size_t x = 0; x < k - 1; x++)
-                                kb_res_add(&avail, &e->pick[x]->resreq);
+                                kb_res_add(&avail, e->pick[x]->resreq);
                         if (enough(e, t, n, &avail, k - 1)) {
                                 e->picked[v->index] = false;
                                 k--;
@@ -319,7 +319,7 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
         for (struct kb_task *v = n->tasks; v; v = v->node_next)
                 if (e->eligible(t, v)) {
                         e->cand[k++] = v;
-                        kb_res_add(&avail, &v->resreq);
+                        kb_res_add(&avail, v->resreq);
                 }
         if (blocked && (!k || !passes_without(e, t, n, k)))
                 return 0;
@@ -333,7 +333,7 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                 m->nospare_set = true;
         }
         if (lb) {
-                m->lb_gives = spare && kb__fits(&t->resreq, &avail);
+                m->lb_gives = spare && kb__fits(t->resreq, &avail);
                 if (m->lb_gives)
                         cost_bound(e, t, k, &m->lb);
                 m->lb_version = n->version;
@@ -346,7 +346,7 @@ static size_t node_offer(struct kb__evictor *e, struct kb_task *t, struct kb_nod
                 *lb = m->lb;
                 return m->lb_gives;
         }
-        if (spare && kb__fits(&t->resreq, &avail)) {
+        if (spare && kb__fits(t->resreq, &avail)) {
                 /* Whether the plugins give up enough victims at all does not
                  * depend on their order (gang counts per job, and what a job
                  * may lose is the same whichever of its tasks go first): ask

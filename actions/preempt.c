@@ -120,6 +120,10 @@ static void between(struct kb__evictor *e, struct kb_job *j)
         struct kb_heap tasks;
         pending_tasks(&tasks, s, j);
         e->eligible = between_jobs;
+        /* Evictions an earlier turn made for j stay counted when this one
+         * is discarded. */
+        uint32_t before = j->evictions;
+        const char *before_by = j->evicted_by;
         e->st = kb_statement_new(s);
         while (kb_job_starving(s, j) && !kb_heap_empty(&tasks)) {
                 struct kb_task *t = kb_heap_pop(&tasks);
@@ -131,7 +135,8 @@ static void between(struct kb__evictor *e, struct kb_job *j)
         else {
                 kb_statement_discard(e->st);
                 kb__evictor_forget(e);
-                j->evictions = 0;
+                j->evictions = before;
+                j->evicted_by = before_by;
         }
         kb_heap_release(&tasks);
 }

@@ -71,7 +71,10 @@ static bool reclaim_job(struct kb__evictor *e, struct kb_queue_info *q, struct k
         for (uint32_t i = 0; i < j->ntasks; i++)
                 if (j->tasks[i]->status == KB_TASK_PENDING)
                         kb_heap_push(&tasks, j->tasks[i]);
+        /* What earlier turns (preempt's, in this session) evicted for j
+         * stays counted when this turn is discarded. */
         uint32_t evicted_before = j->evictions;
+        const char *evicted_by = j->evicted_by;
         e->st = kb_statement_new(s);
         while (kb_job_starving(s, j) && !kb_heap_empty(&tasks)) {
                 struct kb_task *t = kb_heap_pop(&tasks);
@@ -91,7 +94,8 @@ static bool reclaim_job(struct kb__evictor *e, struct kb_queue_info *q, struct k
         if (none_evicted || !kb_job_pipelined(s, j)) {
                 kb_statement_discard(e->st);
                 kb__evictor_forget(e);
-                j->evictions = 0;
+                j->evictions = evicted_before;
+                j->evicted_by = evicted_by;
                 return false;
         }
         kb_statement_commit(e->st);

@@ -257,7 +257,7 @@ static bool play_tasks(struct plan *p, struct group *g, const struct kb_domain *
                                 break;
                         continue;
                 }
-                if (kb_res_le(&t->resreq, &n->idle))
+                if (kb_res_le(t->resreq, &n->idle))
                         kb_statement_allocate(p->st, t, n);
                 else
                         kb_statement_pipeline(p->st, t, n);
@@ -318,7 +318,7 @@ static bool play_group(struct plan *p, struct group *g, const struct kb_domain *
          * least (per resource, its smallest request): a domain without
          * room for that cannot take a single task of it and is not tried. */
         for (size_t i = 0; i < g->pending.n; i++) {
-                const struct kb_res *r = &((const struct kb_task *)g->pending.v[i])->resreq;
+                const struct kb_res *r = ((const struct kb_task *)g->pending.v[i])->resreq;
                 kb_res_add(&request, r);
                 for (int k = 0; k < nres; k++)
                         least.q[k] = i && least.q[k] < r->q[k] ? least.q[k] : r->q[k];

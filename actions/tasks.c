@@ -149,7 +149,7 @@ void kb__allocate_tasks(struct kb__alloc *c, struct kb_queue_info *q, struct kb_
                                 continue;
                         break;
                 }
-                if (kb_res_le(&t->resreq, &n->idle))
+                if (kb_res_le(t->resreq, &n->idle))
                         kb_statement_allocate(st, t, n);
                 else
                         kb_statement_pipeline(st, t, n);

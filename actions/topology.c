@@ -122,7 +122,7 @@ static uint32_t gang_need(const struct kb_job *j, const struct kb_heap *tasks,
         int64_t *v = kb_xmalloc((tasks->n + 1) * sizeof(*v));
         for (int r = 0; r < kb_res_count(); r++) {
                 for (size_t i = 0; i < tasks->n; i++) {
-                        v[i] = ((const struct kb_task *)tasks->v[i])->resreq.q[r];
+                        v[i] = ((const struct kb_task *)tasks->v[i])->resreq->q[r];
                         request->q[r] += v[i];
                 }
                 qsort(v, tasks->n, sizeof(*v), cmp_i64);

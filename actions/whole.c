@@ -61,8 +61,8 @@ static size_t whole_tasks(struct kb__evictor *e, const struct kb_task *t, struct
                 kb_node_future_idle(n, &avail);
                 for (size_t j = 0; j < k; j++)
                         if (e->cand[j]->node == (int32_t)n->index)
-                                kb_res_add(&avail, &e->cand[j]->resreq);
-                useful = kb__fits(&t->resreq, &avail);
+                                kb_res_add(&avail, e->cand[j]->resreq);
+                useful = kb__fits(t->resreq, &avail);
         }
         return useful ? k : 0;
 }

@@ -124,7 +124,7 @@ KB_TESTABLE double binpack_score(void *arg, const struct kb_task *t, const struc
         double sum = 0, weight_sum = 0;
 
         for (int r = 0; r < KB_RES_MAX; r++) {
-                int64_t req = t->resreq.q[r];
+                int64_t req = t->resreq->q[r];
                 if (req == 0 || !bp->has[r])
                         continue;
                 double cap = (double)n->allocatable.q[r];

@@ -212,8 +212,8 @@ static void explain_refusal(struct kb__capacity *c, const struct kb_queue_info *
         if (t->job->quota_error) /* its first refusal is the one it reports */
                 return;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS || t->resreq.q[i] <= 0 ||
-                    a->allocated[i] + (double)t->resreq.q[i] <= a->real_cap[i])
+                if (i == KB_RES_PODS || t->resreq->q[i] <= 0 ||
+                    a->allocated[i] + (double)t->resreq->q[i] <= a->real_cap[i])
                         continue;
                 char who[160];
                 if (k == (int)q->index)
@@ -232,9 +232,9 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
         if (!usable(c, q))
                 return false;
         kb__vec req;
-        kb_quota_vec(&t->resreq, req);
+        kb_quota_vec(t->resreq, req);
         EACH_UP (c, k, (int)q->index)
-                if (!within(&c->q[k], req, &t->resreq)) {
+                if (!within(&c->q[k], req, t->resreq)) {
                         explain_refusal(c, q, k, t);
                         return false;
                 }
@@ -352,12 +352,12 @@ static bool preemptive(void *arg, const struct kb_queue_info *q, const struct kb
                 return false;
         const struct kb__capq *a = attr_of(c, q);
         kb__vec req, used;
-        kb_quota_vec(&t->resreq, req);
-        if (!within(a, req, &t->resreq))
+        kb_quota_vec(t->resreq, req);
+        if (!within(a, req, t->resreq))
                 return false;
         for (int i = 0; i < KB_RES_MAX; i++)
                 used[i] = a->allocated[i] + req[i];
-        if (partly_within(used, a->deserved, &t->resreq))
+        if (partly_within(used, a->deserved, t->resreq))
                 return true;
         for (int64_t l = 1; c->hierarchy && l <= c->level; l++) {
                 int k = kb__capacity_above(c, (int)q->index, l);
@@ -365,7 +365,7 @@ static bool preemptive(void *arg, const struct kb_queue_info *q, const struct kb
                         continue;
                 for (int i = 0; i < KB_RES_MAX; i++)
                         used[i] = c->q[k].allocated[i] + req[i];
-                if (partly_within(used, c->q[k].deserved, &t->resreq))
+                if (partly_within(used, c->q[k].deserved, t->resreq))
                         return true;
         }
         return false;
@@ -381,7 +381,7 @@ static void account(struct kb__capacity *c, const struct kb_task *t, double sign
                 return;
         EACH_UP (c, k, (int)t->job->queue->index)
                 for (int i = 0; i < KB_RES_MAX; i++)
-                        c->q[k].allocated[i] += sign * (double)t->resreq.q[i];
+                        c->q[k].allocated[i] += sign * (double)t->resreq->q[i];
         kb__capacity_share(&c->q[t->job->queue->index]);
 }
 

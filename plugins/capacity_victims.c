@@ -35,7 +35,7 @@ static bool le_eps(double l, double r)
 static bool relevant(const struct kb_task *t, const double *amounts)
 {
         for (int i = 0; i < KB_RES_MAX; i++)
-                if ((double)t->resreq.q[i] >= KB_QUOTA_EPS && amounts[i] >= KB_QUOTA_EPS)
+                if ((double)t->resreq->q[i] >= KB_QUOTA_EPS && amounts[i] >= KB_QUOTA_EPS)
                         return true;
         return false;
 }
@@ -46,7 +46,7 @@ static bool relevant(const struct kb_task *t, const double *amounts)
 static bool exceeds(const double *allocated, const double *deserved, const struct kb_task *t)
 {
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (i != KB_RES_PODS && t->resreq.q[i] > 0 && deserved[i] >= KB_QUOTA_EPS &&
+                if (i != KB_RES_PODS && t->resreq->q[i] > 0 && deserved[i] >= KB_QUOTA_EPS &&
                     allocated[i] > deserved[i])
                         return true;
         return false;
@@ -179,7 +179,7 @@ static bool eligible(struct work *w, int p, int q, const struct kb_task *reclaim
         bool levels = c->hierarchy && c->level > 0;
         double *alloc = work_of(w, q);
         for (int i = 0; i < KB_RES_MAX; i++)
-                if (!le_eps(a->guarantee[i], alloc[i] - (double)t->resreq.q[i]))
+                if (!le_eps(a->guarantee[i], alloc[i] - (double)t->resreq->q[i]))
                         return false;
         if (!relevant(t, a->deserved)) {
                 /* Within a shared parent, an immediate victim is spared
@@ -224,8 +224,8 @@ int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
                         continue;
                 bool shared = false;
                 for (int i = 0; i < KB_RES_MAX && !shared; i++)
-                        shared = i != KB_RES_PODS && (double)t->resreq.q[i] >= KB_QUOTA_EPS &&
-                                 (double)reclaimer->resreq.q[i] >= KB_QUOTA_EPS;
+                        shared = i != KB_RES_PODS && (double)t->resreq->q[i] >= KB_QUOTA_EPS &&
+                                 (double)reclaimer->resreq->q[i] >= KB_QUOTA_EPS;
                 int q = (int)tq->index;
                 if (!shared || !eligible(&w, p, q, reclaimer, t))
                         continue;
@@ -235,7 +235,7 @@ int kb__capacity_reclaimable(void *arg, const struct kb_task *reclaimer,
                                 continue;
                         double *alloc = work_of(&w, a);
                         for (int i = 0; i < KB_RES_MAX; i++)
-                                alloc[i] -= (double)t->resreq.q[i];
+                                alloc[i] -= (double)t->resreq->q[i];
                 }
                 out[k++] = t;
         }

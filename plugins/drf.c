@@ -55,7 +55,10 @@ struct drf {
 static double share(const struct drf *d, const struct kb_res *alloc)
 {
         double best = 0;
-        for (int i = 0; i < KB_RES_MAX; i++) {
+        /* Only interned resources are ever allocated (a sum of requests):
+         * every other slot's share is 0. */
+        int nres = kb_res_count();
+        for (int i = 0; i < nres; i++) {
                 double t = (double)d->total->q[i], a = (double)alloc->q[i];
                 double sh = t > 0 ? a / t : (a > 0 ? 1 : 0);
                 if (sh > best)
@@ -67,8 +70,14 @@ static double share(const struct drf *d, const struct kb_res *alloc)
 /* j's share, computed again only when its allocated sum changed. */
 static double job_share(const struct drf *d, const struct kb_job *j)
 {
-        if (memcmp(&d->shared_of[j->index], &j->allocated, sizeof(j->allocated)) != 0) {
-                d->shared_of[j->index] = j->allocated;
+        /* Per comparison of the job heaps: over the interned slots only. */
+        struct kb_res *seen = &d->shared_of[j->index];
+        int nres = kb_res_count();
+        bool same = true;
+        for (int i = 0; same && i < nres; i++)
+                same = seen->q[i] == j->allocated.q[i];
+        if (!same) {
+                memcpy(seen->q, j->allocated.q, (size_t)nres * sizeof(seen->q[0]));
                 d->shared[j->index] = share(d, &j->allocated);
         }
         return d->shared[j->index];
@@ -88,7 +97,7 @@ static int victims(void *arg, const struct kb_task *preemptor, struct kb_task *c
 {
         struct drf *d = arg;
         struct kb_res mine = preemptor->job->allocated;
-        kb_res_add(&mine, &preemptor->resreq);
+        kb_res_add(&mine, preemptor->resreq);
         double ls = share(d, &mine);
         int k = 0;
         for (size_t i = 0; i < n; i++) {
@@ -99,7 +108,7 @@ static int victims(void *arg, const struct kb_task *preemptor, struct kb_task *c
                         d->seen[j->index] = true;
                         d->left[j->index] = j->allocated;
                 }
-                kb_res_sub(&d->left[j->index], &cand[i]->resreq);
+                kb_res_sub(&d->left[j->index], cand[i]->resreq);
                 double rs = share(d, &d->left[j->index]);
                 if (ls < rs || fabs(ls - rs) <= 1e-6)
                         out[k++] = cand[i];

@@ -59,9 +59,9 @@ static const char *never_fits(struct kb_session *s, const struct kb_job *j, stru
         cluster_room(s, c);
         char n[48], h[48];
         const struct kb_task *t = j->fit_task;
-        int i = t ? kb_res_first_short(&t->resreq, &c->largest) : -1;
+        int i = t ? kb_res_first_short(t->resreq, &c->largest) : -1;
         if (i >= 0) {
-                kb_res_human(i, (double)t->resreq.q[i], n, sizeof(n));
+                kb_res_human(i, (double)t->resreq->q[i], n, sizeof(n));
                 kb_res_human(i, (double)c->largest.q[i], h, sizeof(h));
                 kb_buf_printf(b,
                               "can never fit: pod %s asks %s %s, more than any node has (the "

@@ -310,7 +310,7 @@ struct kb__hdrf *kb__hdrf_open(struct kb_session *s)
                                 for (int r = 0; r < KB_RES_MAX; r++)
                                         if (r != KB_RES_PODS)
                                                 h->job_alloc[j->index][r] +=
-                                                    (double)j->tasks[t]->resreq.q[r];
+                                                    (double)j->tasks[t]->resreq->q[r];
                 for (int r = 0; r < KB_RES_MAX; r++)
                         h->total_alloc[r] += h->job_alloc[j->index][r];
                 if (!j->queue)
@@ -338,8 +338,8 @@ void kb__hdrf_account(struct kb__hdrf *h, const struct kb_task *t, double sign)
         for (int r = 0; r < KB_RES_MAX; r++) {
                 if (r == KB_RES_PODS)
                         continue;
-                h->job_alloc[t->job->index][r] += sign * (double)t->resreq.q[r];
-                h->total_alloc[r] += sign * (double)t->resreq.q[r];
+                h->job_alloc[t->job->index][r] += sign * (double)t->resreq->q[r];
+                h->total_alloc[r] += sign * (double)t->resreq->q[r];
         }
         h->dirty = true;
 }
@@ -405,8 +405,8 @@ static void move(struct kb__hdrf *h, const struct kb_task *t, double sign, doubl
         for (int r = 0; r < KB_RES_MAX; r++) {
                 if (r == KB_RES_PODS)
                         continue;
-                h->job_alloc[t->job->index][r] += sign * (double)t->resreq.q[r];
-                total[r] += sign * (double)t->resreq.q[r];
+                h->job_alloc[t->job->index][r] += sign * (double)t->resreq->q[r];
+                total[r] += sign * (double)t->resreq->q[r];
         }
 }
 

@@ -208,7 +208,7 @@ KB_TESTABLE int64_t nodeorder_image_locality(const struct kb__images *im, const 
 /* The requested amount of slot r if the task went to the node. */
 static int64_t requested(const struct kb_task *t, const struct kb_node_info *n, int r)
 {
-        return n->used.q[r] + t->resreq.q[r];
+        return n->used.q[r] + t->resreq->q[r];
 }
 
 static const int cpu_mem[] = {KB_RES_CPU, KB_RES_MEMORY};
@@ -258,7 +258,7 @@ KB_TESTABLE int64_t nodeorder_balanced_resource(const struct kb_task *t,
                 /* An extended resource the task does not ask for is left
                  * out, as kube-scheduler's calculateResourceAllocatableRequest
                  * does. */
-                if (r == gpu && t->resreq.q[r] == 0)
+                if (r == gpu && t->resreq->q[r] == 0)
                         continue;
                 int64_t cap = n->allocatable.q[r];
                 if (cap == 0)

@@ -185,9 +185,9 @@ static bool allocatable(void *arg, const struct kb_queue_info *q, const struct k
         if (q->state != KB_QUEUE_OPEN)
                 return false;
         for (int i = 0; i < KB_RES_MAX; i++) {
-                if (i == KB_RES_PODS || t->resreq.q[i] <= 0)
+                if (i == KB_RES_PODS || t->resreq->q[i] <= 0)
                         continue;
-                if (a->allocated[i] + (double)t->resreq.q[i] > a->deserved[i]) {
+                if (a->allocated[i] + (double)t->resreq->q[i] > a->deserved[i]) {
                         /* The job's first refusal is the one it reports
                          * (kb_quota_refusal): later ones, one per task
                          * allocate goes on to try, cost nothing. */
@@ -286,7 +286,7 @@ static int reclaimable(void *arg, const struct kb_task *reclaimer, struct kb_tas
                         continue;
                 out[k++] = cand[i];
                 for (int d = 0; d < KB_RES_MAX; d++)
-                        p->left[q][d] -= (double)cand[i]->resreq.q[d];
+                        p->left[q][d] -= (double)cand[i]->resreq->q[d];
         }
         for (size_t i = 0; i < n; i++)
                 if (cand[i]->job && cand[i]->job->queue)
@@ -304,7 +304,7 @@ static void account(struct proportion *p, const struct kb_task *t, double sign)
          * task: a million of them at W8). */
         int nres = kb_res_count();
         for (int i = 0; i < nres; i++)
-                a->allocated[i] += sign * (double)t->resreq.q[i];
+                a->allocated[i] += sign * (double)t->resreq->q[i];
         update_share(a);
 }
 

@@ -174,7 +174,7 @@ static const char *check(void *arg, const struct kb_task *t, const struct kb_nod
                         continue;
                 struct kb_res room;
                 kb__resv_room_at(r->room, n->index, fmax(v->start, r->now), &room);
-                if (!kb_res_le(&t->resreq, &room))
+                if (!kb_res_le(t->resreq, &room))
                         return "node(s) had room reserved for a waiting gang";
         }
         return NULL;
@@ -210,7 +210,7 @@ static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint3
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < nn; i++) {
                         const struct kb_node_info *n = &r->nodes[only ? only[i] : i];
-                        bool idle_now = kb_res_le(&tasks[0]->resreq, &n->idle);
+                        bool idle_now = kb_res_le(tasks[0]->resreq, &n->idle);
                         if (idle_now == (pass == 1))
                                 order[k++] = (uint32_t)i;
                 }
@@ -220,12 +220,12 @@ static bool fits_at(struct resv *r, struct kb_task **tasks, size_t ntasks, uint3
                 struct kb_task *t = tasks[ti];
                 for (size_t oi = 0; oi < nn; oi++) {
                         uint32_t ri = order[oi], ni = only ? only[ri] : ri;
-                        if (!kb_res_le(&t->resreq, &room[ri]) ||
+                        if (!kb_res_le(t->resreq, &room[ri]) ||
                             kb_predicate(r->s, t, &r->nodes[ni]))
                                 continue;
-                        kb_res_sub(&room[ri], &t->resreq);
+                        kb_res_sub(&room[ri], t->resreq);
                         struct slot sl = {.node = ni,
-                                          .amount = t->resreq,
+                                          .amount = *t->resreq,
                                           .next = r->node_first[ni],
                                           .resv = (uint32_t)r->n};
                         KB_PUSH(r->slots, r->nslots, r->capslots, sl);
@@ -380,7 +380,7 @@ static bool plan(struct resv *r, struct kb_job *j)
                 if (t->status != KB_TASK_PENDING)
                         continue;
                 if (nt < need)
-                        kb_res_add(&want, &t->resreq);
+                        kb_res_add(&want, t->resreq);
                 tasks[nt++] = t;
                 dur = fmax(dur, kb__resv_declared(r->room, t));
         }

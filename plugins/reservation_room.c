@@ -230,7 +230,7 @@ static struct prof *tasks_prof(struct kb__resv_room *m, uint32_t i)
         for (const struct kb_task *t = n->tasks; t; t = t->node_next) {
                 if (!kb__resv_holds_room(t))
                         continue;
-                kb_res_sub(&p->base, &t->resreq);
+                kb_res_sub(&p->base, t->resreq);
                 double x = kb__resv_expected_end(m, t);
                 if (isinf(x)) {
                         p->unbounded++;
@@ -246,7 +246,7 @@ static struct prof *tasks_prof(struct kb__resv_room *m, uint32_t i)
                 qsort_r(ix, k, sizeof(*ix), cmp_end, e);
         struct kb_res sum = {0};
         for (uint32_t j = 0; j < k; j++) {
-                kb_res_add(&sum, &ts[ix[j]]->resreq);
+                kb_res_add(&sum, ts[ix[j]]->resreq);
                 p->end[j] = e[ix[j]];
                 p->back[j] = sum;
         }
@@ -324,11 +324,12 @@ static void add_event(struct prof *p, double t, const struct kb_res *delta, bool
                 p->reserved[k] = p->reserved[k - 1];
         else
                 memset(&p->reserved[k], 0, sizeof(p->reserved[k]));
+        int nres = kb_res_count(); /* a request's only non-zero slots */
         for (uint32_t j = k; j < p->ne; j++) {
                 if (start)
-                        kb_res_add(&p->reserved[j], delta);
+                        kb_res_add_first(&p->reserved[j], delta, nres);
                 else
-                        kb_res_sub(&p->reserved[j], delta);
+                        kb_res_sub_first(&p->reserved[j], delta, nres);
         }
 }
 

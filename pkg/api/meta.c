@@ -362,8 +362,10 @@ void kb_meta_release(struct kb_meta *m)
 
 static const char *kv_find(const struct kb_kv *kv, size_t n, const char *key)
 {
+        /* Asked per pod per session (a task's role, preemptable): most
+         * keys differ from the one asked in their first byte. */
         for (size_t i = 0; i < n; i++)
-                if (strcmp(kv[i].key, key) == 0)
+                if (kv[i].key[0] == key[0] && strcmp(kv[i].key, key) == 0)
                         return kv[i].value;
         return NULL;
 }

@@ -30,6 +30,32 @@ static inline void kb_res_add(struct kb_res *a, const struct kb_res *b)
         }
 }
 
+/* The sum of two quantities, saturated as kb_res_add saturates. */
+static inline int64_t kb_qty_add(int64_t x, int64_t y)
+{
+        int64_t sum;
+        if (__builtin_add_overflow(x, y, &sum))
+                return y > 0 ? INT64_MAX : INT64_MIN;
+        return sum;
+}
+
+/* kb_res_add over the first n slots only: the interned resources
+ * (kb_res_count()), the only ones a request can have non-zero, for sums
+ * taken per task. */
+static inline void kb_res_add_first(struct kb_res *a, const struct kb_res *b, int n)
+{
+        for (int i = 0; i < n; i++)
+                a->q[i] = kb_qty_add(a->q[i], b->q[i]);
+}
+
+/* kb_res_sub over the first n slots only, saturated (a request is never
+ * negative, so b's slots are at least 0). */
+static inline void kb_res_sub_first(struct kb_res *a, const struct kb_res *b, int n)
+{
+        for (int i = 0; i < n; i++)
+                a->q[i] = kb_qty_add(a->q[i], -b->q[i]);
+}
+
 static inline void kb_res_sub(struct kb_res *a, const struct kb_res *b)
 {
         for (int i = 0; i < KB_RES_MAX; i++)

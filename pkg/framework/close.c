@@ -97,6 +97,10 @@ void kb__session_positions(struct kb_session *s)
  */
 static char *unevaluated(const struct kb_job *j)
 {
+        /* Every job, every session: the counts say whether any pod has
+         * such fields without reading each pod. */
+        if (!j->unevaluated && !(j->pg && j->pg->unevaluated))
+                return NULL;
         struct kb_buf b;
         kb_buf_init(&b);
         if (j->pg && j->pg->unevaluated)

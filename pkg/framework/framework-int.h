@@ -19,6 +19,7 @@
  *   (keep.c       the model kept between sessions: reuse, undo, check;
  *    update.c     ... brought up to a snapshot where pods changed,
  *                 came or went (update_add.c: the ones that came);
+ *    update_node.c    ... and where nodes changed in place;
  *                 all above open.c, which builds into it)
  *
  * conf.c and registry.c stand apart (conf parsing and the static tables).
@@ -183,6 +184,8 @@ struct kb_session {
         struct kb_map queue_ids; /* queue indices by name */
         struct kb_res total;
         struct kb_pool *bpool; /* what they live in: &pool, or a kept model's */
+        /* The request copy in bpool made last (model.c's kb__request_of). */
+        const struct kb_res *last_request;
         /* When a kept model is built: per snapshot pod, its task's index
          * + 1 (0: none); per snapshot PodGroup, its job. */
         uint32_t *pod_task;
@@ -238,6 +241,11 @@ static inline void kb__touch(struct kb_session *s, const struct kb_task *t)
  * changed, were added or were removed; false when it cannot be (then m
  * is to be built). */
 bool kb__model_update(struct kb_session *s, struct kb_model *m);
+/* update_node.c: m's nodes brought up to s's snapshot, when its nodes are
+ * m's names at the same positions, some of them changed (objects
+ * replaced or updated in place); false when they are not (then m is to
+ * be built).  Called by kb__model_update before the pods are looked at. */
+bool kb__model_update_nodes(struct kb_session *s, struct kb_model *m);
 /* The pod of a task whose pod an update removed: a hole in the task
  * array (no job, no node) until the model is built again. */
 extern const struct kb_pod kb__hole_pod;
@@ -309,6 +317,10 @@ void kb__node_detach(struct kb_session *s, struct kb_task *t);
 /* kb__node_attach, with t placed in n's list by task index (where a
  * build would have put it). */
 void kb__node_attach_ordered(struct kb_session *s, struct kb_node_info *n, struct kb_task *t);
+/* Request r as a task keeps it: old (the task's copy, or NULL) when r is
+ * equal to it, else a copy in s->bpool that tasks asking alike share. */
+const struct kb_res *kb__request_of(struct kb_session *s, const struct kb_res *old,
+                                    const struct kb_res *r);
 
 /* ---- points.c ---------------------------------------------------------------- */
 
@@ -339,15 +351,24 @@ void kb__result_add_warning(struct kb_session *s, const struct kb_warning *w);
  * and every tree node holds its subtree's best (gradient, score, node).
  */
 struct kb__prune;
+/* A node of the max-tree over nodes (select.c): the best node under it,
+ * its score and gradient (2 fits idle, 1 fits future idle, 0 infeasible).
+ * One 16-byte entry, so that a step up the tree reads the two children
+ * from one cache line instead of three arrays' three (W8's catch-up walks
+ * 16 levels for each of a million placements). */
+struct kb__entry {
+        double score;
+        uint32_t best;
+        uint8_t grad;
+};
+
 struct kb__cache {
         uint32_t eclass;
         const struct kb_task *proto;
         size_t log_pos;
         uint64_t last_use;
-        uint32_t size; /* leaves, a power of two >= nnodes */
-        double *score; /* 2*size, [1] is the root */
-        uint8_t *grad; /* 2*size: 2 fits idle, 1 fits future idle, 0 infeasible */
-        uint32_t *best;
+        uint32_t size;          /* leaves, a power of two >= nnodes */
+        struct kb__entry *tree; /* 2*size, [1] is the root */
         /* Per node: index+1 into reasons[] of the static verdict (0 passes),
          * and the mask of resources short. */
         uint16_t *static_why;
@@ -379,6 +400,12 @@ static inline bool kb__better(uint8_t ga, double sa, uint32_t ia, uint8_t gb, do
         if (ga != gb)
                 return ga > gb;
         return sa > sb || (sa == sb && ia < ib);
+}
+
+/* Tree entry a beats b (kb__better). */
+static inline bool kb__entry_better(const struct kb__entry *a, const struct kb__entry *b)
+{
+        return kb__better(a->grad, a->score, a->best, b->grad, b->score, b->best);
 }
 
 /*
@@ -464,10 +491,15 @@ void kb__topology_report(struct kb_session *s);
 /* Builds nodes, queues, jobs and tasks from the snapshot, in pool (the
  * session's or a kept model's). */
 void kb__session_build(struct kb_session *s, struct kb_pool *pool);
+/* What a build reads of a node object into n (update_node.c reads a
+ * changed one again): the object, its name and allocatable; not its
+ * index, sums or tasks. */
+void kb__node_read(struct kb_node_info *n, const struct kb_node *node);
 /* What update.c shares with the build: pod i's node (nodeName, or where
  * it is assumed), status, whether it is ours and the group it joins
  * (NULL: none; *workload: the group kbatch makes for its workload); a
- * task's fields from its pod (not its index, name, job or node); a task
+ * task's fields from its pod (not its index, name, job or node; t->resreq
+ * must be NULL or the task's request copy, kept if still equal); a task
  * counted on its job (sign 1) or taken off (-1); a job's PodGroup fields;
  * a job's queue and the invalid reasons found when its n tasks are known. */
 const char *kb__pod_node(const struct kb_snapshot *snap, size_t i);

@@ -186,7 +186,7 @@ struct kb_queue_info;
  * shows everything on it.  Actions and plugins read tasks; only statements
  * change them.
  */
-#define KB_NAME_INDEX_UNREAD INT64_MIN
+#define KB_NAME_INDEX_UNREAD INT32_MIN
 struct kb_task {
         const struct kb_pod *pod;
         struct kb_job *job; /* NULL for another scheduler's pod */
@@ -201,13 +201,18 @@ struct kb_task {
          * dashes or more (Volcano's GetPodIndexUnderTask), else -1: task
          * order's tie-break, read from the name the first time the task
          * is compared (KB_NAME_INDEX_UNREAD until then). */
-        int64_t name_index;
+        int32_t name_index; /* at most 1,000,000,009 (kb__pod_name_index) */
         bool best_effort;
         /* volcano.sh/preemptable on the pod (annotation, else label):
          * absent means preemptable (Volcano master), anything but "true"
          * means not. */
         bool preemptable;
-        struct kb_res resreq;
+        bool unevaluated; /* the pod has fields kbatch does not evaluate yet */
+        /* The pod's requests: a copy that tasks asking alike share
+         * (model.c's kb__request_of): the task array is the session's
+         * largest (a million tasks at W8), and a copy in each task took
+         * 128 of its 224 bytes. */
+        const struct kb_res *resreq;
         /* The task's last fit failure in this session (node-level reasons),
          * kept for the PodGroup condition. */
         const char *fit_error;
@@ -244,9 +249,10 @@ struct kb_job {
         struct kb_task **tasks;
         uint32_t ntasks;
         uint32_t count[KB_TASK_NSTATUS];
-        uint32_t pending_best_effort; /* Pending tasks that request nothing */
-        struct kb_res allocated;      /* resreq of tasks in allocated states */
-        struct kb_res total_request;  /* resreq of every non-terminal task */
+        uint32_t pending_best_effort;  /* Pending tasks that request nothing */
+        uint32_t unevaluated;          /* tasks whose pod has fields not evaluated */
+        struct kb_res allocated;       /* resreq of tasks in allocated states */
+        struct kb_res total_request;   /* resreq of every non-terminal task */
         struct kb_res pending_request; /* resreq of Pending tasks */
         /* Why this job cannot be scheduled at all (missing PodGroup or
          * queue), or NULL, and the condition reason for it. */

@@ -210,11 +210,11 @@ static bool model_update(struct kb_session *s, struct kb_model *m)
         model_use(s, m); /* tasks and jobs added or dropped */
         m->gen = s->snap->gen;
         m->nupdated++;
-        /* The copies as built of the nodes the update changed (the
-         * others are as close put them back); update.c took the jobs'. */
-        for (size_t c = 0; c < s->nchanges; c++)
-                m->base_nodes[s->changes[c]] = m->nodes[s->changes[c]];
         s->nchanges = 0; /* the starting point, not a change */
+        /* The copies as built: of every node (update_node.c reads a
+         * changed one again without a change logged), of the jobs the
+         * update changed (update.c took those). */
+        memcpy(m->base_nodes, m->nodes, m->nnodes * sizeof(*m->nodes));
         return true;
 }
 
@@ -261,7 +261,7 @@ static void check_task(const int32_t *rank, const struct kb_task *a, const struc
         /* name_index is read from the name on first use: either way the same. */
         if (a->best_effort != b->best_effort || a->preemptable != b->preemptable)
                 DIFF("task %s: best_effort or preemptable", n);
-        if (memcmp(&a->resreq, &b->resreq, sizeof(a->resreq)) != 0)
+        if (memcmp(a->resreq, b->resreq, sizeof(*a->resreq)) != 0)
                 DIFF("task %s: resreq", n);
         if (!kb_streq(a->fit_error, b->fit_error))
                 DIFF("task %s: fit_error %s", n, a->fit_error ? a->fit_error : "(none)");

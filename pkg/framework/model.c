@@ -66,6 +66,31 @@ uint32_t kb_job_pending_count(const struct kb_job *j)
         return j->count[KB_TASK_PENDING];
 }
 
+/* A task counted in (sign 1) or out (-1) of its job's counters and sums
+ * as its status holds it (the build, update.c). */
+void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
+{
+        enum kb_task_status st = t->status;
+        j->count[st] += (uint32_t)sign;
+        if (t->best_effort && st == KB_TASK_PENDING)
+                j->pending_best_effort += (uint32_t)sign;
+        j->unevaluated += (uint32_t)sign * t->unevaluated;
+        struct kb_res *sum = kb_task_status_allocated(st) ? &j->allocated
+                             : st == KB_TASK_PENDING      ? &j->pending_request
+                                                          : NULL;
+        bool live = st != KB_TASK_SUCCEEDED && st != KB_TASK_FAILED;
+        /* Once per task built: over the interned resources only (the
+         * others are 0 in every request), saturated as kb_res_add is. */
+        int nres = kb_res_count();
+        for (int i = 0; i < nres; i++) {
+                int64_t q = sign < 0 ? -t->resreq->q[i] : t->resreq->q[i];
+                if (sum)
+                        sum->q[i] = kb_qty_add(sum->q[i], q);
+                if (live)
+                        j->total_request.q[i] = kb_qty_add(j->total_request.q[i], q);
+        }
+}
+
 void kb_task_fit_failed(struct kb_task *t, const char *why)
 {
         struct kb_job *j = t->job;
@@ -86,18 +111,21 @@ void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gan
         uint32_t min = j->min_available > 0 ? (uint32_t)j->min_available : 0;
         uint32_t held = kb_job_placed_count(j) + j->count[KB_TASK_SUCCEEDED];
         uint32_t lack = min > held ? min - held : 0, taken = 0, members = 0;
+        /* Once per waiting job and session (gang_close.c, quota.c): over
+         * the interned resources only. */
+        int nres = kb_res_count();
         for (uint32_t i = 0; i < j->ntasks; i++) {
                 const struct kb_task *t = j->tasks[i];
                 bool mine = t->status == KB_TASK_ALLOCATED || t->status == KB_TASK_PIPELINED;
                 if (mine)
-                        kb_res_add(own, &t->resreq);
+                        kb_res_add_first(own, t->resreq, nres);
                 if ((mine || t->status == KB_TASK_PENDING) && (lack == 0 || taken < lack)) {
-                        kb_res_add(need, &t->resreq);
+                        kb_res_add_first(need, t->resreq, nres);
                         taken++;
                 }
                 if (members < min && t->status != KB_TASK_FAILED) {
                         if (t->status != KB_TASK_SUCCEEDED)
-                                kb_res_add(gang, &t->resreq);
+                                kb_res_add_first(gang, t->resreq, nres);
                         members++;
                 }
         }
@@ -130,16 +158,18 @@ static void account(struct kb_node_info *n, const struct kb_task *t, enum holdin
          * the others (once per task placed or attached: a million at W8). */
         int nres = kb_res_count();
         for (int i = 0; i < nres; i++) {
-                int64_t q = sign * t->resreq.q[i];
+                /* Saturated as kb_res_add is: two pods of 4Ei memory on
+                 * one node are valid, their sum is not an int64. */
+                int64_t q = sign * t->resreq->q[i];
                 if (h == HOLD_PIPELINED) {
-                        n->pipelined.q[i] += q;
+                        n->pipelined.q[i] = kb_qty_add(n->pipelined.q[i], q);
                         continue;
                 }
                 /* A releasing task still holds its room until it is gone. */
                 if (h == HOLD_RELEASING)
-                        n->releasing.q[i] += q;
-                n->idle.q[i] -= q;
-                n->used.q[i] += q;
+                        n->releasing.q[i] = kb_qty_add(n->releasing.q[i], q);
+                n->idle.q[i] = kb_qty_add(n->idle.q[i], -q);
+                n->used.q[i] = kb_qty_add(n->used.q[i], q);
         }
 }
 
@@ -218,16 +248,18 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
                 if (t->best_effort)
                         j->pending_best_effort +=
                             (st == KB_TASK_PENDING) - (t->status == KB_TASK_PENDING);
+                /* Per task moved: over the interned resources only. */
+                int nres = kb_res_count();
                 j->count[t->status]--;
                 if (kb_task_status_allocated(t->status))
-                        kb_res_sub(&j->allocated, &t->resreq);
+                        kb_res_sub_first(&j->allocated, t->resreq, nres);
                 else if (t->status == KB_TASK_PENDING)
-                        kb_res_sub(&j->pending_request, &t->resreq);
+                        kb_res_sub_first(&j->pending_request, t->resreq, nres);
                 j->count[st]++;
                 if (kb_task_status_allocated(st))
-                        kb_res_add(&j->allocated, &t->resreq);
+                        kb_res_add_first(&j->allocated, t->resreq, nres);
                 else if (st == KB_TASK_PENDING)
-                        kb_res_add(&j->pending_request, &t->resreq);
+                        kb_res_add_first(&j->pending_request, t->resreq, nres);
         }
         if (t->node >= 0 && holding_of(t->status) != holding_of(st)) {
                 struct kb_node_info *n = &s->nodes[t->node];
@@ -266,6 +298,35 @@ bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *
 }
 
 /* ---- interning ------------------------------------------------------------- */
+
+static bool same_request(const struct kb_res *a, const struct kb_res *b)
+{
+        if (!a)
+                return false;
+        int i = 0, n = kb_res_count(); /* the others are 0 in every request */
+        while (i < n && a->q[i] == b->q[i])
+                i++;
+        return i == n;
+}
+
+/*
+ * A copy in the pool the tasks live in, not the pod's own vector: a kept
+ * model's tasks outlive their pods (update.c takes a task's old request
+ * off its job and node after the pod is gone).  One copy for a run of
+ * pods that ask alike (a job's, mostly), not one per task.
+ */
+const struct kb_res *kb__request_of(struct kb_session *s, const struct kb_res *old,
+                                    const struct kb_res *r)
+{
+        if (same_request(old, r))
+                return old;
+        if (same_request(s->last_request, r))
+                return s->last_request;
+        struct kb_res *copy = kb_pool_alloc(s->bpool, sizeof(*copy));
+        *copy = *r;
+        s->last_request = copy;
+        return copy;
+}
 
 const char *kb_session_intern(struct kb_session *s, const char *str)
 {

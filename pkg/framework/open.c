@@ -31,6 +31,13 @@ static int cmp_node_info(const void *a, const void *b)
                       ((const struct kb_node_info *)b)->name);
 }
 
+void kb__node_read(struct kb_node_info *n, const struct kb_node *node)
+{
+        n->node = node;
+        n->name = node->meta.name;
+        n->allocatable = node->allocatable;
+}
+
 static void build_nodes(struct kb_session *s)
 {
         const struct kb_snapshot *snap = s->snap;
@@ -38,17 +45,21 @@ static void build_nodes(struct kb_session *s)
         s->nodes = kb_pool_alloc(s->bpool, (snap->nnodes + 1) * sizeof(*s->nodes));
         for (size_t i = 0; i < snap->nnodes; i++) {
                 struct kb_node_info *n = &s->nodes[i];
-                n->node = snap->nodes[i];
-                n->name = n->node->meta.name;
-                n->allocatable = n->node->allocatable;
-                n->idle = n->allocatable;
+                kb__node_read(n, snap->nodes[i]);
+                n->idle = n->allocatable; /* the tasks attached take theirs */
         }
         qsort(s->nodes, s->nnodes, sizeof(*s->nodes), cmp_node_info);
         kb_map_reserve(&s->node_ids, s->nnodes);
         for (size_t i = 0; i < s->nnodes; i++) {
                 s->nodes[i].index = (uint32_t)i;
                 kb_res_add(&s->total, &s->nodes[i].allocatable);
+                /* A kept model's keys are copies: it outlives node
+                 * objects that are replaced (update_node.c), and a key
+                 * borrowed from a freed one would be read by the next
+                 * lookup.  A session's own model goes with its snapshot. */
                 const char *name = s->nodes[i].name;
+                if (s->bpool != &s->pool)
+                        name = kb_pool_strdup(s->bpool, name);
                 bool added;
                 uint64_t *v = kb_map_put_str(&s->node_ids, name, strlen(name), &added);
                 if (added) /* of two nodes of one name, the first */
@@ -385,9 +396,15 @@ void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_po
         t->status = st;
         t->node = -1;
         t->priority = p->has_priority ? p->priority : class_priority(s, p->priority_class_name);
-        t->name_index = KB_NAME_INDEX_UNREAD; /* points.c, on the first comparison */
+        /* A pending task's now, while init_task has the name at hand: task
+         * order compares pending tasks long after the build, when the name
+         * has left the cache.  Others' on their first comparison (points.c). */
+        t->name_index = st == KB_TASK_PENDING && p->meta.name
+                            ? (int32_t)kb__pod_name_index(p->meta.name)
+                            : KB_NAME_INDEX_UNREAD;
         t->best_effort = p->best_effort;
-        t->resreq = p->requests;
+        t->unevaluated = p->unevaluated != NULL;
+        t->resreq = kb__request_of(s, t->resreq, &p->requests);
         const char *pre = kb_meta_annotation(&p->meta, "volcano.sh/preemptable");
         if (!pre)
                 pre = kb_meta_label(&p->meta, "volcano.sh/preemptable");
@@ -398,26 +415,9 @@ static void init_task(struct kb_session *s, struct kb_task *t, const struct kb_p
                       enum kb_task_status st)
 {
         t->index = (uint32_t)s->ntasks;
+        t->resreq = NULL;
         t->name = kb_pool_path(s->bpool, kb_meta_ns(&p->meta), p->meta.name);
         kb__task_fields(s, t, p, st);
-}
-
-void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
-{
-        enum kb_task_status st = t->status;
-        struct kb_res d = t->resreq;
-        if (sign < 0)
-                for (int i = 0; i < KB_RES_MAX; i++)
-                        d.q[i] = -d.q[i];
-        j->count[st] += (uint32_t)sign;
-        if (t->best_effort && st == KB_TASK_PENDING)
-                j->pending_best_effort += (uint32_t)sign;
-        if (kb_task_status_allocated(st))
-                kb_res_add(&j->allocated, &d);
-        else if (st == KB_TASK_PENDING)
-                kb_res_add(&j->pending_request, &d);
-        if (st != KB_TASK_SUCCEEDED && st != KB_TASK_FAILED)
-                kb_res_add(&j->total_request, &d);
 }
 
 /*
@@ -567,6 +567,7 @@ static void finish_jobs(struct kb_session *s, struct jobs *js)
 void kb__session_build(struct kb_session *s, struct kb_pool *pool)
 {
         s->bpool = pool;
+        s->last_request = NULL; /* in a pool since released, if any */
         struct jobs js = {0};
         kb_map_init(&js.groups, KB_MAP_STR);
         kb_map_init(&js.lone, KB_MAP_STR);

@@ -147,7 +147,7 @@ static int64_t name_index(const struct kb_task *t)
 {
         if (t->name_index == KB_NAME_INDEX_UNREAD)
                 ((struct kb_task *)t)->name_index =
-                    t->pod->meta.name ? kb__pod_name_index(t->pod->meta.name) : -1;
+                    (int32_t)(t->pod->meta.name ? kb__pod_name_index(t->pod->meta.name) : -1);
         return t->name_index;
 }
 

@@ -18,10 +18,10 @@ static void check_sums(const struct kb_job *j)
         for (uint32_t i = 0; i < j->ntasks; i++) {
                 const struct kb_task *t = j->tasks[i];
                 if (kb_task_status_allocated(t->status)) {
-                        kb_res_add(&held, &t->resreq);
+                        kb_res_add(&held, t->resreq);
                         nheld++;
                 } else if (t->status == KB_TASK_PENDING) {
-                        kb_res_add(&pending, &t->resreq);
+                        kb_res_add(&pending, t->resreq);
                 }
         }
         if (memcmp(&held, &j->allocated, sizeof(held)) != 0 ||
@@ -96,7 +96,7 @@ void kb_quota_refusal(struct kb_session *s, const struct kb_task *t, const char 
                 kb_buf_add_all(&why, parts, KB_ARRAY_SIZE(parts));
                 kb_job_explain_quota(s, j, KB_WHY_NEVER, why.data);
         } else {
-                double want = (double)(need.q[i] ? need.q[i] : t->resreq.q[i]);
+                double want = (double)(need.q[i] ? need.q[i] : t->resreq->q[i]);
                 const char *parts[] = {
                     queue,
                     ": gang needs ",

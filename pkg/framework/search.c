@@ -136,9 +136,11 @@ static struct kb__search *scratch(struct kb_session *s)
 
 uint16_t kb__short_mask(const struct kb_task *t, const struct kb_node_info *n)
 {
+        /* Only interned resources can be asked for (model.c's account). */
+        int nres = kb_res_count();
         uint16_t mask = 0;
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (t->resreq.q[i] > n->idle.q[i] + n->releasing.q[i] - n->pipelined.q[i])
+        for (int i = 0; i < nres; i++)
+                if (t->resreq->q[i] > n->idle.q[i] + n->releasing.q[i] - n->pipelined.q[i])
                         mask |= (uint16_t)(1u << i);
         return mask;
 }
@@ -216,7 +218,7 @@ static const char *reasons_with_filters(struct kb_session *s, struct kb__cache *
                 memcpy(counts, c->reason_count, n * sizeof(*counts));
         }
         for (size_t i = 0; i < s->nnodes; i++) {
-                if (!c->grad[KB__LEAF(c, s, i)])
+                if (!c->tree[KB__LEAF(c, s, i)].grad)
                         continue;
                 const char *w = kb_filter_check(s, t, &s->nodes[i]);
                 if (!w)
@@ -326,7 +328,7 @@ static const uint64_t *masks(struct kb_session *s, struct kb__cache *c, const st
 
 static inline bool tree_before(const struct kb__cache *c, uint32_t a, uint32_t b)
 {
-        return kb__better(c->grad[a], c->score[a], c->best[a], c->grad[b], c->score[b], c->best[b]);
+        return kb__entry_better(&c->tree[a], &c->tree[b]);
 }
 
 static void heap_push(struct kb__search *S, const struct kb__cache *c, uint32_t k)
@@ -353,7 +355,8 @@ static inline bool in_scope(const struct kb_session *s, const struct scope *sc, 
 static bool passes(struct kb_session *s, struct kb__search *S, struct kb__cache *c,
                    const struct kb_task *t, const struct scope *sc, uint32_t i)
 {
-        if (!c->grad[KB__LEAF(c, s, i)] || S->failed[i] == S->epoch || S->listed[i] == S->epoch)
+        if (!c->tree[KB__LEAF(c, s, i)].grad || S->failed[i] == S->epoch ||
+            S->listed[i] == S->epoch)
                 return false;
         if (!in_scope(s, sc, i))
                 return false;
@@ -392,36 +395,36 @@ static int64_t best_first(struct kb_session *s, struct kb__search *S, struct kb_
                         allowed |= domain_bit(KB_NO_DOMAIN);
         }
         if (sc->whole) {
-                if (c->grad[1] && (!mask || (mask[1] & allowed)))
+                if (c->tree[1].grad && (!mask || (mask[1] & allowed)))
                         heap_push(S, c, 1);
         } else {
                 /* The subtrees that cover the range exactly (as a range
                  * query's), each wholly inside it. */
                 for (uint32_t l = sc->lo + c->size, r = sc->hi + c->size; l < r; l /= 2, r /= 2) {
                         if (l & 1) {
-                                if (c->grad[l] && (!mask || (mask[l] & allowed)))
+                                if (c->tree[l].grad && (!mask || (mask[l] & allowed)))
                                         heap_push(S, c, l);
                                 l++;
                         }
                         if (r & 1) {
                                 --r;
-                                if (c->grad[r] && (!mask || (mask[r] & allowed)))
+                                if (c->tree[r].grad && (!mask || (mask[r] & allowed)))
                                         heap_push(S, c, r);
                         }
                 }
         }
         while (!kb_heap_empty(&S->heap)) {
                 uint32_t k = heap_pop(S);
-                if (!c->grad[k])
+                if (!c->tree[k].grad)
                         break;
-                uint32_t i = c->best[k];
+                uint32_t i = c->tree[k].best;
                 if (S->failed[i] != S->epoch && passes(s, S, c, t, sc, i))
                         return i;
                 S->failed[i] = S->epoch;
                 if (k >= c->size)
                         continue;
                 for (uint32_t ch = 2 * k; ch <= 2 * k + 1; ch++)
-                        if (c->grad[ch] && (!mask || (mask[ch] & allowed)))
+                        if (c->tree[ch].grad && (!mask || (mask[ch] & allowed)))
                                 heap_push(S, c, ch);
         }
         return -1;
@@ -432,8 +435,8 @@ static int64_t best_first(struct kb_session *s, struct kb__search *S, struct kb_
 static void add_cand(struct kb__search *S, struct kb_session *s, struct kb__cache *c, uint32_t i)
 {
         S->cand[S->ncand] = &s->nodes[i];
-        S->cand_grad[S->ncand] = c->grad[KB__LEAF(c, s, i)];
-        S->cand_score[S->ncand] = c->score[KB__LEAF(c, s, i)];
+        S->cand_grad[S->ncand] = c->tree[KB__LEAF(c, s, i)].grad;
+        S->cand_score[S->ncand] = c->tree[KB__LEAF(c, s, i)].score;
         S->ncand++;
 }
 
@@ -466,7 +469,7 @@ struct kb_node_info *kb__search(struct kb_session *s, struct kb__cache *c, struc
                 if (rep >= 0)
                         add_cand(S, s, c, (uint32_t)rep);
                 for (uint32_t i = 0; sc.nlisted && i < s->nnodes; i++) {
-                        if (S->listed[i] != S->epoch || !c->grad[KB__LEAF(c, s, i)] ||
+                        if (S->listed[i] != S->epoch || !c->tree[KB__LEAF(c, s, i)].grad ||
                             !in_scope(s, &sc, i))
                                 continue;
                         if (sc.filtered && kb_filter_check(s, t, &s->nodes[i]))

@@ -68,9 +68,7 @@ static void cache_free(struct cache *c)
 {
         if (!c)
                 return;
-        free(c->score);
-        free(c->grad);
-        free(c->best);
+        free(c->tree);
         free(c->static_why);
         free(c->short_mask);
         free(c->reasons);
@@ -92,14 +90,8 @@ void kb__select_release(struct kb_session *s)
 
 static void tree_pull(struct cache *c, uint32_t k)
 {
-        uint32_t l = 2 * k, r = 2 * k + 1;
-        uint32_t w =
-            kb__better(c->grad[r], c->score[r], c->best[r], c->grad[l], c->score[l], c->best[l])
-                ? r
-                : l;
-        c->score[k] = c->score[w];
-        c->grad[k] = c->grad[w];
-        c->best[k] = c->best[w];
+        const struct kb__entry *l = &c->tree[2 * k], *r = l + 1;
+        c->tree[k] = kb__entry_better(r, l) ? *r : *l;
 }
 
 static void count_node(struct cache *c, uint32_t i, int sign)
@@ -114,19 +106,29 @@ static void count_node(struct cache *c, uint32_t i, int sign)
         }
 }
 
+/* kb_res_le(t->resreq, &n->idle) over the interned slots only: the others
+ * are zero in both (model.c's account). */
+static bool fits_idle(const struct kb_task *t, const struct kb_node_info *n)
+{
+        for (int i = 0, nres = kb_res_count(); i < nres; i++)
+                if (t->resreq->q[i] > n->idle.q[i])
+                        return false;
+        return true;
+}
+
 /* Recomputes leaf i (short resources, score) without touching the tree. */
 static void leaf_compute(struct kb_session *s, struct cache *c, uint32_t i)
 {
         const struct kb_node_info *n = &s->nodes[i];
         c->short_mask[i] = kb__short_mask(c->proto, n);
         uint32_t leaf = KB__LEAF(c, s, i);
-        c->best[leaf] = i;
+        c->tree[leaf].best = i;
         if (c->short_mask[i] || c->static_why[i]) {
-                c->score[leaf] = -INFINITY;
-                c->grad[leaf] = 0;
+                c->tree[leaf].score = -INFINITY;
+                c->tree[leaf].grad = 0;
         } else {
-                c->score[leaf] = kb_node_order(s, c->proto, n);
-                c->grad[leaf] = kb_res_le(&c->proto->resreq, &n->idle) ? 2 : 1;
+                c->tree[leaf].score = kb_node_order(s, c->proto, n);
+                c->tree[leaf].grad = fits_idle(c->proto, n) ? 2 : 1;
         }
 }
 
@@ -139,9 +141,7 @@ static struct cache *cache_build(struct kb_session *s, struct kb_task *t)
         c->size = 1;
         while (c->size < nn)
                 c->size *= 2;
-        c->score = kb_xmalloc(2 * c->size * sizeof(*c->score));
-        c->best = kb_xmalloc(2 * c->size * sizeof(*c->best));
-        c->grad = kb_xmalloc(2 * c->size * sizeof(*c->grad));
+        c->tree = kb_xcalloc(2 * c->size, sizeof(*c->tree));
         c->static_why = kb_xcalloc(nn + 1, sizeof(*c->static_why));
         c->short_mask = kb_xcalloc(nn + 1, sizeof(*c->short_mask));
         size_t capreasons = 0;
@@ -168,16 +168,16 @@ static struct cache *cache_build(struct kb_session *s, struct kb_task *t)
                 count_node(c, i, +1);
         }
         for (uint32_t i = (uint32_t)nn; i < c->size; i++) {
-                c->score[c->size + i] = -INFINITY;
-                c->grad[c->size + i] = 0;
-                c->best[c->size + i] = UINT32_MAX;
+                c->tree[c->size + i].score = -INFINITY;
+                c->tree[c->size + i].grad = 0;
+                c->tree[c->size + i].best = UINT32_MAX;
         }
         for (uint32_t k = c->size - 1; k >= 1; k--)
                 tree_pull(c, k);
         if (c->size == 1 && nn == 0) {
-                c->score[1] = -INFINITY;
-                c->grad[1] = 0;
-                c->best[1] = UINT32_MAX;
+                c->tree[1].score = -INFINITY;
+                c->tree[1].grad = 0;
+                c->tree[1].best = UINT32_MAX;
         }
         c->log_pos = s->nchanges;
         return c;
@@ -190,8 +190,17 @@ static void cache_catch_up(struct kb_session *s, struct cache *c)
                 count_node(c, i, -1);
                 leaf_compute(s, c, i);
                 count_node(c, i, +1);
-                for (uint32_t k = KB__LEAF(c, s, i) / 2; k >= 1; k /= 2)
-                        tree_pull(c, k);
+                /* Up to the root, or to the first entry the change leaves
+                 * as it was: the ones above it cannot change either. */
+                struct kb__entry *tree = c->tree;
+                for (uint32_t k = KB__LEAF(c, s, i) / 2; k >= 1; k /= 2) {
+                        const struct kb__entry *l = &tree[2 * k], *r = l + 1;
+                        const struct kb__entry *w = kb__entry_better(r, l) ? r : l;
+                        if (w->best == tree[k].best && w->grad == tree[k].grad &&
+                            w->score == tree[k].score)
+                                break;
+                        tree[k] = *w;
+                }
         }
 }
 
@@ -277,7 +286,7 @@ static struct kb_node_info *full_scan(struct kb_session *s, struct kb_task *t, u
                         counts[r]++;
                         continue;
                 }
-                uint8_t grad = kb_res_le(&t->resreq, &node->idle) ? 2 : 1;
+                uint8_t grad = kb_res_le(t->resreq, &node->idle) ? 2 : 1;
                 if (grad < top)
                         continue;
                 if (grad > top) {
@@ -387,8 +396,8 @@ static void check_purity(struct kb_session *s, struct cache *c, const struct kb_
                                   "(\"%s\", was \"%s\"): a pure predicate may read only the "
                                   "node's static attributes",
                                   n->name, now ? now : "fits", then ? then : "fits");
-                double leaf = c->score[KB__LEAF(c, s, i)];
-                if (c->grad[KB__LEAF(c, s, i)] && leaf != kb_node_order(s, t, n))
+                double leaf = c->tree[KB__LEAF(c, s, i)].score;
+                if (c->tree[KB__LEAF(c, s, i)].grad && leaf != kb_node_order(s, t, n))
                         violation("node %s's cached score %g is not its score now %g: a pure "
                                   "node order may read only the task's placement spec and the "
                                   "node",
@@ -430,7 +439,7 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
         uint32_t nn = (uint32_t)s->nnodes;
         struct kb_node_info *n = kb__search(s, c, t, 0, nn, &reason, &plain);
         if (plain) {
-                n = c->grad[1] == 0 ? NULL : &s->nodes[c->best[1]];
+                n = c->tree[1].grad == 0 ? NULL : &s->nodes[c->tree[1].best];
                 if (!n)
                         reason = cache_reasons(s, c);
         }
@@ -447,8 +456,7 @@ struct kb_node_info *kb_select_node(struct kb_session *s, struct kb_task *t, con
 /* Keeps in *best the better of tree entries *best and k (0: none yet). */
 static void take_better(const struct cache *c, uint32_t *best, uint32_t k)
 {
-        if (!*best || kb__better(c->grad[k], c->score[k], c->best[k], c->grad[*best],
-                                 c->score[*best], c->best[*best]))
+        if (!*best || kb__entry_better(&c->tree[k], &c->tree[*best]))
                 *best = k;
 }
 
@@ -484,7 +492,7 @@ struct kb_node_info *kb_select_node_in(struct kb_session *s, struct kb_task *t,
         struct kb_node_info *n = kb__search(s, c, t, d->lo, d->hi, &reason, &plain);
         if (plain) {
                 uint32_t k = range_best(c, d->lo, d->hi);
-                n = !k || c->grad[k] == 0 ? NULL : &s->nodes[c->best[k]];
+                n = !k || c->tree[k].grad == 0 ? NULL : &s->nodes[c->tree[k].best];
         }
 #ifdef KB_TESTING
         check_purity(s, c, t, n, NULL, d->lo, d->hi);

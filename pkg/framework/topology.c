@@ -354,7 +354,7 @@ static bool try_near(struct kb_session *s, struct kb_task *t, const struct kb_do
         struct kb_node_info *n = kb_select_node_in(s, t, c);
         if (!n)
                 return false;
-        if (kb_res_le(&t->resreq, &n->idle)) {
+        if (kb_res_le(t->resreq, &n->idle)) {
                 *idle = n;
                 return true;
         }
@@ -439,7 +439,7 @@ struct kb_node_info *kb_select_node_near(struct kb_session *s, struct kb_task *t
         if (done)
                 return idle;
         struct kb_node_info *n = jd ? kb_select_node_in(s, t, jd) : kb_select_node(s, t, why);
-        if (n && (kb_res_le(&t->resreq, &n->idle) || !later))
+        if (n && (kb_res_le(t->resreq, &n->idle) || !later))
                 return n;
         return later;
 }

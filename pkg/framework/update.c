@@ -25,11 +25,13 @@
  * Jobs are the build's: PodGroup jobs by name, then the jobs of pods
  * without a group by name; a new one is merged in where it sorts, a job
  * left without a PodGroup and pods is dropped, and every job one of whose
- * objects changed is read again.  What only a build says right builds the
- * model again, whole: a node, queue or priority class changed, a pod
- * joining another job or becoming ours or not, a group that does not
- * exist yet, a PodGroup removed under pods or added over pods that waited
- * for it, pods of another scheduler counting on a group; and a change of
+ * objects changed is read again; nodes changed in place are read again
+ * first (update_node.c).  What only a build says right builds the model
+ * again, whole: a node added, dropped or renamed, a queue or priority
+ * class changed, a pod joining another job or becoming ours or not, a
+ * group that does not exist yet, a PodGroup removed under pods or added
+ * over pods that waited for it, pods of another scheduler counting on a
+ * group; and a change of
  * more than a quarter of the pods, a task array out of room, or a pool
  * grown to twice its size as built (updates leave in it the names of the
  * tasks and jobs they make and the lists of the jobs they grow).
@@ -40,6 +42,7 @@
 #include "framework/framework-int.h"
 
 const struct kb_pod kb__hole_pod;
+static const struct kb_res hole_request; /* a hole asks for nothing */
 
 /* Whether the snapshot's array v of n objects is seen (of m's generation
  * at most, each where it was). */
@@ -170,6 +173,7 @@ static bool remove_pod(struct kb__update *u, size_t k)
         const char *name = t->name;
         memset(t, 0, sizeof(*t));
         t->pod = &kb__hole_pod;
+        t->resreq = &hole_request;
         t->name = name;
         t->index = index;
         t->node = -1;
@@ -335,8 +339,7 @@ bool kb__model_update(struct kb_session *s, struct kb_model *m)
         const struct kb_snapshot *snap = s->snap;
         uint64_t gen = m->gen;
         if (snap->epoch != m->epoch || m->pool.total > 2 * m->pool_built ||
-            !same_objects((const void *const *)snap->nodes, snap->nnodes, m->nodes_seen,
-                          m->nnodes_seen, gen) ||
+            !kb__model_update_nodes(s, m) || /* nodes changed in place: update_node.c */
             !same_objects((const void *const *)snap->queues, snap->nqueues, m->queues_seen,
                           m->nqueues_seen, gen) ||
             !same_objects((const void *const *)snap->priorityclasses, snap->npriorityclasses,
@@ -363,10 +366,9 @@ bool kb__model_update(struct kb_session *s, struct kb_model *m)
                 free(u.pg_job);
                 return false;
         }
-        /* What a build leaves: versions count the tasks attached (the
-         * nodes changed are in the change log, which keep.c reads). */
-        for (size_t c = 0; c < s->nchanges; c++)
-                m->nodes[s->changes[c]].version = m->nodes[s->changes[c]].ntasks;
+        /* What a build leaves: versions count the tasks attached. */
+        for (size_t i = 0; i < m->nnodes; i++)
+                m->nodes[i].version = m->nodes[i].ntasks;
         free(m->pod_task);
         free(m->pg_job);
         m->pod_task = u.pod_task;

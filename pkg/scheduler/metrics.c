@@ -73,6 +73,7 @@ struct kb__metrics {
         size_t nqueues, capqueues;
         bool leader;
         uint64_t sessions;
+        uint64_t model_built, model_reused, model_updated; /* the kept model's counts */
         struct labeled_hist *actions; /* microseconds */
         size_t nactions, capactions;
         struct labeled_hist *plugins; /* microseconds */
@@ -210,10 +211,19 @@ void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e
                         utasks += (uint64_t)st->pending;
                 }
         }
+        /* The worker is done with the model: its counts are still. */
+        uint64_t built = 0, reused = 0, updated = 0;
+        if (s->model) {
+                kb_model_counts(s->model, &built, &reused);
+                updated = kb_model_updates(s->model);
+        }
         pthread_mutex_lock(&m->lock);
         promises(m, r);
         m->backfilled += r->backfilled;
         m->sessions++;
+        m->model_built = built;
+        m->model_reused = reused;
+        m->model_updated = updated;
         hist_add(&m->e2e, e2e * 1000);
         hist_add(&m->session, r->duration * 1000);
         char labels[160];
@@ -437,6 +447,15 @@ char *kb__metrics_render(struct kb_sched *s)
                       "kbatch_pod_bind_total counter\nkbatch_pod_bind_total{result=\"ok\"} "
                       "%llu\nkbatch_pod_bind_total{result=\"failed\"} %llu\n",
                       (unsigned long long)m->binds_ok, (unsigned long long)m->binds_failed);
+        kb_buf_printf(&b,
+                      "# HELP kbatch_session_model_total Sessions by how their model of the "
+                      "cluster was made: built whole, used again unchanged, or updated where "
+                      "objects changed\n# TYPE kbatch_session_model_total counter\n"
+                      "kbatch_session_model_total{how=\"built\"} %llu\n"
+                      "kbatch_session_model_total{how=\"reused\"} %llu\n"
+                      "kbatch_session_model_total{how=\"updated\"} %llu\n",
+                      (unsigned long long)m->model_built, (unsigned long long)m->model_reused,
+                      (unsigned long long)m->model_updated);
         kb_buf_printf(&b,
                       "# HELP kbatch_events_total Events by what became of them (dropped: "
                       "never sent, the recorder gave way)\n# TYPE kbatch_events_total counter\n"

@@ -45,6 +45,37 @@
 
 static const struct kb_scenario preempt[] = {
     {
+        /* An eviction preempt made stays counted when reclaim's later turn
+         * for the same job is discarded.  The priority plugin alone in the
+         * first tier: a job starves while any task is neither ready nor
+         * pipelined, so hi (minMember 1, two 2-cpu pods) still starves
+         * after preempt.  n1 (4 cpu) runs lo-x-0 (not preemptable) and
+         * lo-x-1, 2 cpu each.  Preempt: hi-x-0 evicts lo-x-1 and is
+         * pipelined on n1; hi-x-1 finds no victim (lo-x-0 may not go);
+         * hi is pipelined (1 >= 1): committed.  Reclaim: hi still starves,
+         * its turn evicts nothing (one queue: no other queue to take
+         * from) and is discarded.  The condition still names preempt's
+         * eviction (it said "pod group is not ready" when the discarded
+         * turn reset the count). */
+        .name = "preempt then reclaim: a discarded reclaim turn keeps preempt's evictions",
+        .conf = "actions: \"enqueue, allocate, preempt, reclaim\"\n"
+                "tiers:\n- plugins:\n  - name: priority\n"
+                "- plugins:\n  - name: gang\n  - name: conformance\n  - name: drf\n"
+                "  - name: predicates\n  - name: proportion\n  - name: nodeorder\n",
+        .manifests = NODE("n1") CLASSES LO_PG("lo", "1")
+            POD("lo-x-0", ", annotations: {scheduling.k8s.io/group-name: lo, "
+                "volcano.sh/preemptable: 'false'}",
+                "  schedulerName: kbatch\n  nodeName: n1\n" LO POD_REQ("2"), "phase: Running")
+            RUN_POD("lo-x-1", "lo", "n1", "2", "", LO)
+            HI_PG("hi", "1") WAIT_POD("hi-x-0", "hi", "2", "", HI) WAIT_POD("hi-x-1", "hi", "2", "", HI),
+        .binds = "",
+        .evicted = "lo-x-1",
+        .nominated = "hi-x-0=n1",
+        .message = "hi: 1 task(s) of other jobs are being evicted (preempt) to make room; 1 "
+                   "pipelined task(s) wait for them; 1st of 1 waiting in queue default",
+        .reasons = "hi=WaitingForEvictions",
+    },
+    {
         /* A gang with sub-groups is pipelined only when its minSubGroups
          * are (Volcano's gang plugin: JobPipelinedFn adds
          * CheckSubJobPipelined, and preempt commits its evictions only for

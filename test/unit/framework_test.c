@@ -533,6 +533,60 @@ static void test_node_task_lists(void **state)
         close_on(&l, s);
 }
 
+/* Lone pods that differ one placement field at a time, classed one after
+ * another as allocate classes a job's tasks. */
+#define CLASS_POD(name, extra, cpu)                                                                \
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " name "}\n"                             \
+        "spec: {schedulerName: kbatch, " extra "containers: [{name: c, image: img,\n"              \
+        "  resources: {requests: {cpu: '" cpu "'}}}]}\n"
+#define AFFINITY                                                                                   \
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "               \
+        "{nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}]}}}, "
+
+/*
+ * Placement classes: tasks share one exactly when their placement fields
+ * are equal, whatever task was classed just before (class.c tells most
+ * from the task before without a key).
+ */
+static void test_placement_classes(void **state)
+{
+        (void)state;
+        struct loaded l;
+        /* clang-format off */
+        static const char manifests[] =
+            "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}\n"
+            CLASS_POD("p-a", "", "1")
+            CLASS_POD("p-b", "", "1")
+            CLASS_POD("p-c", "tolerations: [{key: x, operator: Exists}], ", "1")
+            CLASS_POD("p-d", "tolerations: [{key: x, operator: Exists, effect: NoSchedule}], ", "1")
+            CLASS_POD("p-e", "tolerations: [{key: x, operator: Exists, effect: NoSchedule}], ", "1")
+            CLASS_POD("p-f", "nodeSelector: {zone: a}, ", "1")
+            CLASS_POD("p-g", "nodeSelector: {zone: b}, ", "1")
+            CLASS_POD("p-h", "nodeSelector: {zone: b}, ", "1")
+            CLASS_POD("p-i", "", "2")
+            CLASS_POD("p-j", AFFINITY, "1")
+            CLASS_POD("p-k", AFFINITY, "1")
+            CLASS_POD("p-l", "", "1");
+        /* clang-format on */
+        struct kb_session *s = open_on(&l, manifests, NULL);
+        static const char *const names[] = {"p-a", "p-b", "p-c", "p-d", "p-e", "p-f",
+                                            "p-g", "p-h", "p-i", "p-j", "p-k", "p-l"};
+        /* Tasks of equal placement fields share a letter. */
+        static const char same[] = "aabccdeefgga";
+        uint32_t cls[KB_ARRAY_SIZE(names)];
+        for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++)
+                cls[i] = kb_task_class(s, task_named(s, names[i]));
+        for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++)
+                for (size_t k = 0; k < i; k++)
+                        if ((cls[i] == cls[k]) != (same[i] == same[k]))
+                                fail_msg("%s and %s: classes %u and %u", names[k], names[i], cls[k],
+                                         cls[i]);
+        /* p-l (plain again, after an affinity pod) joins p-a's class. */
+        assert_int_equal(cls[11], cls[0]);
+        close_on(&l, s);
+}
+
 /* The lifecycle pair: open, one action by hand, close, gives what
  * kb_session_run gives. */
 static void test_session_lifecycle(void **state)
@@ -874,6 +928,7 @@ int main(void)
             cmocka_unit_test(test_victim_tasks),
             cmocka_unit_test(test_task_default_order),
             cmocka_unit_test(test_node_task_lists),
+            cmocka_unit_test(test_placement_classes),
             cmocka_unit_test(test_session_lifecycle),
             cmocka_unit_test(test_purity_contract),
             cmocka_unit_test(test_filter_contract),

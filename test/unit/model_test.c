@@ -24,15 +24,20 @@
 /* ---- on kbatch-sim's cluster ------------------------------------------------------ */
 
 /* n1 and n2, 4 cpu each.  Gang a (2 x 1 cpu) fits; gang b (4 x 2 cpu,
- * minMember 4) does not once a holds 2 cpu; pod x waits in group a; queue
- * qb weighs 3. */
+ * minMember 4) does not once a holds 2 cpu; pod x waits in group a; pod y
+ * (group c, queue qb) asks for a node of zone a, which none is; queue qb
+ * weighs 3. */
 /* clang-format off */
 static const char *const cluster =
     NODE("n1") NODE("n2")
     QUEUE("qb", "weight: 3", "")
     GANG("a", "2", "2", "1", "")
     GANG("b", "4", "4", "2", ", queue: qb")
-    POD("x", IN_GROUP("a"), "  schedulerName: kbatch\n" POD_REQ("1"), "phase: Pending");
+    POD("x", IN_GROUP("a"), "  schedulerName: kbatch\n" POD_REQ("1"), "phase: Pending")
+    "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: c}\n"
+    "spec: {minMember: 1, queue: qb}\n"
+    POD("y", IN_GROUP("c"), "  schedulerName: kbatch\n  nodeSelector: {zone: a}\n" POD_REQ("1"),
+        "phase: Pending");
 /* clang-format on */
 
 struct fix {
@@ -224,8 +229,160 @@ static void test_node_readded(void **state)
         assert_int_equal(more.nnodes, 0);
         kb_cluster_release(&more);
         char *text;
-        assert_int_equal(session(f, &text), BUILT);
+        /* The same name at the same position: read again, not built
+         * (update_node.c). */
+        assert_int_equal(session(f, &text), UPDATED);
         assert_non_null(strstr(text, "bind b-0=n2"));
+        free(text);
+}
+
+/* ---- nodes changed in place (update_node.c) ---------------------------------------- */
+
+static struct kb_node *node(struct fix *f, const char *name)
+{
+        for (size_t i = 0; i < f->c.nnodes; i++)
+                if (strcmp(f->c.nodes[i]->meta.name, name) == 0)
+                        return f->c.nodes[i];
+        fail_msg("no node %s", name);
+        return NULL;
+}
+
+/* The node named in text replaced by a new object read from it, where the
+ * old one stood and maybe at its address (the cache on a watch event). */
+static void replace_node(struct fix *f, const char *text)
+{
+        char err[256];
+        struct kb_cluster more;
+        kb_cluster_init(&more);
+        assert_int_equal(kb_cluster_load(&more, "node", text, strlen(text), err, sizeof(err)), 0);
+        assert_int_equal(more.nnodes, 1);
+        for (size_t i = 0; i < f->c.nnodes; i++)
+                if (strcmp(f->c.nodes[i]->meta.name, more.nodes[0]->meta.name) == 0) {
+                        kb_node_free(f->c.nodes[i]);
+                        f->c.nodes[i] = more.nodes[0];
+                        more.nnodes = 0;
+                        changed(f, &f->c.nodes[i]->meta);
+                        break;
+                }
+        assert_int_equal(more.nnodes, 0);
+        kb_cluster_release(&more);
+}
+
+static void test_node_heartbeat(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* A status heartbeat: n1 updated in place, n2 replaced by a copy
+         * saying the same; nothing read differs. */
+        changed(f, &node(f, "n1")->meta);
+        replace_node(f, NODE("n2"));
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_null(strstr(text, "bind "));
+        free(text);
+        settle(f);
+}
+
+static void test_node_shrinks(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* The node a-0 runs on loses all its cpu: its idle goes below
+         * zero, as a build counts it.  b, now content with one pod,
+         * places it on the other node only. */
+        const char *on = pod(f, "a-0")->node_name;
+        assert_non_null(on);
+        const char *other = strcmp(on, "n1") == 0 ? "n2" : "n1";
+        node(f, on)->allocatable.q[KB_RES_CPU] = 0;
+        changed(f, &node(f, on)->meta);
+        group(f, "b")->min_member = 1;
+        changed(f, &group(f, "b")->meta);
+        char *text, *want = kb_xasprintf("=%s", other), *off = kb_xasprintf("=%s", on);
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "bind b-"));
+        assert_non_null(strstr(text, want));
+        assert_null(strstr(text, off));
+        free(text);
+        free(want);
+        free(off);
+}
+
+static void test_node_unschedulable(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* n1 cordoned (in place): b's pods go to n2 alone. */
+        node(f, "n1")->unschedulable = true;
+        changed(f, &node(f, "n1")->meta);
+        group(f, "b")->min_member = 1;
+        changed(f, &group(f, "b")->meta);
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "=n2"));
+        assert_null(strstr(text, "=n1"));
+        free(text);
+}
+
+static void test_node_tainted(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* n2 replaced by a copy with a NoSchedule taint: b's pods go to
+         * n1 alone. */
+        replace_node(
+            f, NODE_X("n2", ALLOC4, "", "taints: [{key: k, value: v, effect: NoSchedule}]", ""));
+        group(f, "b")->min_member = 1;
+        changed(f, &group(f, "b")->meta);
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "=n1"));
+        assert_null(strstr(text, "=n2"));
+        free(text);
+}
+
+static void test_node_labels(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* y asks for zone a, which no node had: n2 gains the label (a
+         * replaced object), and y goes there; read again, not built. */
+        replace_node(f, NODE_X("n2", ALLOC4, ", labels: {zone: a}", "", ""));
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "bind y=n2"));
+        free(text);
+}
+
+static void test_node_and_pod(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* In one session: a-0 ends, and its node shrinks to 1 cpu (its
+         * heartbeat and a kubelet's reserve); the other keeps its 4. */
+        struct kb_pod *p = pod(f, "a-0");
+        const char *on = p->node_name;
+        assert_non_null(on);
+        node(f, on)->allocatable.q[KB_RES_CPU] /= 4;
+        changed(f, &node(f, on)->meta);
+        p->phase = KB_POD_SUCCEEDED;
+        changed(f, &p->meta);
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        free(text);
+        settle(f);
+}
+
+static void test_node_renamed(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* n2's place taken by n3: another node, so the model is built. */
+        replace_node(f, NODE("n2"));
+        struct kb_node *n = node(f, "n2");
+        free(n->meta.name);
+        n->meta.name = kb_xstrdup("n3");
+        char *text;
+        assert_int_equal(session(f, &text), BUILT);
         free(text);
 }
 
@@ -312,13 +469,13 @@ static void test_gang_added(void **state)
 {
         struct fix *f = *state;
         settle(f);
-        /* Gang c (2 x 1 cpu) arrives in queue qb, whose b waits for 8
+        /* Gang d (2 x 1 cpu) arrives in queue qb, whose b waits for 8
          * cpu: 3 of the 8 are held, c fits. */
-        add(f, GANG("c", "2", "2", "1", ", queue: qb"));
+        add(f, GANG("d", "2", "2", "1", ", queue: qb"));
         char *text;
         assert_int_equal(session(f, &text), UPDATED);
-        assert_non_null(strstr(text, "bind c-0="));
-        assert_non_null(strstr(text, "bind c-1="));
+        assert_non_null(strstr(text, "bind d-0="));
+        assert_non_null(strstr(text, "bind d-1="));
         free(text);
         /* Its pods bound, in place: updated again, then settled. */
         assert_int_equal(session(f, &text), UPDATED);
@@ -436,12 +593,12 @@ static void test_added_and_removed_together(void **state)
 {
         struct fix *f = *state;
         settle(f);
-        /* x is deleted, gang c and solo arrive, between two sessions. */
+        /* x is deleted, gang d and solo arrive, between two sessions. */
         drop_pod(f, "x");
-        add(f, GANG("c", "2", "2", "1", ", queue: qb") SOLO);
+        add(f, GANG("d", "2", "2", "1", ", queue: qb") SOLO);
         char *text;
         assert_int_equal(session(f, &text), UPDATED);
-        assert_non_null(strstr(text, "bind c-0="));
+        assert_non_null(strstr(text, "bind d-0="));
         assert_non_null(strstr(text, "bind solo="));
         free(text);
         settle(f);
@@ -508,6 +665,11 @@ static void put(struct kb_cache *c, enum kb_kind kind, const char *text)
         "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"" uid "\"},"     \
         "\"spec\":{\"schedulerName\":\"kbatch\"" node ",\"containers\":[{\"name\":\"c\","          \
         "\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]},\"status\":{\"phase\":\"Pending\"}}"
+/* A kubelet's status update of a node: only the heartbeat time differs. */
+#define JNODE_BEAT(name, cpu, time)                                                                \
+        "{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"" cpu        \
+        "\",\"memory\":\"8Gi\",\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\","             \
+        "\"status\":\"True\",\"lastHeartbeatTime\":\"2026-11-27T08:00:" time "Z\"}]}}"
 #define JQUEUE "{\"metadata\":{\"name\":\"default\"},\"spec\":{\"weight\":1}}"
 /* PodGroup g (minMember 2, phase given) and its pod: a replacement of
  * each is a new object, the old one freed. */
@@ -583,13 +745,14 @@ static void test_cache_generations(void **state)
         assert_true(g2 != g1);
         free(text);
         /* A relist that finds everything as it was still replaces the
-         * objects: a new generation. */
+         * objects: a new generation, each node read again where it
+         * stood. */
         kb_cache_list_begin(c, KB_KIND_NODE);
         put(c, KB_KIND_NODE, JNODE("n1", "4"));
         put(c, KB_KIND_NODE, JNODE("n2", "4"));
         kb_cache_list_end(c, KB_KIND_NODE);
         g1 = g2;
-        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
         assert_true(g2 != g1);
         free(text);
 
@@ -635,6 +798,26 @@ static void test_cache_generations(void **state)
         put(c, KB_KIND_POD, JGPOD("g-1", ",\"nodeName\":\"n1\""));
         assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
         assert_non_null(strstr(text, "podgroup default/g Running"));
+        free(text);
+
+        /* Kubelets' heartbeats: the watch replaces n1, then n2, with
+         * copies that differ in a condition's time alone, the old objects
+         * freed.  Each is read again where it stood; nothing is built.
+         * p4 (2 cpu) still goes where it went: n2 (8 cpu, p3 holds 2). */
+        put(c, KB_KIND_NODE, JNODE_BEAT("n1", "4", "00"));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
+        assert_non_null(strstr(text, "bind p4=n2"));
+        free(text);
+        put(c, KB_KIND_NODE, JNODE_BEAT("n1", "4", "10"));
+        put(c, KB_KIND_NODE, JNODE_BEAT("n2", "8", "10"));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
+        assert_non_null(strstr(text, "bind p4=n2"));
+        free(text);
+        /* n2's allocatable falls to 1 cpu, below the 2 its pod p3 holds:
+         * p4 fits nowhere now. */
+        put(c, KB_KIND_NODE, JNODE_BEAT("n2", "1", "20"));
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
+        assert_null(strstr(text, "bind p4="));
         free(text);
 
         kb_cache_free(c);
@@ -725,6 +908,13 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_min_member_changed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_queue_weight_changed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_node_readded, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_node_heartbeat, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_node_shrinks, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_node_unschedulable, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_node_tainted, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_node_labels, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_node_and_pod, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_node_renamed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_pod_moves_group, setup, teardown),
             cmocka_unit_test_setup_teardown(test_no_generation, setup, teardown),
             cmocka_unit_test_setup_teardown(test_gang_added, setup, teardown),

@@ -323,13 +323,18 @@ static int gpu_slot(void)
  * extended resources. */
 static struct kb_task task_of(const struct kb_pod *pod, int64_t cpu, int64_t mem, int64_t gpus)
 {
-        struct kb_task t = {.pod = pod, .node = -1};
-        t.resreq.q[KB_RES_CPU] = cpu;
-        t.resreq.q[KB_RES_MEMORY] = mem;
-        t.resreq.q[KB_RES_PODS] = 1;
+        /* A task points at its requests (a pod's, in a session): these
+         * live in a ring, long enough for the tasks a test holds at once. */
+        static struct kb_res reqs[16];
+        static unsigned next;
+        struct kb_res *r = &reqs[next++ % KB_ARRAY_SIZE(reqs)];
+        memset(r, 0, sizeof(*r));
+        r->q[KB_RES_CPU] = cpu;
+        r->q[KB_RES_MEMORY] = mem;
+        r->q[KB_RES_PODS] = 1;
         if (gpus)
-                t.resreq.q[gpu_slot()] = gpus * 1000;
-        return t;
+                r->q[gpu_slot()] = gpus * 1000;
+        return (struct kb_task){.pod = pod, .node = -1, .resreq = r};
 }
 
 static struct kb_node_info node_of(const struct kb_node *node, int64_t cpu, int64_t mem,
@@ -609,7 +614,9 @@ static void test_binpack_score(void **state)
         /* A requested resource without a weight is skipped: cpu only, 0.75 /
          * 1 -> 750. */
         t = task_of(&plain, 2000, 0, 0);
-        t.resreq.q[bar] = 5000;
+        struct kb_res with_bar = *t.resreq;
+        with_bar.q[bar] = 5000;
+        t.resreq = &with_bar;
         assert_near(binpack_score(&bp, &t, &n), 750);
 
         /* cpu alone past capacity (4000 + 5000 > 8000): 0 / 1 -> 0. */
