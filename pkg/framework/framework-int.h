@@ -260,7 +260,8 @@ struct kb__update {
         struct kb_model *m;
         uint64_t gen;
         size_t budget; /* pods added and removed before a build is cheaper */
-        /* Per snapshot pod: its task's index + 1; per PodGroup: its job. */
+        /* Per snapshot pod: its task's index + 1 (NULL while the
+         * model's map holds: kb__update_map_pod); per PodGroup: its job. */
         uint32_t *pod_task;
         struct kb_job **pg_job;
         /* Snapshot positions of the pods and PodGroups new to the model. */
@@ -282,6 +283,22 @@ struct kb__update {
         size_t nadds, capadds;
 };
 
+/* Snapshot pod i's task (index + 1, 0 for none) into u's new map, in
+ * order of i; the map is made only once it differs from the model's (a
+ * pod added or removed before i), so an update where pods only changed
+ * in place writes none. */
+static inline void kb__update_map_pod(struct kb__update *u, size_t i, uint32_t v)
+{
+        const struct kb_model *m = u->m;
+        if (!u->pod_task) {
+                if (i < m->npods_seen && m->pod_task[i] == v)
+                        return;
+                u->pod_task = kb_xcalloc(u->s->snap->npods + 1, sizeof(*u->pod_task));
+                for (size_t x = 0; x < i && x < m->npods_seen; x++)
+                        u->pod_task[x] = m->pod_task[x];
+        }
+        u->pod_task[i] = v;
+}
 #define KB__DIRTY_GROUP 1 /* its PodGroup changed */
 #define KB__DIRTY_TASKS 2 /* a task came, went or changed */
 /* update_add.c: the new PodGroups' and pods' jobs and tasks, and the

@@ -186,7 +186,7 @@ static bool change_pod(struct kb__update *u, size_t i, size_t k)
 {
         const struct kb_snapshot *snap = u->s->snap;
         const struct kb_pod *p = snap->pods[i];
-        u->pod_task[i] = u->m->pod_task[k];
+        kb__update_map_pod(u, i, u->m->pod_task[k]);
         struct kb_task *t = seen_task(u->m, k);
         if (t)
                 return update_task(u, t, p, i);
@@ -205,9 +205,26 @@ static bool walk_pods(struct kb__update *u)
 {
         struct kb_model *m = u->m;
         const struct kb_snapshot *snap = u->s->snap;
-        size_t k = 0, changes = 0;
+        size_t k = 0, changes = 0, same = KB_MIN(snap->npods, m->npods_seen);
         bool tail = false;
         for (size_t i = 0; i < snap->npods; i++) {
+                /* While nothing was added or removed before, the pods the
+                 * model saw as they were, at their places (most of them,
+                 * most sessions): as cheap a loop as can be. */
+                if (k == i && !u->pod_task && !tail) {
+                        for (; i < same; i++) {
+                                if (i + 8 < snap->npods)
+                                        __builtin_prefetch(&snap->pods[i + 8]->meta.gen);
+                                const struct kb_pod *p = snap->pods[i];
+                                if (p != m->pods_seen[i] || p->meta.gen > u->gen ||
+                                    (snap->assumed_node ? snap->assumed_node[i] : NULL) !=
+                                        m->assumed_seen[i])
+                                        break;
+                        }
+                        k = i;
+                        if (i == snap->npods)
+                                break;
+                }
                 if (i + 8 < snap->npods)
                         __builtin_prefetch(&snap->pods[i + 8]->meta.gen);
                 const struct kb_pod *p = snap->pods[i];
@@ -215,7 +232,10 @@ static bool walk_pods(struct kb__update *u)
                 bool old = p->meta.gen <= u->gen;
                 if (!tail && k < m->npods_seen && p == m->pods_seen[k] && old &&
                     assumed == m->assumed_seen[k]) {
-                        u->pod_task[i] = m->pod_task[k++];
+                        /* Nothing added or removed before it: the map holds. */
+                        if (u->pod_task || k != i)
+                                kb__update_map_pod(u, i, m->pod_task[k]);
+                        k++;
                         continue;
                 }
                 size_t at = m->npods_seen;
@@ -350,7 +370,6 @@ bool kb__model_update(struct kb_session *s, struct kb_model *m)
         /* A quarter of the pods; a few dozen more, so that a small
          * cluster (a build of it costs little either way) updates too. */
         u.budget = most / 4 + 32;
-        u.pod_task = kb_xcalloc(snap->npods + 1, sizeof(*u.pod_task));
         u.pg_job = kb_xcalloc(snap->npodgroups + 1, sizeof(*u.pg_job));
         u.dirty = kb_xcalloc(m->njobs + 1, 1);
         u.gone = kb_xcalloc(m->njobs + 1, 1);
@@ -369,9 +388,11 @@ bool kb__model_update(struct kb_session *s, struct kb_model *m)
         /* What a build leaves: versions count the tasks attached. */
         for (size_t i = 0; i < m->nnodes; i++)
                 m->nodes[i].version = m->nodes[i].ntasks;
-        free(m->pod_task);
+        if (u.pod_task) {
+                free(m->pod_task);
+                m->pod_task = u.pod_task;
+        }
         free(m->pg_job);
-        m->pod_task = u.pod_task;
         m->pg_job = u.pg_job;
         if (snap->npods != m->npods_seen) {
                 free(m->pods_seen);

@@ -154,6 +154,7 @@ static bool add_pods(struct kb__update *u)
                 if (!mine && !node) {
                         if (kb__counts_foreign(p))
                                 return false;
+                        kb__update_map_pod(u, i, 0);
                         continue;
                 }
                 if (m->ntasks >= m->taskcap)
@@ -163,7 +164,7 @@ static bool add_pods(struct kb__update *u)
                 t->index = (uint32_t)m->ntasks++;
                 t->name = kb_pool_path(&m->pool, kb_meta_ns(&p->meta), p->meta.name);
                 kb__task_fields(s, t, p, st);
-                u->pod_task[i] = t->index + 1;
+                kb__update_map_pod(u, i, t->index + 1);
                 if (node)
                         kb__node_attach_ordered(s, node, t);
                 if (!mine)
