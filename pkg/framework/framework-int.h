@@ -17,7 +17,8 @@
  *   points.c      registration and dispatchers   result.c  the result's lists
  *   model.c       names, counters, node accounting and task lists, lookups
  *   (keep.c       the model kept between sessions: reuse, undo, check;
- *    update.c     ... brought up to a snapshot where pods changed;
+ *    update.c     ... brought up to a snapshot where pods changed,
+ *                 came or went (update_add.c: the ones that came);
  *    update_node.c    ... and where nodes changed in place;
  *                 all above open.c, which builds into it)
  *
@@ -86,6 +87,9 @@ struct kb_model {
         uint64_t gen, epoch;
         bool pg_foreign;  /* built from a snapshot with pg_foreign: not kept */
         unsigned updates; /* since built (update.c) */
+        /* The pool's size as built: an update of a pool grown to twice
+         * that builds instead (update.c). */
+        size_t pool_built;
         /* The snapshot's other build inputs, copied. */
         char **scheduler_names;
         size_t nscheduler_names;
@@ -118,6 +122,13 @@ struct kb_model {
         size_t nnodes_seen, nqueues_seen, npcs_seen, npods_seen, npgs_seen;
         uint32_t *pod_task;
         struct kb_job **pg_job;
+        /* Room for tasks added by updates (update.c): the task array and
+         * touched hold taskcap; tasks of pods removed stay as holes
+         * (kb__task_hole) until the next build.  nforeign: pods of other
+         * schedulers without a task that count on a PodGroup's job
+         * (foreign_pods), which an update cannot follow. */
+        size_t taskcap, nforeign;
+        struct kb_job **jobs_own; /* jobs, when an update made the array */
 
         uint64_t nbuilt, nreused, nupdated;
 };
@@ -179,6 +190,9 @@ struct kb_session {
          * + 1 (0: none); per snapshot PodGroup, its job. */
         uint32_t *pod_task;
         struct kb_job **pg_job;
+        /* When a kept model is built: room for this many tasks more in the
+         * task array; what foreign_pod counted (above). */
+        size_t task_spare, nforeign;
 
         /* model.c: every change to a node's accounting appends the node's
          * index, so that caches can catch up with what changed since they
@@ -224,14 +238,84 @@ static inline void kb__touch(struct kb_session *s, const struct kb_task *t)
         }
 }
 /* update.c: m brought up to s's snapshot, when only pods and PodGroups
- * changed in place (the same objects, or ones of the same name at the
- * same positions); false when it cannot be (then m is to be built). */
+ * changed, were added or were removed; false when it cannot be (then m
+ * is to be built). */
 bool kb__model_update(struct kb_session *s, struct kb_model *m);
 /* update_node.c: m's nodes brought up to s's snapshot, when its nodes are
  * m's names at the same positions, some of them changed (objects
  * replaced or updated in place); false when they are not (then m is to
  * be built).  Called by kb__model_update before the pods are looked at. */
 bool kb__model_update_nodes(struct kb_session *s, struct kb_model *m);
+/* The pod of a task whose pod an update removed: a hole in the task
+ * array (no job, no node) until the model is built again. */
+extern const struct kb_pod kb__hole_pod;
+static inline bool kb__task_hole(const struct kb_task *t)
+{
+        return t->pod == &kb__hole_pod;
+}
+/* update.c and update_add.c: one update's work, what the walks found
+ * and the jobs it touches. */
+struct kb__update {
+        struct kb_session *s;
+        struct kb_model *m;
+        uint64_t gen;
+        size_t budget; /* pods added and removed before a build is cheaper */
+        /* Per snapshot pod: its task's index + 1 (NULL while the
+         * model's map holds: kb__update_map_pod); per PodGroup: its job. */
+        uint32_t *pod_task;
+        struct kb_job **pg_job;
+        /* Snapshot positions of the pods and PodGroups new to the model. */
+        size_t *pods_added, npods_added, cappods_added;
+        size_t *pgs_added, npgs_added, cappgs_added;
+        /* Per job index as the model has it: to be read again (why:
+         * KB__DIRTY_*), dropped; and whether the job array was made
+         * again (update_add.c). */
+        uint8_t *dirty, *gone;
+        bool restructured;
+        /* Jobs made by this update (PodGroups' first), and the tasks added
+         * to any job. */
+        struct kb_job **made;
+        size_t nmade, capmade, nmade_pg;
+        struct kb__update_add {
+                struct kb_job *j;
+                struct kb_task *t;
+        } * adds;
+        size_t nadds, capadds;
+};
+
+/* Snapshot pod i's task (index + 1, 0 for none) into u's new map, in
+ * order of i; the map is made only once it differs from the model's (a
+ * pod added or removed before i), so an update where pods only changed
+ * in place writes none. */
+static inline void kb__update_map_pod(struct kb__update *u, size_t i, uint32_t v)
+{
+        const struct kb_model *m = u->m;
+        if (!u->pod_task) {
+                if (i < m->npods_seen && m->pod_task[i] == v)
+                        return;
+                u->pod_task = kb_xcalloc(u->s->snap->npods + 1, sizeof(*u->pod_task));
+                for (size_t x = 0; x < i && x < m->npods_seen; x++)
+                        u->pod_task[x] = m->pod_task[x];
+        }
+        u->pod_task[i] = v;
+}
+#define KB__DIRTY_GROUP 1 /* its PodGroup changed */
+#define KB__DIRTY_TASKS 2 /* a task came, went or changed */
+/* update_add.c: the new PodGroups' and pods' jobs and tasks, and the
+ * job array with the jobs made merged in and the dropped ones out; false
+ * when only a build says it right. */
+bool kb__update_add(struct kb__update *u);
+/* Whether j is the job of a pod without a group (its one task's). */
+static inline bool kb__lone_job(const struct kb_job *j)
+{
+        return !j->pg && j->ntasks == 1 && j->name == j->tasks[0]->name;
+}
+/* A pod of another scheduler on no node that a build counts on a group's
+ * job (open.c's foreign_pod). */
+static inline bool kb__counts_foreign(const struct kb_pod *p)
+{
+        return p->group_name && *p->group_name && p->phase == KB_POD_PENDING && !p->meta.deletion;
+}
 /* Opening: the model's arrays into s, used again or built (kb__session_build). */
 void kb__model_open(struct kb_session *s);
 /* Closing: everything the session changed put back as built. */

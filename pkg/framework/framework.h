@@ -448,7 +448,8 @@ const struct kb_conf *kb_session_conf(struct kb_session *s);
 struct kb_job **kb_session_jobs(struct kb_session *s, size_t *n);
 struct kb_node_info *kb_session_nodes(struct kb_session *s, size_t *n);
 /* Every task: ours (in jobs), then other schedulers' pods on nodes;
- * tasks[i].index == i. */
+ * tasks[i].index == i.  A kept model's may hold holes, the tasks of pods
+ * deleted since it was built: no job, no node, a pod of nothing. */
 struct kb_task *kb_session_tasks(struct kb_session *s, size_t *n);
 struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n);
 /* Sum of every node's allocatable. */

@@ -13,8 +13,11 @@
  *    without the session at hand (kb_task_fit_failed), is cleared on the
  *    tasks of the jobs that have one.
  *
- * Any other snapshot builds the model again.  Test builds check the kept
- * model against a fresh build every KB_MODEL_CHECK-th session.
+ * A later snapshot brings the model up to date (update.c, when only pods
+ * and PodGroups changed, came or went) or builds it again.  Test builds
+ * check the kept model against a fresh build every KB_MODEL_CHECK-th
+ * session, tasks by their rank among the live ones (an update leaves
+ * holes and appends, keeping a build's order but not its indices).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +54,7 @@ static void model_clear(struct kb_model *m)
         free(m->assumed_seen);
         free(m->pod_task);
         free(m->pg_job);
+        free(m->jobs_own);
         uint64_t nbuilt = m->nbuilt, nreused = m->nreused, nupdated = m->nupdated;
         memset(m, 0, sizeof(*m));
         m->nbuilt = nbuilt;
@@ -118,7 +122,13 @@ static void model_build(struct kb_session *s, struct kb_model *m)
         m->pg_job = kb_xcalloc(snap->npodgroups + 1, sizeof(*m->pg_job));
         s->pod_task = m->pod_task;
         s->pg_job = m->pg_job;
+        /* Room for the pods of a few sessions to come (update.c). */
+        s->task_spare = snap->npods / 4 + 64;
         kb__session_build(s, &m->pool);
+        m->taskcap = snap->npods + s->task_spare;
+        m->pool_built = m->pool.total;
+        m->nforeign = s->nforeign;
+        s->task_spare = s->nforeign = 0;
         s->pod_task = NULL;
         s->pg_job = NULL;
         m->built = true;
@@ -157,7 +167,7 @@ static void model_build(struct kb_session *s, struct kb_model *m)
         m->base_jobs = kb_xmalloc((m->njobs + 1) * sizeof(*m->base_jobs));
         for (size_t i = 0; i < m->njobs; i++)
                 m->base_jobs[i] = *m->jobs[i];
-        m->touched = kb_xcalloc(m->ntasks + 1, 1);
+        m->touched = kb_xcalloc(m->taskcap + 1, 1);
 }
 
 /* The model's arrays into s. */
@@ -183,8 +193,8 @@ static bool model_update(struct kb_session *s, struct kb_model *m)
 {
         model_use(s, m);
         bool ok = kb__model_update(s, m);
-        s->nchanges = 0; /* the starting point, not a change */
         if (!ok) {
+                s->nchanges = 0;
                 /* As a build finds s. */
                 s->bpool = NULL;
                 s->nodes = NULL;
@@ -197,11 +207,14 @@ static bool model_update(struct kb_session *s, struct kb_model *m)
                 memset(&s->total, 0, sizeof(s->total));
                 return false;
         }
+        model_use(s, m); /* tasks and jobs added or dropped */
         m->gen = s->snap->gen;
         m->nupdated++;
+        s->nchanges = 0; /* the starting point, not a change */
+        /* The copies as built: of every node (update_node.c reads a
+         * changed one again without a change logged), of the jobs the
+         * update changed (update.c took those). */
         memcpy(m->base_nodes, m->nodes, m->nnodes * sizeof(*m->nodes));
-        for (size_t i = 0; i < m->njobs; i++)
-                m->base_jobs[i] = *m->jobs[i];
         return true;
 }
 
@@ -214,12 +227,20 @@ static bool model_update(struct kb_session *s, struct kb_model *m)
                 abort();                                                                           \
         } while (0)
 
-static int32_t task_idx(const struct kb_task *t)
+/*
+ * Tasks are compared by rank: an update leaves holes where pods were
+ * removed and appends new pods' tasks after the last (update.c), so the
+ * kept model's live tasks are a build's in the same order, not at the
+ * same indices.  rank maps a kept task's index to its place among the
+ * live ones (-1: a hole); NULL for the fresh build, whose index is its
+ * rank.
+ */
+static int32_t task_idx(const int32_t *rank, const struct kb_task *t)
 {
-        return t ? (int32_t)t->index : -1;
+        return !t ? -1 : rank ? rank[t->index] : (int32_t)t->index;
 }
 
-static void check_task(const struct kb_task *a, const struct kb_task *b)
+static void check_task(const int32_t *rank, const struct kb_task *a, const struct kb_task *b)
 {
         const char *n = b->name;
         if (a->pod != b->pod || strcmp(a->name, b->name) != 0)
@@ -244,12 +265,13 @@ static void check_task(const struct kb_task *a, const struct kb_task *b)
                 DIFF("task %s: resreq", n);
         if (!kb_streq(a->fit_error, b->fit_error))
                 DIFF("task %s: fit_error %s", n, a->fit_error ? a->fit_error : "(none)");
-        if (task_idx(a->node_prev) != task_idx(b->node_prev) ||
-            task_idx(a->node_next) != task_idx(b->node_next))
+        if (task_idx(rank, a->node_prev) != task_idx(NULL, b->node_prev) ||
+            task_idx(rank, a->node_next) != task_idx(NULL, b->node_next))
                 DIFF("task %s: node list links", n);
 }
 
-static void check_node(const struct kb_node_info *a, const struct kb_node_info *b)
+static void check_node(const int32_t *rank, const struct kb_node_info *a,
+                       const struct kb_node_info *b)
 {
         const char *n = b->name;
         if (a->node != b->node || strcmp(a->name, b->name) != 0 || a->index != b->index)
@@ -260,8 +282,8 @@ static void check_node(const struct kb_node_info *a, const struct kb_node_info *
             memcmp(&a->releasing, &b->releasing, sizeof(a->releasing)) != 0 ||
             memcmp(&a->pipelined, &b->pipelined, sizeof(a->pipelined)) != 0)
                 DIFF("node %s: resource sums", n);
-        if (a->ntasks != b->ntasks || task_idx(a->tasks) != task_idx(b->tasks) ||
-            task_idx(a->tasks_tail) != task_idx(b->tasks_tail))
+        if (a->ntasks != b->ntasks || task_idx(rank, a->tasks) != task_idx(NULL, b->tasks) ||
+            task_idx(rank, a->tasks_tail) != task_idx(NULL, b->tasks_tail))
                 DIFF("node %s: task list (%u tasks, fresh %u)", n, a->ntasks, b->ntasks);
         if (a->version != b->version)
                 DIFF("node %s: version %u, fresh %u", n, a->version, b->version);
@@ -278,7 +300,7 @@ static void check_queue(const struct kb_queue_info *a, const struct kb_queue_inf
                 DIFF("queue %s: weight, state or status fields", n);
 }
 
-static void check_job(const struct kb_job *a, const struct kb_job *b)
+static void check_job(const int32_t *rank, const struct kb_job *a, const struct kb_job *b)
 {
         const char *n = b->name;
         if (a->pg != b->pg || strcmp(a->name, b->name) != 0 || a->index != b->index)
@@ -294,7 +316,7 @@ static void check_job(const struct kb_job *a, const struct kb_job *b)
         if (a->ntasks != b->ntasks)
                 DIFF("job %s: %u tasks, fresh %u", n, a->ntasks, b->ntasks);
         for (uint32_t i = 0; i < a->ntasks; i++)
-                if (a->tasks[i]->index != b->tasks[i]->index)
+                if (task_idx(rank, a->tasks[i]) != task_idx(NULL, b->tasks[i]))
                         DIFF("job %s: task %u", n, i);
         if (memcmp(a->count, b->count, sizeof(a->count)) != 0 ||
             a->pending_best_effort != b->pending_best_effort)
@@ -323,21 +345,32 @@ static void model_check(struct kb_session *s)
         struct kb_session f = {.snap = s->snap, .conf = s->conf};
         kb_pool_init(&f.pool, 1 << 20);
         kb__session_build(&f, &f.pool);
+        int32_t *rank = kb_xmalloc((s->ntasks + 1) * sizeof(*rank));
+        size_t live = 0;
+        for (size_t i = 0; i < s->ntasks; i++) {
+                const struct kb_task *t = &s->tasks[i];
+                if (t->index != i)
+                        DIFF("task %s: index %u at %zu", t->name, t->index, i);
+                if (kb__task_hole(t) && (t->job || t->node >= 0 || t->node_prev || t->node_next))
+                        DIFF("task %zu: a hole on a job or node", i);
+                rank[i] = kb__task_hole(t) ? -1 : (int32_t)live++;
+        }
         if (f.nnodes != s->nnodes || f.nqueues != s->nqueues || f.njobs != s->njobs ||
-            f.ntasks != s->ntasks)
+            f.ntasks != live)
                 DIFF("%zu nodes, %zu queues, %zu jobs, %zu tasks; fresh %zu, %zu, %zu, %zu",
-                     s->nnodes, s->nqueues, s->njobs, s->ntasks, f.nnodes, f.nqueues, f.njobs,
-                     f.ntasks);
+                     s->nnodes, s->nqueues, s->njobs, live, f.nnodes, f.nqueues, f.njobs, f.ntasks);
         if (memcmp(&f.total, &s->total, sizeof(f.total)) != 0)
                 DIFF("%s", "the nodes' total");
         for (size_t i = 0; i < f.nnodes; i++)
-                check_node(&s->nodes[i], &f.nodes[i]);
+                check_node(rank, &s->nodes[i], &f.nodes[i]);
         for (size_t i = 0; i < f.nqueues; i++)
                 check_queue(&s->queues[i], &f.queues[i]);
         for (size_t i = 0; i < f.njobs; i++)
-                check_job(s->jobs[i], f.jobs[i]);
-        for (size_t i = 0; i < f.ntasks; i++)
-                check_task(&s->tasks[i], &f.tasks[i]);
+                check_job(rank, s->jobs[i], f.jobs[i]);
+        for (size_t i = 0; i < s->ntasks; i++)
+                if (rank[i] >= 0)
+                        check_task(rank, &s->tasks[i], &f.tasks[rank[i]]);
+        free(rank);
         kb_map_release(&f.node_ids);
         kb_map_release(&f.queue_ids);
         kb_map_release(&f.interned);

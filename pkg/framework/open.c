@@ -305,6 +305,7 @@ static void foreign_pod(struct kb_session *s, struct jobs *js, const struct kb_p
         const char *group = p->group_name;
         if (!group || !*group || p->phase != KB_POD_PENDING || p->meta.deletion)
                 return;
+        s->nforeign++;
         const char *ns = p->meta.namespace ? p->meta.namespace : "default";
         char buf[256];
         int len = snprintf(buf, sizeof(buf), "%s/%s", ns, group);
@@ -455,7 +456,7 @@ static inline void prefetch_pods(const struct kb_snapshot *snap, size_t i)
 static void build_tasks(struct kb_session *s, struct jobs *js)
 {
         const struct kb_snapshot *snap = s->snap;
-        s->tasks = kb_pool_alloc(s->bpool, (snap->npods + 1) * sizeof(*s->tasks));
+        s->tasks = kb_pool_alloc(s->bpool, (snap->npods + 1 + s->task_spare) * sizeof(*s->tasks));
         for (size_t i = 0; i < snap->npods; i++) {
                 prefetch_pods(snap, i);
                 const struct kb_pod *p = snap->pods[i];

@@ -309,6 +309,8 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
                 t = next;
         }
         kb__sim_restore(&r);
+        kb_model_counts(model, &rep->model_built, &rep->model_reused);
+        rep->model_updated = kb_model_updates(model);
         kb_model_free(model);
         free(changed_pg);
         free(r.pods);

@@ -221,6 +221,9 @@ struct kb_sim_report {
                                       * opts.default_runtime; not those that never ran */
         int64_t default_runtime;
         double wall; /* seconds the run took */
+        /* How often the session model was built, used again and updated
+         * (kb_model_counts), for --stats. */
+        uint64_t model_built, model_reused, model_updated;
 };
 void kb_sim_report_release(struct kb_sim_report *rep);
 

@@ -175,7 +175,7 @@ static void test_pod_deleted(void **state)
         kb_pod_free(x);
         f->c.gen++; /* the array changed, no object did */
         char *text;
-        assert_int_equal(session(f, &text), BUILT);
+        assert_int_equal(session(f, &text), UPDATED);
         assert_null(strstr(text, "bind x="));
         free(text);
 }
@@ -402,6 +402,235 @@ static void test_pod_moves_group(void **state)
         free(text);
 }
 
+/* ---- pods and PodGroups added and removed ------------------------------------------ */
+
+/* Objects created between sessions: appended to the cluster's arrays, as
+ * kbatch-sim's arrivals are, each of a new generation. */
+static void add(struct fix *f, const char *text)
+{
+        char err[512];
+        struct kb_cluster more;
+        kb_cluster_init(&more);
+        assert_int_equal(kb_cluster_load(&more, "more", text, strlen(text), err, sizeof(err)), 0);
+        for (size_t i = 0; i < more.npodgroups; i++) {
+                changed(f, &more.podgroups[i]->meta);
+                KB_PUSH(f->c.podgroups, f->c.npodgroups, f->c.cappodgroups, more.podgroups[i]);
+        }
+        for (size_t i = 0; i < more.npods; i++) {
+                changed(f, &more.pods[i]->meta);
+                KB_PUSH(f->c.pods, f->c.npods, f->c.cappods, more.pods[i]);
+        }
+        more.npods = more.npodgroups = 0;
+        kb_cluster_release(&more);
+}
+
+/* A pod of no group that asks for nothing (backfill places it whatever
+ * the queues' shares); kbatch-sim makes a PodGroup for it, as kbatch
+ * does for a workload's pods (podgroup-pod-solo). */
+#define SOLO                                                                                       \
+        POD("solo", "", "  schedulerName: kbatch\n  containers: [{name: c}]\n", "phase: Pending")
+
+/* Pod name deleted: the others keep their order (kbatch-sim compacts). */
+static void drop_pod(struct fix *f, const char *name)
+{
+        struct kb_pod *p = pod(f, name);
+        size_t w = 0;
+        for (size_t i = 0; i < f->c.npods; i++)
+                if (f->c.pods[i] != p)
+                        f->c.pods[w++] = f->c.pods[i];
+        f->c.npods = w;
+        kb_pod_free(p);
+        f->c.gen++; /* the array changed, no object did */
+}
+
+static void drop_group(struct fix *f, const char *name)
+{
+        struct kb_podgroup *pg = group(f, name);
+        size_t w = 0;
+        for (size_t i = 0; i < f->c.npodgroups; i++)
+                if (f->c.podgroups[i] != pg)
+                        f->c.podgroups[w++] = f->c.podgroups[i];
+        f->c.npodgroups = w;
+        kb_podgroup_free(pg);
+        f->c.gen++;
+}
+
+static void drop_solo(struct fix *f)
+{
+        drop_pod(f, "solo");
+        drop_group(f, "podgroup-pod-solo");
+}
+
+/* Each session below is also run on a fresh build, and (KB_MODEL_CHECK)
+ * the kept model compared with one field by field: an update that left
+ * the model other than a build would fail there. */
+
+static void test_gang_added(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* Gang d (2 x 1 cpu) arrives in queue qb, whose b waits for 8
+         * cpu: 3 of the 8 are held, c fits. */
+        add(f, GANG("d", "2", "2", "1", ", queue: qb"));
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "bind d-0="));
+        assert_non_null(strstr(text, "bind d-1="));
+        free(text);
+        /* Its pods bound, in place: updated again, then settled. */
+        assert_int_equal(session(f, &text), UPDATED);
+        free(text);
+        settle(f);
+}
+
+static void test_pods_added_to_gang(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* Two more pods of group a, after every pod the model knows. */
+        add(f,
+            POD("a-extra-0", IN_GROUP("a"), "  schedulerName: kbatch\n" POD_REQ("1"),
+                "phase: Pending") POD("a-extra-1", IN_GROUP("a"),
+                                      "  schedulerName: kbatch\n" POD_REQ("1"), "phase: Pending"));
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        /* They wait with x: the default queue's share is held. */
+        assert_non_null(strstr(text, "podgroup default/a Running 2/0/0/3 "));
+        free(text);
+        settle(f);
+}
+
+static void test_unusable_pod_added_to_gang(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* A pod of group b whose placement fields cannot be read (as
+         * decode leaves one: pod->invalid): b, read again, says so. */
+        size_t n = f->c.npods;
+        add(f, POD("b-bad", IN_GROUP("b"), "  schedulerName: kbatch\n" POD_REQ("2"),
+                   "phase: Pending"));
+        assert_int_equal(f->c.npods, n + 1);
+        f->c.pods[n]->invalid = kb_xstrdup("pod default/b-bad: spec.affinity: unreadable");
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "spec.affinity: unreadable"));
+        free(text);
+        settle(f);
+}
+
+static void test_gang_removed(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* Gang a goes whole, its PodGroup and its three pods (x among
+         * them): b's four pods of 2 cpu now fit. */
+        drop_pod(f, "a-0");
+        drop_pod(f, "a-1");
+        drop_pod(f, "x");
+        drop_group(f, "a");
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "bind b-0="));
+        assert_null(strstr(text, "podgroup default/a"));
+        free(text);
+        settle(f);
+}
+
+static void test_pods_reordered(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* A producer that reorders its array (neither the cache nor
+         * kbatch-sim does): a build orders the tasks as the array now
+         * says, so the update appends the pods from the first one out of
+         * place on, each read again, after dropping their old tasks. */
+        size_t n = f->c.npods;
+        assert_true(n >= 4);
+        struct kb_pod *first = f->c.pods[1];
+        f->c.pods[1] = f->c.pods[n - 1];
+        f->c.pods[n - 1] = first;
+        f->c.gen++;
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        free(text);
+        settle(f);
+}
+
+static void test_group_removed_under_pods(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* b's PodGroup goes, its pods stay: they wait for a group that
+         * does not exist, which only a build words (naming the first). */
+        drop_group(f, "b");
+        char *text;
+        assert_int_equal(session(f, &text), BUILT);
+        assert_non_null(strstr(text, "podgroup default/b not found"));
+        free(text);
+}
+
+static void test_lone_pod_added_and_removed(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* A pod of no group, and the PodGroup made for it: a job, made
+         * by the update. */
+        add(f, SOLO);
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "bind solo="));
+        free(text);
+        settle(f);
+        /* And gone again, with its PodGroup: its job with them. */
+        drop_solo(f);
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_null(strstr(text, "solo"));
+        free(text);
+        settle(f);
+}
+
+static void test_added_and_removed_together(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* x is deleted, gang d and solo arrive, between two sessions. */
+        drop_pod(f, "x");
+        add(f, GANG("d", "2", "2", "1", ", queue: qb") SOLO);
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        assert_non_null(strstr(text, "bind d-0="));
+        assert_non_null(strstr(text, "bind solo="));
+        free(text);
+        settle(f);
+}
+
+static void test_removed_then_readded(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        /* b-0 deleted, then made again: a new object of the same name,
+         * at the end of the array, pending. */
+        drop_pod(f, "b-0");
+        char *text;
+        assert_int_equal(session(f, &text), UPDATED);
+        free(text);
+        add(f,
+            POD("b-0", IN_GROUP("b"), "  schedulerName: kbatch\n" POD_REQ("2"), "phase: Pending"));
+        assert_int_equal(session(f, &text), UPDATED);
+        free(text);
+        /* Both between two sessions, and solo's too, with its PodGroup
+         * (its job goes and comes back under the same name). */
+        add(f, SOLO);
+        settle(f);
+        drop_pod(f, "b-1");
+        drop_solo(f);
+        add(f, POD("b-1", IN_GROUP("b"), "  schedulerName: kbatch\n" POD_REQ("2"), "phase: Pending")
+                   SOLO);
+        assert_int_equal(session(f, &text), UPDATED);
+        free(text);
+        settle(f);
+}
+
 static void test_no_generation(void **state)
 {
         struct fix *f = *state;
@@ -512,7 +741,7 @@ static void test_cache_generations(void **state)
         put(c, KB_KIND_POD, JPOD("p2", "u2", ",\"nodeName\":\"n1\""));
         kb_cache_list_end(c, KB_KIND_POD);
         g1 = g2;
-        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
         assert_true(g2 != g1);
         free(text);
         /* A relist that finds everything as it was still replaces the
@@ -560,7 +789,8 @@ static void test_cache_generations(void **state)
         put(c, KB_KIND_PODGROUP, JPG("Inqueue"));
         put(c, KB_KIND_POD, JGPOD("g-0", ""));
         put(c, KB_KIND_POD, JGPOD("g-1", ""));
-        assert_int_equal(cache_session(c, m, &conf, &g2, &text), BUILT);
+        /* Added at the end of the cache's order: an update. */
+        assert_int_equal(cache_session(c, m, &conf, &g2, &text), UPDATED);
         assert_non_null(strstr(text, "bind g-0="));
         free(text);
         put(c, KB_KIND_PODGROUP, JPG("Running"));
@@ -595,6 +825,80 @@ static void test_cache_generations(void **state)
         kb_conf_release(&conf);
 }
 
+static void del(struct kb_cache *c, enum kb_kind kind, const char *text)
+{
+        struct kb_value *v = NULL;
+        assert_int_equal(kb_json_parse(text, strlen(text), &v, NULL, 0), 0);
+        kb_cache_remove(c, kind, v);
+        kb_value_free(v);
+}
+
+/* The daemon's cache: pods of no group (a job each, no PodGroup made for
+ * them) and a gang created and deleted between sessions. */
+static void test_cache_added_removed(void **state)
+{
+        (void)state;
+        struct kb_conf conf;
+        char err[256];
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &conf,
+                                       err, sizeof(err)),
+                         0);
+        struct kb_model *m = kb_model_new();
+        struct kb_cache *c = kb_cache_new();
+        put(c, KB_KIND_QUEUE, JQUEUE);
+        put(c, KB_KIND_NODE, JNODE("n1", "4"));
+        put(c, KB_KIND_NODE, JNODE("n2", "4"));
+        put(c, KB_KIND_POD, JPOD("p1", "u1", ",\"nodeName\":\"n1\""));
+        uint64_t gen;
+        char *text;
+        assert_int_equal(cache_session(c, m, &conf, &gen, &text), BUILT);
+        free(text);
+
+        /* A pod created: its job made by the update. */
+        put(c, KB_KIND_POD, JPOD("p2", "u2", ""));
+        assert_int_equal(cache_session(c, m, &conf, &gen, &text), UPDATED);
+        assert_non_null(strstr(text, "bind p2="));
+        free(text);
+        /* Deleted before it was bound, and p3 created. */
+        del(c, KB_KIND_POD, JPOD("p2", "u2", ""));
+        put(c, KB_KIND_POD, JPOD("p3", "u3", ""));
+        assert_int_equal(cache_session(c, m, &conf, &gen, &text), UPDATED);
+        assert_null(strstr(text, "bind p2="));
+        assert_non_null(strstr(text, "bind p3="));
+        free(text);
+        /* p3 deleted and made again (another uid), between two sessions:
+         * the new object comes last in the cache's order, a job of the
+         * same name again. */
+        del(c, KB_KIND_POD, JPOD("p3", "u3", ""));
+        put(c, KB_KIND_POD, JPOD("p3", "u3b", ""));
+        assert_int_equal(cache_session(c, m, &conf, &gen, &text), UPDATED);
+        assert_non_null(strstr(text, "bind p3="));
+        free(text);
+
+        /* A gang arrives (its PodGroup after its pods, as the watches
+         * may deliver them: the pods wait for a group that does not
+         * exist, which only a build words right), then goes whole. */
+        put(c, KB_KIND_POD, JGPOD("g-0", ""));
+        put(c, KB_KIND_POD, JGPOD("g-1", ""));
+        assert_int_equal(cache_session(c, m, &conf, &gen, &text), BUILT);
+        assert_non_null(strstr(text, "podgroup default/g not found"));
+        free(text);
+        put(c, KB_KIND_PODGROUP, JPG("Inqueue"));
+        assert_int_equal(cache_session(c, m, &conf, &gen, &text), BUILT);
+        assert_non_null(strstr(text, "bind g-0="));
+        free(text);
+        del(c, KB_KIND_POD, JGPOD("g-0", ""));
+        del(c, KB_KIND_POD, JGPOD("g-1", ""));
+        del(c, KB_KIND_PODGROUP, JPG("Inqueue"));
+        assert_int_equal(cache_session(c, m, &conf, &gen, &text), UPDATED);
+        assert_null(strstr(text, "default/g"));
+        free(text);
+
+        kb_cache_free(c);
+        kb_model_free(m);
+        kb_conf_release(&conf);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -613,7 +917,17 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_node_renamed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_pod_moves_group, setup, teardown),
             cmocka_unit_test_setup_teardown(test_no_generation, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_gang_added, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_pods_added_to_gang, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_unusable_pod_added_to_gang, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_gang_removed, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_pods_reordered, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_group_removed_under_pods, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_lone_pod_added_and_removed, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_added_and_removed_together, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_removed_then_readded, setup, teardown),
             cmocka_unit_test(test_cache_generations),
+            cmocka_unit_test(test_cache_added_removed),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
