@@ -385,6 +385,10 @@ struct kb__podfilter *kb__podfilter_open(struct kb_session *s, bool ports, bool 
         bool any_ports = false;
         for (size_t i = 0; i < f->ntasks; i++) {
                 const struct kb_task *t = &tasks[i];
+                /* Every task of every session: most pods have no rules,
+                 * and the task says so without reading the pod. */
+                if (!t->has_rules)
+                        continue;
                 const struct kb_pod_rules *pr = kb_pod_rules(t->pod);
                 if (!pr->nanti_affinity && !pr->naffinity && !pr->nspread && !pr->nhost_ports)
                         continue;

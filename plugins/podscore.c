@@ -403,6 +403,10 @@ struct kb__podscore *kb__podscore_open(struct kb_session *s, int64_t w_aff, int6
         struct kb_task *tasks = kb_session_tasks(s, &p->ntasks);
         for (size_t i = 0; i < p->ntasks; i++) {
                 const struct kb_task *t = &tasks[i];
+                /* Every task of every session: most pods have no rules,
+                 * and the task says so without reading the pod. */
+                if (!t->has_rules)
+                        continue;
                 const struct kb_pod_rules *pr = kb_pod_rules(t->pod);
                 if (!pr->npref_affinity && !pr->npref_anti_affinity && !pr->nspread)
                         continue;

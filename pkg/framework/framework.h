@@ -208,6 +208,7 @@ struct kb_task {
          * means not. */
         bool preemptable;
         bool unevaluated; /* the pod has fields kbatch does not evaluate yet */
+        bool has_rules;   /* the pod has inter-pod rules or host ports (kb_pod_rules) */
         /* The pod's requests: a copy that tasks asking alike share
          * (model.c's kb__request_of): the task array is the session's
          * largest (a million tasks at W8), and a copy in each task took
@@ -251,6 +252,11 @@ struct kb_job {
         uint32_t count[KB_TASK_NSTATUS];
         uint32_t pending_best_effort;  /* Pending tasks that request nothing */
         uint32_t unevaluated;          /* tasks whose pod has fields not evaluated */
+        /* Every task's request when all point at one shared copy (model.c,
+         * kb__request_of), else NULL; requests_differ once two did not
+         * (kept until the job is built again, even if one of them goes). */
+        const struct kb_res *request_alike;
+        bool requests_differ;
         struct kb_res allocated;       /* resreq of tasks in allocated states */
         struct kb_res total_request;   /* resreq of every non-terminal task */
         struct kb_res pending_request; /* resreq of Pending tasks */

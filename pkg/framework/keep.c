@@ -259,8 +259,9 @@ static void check_task(const int32_t *rank, const struct kb_task *a, const struc
         if (a->priority != b->priority)
                 DIFF("task %s: priority %d, fresh %d", n, a->priority, b->priority);
         /* name_index is read from the name on first use: either way the same. */
-        if (a->best_effort != b->best_effort || a->preemptable != b->preemptable)
-                DIFF("task %s: best_effort or preemptable", n);
+        if (a->best_effort != b->best_effort || a->preemptable != b->preemptable ||
+            a->unevaluated != b->unevaluated || a->has_rules != b->has_rules)
+                DIFF("task %s: best_effort, preemptable, unevaluated or has_rules", n);
         if (memcmp(a->resreq, b->resreq, sizeof(*a->resreq)) != 0)
                 DIFF("task %s: resreq", n);
         if (!kb_streq(a->fit_error, b->fit_error))
@@ -319,8 +320,13 @@ static void check_job(const int32_t *rank, const struct kb_job *a, const struct 
                 if (task_idx(rank, a->tasks[i]) != task_idx(NULL, b->tasks[i]))
                         DIFF("job %s: task %u", n, i);
         if (memcmp(a->count, b->count, sizeof(a->count)) != 0 ||
-            a->pending_best_effort != b->pending_best_effort)
+            a->pending_best_effort != b->pending_best_effort || a->unevaluated != b->unevaluated)
                 DIFF("job %s: task counts", n);
+        /* request_alike may be NULL where a build would find one (a task
+         * that asked otherwise went), never wrong. */
+        for (uint32_t i = 0; a->request_alike && i < a->ntasks; i++)
+                if (a->tasks[i]->resreq != a->request_alike)
+                        DIFF("job %s: task %u asks otherwise than request_alike", n, i);
         if (memcmp(&a->allocated, &b->allocated, sizeof(a->allocated)) != 0 ||
             memcmp(&a->total_request, &b->total_request, sizeof(a->total_request)) != 0 ||
             memcmp(&a->pending_request, &b->pending_request, sizeof(a->pending_request)) != 0)

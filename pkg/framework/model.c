@@ -75,6 +75,14 @@ void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
         if (t->best_effort && st == KB_TASK_PENDING)
                 j->pending_best_effort += (uint32_t)sign;
         j->unevaluated += (uint32_t)sign * t->unevaluated;
+        if (sign > 0 && !j->requests_differ) {
+                if (!j->request_alike)
+                        j->request_alike = t->resreq;
+                else if (j->request_alike != t->resreq) {
+                        j->request_alike = NULL;
+                        j->requests_differ = true;
+                }
+        }
         struct kb_res *sum = kb_task_status_allocated(st) ? &j->allocated
                              : st == KB_TASK_PENDING      ? &j->pending_request
                                                           : NULL;
@@ -102,6 +110,15 @@ void kb_task_fit_failed(struct kb_task *t, const char *why)
         j->fit_placed = kb_job_ready_count(j) + kb_job_waiting_count(j);
 }
 
+/* out = n copies of r summed, saturated as kb_res_add is (r is a request:
+ * never negative). */
+static void res_times(struct kb_res *out, const struct kb_res *r, uint32_t n, int nres)
+{
+        for (int i = 0; i < nres; i++)
+                if (__builtin_mul_overflow(r->q[i], (int64_t)n, &out->q[i]))
+                        out->q[i] = INT64_MAX;
+}
+
 void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gang,
                  struct kb_res *own)
 {
@@ -114,6 +131,19 @@ void kb_job_need(const struct kb_job *j, struct kb_res *need, struct kb_res *gan
         /* Once per waiting job and session (gang_close.c, quota.c): over
          * the interned resources only. */
         int nres = kb_res_count();
+        if (j->request_alike && !j->count[KB_TASK_FAILED] && !j->count[KB_TASK_SUCCEEDED]) {
+                /* Every task asks alike and none is over: the loop below
+                 * by counts (a backlog's gangs of hundreds, every session).
+                 * It adds the Allocated and Pipelined tasks to own; the
+                 * first lack of those and the Pending ones (all when lack
+                 * is 0) to need; the first min tasks to gang. */
+                uint32_t mine = j->count[KB_TASK_ALLOCATED] + j->count[KB_TASK_PIPELINED];
+                uint32_t cand = mine + j->count[KB_TASK_PENDING];
+                res_times(own, j->request_alike, mine, nres);
+                res_times(need, j->request_alike, lack == 0 ? cand : KB_MIN(lack, cand), nres);
+                res_times(gang, j->request_alike, KB_MIN(min, j->ntasks), nres);
+                return;
+        }
         for (uint32_t i = 0; i < j->ntasks; i++) {
                 const struct kb_task *t = j->tasks[i];
                 bool mine = t->status == KB_TASK_ALLOCATED || t->status == KB_TASK_PIPELINED;

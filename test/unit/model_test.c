@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cache/cache.h"
+#include "framework/explain.h"
 #include "framework/framework.h"
 #include "manifests.h"
 #include "sim/sim.h"
@@ -899,6 +900,51 @@ static void test_cache_added_removed(void **state)
         kb_conf_release(&conf);
 }
 
+/* kb_job_need by counts, for a job whose tasks share one request, is the
+ * sum its loop takes task by task.  Ten tasks of (2 cpu, 3 memory), in
+ * every mix of Pending, Allocated, Pipelined and Running for minMember 0
+ * to 12: own = 2 x (Allocated + Pipelined), need = the first lack of
+ * those and the Pending ones, gang = the first minMember tasks; the same
+ * job with request_alike cleared takes the loop. */
+static void test_job_need_alike(void **state)
+{
+        (void)state;
+        struct kb_res req = {0};
+        req.q[KB_RES_CPU] = 2000;
+        req.q[KB_RES_MEMORY] = 3;
+        struct kb_task tasks[10];
+        struct kb_task *ptrs[10];
+        const enum kb_task_status mix[] = {KB_TASK_PENDING, KB_TASK_ALLOCATED, KB_TASK_PIPELINED,
+                                           KB_TASK_RUNNING};
+        for (unsigned seed = 0; seed < 64; seed++)
+                for (int32_t min = 0; min <= 12; min++) {
+                        struct kb_job j = {0};
+                        memset(tasks, 0, sizeof(tasks));
+                        for (int i = 0; i < 10; i++) {
+                                tasks[i].resreq = &req;
+                                tasks[i].status = mix[(seed >> (i % 6)) % 4];
+                                tasks[i].job = &j;
+                                ptrs[i] = &tasks[i];
+                                j.count[tasks[i].status]++;
+                        }
+                        j.tasks = ptrs;
+                        j.ntasks = 10;
+                        j.min_available = min;
+                        struct kb_res n1, g1, o1, n2, g2, o2;
+                        j.request_alike = &req;
+                        kb_job_need(&j, &n1, &g1, &o1);
+                        j.request_alike = NULL;
+                        j.requests_differ = true;
+                        kb_job_need(&j, &n2, &g2, &o2);
+                        assert_memory_equal(&n1, &n2, sizeof(n1));
+                        assert_memory_equal(&g1, &g2, sizeof(g1));
+                        assert_memory_equal(&o1, &o2, sizeof(o1));
+                        uint32_t mine = j.count[KB_TASK_ALLOCATED] + j.count[KB_TASK_PIPELINED];
+                        assert_int_equal(o1.q[KB_RES_CPU], 2000 * (int64_t)mine);
+                        assert_int_equal(g1.q[KB_RES_MEMORY], 3 * (int64_t)(min < 10 ? min : 10));
+                }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -926,6 +972,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_lone_pod_added_and_removed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_added_and_removed_together, setup, teardown),
             cmocka_unit_test_setup_teardown(test_removed_then_readded, setup, teardown),
+            cmocka_unit_test(test_job_need_alike),
             cmocka_unit_test(test_cache_generations),
             cmocka_unit_test(test_cache_added_removed),
         };
