@@ -59,6 +59,7 @@ static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
         if (!js->made) {
                 js->made = true;
                 kb_heap_init_tasks(&js->tasks, c->s);
+                kb_heap_reserve(&js->tasks, j->ntasks);
                 js->uniform = true;
                 const struct kb_res *first = NULL;
                 /* Requests differ only in the interned resources. */

@@ -294,6 +294,10 @@ static const char *runtime_invalid(const struct kb_job *j)
 {
         if (j->pg && j->pg->runtime_invalid)
                 return j->pg->runtime_invalid;
+        /* Asked of every job every session: the count says whether any
+         * pod's is, without reading each pod. */
+        if (!j->bad_runtime)
+                return NULL;
         for (uint32_t i = 0; i < j->ntasks; i++)
                 if (j->tasks[i]->pod->runtime_invalid)
                         return j->tasks[i]->pod->runtime_invalid;

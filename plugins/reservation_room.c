@@ -153,17 +153,9 @@ void kb__resv_room_free(struct kb__resv_room *m)
 {
         if (!m)
                 return;
-        for (size_t i = 0; m->p && i < m->nnodes; i++) {
-                free(m->p[i].et);
-                free(m->p[i].reserved);
-                free(m->p[i].is_start);
-        }
         free(m->p);
         free(m->gend);
         free(m->gback);
-        free(m->agg.et);
-        free(m->agg.reserved);
-        free(m->agg.is_start);
         free(m->cand_version);
         free(m->declared);
         free(m->cand);
@@ -305,13 +297,25 @@ void kb__resv_room_over(struct kb__resv_room *m, uint32_t node, double at, doubl
 
 /* Inserts an event into node's sorted events (after those at the same
  * time) and adds delta to the sums from there on. */
-static void add_event(struct prof *p, double t, const struct kb_res *delta, bool start)
+static void add_event(struct kb__resv_room *m, struct prof *p, double t,
+                      const struct kb_res *delta, bool start)
 {
         if (p->ne == p->cape) {
-                p->cape = p->cape ? 2 * p->cape : 8;
-                p->et = kb_xrealloc(p->et, p->cape * sizeof(*p->et));
-                p->reserved = kb_xrealloc(p->reserved, p->cape * sizeof(*p->reserved));
-                p->is_start = kb_xrealloc(p->is_start, p->cape * sizeof(*p->is_start));
+                /* Grown in the room's pool (freed with it): every session
+                 * plans afresh, and most nodes take a few events. */
+                uint32_t cap = p->cape ? 2 * p->cape : 8;
+                double *et = kb_pool_alloc(&m->pool, cap * sizeof(*et));
+                struct kb_res *reserved = kb_pool_alloc(&m->pool, cap * sizeof(*reserved));
+                bool *is_start = kb_pool_alloc(&m->pool, cap * sizeof(*is_start));
+                if (p->ne) {
+                        memcpy(et, p->et, p->ne * sizeof(*et));
+                        memcpy(reserved, p->reserved, p->ne * sizeof(*reserved));
+                        memcpy(is_start, p->is_start, p->ne * sizeof(*is_start));
+                }
+                p->et = et;
+                p->reserved = reserved;
+                p->is_start = is_start;
+                p->cape = cap;
         }
         uint32_t k = count_le(p->et, p->ne, t);
         memmove(p->et + k + 1, p->et + k, (p->ne - k) * sizeof(*p->et));
@@ -340,9 +344,9 @@ void kb__resv_room_reserve(struct kb__resv_room *m, uint32_t node, double start,
         m->def_valid = false;
         /* The reservation's own events: the start first, so that "at or
          * before" sums count it from its start. */
-        add_event(p, start, amount, true);
+        add_event(m, p, start, amount, true);
         if (!isinf(end))
-                add_event(p, end, amount, false);
+                add_event(m, p, end, amount, false);
 }
 
 uint32_t kb__resv_room_unbounded(struct kb__resv_room *m, uint32_t node)
@@ -443,9 +447,9 @@ static void cluster_at(const struct kb__resv_room *m, double at, struct kb_res *
 void kb__resv_room_reserved(struct kb__resv_room *m, double start, double end,
                             const struct kb_res *total)
 {
-        add_event(&m->agg, start, total, true);
+        add_event(m, &m->agg, start, total, true);
         if (!isinf(end))
-                add_event(&m->agg, end, total, false);
+                add_event(m, &m->agg, end, total, false);
 }
 
 bool kb__resv_room_may_hold(struct kb__resv_room *m, double at, double dur,

@@ -238,6 +238,7 @@ struct kb_heap {
 void kb_heap_init(struct kb_heap *h, kb_heap_cmp_fn cmp, void *ctx);
 void kb_heap_release(struct kb_heap *h);
 void kb_heap_push(struct kb_heap *h, void *item);
+void kb_heap_reserve(struct kb_heap *h, size_t n); /* room for n items, allocated once */
 void *kb_heap_pop(struct kb_heap *h); /* NULL when empty */
 /* dst (uninitialised) becomes a copy of src: same values, order and
  * comparison; release both. */

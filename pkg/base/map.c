@@ -296,6 +296,14 @@ void kb_heap_release(struct kb_heap *h)
         h->n = h->cap = 0;
 }
 
+void kb_heap_reserve(struct kb_heap *h, size_t n)
+{
+        if (h->cap >= n)
+                return;
+        h->v = kb_xrealloc(h->v, n * sizeof(*h->v));
+        h->cap = n;
+}
+
 void kb_heap_push(struct kb_heap *h, void *item)
 {
         KB_PUSH(h->v, h->n, h->cap, item);

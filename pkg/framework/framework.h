@@ -209,6 +209,7 @@ struct kb_task {
         bool preemptable;
         bool unevaluated; /* the pod has fields kbatch does not evaluate yet */
         bool has_rules;   /* the pod has inter-pod rules or host ports (kb_pod_rules) */
+        bool bad_runtime; /* the pod's declared runtime is unusable (runtime_invalid) */
         /* The pod's requests: a copy that tasks asking alike share
          * (model.c's kb__request_of): the task array is the session's
          * largest (a million tasks at W8), and a copy in each task took
@@ -252,6 +253,7 @@ struct kb_job {
         uint32_t count[KB_TASK_NSTATUS];
         uint32_t pending_best_effort;  /* Pending tasks that request nothing */
         uint32_t unevaluated;          /* tasks whose pod has fields not evaluated */
+        uint32_t bad_runtime;          /* tasks whose pod's declared runtime is unusable */
         /* Every task's request when all point at one shared copy (model.c,
          * kb__request_of), else NULL; requests_differ once two did not
          * (kept until the job is built again, even if one of them goes). */

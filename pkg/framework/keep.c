@@ -260,8 +260,9 @@ static void check_task(const int32_t *rank, const struct kb_task *a, const struc
                 DIFF("task %s: priority %d, fresh %d", n, a->priority, b->priority);
         /* name_index is read from the name on first use: either way the same. */
         if (a->best_effort != b->best_effort || a->preemptable != b->preemptable ||
-            a->unevaluated != b->unevaluated || a->has_rules != b->has_rules)
-                DIFF("task %s: best_effort, preemptable, unevaluated or has_rules", n);
+            a->unevaluated != b->unevaluated || a->has_rules != b->has_rules ||
+            a->bad_runtime != b->bad_runtime)
+                DIFF("task %s: best_effort, preemptable or a pod field's flag", n);
         if (memcmp(a->resreq, b->resreq, sizeof(*a->resreq)) != 0)
                 DIFF("task %s: resreq", n);
         if (!kb_streq(a->fit_error, b->fit_error))
@@ -320,7 +321,8 @@ static void check_job(const int32_t *rank, const struct kb_job *a, const struct 
                 if (task_idx(rank, a->tasks[i]) != task_idx(NULL, b->tasks[i]))
                         DIFF("job %s: task %u", n, i);
         if (memcmp(a->count, b->count, sizeof(a->count)) != 0 ||
-            a->pending_best_effort != b->pending_best_effort || a->unevaluated != b->unevaluated)
+            a->pending_best_effort != b->pending_best_effort || a->unevaluated != b->unevaluated ||
+            a->bad_runtime != b->bad_runtime)
                 DIFF("job %s: task counts", n);
         /* request_alike may be NULL where a build would find one (a task
          * that asked otherwise went), never wrong. */

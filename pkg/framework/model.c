@@ -75,6 +75,7 @@ void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
         if (t->best_effort && st == KB_TASK_PENDING)
                 j->pending_best_effort += (uint32_t)sign;
         j->unevaluated += (uint32_t)sign * t->unevaluated;
+        j->bad_runtime += (uint32_t)sign * t->bad_runtime;
         if (sign > 0 && !j->requests_differ) {
                 if (!j->request_alike)
                         j->request_alike = t->resreq;

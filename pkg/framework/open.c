@@ -405,6 +405,7 @@ void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_po
         t->best_effort = p->best_effort;
         t->unevaluated = p->unevaluated != NULL;
         t->has_rules = p->rules != NULL;
+        t->bad_runtime = p->runtime_invalid != NULL;
         t->resreq = kb__request_of(s, t->resreq, &p->requests);
         const char *pre = kb_meta_annotation(&p->meta, "volcano.sh/preemptable");
         if (!pre)
