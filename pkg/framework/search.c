@@ -168,14 +168,24 @@ const char *kb__fit_error(struct kb_session *s, size_t nnodes,
                           const uint32_t short_count[KB_RES_MAX], const char *const *reasons,
                           const uint32_t *counts, size_t nreasons)
 {
-        char **items = kb_xmalloc((KB_RES_MAX + nreasons + 1) * sizeof(*items));
+        /* Asked for tasks that fit nowhere, many a session: the items
+         * ("<count> <reason>") are written into one buffer, NUL after
+         * each, without printf, and sorted by their offsets' texts. */
+        struct kb_buf all;
+        kb_buf_init(&all);
+        size_t *off = kb_xmalloc((KB_RES_MAX + nreasons + 1) * sizeof(*off));
         size_t k = 0;
+        char num[24];
         for (int d = 0; d < KB_RES_MAX; d++) {
                 if (!short_count[d])
                         continue;
                 char why[160];
                 kb__short_reason(d, why, sizeof(why));
-                items[k++] = kb_xasprintf("%u %s", short_count[d], why);
+                off[k++] = all.len;
+                kb_buf_add(&all, num, kb_format_i64(short_count[d], num, sizeof(num)));
+                kb_buf_addc(&all, ' ');
+                kb_buf_adds(&all, why);
+                kb_buf_addc(&all, '\0');
         }
         for (size_t i = 0; i < nreasons; i++) {
                 uint32_t n = counts[i];
@@ -187,19 +197,29 @@ const char *kb__fit_error(struct kb_session *s, size_t nnodes,
                 for (size_t j = i + 1; j < nreasons; j++)
                         if (strcmp(reasons[j], reasons[i]) == 0)
                                 n += counts[j];
-                items[k++] = kb_xasprintf("%u %s", n, reasons[i]);
+                off[k++] = all.len;
+                kb_buf_add(&all, num, kb_format_i64(n, num, sizeof(num)));
+                kb_buf_addc(&all, ' ');
+                kb_buf_adds(&all, reasons[i]);
+                kb_buf_addc(&all, '\0');
         }
+        const char **items = kb_xmalloc((k + 1) * sizeof(*items));
+        for (size_t i = 0; i < k; i++)
+                items[i] = all.data + off[i];
+        free(off);
         qsort(items, k, sizeof(*items), cmp_reason_str);
         struct kb_buf b;
         kb_buf_init(&b);
-        kb_buf_printf(&b, "0/%zu nodes are available", nnodes);
+        kb_buf_adds(&b, "0/");
+        kb_buf_add(&b, num, kb_format_i64((int64_t)nnodes, num, sizeof(num)));
+        kb_buf_adds(&b, " nodes are available");
         for (size_t i = 0; i < k; i++) {
                 kb_buf_adds(&b, i ? ", " : ": ");
                 kb_buf_adds(&b, items[i]);
-                free(items[i]);
         }
-        kb_buf_addc(&b, '.');
         free(items);
+        kb_buf_release(&all);
+        kb_buf_addc(&b, '.');
         const char *msg = kb_session_intern(s, b.data);
         kb_buf_release(&b);
         return msg;

@@ -96,6 +96,19 @@ static void each_lone_pod(const struct kb_result *r, const struct kb_session_vie
 {
         if (!c)
                 return;
+        if (v->changes_only) {
+                /* Only pods bound in this session are written: when none of
+                 * them is a lone pod of ours, no pod need be read (a run of
+                 * gangs alone, every session). */
+                bool any = false;
+                for (size_t i = 0; i < r->nbinds && !any; i++) {
+                        const struct kb_pod *p = r->binds[i].pod;
+                        any = !(p->group_name && *p->group_name) && !kb_pod_terminal(p) &&
+                              kb__cluster_ours(c, p);
+                }
+                if (!any)
+                        return;
+        }
         /* Each pod's bind and status, by the pod (put from the last, so
          * that a pod's first entry is the one kept). */
         struct ptrmap binds, unsched;
