@@ -48,7 +48,7 @@ struct drf {
         struct kb_res *left;
         bool *seen;
         /* Per job index: the share of the allocated sum kept beside it. */
-        struct kb_res *shared_of;
+        uint32_t *shared_gen; /* per job: allocated_gen + 1 as shared[] was computed, 0 never */
         double *shared;
 };
 
@@ -67,17 +67,13 @@ static double share(const struct drf *d, const struct kb_res *alloc)
         return best;
 }
 
-/* j's share, computed again only when its allocated sum changed. */
+/* j's share, computed again only when its allocated sum changed (its
+ * allocated_gen: asked per comparison of the job heaps). */
 static double job_share(const struct drf *d, const struct kb_job *j)
 {
-        /* Per comparison of the job heaps: over the interned slots only. */
-        struct kb_res *seen = &d->shared_of[j->index];
-        int nres = kb_res_count();
-        bool same = true;
-        for (int i = 0; same && i < nres; i++)
-                same = seen->q[i] == j->allocated.q[i];
-        if (!same) {
-                memcpy(seen->q, j->allocated.q, (size_t)nres * sizeof(seen->q[0]));
+        uint32_t *seen = &d->shared_gen[j->index];
+        if (*seen != j->allocated_gen + 1) {
+                *seen = j->allocated_gen + 1;
                 d->shared[j->index] = share(d, &j->allocated);
         }
         return d->shared[j->index];
@@ -145,10 +141,9 @@ static void *drf_open(struct kb_session *s, const struct kb_value *args)
         d->total = kb_session_total(s);
         d->left = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->left));
         d->seen = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->seen));
-        /* Every sum starts as zero, whose share is 0. */
-        d->shared_of = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->shared_of));
+        d->shared_gen = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->shared_gen));
         d->shared = kb_pool_alloc(kb_session_pool(s), (njobs + 1) * sizeof(*d->shared));
-        memset(d->shared_of, 0, (njobs + 1) * sizeof(*d->shared_of));
+        memset(d->shared_gen, 0, (njobs + 1) * sizeof(*d->shared_gen));
         memset(d->shared, 0, (njobs + 1) * sizeof(*d->shared));
         kb_on_job_order(s, job_order, d);
         kb_on_preemptable(s, victims, d, 0);

@@ -65,26 +65,39 @@ static bool waiting(struct kb_session *s, const struct kb_job *j)
                !kb_job_valid(s, j, NULL) && !kb_job_ready(s, j);
 }
 
+static int cmp_job_order(const void *a, const void *b, void *s)
+{
+        return kb_job_order(s, *(struct kb_job *const *)a, *(struct kb_job *const *)b);
+}
+
 void kb__session_positions(struct kb_session *s)
 {
-        struct kb_heap admitted, pending;
-        kb_heap_init_jobs(&admitted, s);
-        kb_heap_init_jobs(&pending, s);
+        /* Sorted, not popped from heaps: every session, every waiting job,
+         * and a sort compares about half as often (job order is total: its
+         * last tie-break is the name, so the order is the same). */
+        struct kb_job **admitted = kb_xmalloc((s->njobs + 1) * sizeof(*admitted));
+        struct kb_job **pending = kb_xmalloc((s->njobs + 1) * sizeof(*pending));
+        size_t na = 0, np = 0;
         for (size_t q = 0; q < s->nqueues; q++)
                 s->queues[q].waiting = 0;
         for (size_t i = 0; i < s->njobs; i++) {
                 struct kb_job *j = s->jobs[i];
                 j->position = 0;
-                if (waiting(s, j))
-                        kb_heap_push(j->phase == KB_PG_PENDING ? &pending : &admitted, j);
+                if (!waiting(s, j))
+                        continue;
+                if (j->phase == KB_PG_PENDING)
+                        pending[np++] = j;
+                else
+                        admitted[na++] = j;
         }
-        struct kb_job *j;
-        while ((j = kb_heap_pop(&admitted)) != NULL)
-                j->position = ++j->queue->waiting;
-        while ((j = kb_heap_pop(&pending)) != NULL)
-                j->position = ++j->queue->waiting;
-        kb_heap_release(&admitted);
-        kb_heap_release(&pending);
+        qsort_r(admitted, na, sizeof(*admitted), cmp_job_order, s);
+        qsort_r(pending, np, sizeof(*pending), cmp_job_order, s);
+        for (size_t i = 0; i < na; i++)
+                admitted[i]->position = ++admitted[i]->queue->waiting;
+        for (size_t i = 0; i < np; i++)
+                pending[i]->position = ++pending[i]->queue->waiting;
+        free(admitted);
+        free(pending);
 }
 
 /* ---- warnings ------------------------------------------------------------------- */

@@ -260,6 +260,7 @@ struct kb_job {
         const struct kb_res *request_alike;
         bool requests_differ;
         struct kb_res allocated;       /* resreq of tasks in allocated states */
+        uint32_t allocated_gen;        /* bumped whenever allocated changes (model.c) */
         struct kb_res total_request;   /* resreq of every non-terminal task */
         struct kb_res pending_request; /* resreq of Pending tasks */
         /* Why this job cannot be scheduled at all (missing PodGroup or

@@ -84,6 +84,7 @@ void kb__job_count(struct kb_job *j, const struct kb_task *t, int sign)
                         j->requests_differ = true;
                 }
         }
+        j->allocated_gen += kb_task_status_allocated(st);
         struct kb_res *sum = kb_task_status_allocated(st) ? &j->allocated
                              : st == KB_TASK_PENDING      ? &j->pending_request
                                                           : NULL;
@@ -282,6 +283,7 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
                 /* Per task moved: over the interned resources only. */
                 int nres = kb_res_count();
                 j->count[t->status]--;
+                j->allocated_gen += kb_task_status_allocated(t->status) != kb_task_status_allocated(st);
                 if (kb_task_status_allocated(t->status))
                         kb_res_sub_first(&j->allocated, t->resreq, nres);
                 else if (t->status == KB_TASK_PENDING)
