@@ -53,7 +53,12 @@ count() {
     --dump-before=kb_session_run_model \
     --callgrind-out-file="$tmp/$1.cg" "$SIM" ${ARGS[$1]} --output json >/dev/null 2>"$tmp/$1.err" ||
     { echo "bench-check: $1: kbatch-sim failed:" >&2; tail -5 "$tmp/$1.err" >&2; return 1; }
-  sed -n 's/^totals: \([0-9]*\).*/\1/p' "$tmp/$1.cg"
+  local n
+  n=$(sed -n 's/^totals: \([0-9]*\).*/\1/p' "$tmp/$1.cg")
+  # Nothing counted: the session ran outside kb_session_run_model (inlined
+  # away?), and a count of 0 would pass every check.
+  [ "${n:-0}" -gt 0 ] || { echo "bench-check: $1: no instructions counted inside kb_session_run_model" >&2; return 1; }
+  echo "$n"
 }
 
 if $update; then
