@@ -531,6 +531,8 @@ void kb__node_read(struct kb_node_info *n, const struct kb_node *node);
 const char *kb__pod_node(const struct kb_snapshot *snap, size_t i);
 enum kb_task_status kb__pod_status(const struct kb_pod *p, const char *node);
 bool kb__pod_ours(const struct kb_snapshot *snap, const struct kb_pod *p);
+bool kb__pod_place(struct kb_session *s, size_t i, enum kb_task_status *st,
+                   struct kb_node_info **node);
 const char *kb__pod_group(const struct kb_snapshot *snap, const struct kb_pod *p, bool *workload);
 void kb__task_fields(struct kb_session *s, struct kb_task *t, const struct kb_pod *p,
                      enum kb_task_status st);

@@ -329,6 +329,20 @@ const char *kb__pod_node(const struct kb_snapshot *snap, size_t i)
         return snap->assumed_node ? snap->assumed_node[i] : NULL;
 }
 
+/* Pod i's status and the node that holds it (NULL when none, or when the
+ * pod is over); whether the pod is ours (the build, update.c,
+ * update_add.c). */
+bool kb__pod_place(struct kb_session *s, size_t i, enum kb_task_status *st,
+                   struct kb_node_info **node)
+{
+        const struct kb_snapshot *snap = s->snap;
+        const char *on = kb__pod_node(snap, i);
+        *st = kb__pod_status(snap->pods[i], on);
+        *node = on && *st != KB_TASK_SUCCEEDED && *st != KB_TASK_FAILED ? kb_session_node(s, on)
+                                                                          : NULL;
+        return kb__pod_ours(snap, snap->pods[i]);
+}
+
 /* Volcano api.getTaskStatus (node: pod_node). */
 enum kb_task_status kb__pod_status(const struct kb_pod *p, const char *node)
 {
@@ -462,13 +476,9 @@ static void build_tasks(struct kb_session *s, struct jobs *js)
         for (size_t i = 0; i < snap->npods; i++) {
                 prefetch_pods(snap, i);
                 const struct kb_pod *p = snap->pods[i];
-                const char *on = kb__pod_node(snap, i);
-                enum kb_task_status st = kb__pod_status(p, on);
-                bool terminal = st == KB_TASK_SUCCEEDED || st == KB_TASK_FAILED;
-                struct kb_node_info *node = NULL;
-                if (on && !terminal)
-                        node = kb_session_node(s, on);
-                bool mine = kb__pod_ours(snap, p);
+                enum kb_task_status st;
+                struct kb_node_info *node;
+                bool mine = kb__pod_place(s, i, &st, &node);
                 if (!mine && !node) {
                         foreign_pod(s, js, p);
                         continue;

@@ -116,12 +116,9 @@ static bool update_task(struct kb__update *u, struct kb_task *t, const struct kb
         const struct kb_snapshot *snap = s->snap;
         if (!named(&p->meta, t->name))
                 return false;
-        const char *on = kb__pod_node(snap, i);
-        enum kb_task_status st = kb__pod_status(p, on);
-        struct kb_node_info *node = NULL;
-        if (on && st != KB_TASK_SUCCEEDED && st != KB_TASK_FAILED)
-                node = kb_session_node(s, on);
-        bool mine = kb__pod_ours(snap, p);
+        enum kb_task_status st;
+        struct kb_node_info *node;
+        bool mine = kb__pod_place(s, i, &st, &node);
         if (mine != (t->job != NULL) || (!mine && !node))
                 return false;
         struct kb_job *j = t->job;

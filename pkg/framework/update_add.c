@@ -145,12 +145,9 @@ static bool add_pods(struct kb__update *u)
         for (size_t a = 0; a < u->npods_added; a++) {
                 size_t i = u->pods_added[a];
                 const struct kb_pod *p = snap->pods[i];
-                const char *on = kb__pod_node(snap, i);
-                enum kb_task_status st = kb__pod_status(p, on);
-                struct kb_node_info *node = NULL;
-                if (on && st != KB_TASK_SUCCEEDED && st != KB_TASK_FAILED)
-                        node = kb_session_node(s, on);
-                bool mine = kb__pod_ours(snap, p);
+                enum kb_task_status st;
+                struct kb_node_info *node;
+                bool mine = kb__pod_place(s, i, &st, &node);
                 if (!mine && !node) {
                         if (kb__counts_foreign(p))
                                 return false;

@@ -703,20 +703,29 @@ static enum use cache_session(struct kb_cache *c, struct kb_model *m, const stru
         return built2 > built ? BUILT : kb_model_updates(m) > updated ? UPDATED : REUSED;
 }
 
-static void test_cache_generations(void **state)
+/* The daemon's cache for the tests below: the default conf, a kept
+ * model, a queue, nodes n1 and n2 (4 cpu) and pod p1 bound to n1. */
+static struct kb_cache *cache_start(struct kb_conf *conf, struct kb_model **m)
 {
-        (void)state;
-        struct kb_conf conf;
         char err[256];
-        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &conf,
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), conf,
                                        err, sizeof(err)),
                          0);
-        struct kb_model *m = kb_model_new();
+        *m = kb_model_new();
         struct kb_cache *c = kb_cache_new();
         put(c, KB_KIND_QUEUE, JQUEUE);
         put(c, KB_KIND_NODE, JNODE("n1", "4"));
         put(c, KB_KIND_NODE, JNODE("n2", "4"));
         put(c, KB_KIND_POD, JPOD("p1", "u1", ",\"nodeName\":\"n1\""));
+        return c;
+}
+
+static void test_cache_generations(void **state)
+{
+        (void)state;
+        struct kb_conf conf;
+        struct kb_model *m;
+        struct kb_cache *c = cache_start(&conf, &m);
         put(c, KB_KIND_POD, JPOD("p2", "u2", ""));
         uint64_t g1, g2;
         char *text;
@@ -840,16 +849,8 @@ static void test_cache_added_removed(void **state)
 {
         (void)state;
         struct kb_conf conf;
-        char err[256];
-        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &conf,
-                                       err, sizeof(err)),
-                         0);
-        struct kb_model *m = kb_model_new();
-        struct kb_cache *c = kb_cache_new();
-        put(c, KB_KIND_QUEUE, JQUEUE);
-        put(c, KB_KIND_NODE, JNODE("n1", "4"));
-        put(c, KB_KIND_NODE, JNODE("n2", "4"));
-        put(c, KB_KIND_POD, JPOD("p1", "u1", ",\"nodeName\":\"n1\""));
+        struct kb_model *m;
+        struct kb_cache *c = cache_start(&conf, &m);
         uint64_t gen;
         char *text;
         assert_int_equal(cache_session(c, m, &conf, &gen, &text), BUILT);
