@@ -205,10 +205,21 @@ KB_TESTABLE int64_t nodeorder_image_locality(const struct kb__images *im, const 
         return MAX_NODE_SCORE * (sum - IMAGE_MIN_THRESHOLD) / (max - IMAGE_MIN_THRESHOLD);
 }
 
-/* The requested amount of slot r if the task went to the node. */
+/* The requested amount of slot r if the task went to the node
+ * (saturated, as node sums are). */
 static int64_t requested(const struct kb_task *t, const struct kb_node_info *n, int r)
 {
-        return n->used.q[r] + t->resreq->q[r];
+        return kb_qty_add(n->used.q[r], t->resreq->q[r]);
+}
+
+/* part * MAX_NODE_SCORE / whole for 0 <= part <= whole, the product in
+ * 128 bits: a node's memory in exabytes times 100 is past int64 (a fuzzed
+ * manifest found it).  The same quotient as in 64 bits wherever that
+ * does not overflow. */
+static int64_t scaled(int64_t part, int64_t whole)
+{
+        __extension__ typedef __int128 i128;
+        return (int64_t)((i128)part * MAX_NODE_SCORE / whole);
 }
 
 static const int cpu_mem[] = {KB_RES_CPU, KB_RES_MEMORY};
@@ -223,7 +234,7 @@ KB_TESTABLE int64_t nodeorder_least_requested(const struct kb_task *t, const str
                         continue;
                 count++;
                 if (req <= cap)
-                        sum += (cap - req) * MAX_NODE_SCORE / cap;
+                        sum += scaled(cap - req, cap);
         }
         return count ? sum / count : 0;
 }
@@ -239,7 +250,7 @@ KB_TESTABLE int64_t nodeorder_most_requested(const struct kb_task *t, const stru
                 count++;
                 /* kube-scheduler clamps: pods without requests count as
                  * minimum values and may push requested past capacity. */
-                sum += KB_MIN(req, cap) * MAX_NODE_SCORE / cap;
+                sum += scaled(KB_MIN(req, cap), cap);
         }
         return count ? sum / count : 0;
 }
