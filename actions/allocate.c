@@ -71,9 +71,8 @@ static struct kb_heap *pending_tasks(struct kb__alloc *c, struct kb_job *j)
                         kb_heap_push(&js->tasks, t);
                         if (!first)
                                 first = t->resreq;
-                        else
-                                for (int k = 0; js->uniform && k < nres; k++)
-                                        js->uniform = first->q[k] == t->resreq->q[k];
+                        else if (js->uniform)
+                                js->uniform = kb_res_eq_first(first, t->resreq, nres);
                 }
         }
         return &js->tasks;

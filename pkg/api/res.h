@@ -56,6 +56,16 @@ static inline void kb_res_sub_first(struct kb_res *a, const struct kb_res *b, in
                 a->q[i] = kb_qty_add(a->q[i], -b->q[i]);
 }
 
+/* a and b equal in their first n slots (the interned resources: every
+ * other slot of a request is 0). */
+static inline bool kb_res_eq_first(const struct kb_res *a, const struct kb_res *b, int n)
+{
+        int i = 0;
+        while (i < n && a->q[i] == b->q[i])
+                i++;
+        return i == n;
+}
+
 static inline void kb_res_sub(struct kb_res *a, const struct kb_res *b)
 {
         for (int i = 0; i < KB_RES_MAX; i++)

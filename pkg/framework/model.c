@@ -283,13 +283,14 @@ void kb__task_move(struct kb_session *s, struct kb_task *t, enum kb_task_status 
                 /* Per task moved: over the interned resources only. */
                 int nres = kb_res_count();
                 j->count[t->status]--;
-                j->allocated_gen += kb_task_status_allocated(t->status) != kb_task_status_allocated(st);
-                if (kb_task_status_allocated(t->status))
+                bool was = kb_task_status_allocated(t->status), is = kb_task_status_allocated(st);
+                j->allocated_gen += was != is;
+                if (was)
                         kb_res_sub_first(&j->allocated, t->resreq, nres);
                 else if (t->status == KB_TASK_PENDING)
                         kb_res_sub_first(&j->pending_request, t->resreq, nres);
                 j->count[st]++;
-                if (kb_task_status_allocated(st))
+                if (is)
                         kb_res_add_first(&j->allocated, t->resreq, nres);
                 else if (st == KB_TASK_PENDING)
                         kb_res_add_first(&j->pending_request, t->resreq, nres);
@@ -334,12 +335,7 @@ bool kb_session_priority_class(struct kb_session *s, const char *name, int32_t *
 
 static bool same_request(const struct kb_res *a, const struct kb_res *b)
 {
-        if (!a)
-                return false;
-        int i = 0, n = kb_res_count(); /* the others are 0 in every request */
-        while (i < n && a->q[i] == b->q[i])
-                i++;
-        return i == n;
+        return a && kb_res_eq_first(a, b, kb_res_count());
 }
 
 /*

@@ -91,6 +91,12 @@ static void put_res(yajl_gen g, const char *key, const struct kb_res *r)
  * gave it (NULL: pending) and, pending, why. */
 typedef void (*lone_fn)(void *arg, const struct kb_pod *p, const char *node, const char *why);
 
+/* A pod of ours, not over, in no group. */
+static bool lone_ours(const struct kb_cluster *c, const struct kb_pod *p)
+{
+        return !(p->group_name && *p->group_name) && !kb_pod_terminal(p) && kb__cluster_ours(c, p);
+}
+
 static void each_lone_pod(const struct kb_result *r, const struct kb_session_view *v,
                           const struct kb_cluster *c, lone_fn fn, void *arg)
 {
@@ -101,11 +107,8 @@ static void each_lone_pod(const struct kb_result *r, const struct kb_session_vie
                  * them is a lone pod of ours, no pod need be read (a run of
                  * gangs alone, every session). */
                 bool any = false;
-                for (size_t i = 0; i < r->nbinds && !any; i++) {
-                        const struct kb_pod *p = r->binds[i].pod;
-                        any = !(p->group_name && *p->group_name) && !kb_pod_terminal(p) &&
-                              kb__cluster_ours(c, p);
-                }
+                for (size_t i = 0; i < r->nbinds && !any; i++)
+                        any = lone_ours(c, r->binds[i].pod);
                 if (!any)
                         return;
         }
@@ -120,8 +123,7 @@ static void each_lone_pod(const struct kb_result *r, const struct kb_session_vie
                 kb__ptrmap_put(&unsched, r->unschedulable[i].pod, (uint32_t)i);
         for (size_t i = 0; i < c->npods; i++) {
                 const struct kb_pod *p = c->pods[i];
-                if ((p->group_name && *p->group_name) || kb_pod_terminal(p) ||
-                    !kb__cluster_ours(c, p))
+                if (!lone_ours(c, p))
                         continue;
                 const char *node = p->node_name;
                 uint32_t k;
