@@ -77,7 +77,7 @@ static void enqueue_execute(struct kb_session *s)
                 }
                 if (j->phase != KB_PG_PENDING || j->invalid)
                         continue;
-                if (j->inqueue_backoff > kb_session_now(s))
+                if (j->inqueue_backoff && j->inqueue_backoff > kb_session_now(s))
                         explain_backoff(s, j);
                 else
                         kb_heap_push(&pending[j->queue->index], j);

@@ -180,12 +180,12 @@ static void domain_stats(const struct kb_result *r, long session)
         fprintf(stderr, " none: %zu\n", none);
 }
 
-static void print_model_counts(uint64_t built, uint64_t reused, uint64_t updated)
+static void print_model_counts(uint64_t built, uint64_t reused, uint64_t updated, uint64_t repeated)
 {
         fprintf(stderr,
-                "session model: built %" PRIu64 " times, used again %" PRIu64
-                " times, updated %" PRIu64 " times\n",
-                built, reused, updated);
+                "session model: built %" PRIu64 " times, used again %" PRIu64 " times (%" PRIu64
+                " of them repeating the last result), updated %" PRIu64 " times\n",
+                built, reused, repeated, updated);
 }
 
 int sim_run_timed(const struct sim_args *a, struct kb_cluster *c, const struct kb_conf *conf)
@@ -247,7 +247,8 @@ int sim_run_timed(const struct sim_args *a, struct kb_cluster *c, const struct k
                 rc = 1;
         }
         if (a->stats)
-                print_model_counts(rep.model_built, rep.model_reused, rep.model_updated);
+                print_model_counts(rep.model_built, rep.model_reused, rep.model_updated,
+                                   rep.model_repeated);
         kb_sim_report_release(&rep);
         if (a->stats)
                 sim_print_stats(c);
@@ -292,7 +293,7 @@ int sim_run_sessions(const struct sim_args *a, struct kb_cluster *c, const struc
         if (a->stats && model) {
                 uint64_t built, reused;
                 kb_model_counts(model, &built, &reused);
-                print_model_counts(built, reused, kb_model_updates(model));
+                print_model_counts(built, reused, kb_model_updates(model), kb_model_repeats(model));
         }
         kb_model_free(model);
         if (a->stats)

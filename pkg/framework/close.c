@@ -238,7 +238,7 @@ static void inqueue_condition(struct kb_session *s, const struct kb_job *j, stru
         } else {
                 return;
         }
-        st->inq_since = s->snap->now;
+        st->inq_since = kb__now(s);
 }
 
 /* A pod of kbatch's without a PodGroup that is still Pending: why, in

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +452,8 @@ int kb_conf_parse(const char *text, size_t len, struct kb_conf *conf, char *err,
                         skip(conf, "key", "%s", k);
                 }
         }
+        static _Atomic uint64_t serials;
+        conf->serial = ++serials;
         rc = 0;
 out:
         kb_value_free_docs(docs, ndocs);

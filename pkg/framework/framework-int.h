@@ -130,7 +130,13 @@ struct kb_model {
         size_t taskcap, nforeign;
         struct kb_job **jobs_own; /* jobs, when an update made the array */
 
-        uint64_t nbuilt, nreused, nupdated;
+        /* repeat.c: the last session's result, when a session on the
+         * same generation under the same conf repeats it (last_ok). */
+        struct kb_result last;
+        bool last_ok;
+        uint64_t last_gen, last_conf;
+
+        uint64_t nbuilt, nreused, nupdated, nrepeated;
 };
 
 struct kb_session_cond {
@@ -150,6 +156,8 @@ struct kb_session {
         bool has_enqueue;    /* the conf runs the enqueue action */
         void **plugin_state; /* per plugin, tiers flattened */
         int rc;              /* KB_EBADCONF when a conf name was missing */
+        bool executed;       /* kb_session_execute ran the conf's actions */
+        bool clock_read;     /* kb_session_now was asked (repeat.c) */
         /* session.c: the action being executed (for kb_session_action_args). */
         const struct kb_action_conf *cur_action;
         /* keep.c: the kept model this session builds into or uses (NULL:
@@ -222,6 +230,14 @@ struct kb_session {
          * (allocated by open.c). */
         struct kb_session_cond *conds;
 };
+
+/* The snapshot's clock, the session marked as having read it (repeat.c);
+ * inline, for the files below session.c (kb_session_now is the same). */
+static inline double kb__now(struct kb_session *s)
+{
+        s->clock_read = true;
+        return s->snap->now;
+}
 
 /* ---- keep.c ------------------------------------------------------------------ */
 
@@ -320,6 +336,26 @@ static inline bool kb__counts_foreign(const struct kb_pod *p)
 void kb__model_open(struct kb_session *s);
 /* Closing: everything the session changed put back as built. */
 void kb__model_close(struct kb_session *s);
+/* Whether m was built from a snapshot like snap but for its objects. */
+bool kb__model_same_input(const struct kb_model *m, const struct kb_snapshot *snap);
+#ifdef KB_TESTING
+/* Every KB_MODEL_CHECK-th session (1 unless the environment says). */
+bool kb__model_check_due(const struct kb_model *m);
+#endif
+
+/* ---- repeat.c ---------------------------------------------------------------- */
+
+/* When the last result is this session's (kb_model_repeats): true, with
+ * result a copy of it. */
+bool kb__repeat_result(struct kb_model *m, const struct kb_snapshot *snap,
+                       const struct kb_conf *conf, struct kb_result *result);
+/* Closing on a kept model: the result kept when it may be repeated. */
+void kb__repeat_keep(struct kb_session *s);
+#ifdef KB_TESTING
+/* Aborts, naming the first difference, unless a repeated result is the
+ * one running gave. */
+void kb__repeat_check(const struct kb_result *repeated, const struct kb_result *ran);
+#endif
 
 /* ---- model.c ----------------------------------------------------------------- */
 

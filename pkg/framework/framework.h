@@ -62,7 +62,7 @@ struct kb_snapshot {
         size_t nscheduler_names;
         const char *default_queue;       /* "default" when NULL */
         const char *const *assumed_node; /* per pod, or NULL: a bind in flight's node (bound) */
-        double now;                      /* wall-clock seconds, for conditions */
+        double now;                      /* wall-clock seconds (kb_session_now) */
         /* A pod of ours that names no group joins the PodGroup kbatch makes
          * for its workload (kb_pod.workload_group), and waits while it does
          * not exist yet; false: it is a job of its own (kbatch-sim sets the
@@ -121,6 +121,9 @@ struct kb_conf {
          * every task instead of through the per-class caches.  Placements
          * are the same either way; this exists to prove it. */
         bool full_scan;
+        /* Distinct per conf parsed (0: made otherwise), which is not changed
+         * after: a last result is repeated under the same (kb_model_repeats). */
+        uint64_t serial;
 };
 
 /* Volcano's default conf: enqueue, allocate, backfill; tiers priority, gang,
@@ -251,9 +254,9 @@ struct kb_job {
         struct kb_task **tasks;
         uint32_t ntasks;
         uint32_t count[KB_TASK_NSTATUS];
-        uint32_t pending_best_effort;  /* Pending tasks that request nothing */
-        uint32_t unevaluated;          /* tasks whose pod has fields not evaluated */
-        uint32_t bad_runtime;          /* tasks whose pod's declared runtime is unusable */
+        uint32_t pending_best_effort; /* Pending tasks that request nothing */
+        uint32_t unevaluated;         /* tasks whose pod has fields not evaluated */
+        uint32_t bad_runtime;         /* tasks whose pod's declared runtime is unusable */
         /* Every task's request when all point at one shared copy (model.c,
          * kb__request_of), else NULL; requests_differ once two did not
          * (kept until the job is built again, even if one of them goes). */
@@ -430,6 +433,10 @@ int kb_session_run_model(struct kb_model *m, const struct kb_snapshot *snap,
  * --stats). */
 void kb_model_counts(const struct kb_model *m, uint64_t *built, uint64_t *reused);
 uint64_t kb_model_updates(const struct kb_model *m);
+/* Sessions that repeated the last one's result instead of running, also
+ * counted as reused (pkg/framework/repeat.c; test builds compare it with
+ * running every KB_MODEL_CHECK-th time). */
+uint64_t kb_model_repeats(const struct kb_model *m);
 
 /*
  * A session service: state that several plugins share (the inter-pod
@@ -463,8 +470,8 @@ struct kb_task *kb_session_tasks(struct kb_session *s, size_t *n);
 struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n);
 /* Sum of every node's allocatable. */
 const struct kb_res *kb_session_total(struct kb_session *s);
-/* The snapshot's wall-clock time, seconds (kbatch-sim's clock when it
- * runs time forward). */
+/* The snapshot's wall-clock time, seconds (kbatch-sim's clock when it runs
+ * time forward), read only through this (repeat.c: the session is marked). */
 double kb_session_now(struct kb_session *s);
 struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name);
 /* A node by name, or NULL. */

@@ -55,11 +55,14 @@ static void model_clear(struct kb_model *m)
         free(m->pod_task);
         free(m->pg_job);
         free(m->jobs_own);
+        kb_result_release(&m->last);
         uint64_t nbuilt = m->nbuilt, nreused = m->nreused, nupdated = m->nupdated;
+        uint64_t nrepeated = m->nrepeated;
         memset(m, 0, sizeof(*m));
         m->nbuilt = nbuilt;
         m->nreused = nreused;
         m->nupdated = nupdated;
+        m->nrepeated = nrepeated;
 }
 
 void kb_model_free(struct kb_model *m)
@@ -81,13 +84,16 @@ uint64_t kb_model_updates(const struct kb_model *m)
         return m->nupdated;
 }
 
-/* Whether m was built from a snapshot like snap but for its objects. */
-static bool same_input(const struct kb_model *m, const struct kb_snapshot *snap)
+uint64_t kb_model_repeats(const struct kb_model *m)
+{
+        return m->nrepeated;
+}
+
+bool kb__model_same_input(const struct kb_model *m, const struct kb_snapshot *snap)
 {
         /* The Volcano Jobs' verdicts live in the snapshot (pg_foreign),
          * which jobs point to: a model of them is not kept. */
-        if (!m->built || !snap->gen || snap->gen < m->gen || snap->pg_foreign ||
-            m->pg_foreign ||
+        if (!m->built || !snap->gen || snap->gen < m->gen || snap->pg_foreign || m->pg_foreign ||
             snap->workload_podgroups != m->workload_podgroups ||
             snap->nscheduler_names != m->nscheduler_names ||
             !kb_streq(snap->default_queue, m->default_queue))
@@ -386,8 +392,7 @@ static void model_check(struct kb_session *s)
         kb_pool_release(&f.pool);
 }
 
-/* Every KB_MODEL_CHECK-th session (1 unless the environment says). */
-static bool check_due(const struct kb_model *m)
+bool kb__model_check_due(const struct kb_model *m)
 {
         const char *e = getenv("KB_MODEL_CHECK");
         long every = e && *e ? strtol(e, NULL, 10) : 1;
@@ -402,7 +407,7 @@ void kb__model_open(struct kb_session *s)
         struct kb_model *m = s->model;
         s->model = NULL; /* nothing to save while building */
         bool same = s->snap->gen == m->gen;
-        if (!same_input(m, s->snap) || (!same && !model_update(s, m))) {
+        if (!kb__model_same_input(m, s->snap) || (!same && !model_update(s, m))) {
                 model_build(s, m);
                 s->model = m;
                 return;
@@ -413,7 +418,7 @@ void kb__model_open(struct kb_session *s)
         s->conds = kb_pool_alloc(&s->pool, (s->njobs + 1) * sizeof(*s->conds));
         s->model = m;
 #ifdef KB_TESTING
-        if (check_due(m))
+        if (kb__model_check_due(m))
                 model_check(s);
 #endif
 }
@@ -450,7 +455,7 @@ void kb__model_close(struct kb_session *s)
                 memcpy(m->queues, m->base_queues, m->nqueues * sizeof(*m->queues));
 #ifdef KB_TESTING
         /* What the next session on this generation would start from. */
-        if (check_due(m))
+        if (kb__model_check_due(m))
                 model_check(s);
 #endif
 }

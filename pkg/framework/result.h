@@ -156,6 +156,9 @@ struct kb_result {
         struct kb_pod_status *unschedulable; /* lone pods left Pending, in job order */
         size_t nunschedulable;
         double duration; /* seconds, the session alone */
+        /* The last session's result repeated, the session not run
+         * (kb_model_repeats): no action or plugin times. */
+        bool repeated;
         /* Tasks placed while a reservation was held for a gang ahead of
          * them (the reservation plugin's count: backfill by declared
          * runtime). */

@@ -99,6 +99,7 @@ int kb_session_execute(struct kb_session *s)
                 KB_V(3, "action %s took %.6fs", action->name, at->seconds);
         }
         s->cur_action = NULL;
+        s->executed = true;
         return s->rc;
 }
 
@@ -128,6 +129,7 @@ void kb_session_close(struct kb_session *s)
         kb__topology_release(s);
         kb__points_release(s);
         if (s->model) {
+                kb__repeat_keep(s);
                 kb__model_close(s);
         } else {
                 kb_map_release(&s->node_ids);
@@ -140,6 +142,30 @@ void kb_session_close(struct kb_session *s)
         free(s);
 }
 
+static int run(struct kb_model *m, const struct kb_snapshot *snap, const struct kb_conf *conf,
+               struct kb_result *result)
+{
+        struct kb_session *s = kb_session_open_model(m, snap, conf, result);
+        int rc = kb_session_execute(s);
+        kb_session_close(s);
+        return rc;
+}
+
+#ifdef KB_TESTING
+/* A repeated result against running the session (repeat.c), the model's
+ * counts left as the repeat set them. */
+static void check_repeat(struct kb_model *m, const struct kb_snapshot *snap,
+                         const struct kb_conf *conf, const struct kb_result *repeated)
+{
+        struct kb_result ran;
+        uint64_t nreused = m->nreused;
+        run(m, snap, conf, &ran);
+        m->nreused = nreused;
+        kb__repeat_check(repeated, &ran);
+        kb_result_release(&ran);
+}
+#endif
+
 /* Never inlined (the release build links with -flto): test/bench/check.sh
  * counts the instructions inside it by its name. */
 __attribute__((noinline)) int kb_session_run_model(struct kb_model *m,
@@ -147,10 +173,14 @@ __attribute__((noinline)) int kb_session_run_model(struct kb_model *m,
                                                    const struct kb_conf *conf,
                                                    struct kb_result *result)
 {
-        struct kb_session *s = kb_session_open_model(m, snap, conf, result);
-        int rc = kb_session_execute(s);
-        kb_session_close(s);
-        return rc;
+        if (kb__repeat_result(m, snap, conf, result)) {
+#ifdef KB_TESTING
+                if (kb__model_check_due(m))
+                        check_repeat(m, snap, conf, result);
+#endif
+                return 0;
+        }
+        return run(m, snap, conf, result);
 }
 
 int kb_session_run(const struct kb_snapshot *snap, const struct kb_conf *conf,
@@ -214,7 +244,7 @@ struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n)
 
 double kb_session_now(struct kb_session *s)
 {
-        return s->snap->now;
+        return kb__now(s);
 }
 
 const struct kb_res *kb_session_total(struct kb_session *s)

@@ -74,6 +74,7 @@ struct kb__metrics {
         bool leader;
         uint64_t sessions;
         uint64_t model_built, model_reused, model_updated; /* the kept model's counts */
+        uint64_t model_repeated;      /* sessions that repeated the last result */
         struct labeled_hist *actions; /* microseconds */
         size_t nactions, capactions;
         struct labeled_hist *plugins; /* microseconds */
@@ -212,10 +213,11 @@ void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e
                 }
         }
         /* The worker is done with the model: its counts are still. */
-        uint64_t built = 0, reused = 0, updated = 0;
+        uint64_t built = 0, reused = 0, updated = 0, repeated = 0;
         if (s->model) {
                 kb_model_counts(s->model, &built, &reused);
                 updated = kb_model_updates(s->model);
+                repeated = kb_model_repeats(s->model);
         }
         pthread_mutex_lock(&m->lock);
         promises(m, r);
@@ -224,6 +226,7 @@ void kb__metrics_session(struct kb_sched *s, const struct kb_result *r, double e
         m->model_built = built;
         m->model_reused = reused;
         m->model_updated = updated;
+        m->model_repeated = repeated;
         hist_add(&m->e2e, e2e * 1000);
         hist_add(&m->session, r->duration * 1000);
         char labels[160];
@@ -456,6 +459,13 @@ char *kb__metrics_render(struct kb_sched *s)
                       "kbatch_session_model_total{how=\"updated\"} %llu\n",
                       (unsigned long long)m->model_built, (unsigned long long)m->model_reused,
                       (unsigned long long)m->model_updated);
+        kb_buf_printf(&b,
+                      "# HELP kbatch_session_repeated_total Sessions that repeated the last "
+                      "session's result instead of running: nothing changed, the same conf, no "
+                      "clock read (counted among the reused too)\n"
+                      "# TYPE kbatch_session_repeated_total counter\n"
+                      "kbatch_session_repeated_total %llu\n",
+                      (unsigned long long)m->model_repeated);
         kb_buf_printf(&b,
                       "# HELP kbatch_events_total Events by what became of them (dropped: "
                       "never sent, the recorder gave way)\n# TYPE kbatch_events_total counter\n"

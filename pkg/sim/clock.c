@@ -252,8 +252,7 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
                 gangs += !rep->gangs[g].prior;
         /* The default limit fits the input: none when every pod of ours
          * declares its runtime. */
-        int64_t limit =
-            opts->time_limit_set || r.default_runtimes ? opts->time_limit : INT64_MAX;
+        int64_t limit = opts->time_limit_set || r.default_runtimes ? opts->time_limit : INT64_MAX;
         int64_t t = 0;
         while (rc == 0) {
                 struct kb_snapshot snap;
@@ -311,6 +310,7 @@ int kb_sim_run(struct kb_cluster *c, const struct kb_conf *conf, const struct kb
         kb__sim_restore(&r);
         kb_model_counts(model, &rep->model_built, &rep->model_reused);
         rep->model_updated = kb_model_updates(model);
+        rep->model_repeated = kb_model_repeats(model);
         kb_model_free(model);
         free(changed_pg);
         free(r.pods);

@@ -223,7 +223,7 @@ struct kb_sim_report {
         double wall; /* seconds the run took */
         /* How often the session model was built, used again and updated
          * (kb_model_counts), for --stats. */
-        uint64_t model_built, model_reused, model_updated;
+        uint64_t model_built, model_reused, model_updated, model_repeated;
 };
 void kb_sim_report_release(struct kb_sim_report *rep);
 

@@ -9,9 +9,14 @@
 #
 #   W1      W1 of make bench, first session
 #   W3      W3 of make bench, first session (half the gangs wait)
-#   W2idle  W2 with every gang already running: the session that finds
-#           nothing to do (the third of --sessions 3, on the model kept
-#           between sessions)
+#   W3wait  W3's third session: the PodGroup statuses the second wrote
+#           changed, nothing else; the model is updated and allocate tries
+#           the 1,000 waiting gangs again
+#   W3tick  W3's fourth session: nothing changed since the third, which
+#           read no clock, so it repeats the third's result
+#           (pkg/framework/repeat.c)
+#   W2idle  W2 with every gang already running: the third of --sessions 3,
+#           nothing changed (a repeat, like W3tick, since repeat.c)
 #   W5s     W5 at a tenth (500 nodes, 500 running gangs striped over them,
 #           10 pending gangs of higher priority): preemption
 #   W5ps    W5s with each running gang whole on one node (packed=1)
@@ -36,10 +41,12 @@ trap 'rm -rf "$tmp"' EXIT
 conf "enqueue, allocate, preempt, backfill" >"$tmp/preempt.conf"
 evict="nodes=500,node-cpu=32,node-memory=128Gi,node-pods=110,groups=500,group-size=32,pod-cpu=1,pod-memory=1Gi,running=1,queues=1,priority=10,prefix=lo"
 pending="nodes=0,queues=0,groups=10,group-size=32,pod-cpu=1,pod-memory=1Gi,queue=q0,priority=1000,prefix=hi"
-names=(W1 W3 W2idle W5s W5ps)
+names=(W1 W3 W3wait W3tick W2idle W5s W5ps)
 declare -A ARGS=(
   [W1]="--synthetic nodes=1000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=1000,group-size=10,pod-cpu=1,pod-memory=2Gi,queues=4"
   [W3]="--synthetic nodes=1000,node-cpu=8,node-memory=32Gi,node-pods=110,groups=2000,group-size=8,pod-cpu=1,pod-memory=1Gi,queues=4"
+  [W3wait]="--synthetic nodes=1000,node-cpu=8,node-memory=32Gi,node-pods=110,groups=2000,group-size=8,pod-cpu=1,pod-memory=1Gi,queues=4 --sessions 3"
+  [W3tick]="--synthetic nodes=1000,node-cpu=8,node-memory=32Gi,node-pods=110,groups=2000,group-size=8,pod-cpu=1,pod-memory=1Gi,queues=4 --sessions 4"
   [W2idle]="--synthetic nodes=5000,node-cpu=32,node-memory=128Gi,node-pods=110,groups=5000,group-size=20,pod-cpu=1,pod-memory=1Gi,queues=4,running=1 --sessions 3"
   [W5s]="--scheduler-conf $tmp/preempt.conf --synthetic $evict --synthetic $pending"
   [W5ps]="--scheduler-conf $tmp/preempt.conf --synthetic $evict,packed=1 --synthetic $pending"

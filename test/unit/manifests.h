@@ -41,6 +41,15 @@
         "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
         "metadata: {name: " name ", creationTimestamp: '" created "T00:00:00Z'}\n" \
         "spec: {minMember: " min extra_spec "}\n"
+/* A PodGroup as a session left it: phase, and its Inqueue condition (the
+ * clock of the Inqueue timeout) since when, a time of 2027-01-15 (the
+ * scenario runner's now is 2027-01-15T08:00:00Z, 1.8e9). */
+#define PG_INQ(name, min, created, spec, meta, phase, istatus, ireason, since) \
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
+        "metadata: {name: " name ", creationTimestamp: '" created "T00:00:00Z'" meta "}\n" \
+        "spec: {minMember: " min spec "}\n" \
+        "status: {phase: " phase ", conditions: [{type: Inqueue, status: '" istatus "', " \
+        "reason: " ireason ", lastTransitionTime: '2027-01-15T" since "Z'}]}\n"
 /* A batch/v1 Job of n pods joining group: extra annotations
  * (", volcano.sh/task-spec: ps"), the requests map, and extra pod spec lines
  * indented by six spaces ("      nodeSelector: {zone: a}\n"). */

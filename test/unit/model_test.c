@@ -946,6 +946,121 @@ static void test_job_need_alike(void **state)
                 }
 }
 
+/* ---- a session that repeats the last one (repeat.c) ------------------------------- */
+
+/* A session on the kept model as it stands (not applied), its text, and
+ * whether it repeated the last result; the text is checked against a
+ * session on a fresh build. */
+static bool run_kept(struct fix *f, const struct kb_conf *conf, char **text)
+{
+        struct kb_snapshot snap;
+        struct kb_result fresh;
+        kb_cluster_snapshot(&f->c, &snap);
+        assert_int_equal(kb_session_run(&snap, conf, &fresh), 0);
+        uint64_t before = kb_model_repeats(f->m);
+        assert_int_equal(kb_session_run_model(f->m, &snap, conf, &f->r), 0);
+        bool repeated = f->r.repeated;
+        assert_int_equal(kb_model_repeats(f->m), before + repeated);
+        *text = kb_test_result_text(&f->r);
+        char *want = kb_test_result_text(&fresh);
+        assert_string_equal(*text, want);
+        free(want);
+        kb_result_release(&fresh);
+        kb_result_release(&f->r);
+        return repeated;
+}
+
+/* Nothing changed: the settled cluster's session repeats the last result
+ * (b and y wait, nothing binds), under the same conf only. */
+static void test_unchanged_repeated(void **state)
+{
+        struct fix *f = *state;
+        settle(f);
+        char *text;
+        assert_true(run_kept(f, &f->conf, &text));
+        assert_null(strstr(text, "bind "));
+        free(text);
+        /* The same text parsed again is another conf: run, and kept. */
+        struct kb_conf other;
+        char err[256];
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &other,
+                                       err, sizeof(err)),
+                         0);
+        assert_false(run_kept(f, &other, &text));
+        free(text);
+        assert_true(run_kept(f, &other, &text));
+        free(text);
+        assert_false(run_kept(f, &f->conf, &text));
+        free(text);
+        kb_conf_release(&other);
+        /* One object changed: run again. */
+        changed(f, &group(f, "b")->meta);
+        assert_false(run_kept(f, &f->conf, &text));
+        free(text);
+        assert_true(run_kept(f, &f->conf, &text));
+        free(text);
+}
+
+/* A session that binds is not repeated: on the same snapshot (its binds
+ * not applied) the next session runs and binds the same pods again. */
+static void test_binds_not_repeated(void **state)
+{
+        struct fix *f = *state;
+        char *first, *second;
+        assert_false(run_kept(f, &f->conf, &first));
+        assert_non_null(strstr(first, "bind a-0"));
+        assert_false(run_kept(f, &f->conf, &second));
+        assert_string_equal(second, first);
+        free(first);
+        free(second);
+}
+
+/* A session that reads the clock is not repeated: the Inqueue timeout.
+ * n1 has 4 cpu; big (2 pods of 3 cpu, minResources cpu 4) was admitted at
+ * 07:55 and reserves the node; at 08:00, within its 10m timeout, small (2
+ * cpu) is refused by overcommit (4 + 2 > 4 x 1.2) and nothing binds.
+ * Nothing changes but the clock: at 08:06 big's timeout sends it back to
+ * Pending, its reservation freed, and small-0 binds to n1 (why_test's
+ * inqueue scenarios work the same figures).  A repeat would have bound
+ * nothing. */
+static void test_clock_not_repeated(void **state)
+{
+        (void)state;
+        struct fix f = {0};
+        char err[512];
+        /* clang-format off */
+        static const char text[] = NODE("n1")
+            PG_INQ("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
+                   "Admitted", "07:55:00")
+            POD("big-0", IN_GROUP("big"), "  schedulerName: kbatch\n" POD_REQ("3"), "")
+            POD("big-1", IN_GROUP("big"), "  schedulerName: kbatch\n" POD_REQ("3"), "")
+            PG("small", "1", "2024-01-02", ", minResources: {cpu: '2'}")
+            POD("small-0", IN_GROUP("small"), "  schedulerName: kbatch\n" POD_REQ("2"), "");
+        /* clang-format on */
+        kb_cluster_init(&f.c);
+        f.c.now = 1.8e9;
+        assert_int_equal(kb_cluster_load(&f.c, "clock", text, strlen(text), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&f.c);
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &f.conf,
+                                       err, sizeof(err)),
+                         0);
+        f.m = kb_model_new();
+        char *at8, *again, *at806;
+        assert_false(run_kept(&f, &f.conf, &at8));
+        assert_null(strstr(at8, "bind "));
+        assert_false(run_kept(&f, &f.conf, &again));
+        assert_string_equal(again, at8);
+        f.c.now = 1.8e9 + 360;
+        assert_false(run_kept(&f, &f.conf, &at806));
+        assert_non_null(strstr(at806, "bind small-0=n1"));
+        free(at8);
+        free(again);
+        free(at806);
+        kb_model_free(f.m);
+        kb_conf_release(&f.conf);
+        kb_cluster_release(&f.c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -973,6 +1088,9 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_lone_pod_added_and_removed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_added_and_removed_together, setup, teardown),
             cmocka_unit_test_setup_teardown(test_removed_then_readded, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_unchanged_repeated, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_binds_not_repeated, setup, teardown),
+            cmocka_unit_test(test_clock_not_repeated),
             cmocka_unit_test(test_job_need_alike),
             cmocka_unit_test(test_cache_generations),
             cmocka_unit_test(test_cache_added_removed),

@@ -219,14 +219,6 @@ static const struct kb_scenario why[] = {
 };
 
 
-/* A PodGroup as a session left it: phase, and its Inqueue condition (the
- * clock of the Inqueue timeout) since when; now is 2027-01-15T08:00:00Z. */
-#define PG_AT(name, min, created, spec, meta, phase, istatus, ireason, since) \
-        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n" \
-        "metadata: {name: " name ", creationTimestamp: '" created "T00:00:00Z'" meta "}\n" \
-        "spec: {minMember: " min spec "}\n" \
-        "status: {phase: " phase ", conditions: [{type: Inqueue, status: '" istatus "', " \
-        "reason: " ireason ", lastTransitionTime: '2027-01-15T" since "Z'}]}\n"
 /* A pod of big asking 3 cpu (two of them never fit the 4-cpu node). */
 #define BIG_POD(name) POD(name, IN_GROUP("big"), "  schedulerName: kbatch\n" POD_REQ("3"), "")
 /* small: one 2-cpu pod, minResources cpu 2, created after big. */
@@ -245,7 +237,7 @@ static const struct kb_scenario inqueue[] = {
          * idle) 0 + 2 <= 4.8: admitted, and small-0 binds to n1. */
         .name = "inqueue timeout: a group that cannot become ready gives its reservation back",
         .manifests = NODE("n1")
-            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
+            PG_INQ("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
                   "Admitted", "07:45:00")
             BIG_POD("big-0") BIG_POD("big-1") SMALL,
         .binds = "small-0=n1",
@@ -261,7 +253,7 @@ static const struct kb_scenario inqueue[] = {
          * pods ask 6 cpu of a 4-cpu cluster, says it can never fit. */
         .name = "inqueue timeout: within its timeout a group keeps its reservation",
         .manifests = NODE("n1")
-            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
+            PG_INQ("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
                   "Admitted", "07:55:00")
             BIG_POD("big-0") BIG_POD("big-1") SMALL,
         .binds = "",
@@ -272,7 +264,7 @@ static const struct kb_scenario inqueue[] = {
         /* Admitted 5 minutes ago, but its annotation sets 2m: sent back. */
         .name = "inqueue timeout: a PodGroup's annotation sets its own",
         .manifests = NODE("n1")
-            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}",
+            PG_INQ("big", "2", "2024-01-01", ", minResources: {cpu: '4'}",
                   ", annotations: {kbatch.io/inqueue-timeout: 2m}", "Inqueue", "True", "Admitted",
                   "07:55:00")
             BIG_POD("big-0") BIG_POD("big-1") SMALL,
@@ -290,7 +282,7 @@ static const struct kb_scenario inqueue[] = {
                 "- plugins:\n  - name: overcommit\n  - name: drf\n  - name: predicates\n"
                 "  - name: proportion\n  - name: nodeorder\n",
         .manifests = NODE("n1")
-            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
+            PG_INQ("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
                   "Admitted", "07:45:00")
             BIG_POD("big-0") BIG_POD("big-1") SMALL,
         .binds = "",
@@ -301,7 +293,7 @@ static const struct kb_scenario inqueue[] = {
          * run, and enqueue leaves it Pending though the node is free. */
         .name = "inqueue timeout: a group sent back waits out its backoff",
         .manifests = NODE("n1")
-            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Pending", "False",
+            PG_INQ("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Pending", "False",
                   "InqueueTimeout", "07:59:30")
             BIG_POD("big-0") BIG_POD("big-1"),
         .binds = "",
@@ -316,7 +308,7 @@ static const struct kb_scenario inqueue[] = {
          * still fit nowhere, so it waits Inqueue. */
         .name = "inqueue timeout: after its backoff a group is admitted again",
         .manifests = NODE("n1")
-            PG_AT("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Pending", "False",
+            PG_INQ("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Pending", "False",
                   "InqueueTimeout", "07:58:00")
             BIG_POD("big-0") BIG_POD("big-1"),
         .binds = "",
