@@ -12,6 +12,10 @@
 # writes those while the test measures: the foreign pods are Running
 # before it starts and KWOK writes only nodes and leases.
 #
+# Sessions cost what changed: with nothing changing, a session repeats the
+# last one's result instead of running allocate over the 125 groups again
+# (pkg/framework/repeat.c): most sessions of the quiet window repeat.
+#
 # Then a fifth node, too small for any pod, changes every message but no
 # status: no lastTransitionTime moves.  It takes the first minute plus
 # QUIET_WINDOW seconds (45) of measuring and the new node's round, about
@@ -53,8 +57,12 @@ pod() { # NAME GROUP CPU
 } >"$objs"
 $K create -f "$objs" >/dev/null || fail "cannot create the 125 groups and 500 pods"
 
-start_sched s
+PORT_M=$(free_port)
+start_sched s --listen-address 127.0.0.1:$PORT_M
 t0=$SECONDS
+metric() { # NAME: the scheduler's counter
+        curl -s http://127.0.0.1:$PORT_M/metrics | sed -n "s/^$1 //p"
+}
 
 cond() { # POD FIELD
         $K get pod "$1" -o jsonpath="{.status.conditions[?(@.type==\"PodScheduled\")].$2}"
@@ -87,9 +95,14 @@ by_kind() {
 now=$((SECONDS - t0))
 [ $now -lt 60 ] && sleep $((60 - now))
 w0=$(writes)
+s0=$(metric kbatch_sessions_total) r0=$(metric kbatch_session_repeated_total)
 echo "writes after the first minute: $w0 ($(by_kind))"
 sleep "$WINDOW"
 w1=$(writes)
+s1=$(metric kbatch_sessions_total) r1=$(metric kbatch_session_repeated_total)
+echo "sessions in the window: $((s1 - s0)), of which $((r1 - r0)) repeated the last result"
+expect_eq "most quiet sessions repeat the last result ($((r1 - r0)) of $((s1 - s0)))" \
+        "$(awk -v r=$((r1 - r0)) -v s=$((s1 - s0)) 'BEGIN { print (s > 0 && 2 * r > s) ? "yes" : "no" }')" yes
 echo "writes after $WINDOW s more: $w1 ($(by_kind))"
 rate=$(awk -v a="$w0" -v b="$w1" -v t="$WINDOW" 'BEGIN { printf "%.2f", (b - a) / t }')
 echo "quiet write rate: $rate writes/s with 500 pods pending"
