@@ -158,8 +158,14 @@ static bool scope(void *arg, const struct kb_task *t, struct kb_filter_hint *hin
         (void)hint;
         struct resv *r = arg;
         /* Nothing reserved, or the task is over before any reservation
-         * starts: nothing to check. */
-        return r->n && r->now + kb__resv_declared(r->room, t) > r->first_start;
+         * starts: nothing to check (until the clock makes it too late). */
+        if (!r->n)
+                return false;
+        double d = kb__resv_declared(r->room, t);
+        if (r->now + d > r->first_start)
+                return true;
+        kb_session_clock_until(r->s, r->first_start - d);
+        return false;
 }
 
 static const char *check(void *arg, const struct kb_task *t, const struct kb_node_info *n)
@@ -167,11 +173,15 @@ static const char *check(void *arg, const struct kb_task *t, const struct kb_nod
         struct resv *r = arg;
         if (r->planning)
                 return NULL; /* plan() counts the reservations itself */
-        double end = r->now + kb__resv_declared(r->room, t);
+        double d = kb__resv_declared(r->room, t), end = r->now + d;
         for (int32_t i = r->node_first[n->index]; i >= 0; i = r->slots[i].next) {
                 const struct reservation *v = &r->v[r->slots[i].resv];
-                if (v->job == t->job || v->start >= end)
+                if (v->job == t->job)
                         continue;
+                if (v->start >= end) {
+                        kb_session_clock_until(r->s, v->start - d);
+                        continue;
+                }
                 struct kb_res room;
                 kb__resv_room_at(r->room, n->index, fmax(v->start, r->now), &room);
                 if (!kb_res_le(t->resreq, &room))
@@ -434,8 +444,12 @@ static bool plan(struct resv *r, struct kb_job *j)
                                 struct reservation v = {j, cand[i], cand[i] + dur};
                                 KB_PUSH(r->v, r->n, r->cap, v);
                                 r->first_start = fmin(r->first_start, v.start);
+                                /* Its start reached (or now), the plan turns. */
+                                kb_session_clock_until(r->s, v.start);
                                 if (!isinf(v.end) && v.end <= r->now + r->window)
                                         add_end(r, v.end);
+                                else if (!isinf(v.end)) /* the window takes it in then */
+                                        kb_session_clock_until(r->s, v.end - r->window);
                                 in = topo ? doms[k].d : NULL;
                                 ok = true;
                         }
@@ -509,7 +523,10 @@ static void *resv_open(struct kb_session *s, const struct kb_value *args)
         /* The conf was checked when it loaded. */
         (void)parse_args(args, &r->depth, &r->window, &r->resolution, err, sizeof(err));
         r->s = s;
-        r->now = kb_session_now(s);
+        /* Every comparison with the clock says when it turns
+         * (kb_session_clock_until), so that an unchanged cluster's
+         * sessions repeat until then (pkg/framework/repeat.c). */
+        r->now = kb_session_clock(s);
         r->nodes = kb_session_nodes(s, &r->nnodes);
         r->node_first = kb_xmalloc((r->nnodes + 1) * sizeof(*r->node_first));
         for (size_t i = 0; i < r->nnodes; i++)

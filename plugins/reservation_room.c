@@ -123,15 +123,26 @@ bool kb__resv_holds_room(const struct kb_task *t)
         }
 }
 
+/* The clock from which an answer read off it could differ (repeat.c's
+ * turning points; at or before now: this clock alone). */
+static void turns(const struct kb__resv_room *m, double t)
+{
+        kb_session_clock_until(m->s, t);
+}
+
 double kb__resv_expected_end(struct kb__resv_room *m, const struct kb_task *t)
 {
-        if (t->status == KB_TASK_RELEASING)
+        if (t->status == KB_TASK_RELEASING) {
+                turns(m, m->now);
                 return m->now;
+        }
         double run = kb__resv_declared(m, t);
         if (isinf(run))
                 return INFINITY;
         bool placed_now = t->status == KB_TASK_ALLOCATED || t->status == KB_TASK_PIPELINED;
         double start = !placed_now && t->pod->start_time > 0 ? t->pod->start_time : m->now;
+        /* Past its end (or starting now), it ends with the clock. */
+        turns(m, start == m->now ? m->now : start + run);
         return fmax(m->now, start + run);
 }
 
@@ -297,8 +308,8 @@ void kb__resv_room_over(struct kb__resv_room *m, uint32_t node, double at, doubl
 
 /* Inserts an event into node's sorted events (after those at the same
  * time) and adds delta to the sums from there on. */
-static void add_event(struct kb__resv_room *m, struct prof *p, double t,
-                      const struct kb_res *delta, bool start)
+static void add_event(struct kb__resv_room *m, struct prof *p, double t, const struct kb_res *delta,
+                      bool start)
 {
         if (p->ne == p->cape) {
                 /* Grown in the room's pool (freed with it): every session
@@ -489,7 +500,10 @@ static int cmp_double(const void *a, const void *b)
 
 double kb__resv_on_grid(const struct kb__resv_room *m, double t)
 {
-        return fmax(m->now, ceil(t / m->resolution) * m->resolution);
+        double g = ceil(t / m->resolution) * m->resolution;
+        if (g <= m->now)
+                turns(m, m->now);
+        return fmax(m->now, g);
 }
 
 const double *kb__resv_room_candidates(struct kb__resv_room *m, size_t *n)
@@ -510,6 +524,8 @@ const double *kb__resv_room_candidates(struct kb__resv_room *m, size_t *n)
                                 if (p->end[k] <= m->horizon)
                                         KB_PUSH(m->cand, m->ncand, m->capcand,
                                                 kb__resv_on_grid(m, p->end[k]));
+                                else /* the window takes it in then */
+                                        turns(m, p->end[k] - (m->horizon - m->now));
                                 if (m->ng == m->capg) {
                                         m->capg = m->capg ? 2 * m->capg : 64;
                                         m->gend = kb_xrealloc(m->gend, m->capg * sizeof(*m->gend));

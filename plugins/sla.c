@@ -85,8 +85,13 @@ static int job_order(void *arg, const struct kb_job *l, const struct kb_job *r)
 static int permit(void *arg, const struct kb_job *j)
 {
         const struct sla *p = arg;
-        if (!p->has[j->index] || kb_session_now(p->s) < p->deadline[j->index])
+        if (!p->has[j->index])
                 return 0;
+        if (kb_session_clock(p->s) < p->deadline[j->index]) {
+                /* Permitted from its deadline on (repeat.c). */
+                kb_session_clock_until(p->s, p->deadline[j->index]);
+                return 0;
+        }
         return 1;
 }
 

@@ -135,6 +135,7 @@ struct kb_model {
         struct kb_result last;
         bool last_ok;
         uint64_t last_gen, last_conf;
+        double last_now, last_until; /* its clock, and what it holds below */
 
         uint64_t nbuilt, nreused, nupdated, nrepeated;
 };
@@ -157,7 +158,7 @@ struct kb_session {
         void **plugin_state; /* per plugin, tiers flattened */
         int rc;              /* KB_EBADCONF when a conf name was missing */
         bool executed;       /* kb_session_execute ran the conf's actions */
-        bool clock_read;     /* kb_session_now was asked (repeat.c) */
+        double clock_until;  /* decisions hold for clocks below (repeat.c) */
         /* session.c: the action being executed (for kb_session_action_args). */
         const struct kb_action_conf *cur_action;
         /* keep.c: the kept model this session builds into or uses (NULL:
@@ -231,12 +232,16 @@ struct kb_session {
         struct kb_session_cond *conds;
 };
 
-/* The snapshot's clock, the session marked as having read it (repeat.c);
- * inline, for the files below session.c (kb_session_now is the same). */
+/* kb_session_clock_until and kb_session_now for the files below session.c
+ * (repeat.c): a turning point t, taken a millisecond early for rounding. */
+static inline void kb__clock_until(struct kb_session *s, double t)
+{
+        double u = t - 1e-3 > s->snap->now ? t - 1e-3 : s->snap->now;
+        s->clock_until = u < s->clock_until ? u : s->clock_until;
+}
 static inline double kb__now(struct kb_session *s)
 {
-        s->clock_read = true;
-        return s->snap->now;
+        return s->clock_until = s->snap->now;
 }
 
 /* ---- keep.c ------------------------------------------------------------------ */
@@ -338,24 +343,19 @@ void kb__model_open(struct kb_session *s);
 void kb__model_close(struct kb_session *s);
 /* Whether m was built from a snapshot like snap but for its objects. */
 bool kb__model_same_input(const struct kb_model *m, const struct kb_snapshot *snap);
-#ifdef KB_TESTING
-/* Every KB_MODEL_CHECK-th session (1 unless the environment says). */
+/* Every KB_MODEL_CHECK-th session (1 unless the environment says; tests). */
 bool kb__model_check_due(const struct kb_model *m);
-#endif
 
 /* ---- repeat.c ---------------------------------------------------------------- */
 
-/* When the last result is this session's (kb_model_repeats): true, with
- * result a copy of it. */
+/* When the last result is this session's: true, result a copy of it. */
 bool kb__repeat_result(struct kb_model *m, const struct kb_snapshot *snap,
                        const struct kb_conf *conf, struct kb_result *result);
 /* Closing on a kept model: the result kept when it may be repeated. */
 void kb__repeat_keep(struct kb_session *s);
-#ifdef KB_TESTING
-/* Aborts, naming the first difference, unless a repeated result is the
- * one running gave. */
+/* Aborts, naming the first difference, unless running gave the repeat
+ * (test builds). */
 void kb__repeat_check(const struct kb_result *repeated, const struct kb_result *ran);
-#endif
 
 /* ---- model.c ----------------------------------------------------------------- */
 

@@ -121,9 +121,7 @@ struct kb_conf {
          * every task instead of through the per-class caches.  Placements
          * are the same either way; this exists to prove it. */
         bool full_scan;
-        /* Distinct per conf parsed (0: made otherwise), which is not changed
-         * after: a last result is repeated under the same (kb_model_repeats). */
-        uint64_t serial;
+        uint64_t serial; /* distinct per conf parsed, never changed after (repeat.c) */
 };
 
 /* Volcano's default conf: enqueue, allocate, backfill; tiers priority, gang,
@@ -433,9 +431,8 @@ int kb_session_run_model(struct kb_model *m, const struct kb_snapshot *snap,
  * --stats). */
 void kb_model_counts(const struct kb_model *m, uint64_t *built, uint64_t *reused);
 uint64_t kb_model_updates(const struct kb_model *m);
-/* Sessions that repeated the last one's result instead of running, also
- * counted as reused (pkg/framework/repeat.c; test builds compare it with
- * running every KB_MODEL_CHECK-th time). */
+/* Sessions that repeated the last one's result instead of running (also
+ * counted as reused; pkg/framework/repeat.c). */
 uint64_t kb_model_repeats(const struct kb_model *m);
 
 /*
@@ -470,9 +467,12 @@ struct kb_task *kb_session_tasks(struct kb_session *s, size_t *n);
 struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n);
 /* Sum of every node's allocatable. */
 const struct kb_res *kb_session_total(struct kb_session *s);
-/* The snapshot's wall-clock time, seconds (kbatch-sim's clock when it runs
- * time forward), read only through this (repeat.c: the session is marked). */
+/* The snapshot's clock, seconds, read only through these (repeat.c):
+ * kb_session_now's reader decides for this clock alone; kb_session_clock's
+ * says from which clock t on any decision of its could turn. */
 double kb_session_now(struct kb_session *s);
+double kb_session_clock(struct kb_session *s);
+void kb_session_clock_until(struct kb_session *s, double t);
 struct kb_queue_info *kb_session_queue(struct kb_session *s, const char *name);
 /* A node by name, or NULL. */
 struct kb_node_info *kb_session_node(struct kb_session *s, const char *name);

@@ -124,7 +124,9 @@ void kb__inqueue_timeouts(struct kb_session *s)
 {
         if (!s->has_enqueue)
                 return;
-        /* The clock is read only where it decides (kb_session_now). */
+        /* Each comparison with the clock says when it turns
+         * (kb__clock_until: repeat.c). */
+        double now = s->snap->now;
         for (size_t i = 0; i < s->njobs; i++) {
                 struct kb_job *j = s->jobs[i];
                 const struct kb_podgroup *pg = j->pg;
@@ -135,20 +137,22 @@ void kb__inqueue_timeouts(struct kb_session *s)
                 kb_inqueue_limits(s->conf, pg, &timeout, &backoff);
                 if (j->phase == KB_PG_PENDING && c && kb_streq(c->status, "False") &&
                     kb_streq(c->reason, KB_INQUEUE_TIMEOUT_REASON) &&
-                    kb__now(s) < c->last_transition + backoff) {
+                    now < c->last_transition + backoff) {
                         j->inqueue_backoff = c->last_transition + backoff;
+                        kb__clock_until(s, j->inqueue_backoff);
                         continue;
                 }
                 if (j->phase != KB_PG_INQUEUE || timeout <= 0 || kb_job_placed_count(j) ||
                     j->count[KB_TASK_SUCCEEDED])
                         continue;
-                double now = kb__now(s);
                 bool held = c && kb_streq(c->status, "True") && c->last_transition;
                 j->inqueue_since = held ? c->last_transition : now;
-                if (now - j->inqueue_since < timeout)
+                if (now - j->inqueue_since < timeout) {
+                        kb__clock_until(s, j->inqueue_since + timeout);
                         continue;
+                }
                 j->phase = KB_PG_PENDING;
                 j->inqueue_expired = timeout;
-                j->inqueue_backoff = now + backoff;
+                j->inqueue_backoff = kb__now(s) + backoff;
         }
 }

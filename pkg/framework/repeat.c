@@ -16,6 +16,7 @@
  * builds run the session anyway every KB_MODEL_CHECK-th repeat and compare
  * (session.c, kb__repeat_check).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,10 @@ bool kb__repeat_result(struct kb_model *m, const struct kb_snapshot *snap,
         if (!m || !m->last_ok || !conf->serial || conf->serial != m->last_conf || !snap->gen ||
             snap->gen != m->last_gen || snap->gen != m->gen || !kb__model_same_input(m, snap))
                 return false;
+        /* Turning points are found looking forward: a clock that went
+         * back runs. */
+        if (!isinf(m->last_until) && (snap->now < m->last_now || snap->now >= m->last_until))
+                return false;
         double t0 = kb_now_mono();
         result_copy(result, &m->last);
         result->repeated = true;
@@ -104,8 +109,8 @@ void kb__repeat_keep(struct kb_session *s)
         const struct kb_result *r = s->result;
         kb_result_release(&m->last);
         m->last_ok = false;
-        if (!s->executed || s->rc || s->clock_read || !s->conf->serial || !s->snap->gen ||
-            m->gen != s->snap->gen || r->nbinds || r->nevictions)
+        if (!s->executed || s->rc || s->clock_until <= s->snap->now || !s->conf->serial ||
+            !s->snap->gen || m->gen != s->snap->gen || r->nbinds || r->nevictions)
                 return;
         for (size_t i = 0; i < r->npodgroups; i++)
                 if (r->podgroups[i].inq_status)
@@ -114,6 +119,8 @@ void kb__repeat_keep(struct kb_session *s)
         m->last_ok = true;
         m->last_gen = s->snap->gen;
         m->last_conf = s->conf->serial;
+        m->last_now = s->snap->now;
+        m->last_until = s->clock_until;
 }
 
 /* ---- the check (test builds) ------------------------------------------------------ */

@@ -6,6 +6,7 @@
  * daemon's latency metrics, and answers the accessors actions and plugins
  * use.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,7 @@ struct kb_session *kb_session_open_model(struct kb_model *m, const struct kb_sna
         s->conf = conf;
         s->result = result;
         s->has_enqueue = kb_conf_has_action(conf, "enqueue");
+        s->clock_until = INFINITY;
         s->model = m;
         if (m)
                 kb__model_open(s);
@@ -245,6 +247,16 @@ struct kb_queue_info *kb_session_queues(struct kb_session *s, size_t *n)
 double kb_session_now(struct kb_session *s)
 {
         return kb__now(s);
+}
+
+double kb_session_clock(struct kb_session *s)
+{
+        return s->snap->now;
+}
+
+void kb_session_clock_until(struct kb_session *s, double t)
+{
+        kb__clock_until(s, t);
 }
 
 const struct kb_res *kb_session_total(struct kb_session *s)

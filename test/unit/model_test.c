@@ -1015,19 +1015,42 @@ static void test_binds_not_repeated(void **state)
         free(second);
 }
 
-/* A session that reads the clock is not repeated: the Inqueue timeout.
- * n1 has 4 cpu; big (2 pods of 3 cpu, minResources cpu 4) was admitted at
- * 07:55 and reserves the node; at 08:00, within its 10m timeout, small (2
- * cpu) is refused by overcommit (4 + 2 > 4 x 1.2) and nothing binds.
- * Nothing changes but the clock: at 08:06 big's timeout sends it back to
- * Pending, its reservation freed, and small-0 binds to n1 (why_test's
- * inqueue scenarios work the same figures).  A repeat would have bound
- * nothing. */
-static void test_clock_not_repeated(void **state)
+/* A fixture on text of its own, its clock at 08:00 (1.8e9). */
+static void fix_load(struct fix *f, const char *text)
+{
+        char err[512];
+        memset(f, 0, sizeof(*f));
+        kb_cluster_init(&f->c);
+        f->c.now = 1.8e9;
+        assert_int_equal(kb_cluster_load(&f->c, "clock", text, strlen(text), err, sizeof(err)), 0);
+        kb_cluster_ensure_default_queue(&f->c);
+        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &f->conf,
+                                       err, sizeof(err)),
+                         0);
+        f->m = kb_model_new();
+}
+
+static void fix_release(struct fix *f)
+{
+        kb_model_free(f->m);
+        kb_conf_release(&f->conf);
+        kb_cluster_release(&f->c);
+}
+
+/* A clock that matters: the Inqueue timeout.  n1 has 4 cpu; big (2 pods
+ * of 3 cpu, minResources cpu 4) was admitted at 07:55 and reserves the
+ * node; at 08:00, within its 10m timeout, small (2 cpu) is refused by
+ * overcommit (4 + 2 > 4 x 1.2) and nothing binds (why_test's inqueue
+ * scenarios work the same figures).  Nothing changes but the clock: the
+ * session says its decisions hold until 08:05 (the timeout's turning
+ * point, a millisecond early), so it is repeated at 08:00 and 08:04:59;
+ * at 08:05 big's timeout sends it back to Pending, its reservation freed,
+ * and small-0 binds to n1: that session runs.  A repeat there would have
+ * bound nothing.  Each result is also checked against a fresh build. */
+static void test_clock_turning_point(void **state)
 {
         (void)state;
-        struct fix f = {0};
-        char err[512];
+        struct fix f;
         /* clang-format off */
         static const char text[] = NODE("n1")
             PG_INQ("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Inqueue", "True",
@@ -1037,28 +1060,126 @@ static void test_clock_not_repeated(void **state)
             PG("small", "1", "2024-01-02", ", minResources: {cpu: '2'}")
             POD("small-0", IN_GROUP("small"), "  schedulerName: kbatch\n" POD_REQ("2"), "");
         /* clang-format on */
-        kb_cluster_init(&f.c);
-        f.c.now = 1.8e9;
-        assert_int_equal(kb_cluster_load(&f.c, "clock", text, strlen(text), err, sizeof(err)), 0);
-        kb_cluster_ensure_default_queue(&f.c);
-        assert_int_equal(kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &f.conf,
-                                       err, sizeof(err)),
-                         0);
-        f.m = kb_model_new();
-        char *at8, *again, *at806;
+        fix_load(&f, text);
+        char *at8, *again, *at859, *at805;
         assert_false(run_kept(&f, &f.conf, &at8));
         assert_null(strstr(at8, "bind "));
+        assert_true(run_kept(&f, &f.conf, &again));
+        assert_string_equal(again, at8);
+        f.c.now = 1.8e9 + 299;
+        assert_true(run_kept(&f, &f.conf, &at859));
+        assert_string_equal(at859, at8);
+        /* A clock gone back (07:59) runs: turning points look forward. */
+        f.c.now = 1.8e9 - 60;
+        free(again);
         assert_false(run_kept(&f, &f.conf, &again));
         assert_string_equal(again, at8);
-        f.c.now = 1.8e9 + 360;
-        assert_false(run_kept(&f, &f.conf, &at806));
-        assert_non_null(strstr(at806, "bind small-0=n1"));
+        f.c.now = 1.8e9 + 300;
+        assert_false(run_kept(&f, &f.conf, &at805));
+        assert_non_null(strstr(at805, "bind small-0=n1"));
         free(at8);
         free(again);
-        free(at806);
-        kb_model_free(f.m);
+        free(at859);
+        free(at805);
+        fix_release(&f);
+}
+
+/* A clock read for a message is not repeated: big, sent back at 07:59:30,
+ * waits out its 1m backoff, and its condition says how long is left
+ * ("admitted again in 30s"), which the clock changes every second. */
+static void test_clock_read_not_repeated(void **state)
+{
+        (void)state;
+        struct fix f;
+        /* clang-format off */
+        static const char text[] = NODE("n1")
+            PG_INQ("big", "2", "2024-01-01", ", minResources: {cpu: '4'}", "", "Pending", "False",
+                   "InqueueTimeout", "07:59:30")
+            POD("big-0", IN_GROUP("big"), "  schedulerName: kbatch\n" POD_REQ("3"), "")
+            POD("big-1", IN_GROUP("big"), "  schedulerName: kbatch\n" POD_REQ("3"), "");
+        /* clang-format on */
+        fix_load(&f, text);
+        char *a, *b;
+        assert_false(run_kept(&f, &f.conf, &a));
+        assert_non_null(strstr(a, "admitted again in 30s"));
+        f.c.now = 1.8e9 + 10;
+        assert_false(run_kept(&f, &f.conf, &b));
+        assert_non_null(strstr(b, "admitted again in 20s"));
+        free(a);
+        free(b);
+        fix_release(&f);
+}
+
+/* The reservation plugin's turning points.  n1 and n2 (4 cpu) each run a
+ * 4-cpu pod of another scheduler with a declared runtime: r1 from 07:50
+ * for 30m (ends 08:20), r2 from 07:30 for 1h (ends 08:30).  Gang w (one
+ * 4-cpu pod) waits; the plan looks 15m ahead (window), on a 1s grid.
+ *   08:00  the window reaches 08:15: no end within it, so "no expected
+ *          start within the reservation window"; r1's end enters the
+ *          window at 08:05, r2's at 08:15: the plan holds until 08:05.
+ *   08:04  repeated.
+ *   08:05  runs: w is reserved at 08:20 on n1, when r1 ends; holds until
+ *          08:15 (r2's end enters the window).
+ *   08:10  repeated.  08:15 runs (the same words).  08:19 repeated.
+ *   08:20  runs: r1 is past its declared end and still runs, so it is
+ *          expected to end with the clock: w's start is now, and the
+ *          plan holds at this clock alone; 08:21 runs again.
+ * Every result is checked against a fresh build (run_kept); a repeat at
+ * 08:05 or 08:21 would have said the earlier words. */
+static void test_reservation_turning_points(void **state)
+{
+        (void)state;
+        struct fix f;
+#define RUNNING(name, node, start, secs)                                                           \
+        POD(name, "",                                                                              \
+            "  schedulerName: default-scheduler\n  nodeName: " node                                \
+            "\n  activeDeadlineSeconds: " secs "\n" POD_REQ("4"),                                  \
+            "phase: Running, startTime: '2027-01-15T" start "Z'")
+        /* clang-format off */
+        static const char text[] = NODE("n1") NODE("n2")
+            RUNNING("r1", "n1", "07:50:00", "1800") RUNNING("r2", "n2", "07:30:00", "3600")
+            PG("w", "1", "2024-01-01", "")
+            POD("w-0", IN_GROUP("w"), "  schedulerName: kbatch\n  activeDeadlineSeconds: 600\n"
+                POD_REQ("4"), "");
+        /* clang-format on */
+#undef RUNNING
+        static const char conf[] =
+            "actions: \"enqueue, allocate, backfill\"\n"
+            "tiers:\n- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n"
+            "- plugins:\n  - {name: overcommit}\n  - {name: drf}\n  - {name: predicates}\n"
+            "  - {name: proportion}\n  - {name: nodeorder}\n"
+            "  - name: reservation\n    arguments: {depth: 1, window: 15m, resolution: 1s}\n";
+        char err[512];
+        fix_load(&f, text);
         kb_conf_release(&f.conf);
-        kb_cluster_release(&f.c);
+        assert_int_equal(kb_conf_parse(conf, strlen(conf), &f.conf, err, sizeof(err)), 0);
+        static const struct {
+                int min, sec;
+                bool repeated;
+                const char *says;
+        } steps[] = {
+            {0, 0, false, "no expected start within the reservation window (15m)"},
+            {4, 0, true, "no expected start within the reservation window (15m)"},
+            {5, 0, false,
+             "expected to start at 2027-01-15T08:20:00Z on 1 node(s), when "
+             "default/r1 ends"},
+            {10, 0, true, "expected to start at 2027-01-15T08:20:00Z"},
+            {15, 0, false, "expected to start at 2027-01-15T08:20:00Z"},
+            {19, 59, true, "expected to start at 2027-01-15T08:20:00Z"},
+            {20, 0, false, "expected to start at 2027-01-15T08:20:00Z on 1 node(s)"},
+            {21, 0, false, "expected to start at 2027-01-15T08:21:00Z on 1 node(s)"},
+        };
+        for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+                f.c.now = 1.8e9 + 60 * steps[i].min + steps[i].sec;
+                char *text_i;
+                bool repeated = run_kept(&f, &f.conf, &text_i);
+                if (repeated != steps[i].repeated || !strstr(text_i, steps[i].says))
+                        fail_msg("08:%02d:%02d: %s, want %s and \"%s\"; got:\n%s", steps[i].min,
+                                 steps[i].sec, repeated ? "repeated" : "ran",
+                                 steps[i].repeated ? "repeated" : "ran", steps[i].says, text_i);
+                free(text_i);
+        }
+        fix_release(&f);
 }
 
 int main(void)
@@ -1090,7 +1211,9 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_removed_then_readded, setup, teardown),
             cmocka_unit_test_setup_teardown(test_unchanged_repeated, setup, teardown),
             cmocka_unit_test_setup_teardown(test_binds_not_repeated, setup, teardown),
-            cmocka_unit_test(test_clock_not_repeated),
+            cmocka_unit_test(test_clock_turning_point),
+            cmocka_unit_test(test_clock_read_not_repeated),
+            cmocka_unit_test(test_reservation_turning_points),
             cmocka_unit_test(test_job_need_alike),
             cmocka_unit_test(test_cache_generations),
             cmocka_unit_test(test_cache_added_removed),
