@@ -39,6 +39,12 @@ struct kb__entry {
         struct kb__cobj *o;
         unsigned sources; /* a bit per source holding the object */
         unsigned seen;    /* a bit per source: upserted since its list began */
+        /* The newest resourceVersion seen of the object when it is newer
+         * than the kept object's own (a node update that changed nothing
+         * kbatch reads keeps the old object: kb_node_same), so that an
+         * older copy from another source, arriving later, still loses;
+         * NULL when the object's own is the newest. */
+        char *rv;
 };
 
 /* A pod being bound: snapshots show it on node. */
