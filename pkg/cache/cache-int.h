@@ -80,10 +80,14 @@ struct kb_cache {
         struct kb__invalid *invalid;
         unsigned invalid_gen;
         /* Bumped on every change (changed(): an object stored, replaced
-         * or dropped, a relist's end, a bind's outcome) and every bind
+         * or dropped, a relist's end if the relist changed anything, a
+         * bind's outcome) and every bind
          * mark made or dropped: the snapshots' generation, plus 1
          * (kb_snapshot.gen; 0 would mean untracked). */
         uint64_t gen;
+        /* gen when each source's list of each kind began: a list whose
+         * end finds it unchanged and drops nothing changed nothing. */
+        uint64_t list_gen[KB__NKINDS][KB_CACHE_MAX_SOURCES];
         struct kb__feed feeds[KB__NKINDS][KB_CACHE_MAX_SOURCES];
         kb_cache_change_fn on_change;
         void *on_change_arg;

@@ -449,6 +449,7 @@ void kb_cache_remove(struct kb_cache *c, enum kb_kind kind, const struct kb_valu
 
 static void list_begin(struct kb_cache *c, enum kb_kind kind, unsigned src)
 {
+        c->list_gen[kind][src] = c->gen;
         struct kb__entry *e, *tmp;
         HASH_ITER(hh, c->tab[kind], e, tmp)
         e->seen &= ~(1u << src);
@@ -465,17 +466,29 @@ static void list_end(struct kb_cache *c, enum kb_kind kind, unsigned src)
         HASH_ITER(hh, c->invalid, iv, it)
         if (iv->pub.kind == kind && !iv->seen)
                 invalid_free(c, iv);
+        bool dropped = false;
         HASH_ITER(hh, c->tab[kind], e, tmp)
         {
                 if (e->seen & (1u << src))
                         continue;
                 e->sources &= ~(1u << src);
-                if (!e->sources)
+                if (!e->sources) {
                         entry_del(c, kind, e);
+                        dropped = true;
+                }
         }
-        /* A list that ends is news even when it removed nothing: the
-         * consumer may be waiting for the kind to be complete. */
-        changed(c, kind);
+        /* A list that ends is news even when it changed nothing: the
+         * consumer may be waiting for the kind to be complete.  But the
+         * generation moves only if the list changed something (an object
+         * stored, replaced or dropped since it began; any other change
+         * meanwhile counts too): a relist that finds the nodes as they
+         * were, or the empty list the reflector of a kind the server does
+         * not serve reports every 10 s (a CRD not installed), leaves the
+         * snapshot unchanged. */
+        if (dropped || c->gen != c->list_gen[kind][src])
+                changed(c, kind);
+        else if (c->on_change)
+                c->on_change(c->on_change_arg, kind);
 }
 
 void kb_cache_list_begin(struct kb_cache *c, enum kb_kind kind)

@@ -454,19 +454,22 @@ static void test_node_heartbeat(void **state)
         node_feed(c, 1, "u1", "15", "a", "8", NULL, "True", "2026-11-27T10:00:05Z");
         assert_ptr_equal(snap_node(c, &gen2), n);
         assert_int_equal(gen2, gen);
-        /* And a relist that finds it the same keeps it, whichever source. */
+        /* And a relist that finds it the same keeps it and the generation,
+         * though its end is news (on_change), whichever source. */
         void *src0 = kb_cache_feed_source(c, KB_KIND_NODE, 0);
         kb_cache_reflector_ops.list_begin(src0);
         node_feed(c, 0, "u1", "25", "a", "4", NULL, "True", "2026-11-27T10:00:20Z");
         kb_cache_reflector_ops.list_end(src0);
-        assert_ptr_equal(kb_cache_get(c, KB_KIND_NODE, NULL, "n1"), n);
+        assert_ptr_equal(snap_node(c, &gen2), n);
+        assert_int_equal(gen2, gen);
+        assert_int_equal(changes, 2);
         /* Source 1 (which sent 15) leaves; source 0 still holds it. */
         void *src1 = kb_cache_feed_source(c, KB_KIND_NODE, 1);
         kb_cache_reflector_ops.list_begin(src1);
         kb_cache_reflector_ops.list_end(src1);
-        assert_ptr_equal(kb_cache_get(c, KB_KIND_NODE, NULL, "n1"), n);
-        gen = gen2 = 0;
-        (void)snap_node(c, &gen);
+        assert_ptr_equal(snap_node(c, &gen2), n);
+        assert_int_equal(gen2, gen);
+        assert_int_equal(changes, 3);
 
         /* Each thing kbatch reads is a change, shown by the next snapshot. */
         node_feed(c, 0, "u1", "30", "b", "4", NULL, "True", "2026-11-27T10:00:30Z");
@@ -501,6 +504,46 @@ static void test_node_heartbeat(void **state)
         kb_cache_free(c);
 }
 
+/* A list's end moves the generation only if the list changed something:
+ * the empty list of a kind the server does not serve (the reflector
+ * reports one every 10 s while a CRD is missing) does not. */
+static void test_relist_generation(void **state)
+{
+        static const char *const names[] = {"kbatch"};
+        struct kb_cache *c = kb_cache_new();
+        int changes = 0;
+        kb_cache_on_change(c, count_change, &changes);
+        put(c, KB_KIND_POD, POD("p1", "u1", ""));
+        put(c, KB_KIND_POD, POD("p2", "u2", ""));
+        struct kb_cache_snap *s = kb_cache_snapshot(c, names, 1, NULL);
+        uint64_t gen = s->snap.gen;
+        kb_cache_snapshot_free(s);
+
+        kb_cache_list_begin(c, KB_KIND_VCJOB);
+        kb_cache_list_end(c, KB_KIND_VCJOB);
+        assert_int_equal(changes, 3); /* news: the kind is complete */
+        s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_int_equal(s->snap.gen, gen);
+        kb_cache_snapshot_free(s);
+
+        /* A relist that replaces a pod, or drops one, is a change. */
+        kb_cache_list_begin(c, KB_KIND_POD);
+        put(c, KB_KIND_POD, POD("p1", "u1", ""));
+        put(c, KB_KIND_POD, POD("p2", "u2", ""));
+        kb_cache_list_end(c, KB_KIND_POD);
+        s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_true(s->snap.gen > gen);
+        gen = s->snap.gen;
+        kb_cache_snapshot_free(s);
+        kb_cache_list_begin(c, KB_KIND_POD);
+        kb_cache_list_end(c, KB_KIND_POD);
+        assert_int_equal(kb_cache_count(c, KB_KIND_POD), 0);
+        s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_true(s->snap.gen > gen);
+        kb_cache_snapshot_free(s);
+        kb_cache_free(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -511,6 +554,7 @@ int main(void)
             cmocka_unit_test(test_trim),
             cmocka_unit_test(test_vcjob_owner),
             cmocka_unit_test(test_node_heartbeat),
+            cmocka_unit_test(test_relist_generation),
         };
         return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }
