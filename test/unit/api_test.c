@@ -790,14 +790,14 @@ static void test_node(void **state)
 #define NODE_META                                                                                  \
         "name: n1, uid: u1, resourceVersion: \"10\", creationTimestamp: "                          \
         "\"2026-11-27T10:00:00Z\", labels: {zone: a, rack: r1}, annotations: {note: x}"
-#define NODE_SPEC "taints: [{key: k, value: v, effect: NoSchedule}]"
+#define NODE_SPEC  "taints: [{key: k, value: v, effect: NoSchedule}]"
 #define NODE_ALLOC "allocatable: {cpu: 4, memory: 8Gi}, capacity: {cpu: 8, memory: 16Gi}"
 #define NODE_COND                                                                                  \
         "conditions: [{type: Ready, status: \"True\", lastHeartbeatTime: "                         \
         "\"2026-11-27T10:00:00Z\"}, {type: DiskPressure, status: \"False\"}]"
 #define NODE_IMAGES "images: [{names: [\"img:1\", \"img@sha256:ab\"], sizeBytes: 100}]"
 #define NODE_Y(meta, spec, alloc, cond, images)                                                    \
-        "apiVersion: v1\nkind: Node\nmetadata: {" meta "}\nspec: {" spec "}\nstatus: {" alloc    \
+        "apiVersion: v1\nkind: Node\nmetadata: {" meta "}\nspec: {" spec "}\nstatus: {" alloc      \
         ", " cond ", " images "}\n"
 #define NODE_BASE NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES)
 
@@ -825,8 +825,8 @@ static void test_node_same(void **state)
                     NODE_COND, NODE_IMAGES),
              true},
             {"Ready False, not True",
-             NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC, "conditions: [{type: Ready, status: \"False\"}]",
-                    NODE_IMAGES),
+             NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC,
+                    "conditions: [{type: Ready, status: \"False\"}]", NODE_IMAGES),
              false},
             {"no Ready condition at all (ready)",
              NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC, "conditions: []", NODE_IMAGES), true},
@@ -846,8 +846,8 @@ static void test_node_same(void **state)
                     NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES),
              false},
             {"deletionTimestamp",
-             NODE_Y(NODE_META ", deletionTimestamp: \"2026-11-27T11:00:00Z\"", NODE_SPEC, NODE_ALLOC,
-                    NODE_COND, NODE_IMAGES),
+             NODE_Y(NODE_META ", deletionTimestamp: \"2026-11-27T11:00:00Z\"", NODE_SPEC,
+                    NODE_ALLOC, NODE_COND, NODE_IMAGES),
              false},
             {"a label's value",
              NODE_Y("name: n1, uid: u1, creationTimestamp: \"2026-11-27T10:00:00Z\", labels: "
