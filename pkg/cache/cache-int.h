@@ -81,9 +81,10 @@ struct kb_cache {
         unsigned invalid_gen;
         /* Bumped on every change (changed(): an object stored, replaced
          * or dropped, a relist's end if the relist changed anything, a
-         * bind's outcome) and every bind
-         * mark made or dropped: the snapshots' generation, plus 1
-         * (kb_snapshot.gen; 0 would mean untracked). */
+         * bind's outcome) and every bind mark made or dropped: the
+         * snapshots' generation, plus 1 (kb_snapshot.gen; 0 would mean
+         * untracked).  A Node update that changes nothing kbatch reads
+         * is no change (cache.c, keep_same). */
         uint64_t gen;
         /* gen when each source's list of each kind began: a list whose
          * end finds it unchanged and drops nothing changed nothing. */
