@@ -66,6 +66,17 @@ int kb_hypernode_decode(const struct kb_value *doc, struct kb_hypernode **out, c
                         size_t errlen);
 int kb_pdb_decode(const struct kb_value *doc, struct kb_pdb **out, char *err, size_t errlen);
 void kb_node_free(struct kb_node *n);
+/*
+ * Whether a and b are the same in everything kbatch reads of a node: meta
+ * (name, namespace, uid, labels, annotations, creation and deletion
+ * times), allocatable, taints, unschedulable, ready and images; only
+ * resourceVersion and kb_meta.gen may differ.  Lists compare in order, as
+ * the decoder keeps the object's.  A kubelet's status heartbeat (a
+ * condition's lastHeartbeatTime, a new resourceVersion) decodes to a node
+ * the same as before: the cache keeps the old one (pkg/cache).  Any
+ * thread.
+ */
+bool kb_node_same(const struct kb_node *a, const struct kb_node *b);
 void kb_pod_free(struct kb_pod *p);
 /* Frees a heap condition and its strings (a pod's scheduled); NULL is
  * nothing. */

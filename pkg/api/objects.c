@@ -203,6 +203,56 @@ int kb_node_decode(const struct kb_value *doc, struct kb_node **out, char *err, 
         KB__DECODE("node", struct kb_node, node_fill, kb_node_free);
 }
 
+/* Two label or annotation lists with the same pairs in the same order. */
+static bool kv_same(const struct kb_kv *a, size_t na, const struct kb_kv *b, size_t nb)
+{
+        if (na != nb)
+                return false;
+        for (size_t i = 0; i < na; i++)
+                if (!kb_streq(a[i].key, b[i].key) || !kb_streq(a[i].value, b[i].value))
+                        return false;
+        return true;
+}
+
+/* Metas the same but for resourceVersion and gen (which is the cache's). */
+static bool meta_same(const struct kb_meta *a, const struct kb_meta *b)
+{
+        return kb_streq(a->name, b->name) && kb_streq(a->namespace, b->namespace) &&
+               kb_streq(a->uid, b->uid) && a->creation == b->creation &&
+               a->deletion == b->deletion &&
+               kv_same(a->labels, a->nlabels, b->labels, b->nlabels) &&
+               kv_same(a->annotations, a->nannotations, b->annotations, b->nannotations);
+}
+
+static bool image_same(const struct kb_node_image *a, const struct kb_node_image *b)
+{
+        if (a->size != b->size || a->nnames != b->nnames)
+                return false;
+        for (size_t k = 0; k < a->nnames; k++)
+                if (!kb_streq(a->names[k], b->names[k]))
+                        return false;
+        return true;
+}
+
+bool kb_node_same(const struct kb_node *a, const struct kb_node *b)
+{
+        if (!meta_same(&a->meta, &b->meta) || a->unschedulable != b->unschedulable ||
+            a->ready != b->ready || a->ntaints != b->ntaints || a->nimages != b->nimages)
+                return false;
+        for (int i = 0; i < KB_RES_MAX; i++)
+                if (a->allocatable.q[i] != b->allocatable.q[i])
+                        return false;
+        for (size_t i = 0; i < a->ntaints; i++)
+                if (!kb_streq(a->taints[i].key, b->taints[i].key) ||
+                    !kb_streq(a->taints[i].value, b->taints[i].value) ||
+                    a->taints[i].effect != b->taints[i].effect)
+                        return false;
+        for (size_t i = 0; i < a->nimages; i++)
+                if (!image_same(&a->images[i], &b->images[i]))
+                        return false;
+        return true;
+}
+
 /* ---- priority classes and namespaces ---------------------------------- */
 
 void kb_priorityclass_free(struct kb_priorityclass *pc)

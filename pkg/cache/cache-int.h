@@ -39,6 +39,12 @@ struct kb__entry {
         struct kb__cobj *o;
         unsigned sources; /* a bit per source holding the object */
         unsigned seen;    /* a bit per source: upserted since its list began */
+        /* The newest resourceVersion seen of the object when it is newer
+         * than the kept object's own (a node update that changed nothing
+         * kbatch reads keeps the old object: kb_node_same), so that an
+         * older copy from another source, arriving later, still loses;
+         * NULL when the object's own is the newest. */
+        char *rv;
 };
 
 /* A pod being bound: snapshots show it on node. */
@@ -74,10 +80,15 @@ struct kb_cache {
         struct kb__invalid *invalid;
         unsigned invalid_gen;
         /* Bumped on every change (changed(): an object stored, replaced
-         * or dropped, a relist's end, a bind's outcome) and every bind
-         * mark made or dropped: the snapshots' generation, plus 1
-         * (kb_snapshot.gen; 0 would mean untracked). */
+         * or dropped, a relist's end if the relist changed anything, a
+         * bind's outcome) and every bind mark made or dropped: the
+         * snapshots' generation, plus 1 (kb_snapshot.gen; 0 would mean
+         * untracked).  A Node update that changes nothing kbatch reads
+         * is no change (cache.c, keep_same). */
         uint64_t gen;
+        /* gen when each source's list of each kind began: a list whose
+         * end finds it unchanged and drops nothing changed nothing. */
+        uint64_t list_gen[KB__NKINDS][KB_CACHE_MAX_SOURCES];
         struct kb__feed feeds[KB__NKINDS][KB_CACHE_MAX_SOURCES];
         kb_cache_change_fn on_change;
         void *on_change_arg;

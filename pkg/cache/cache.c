@@ -129,6 +129,7 @@ static void entry_del(struct kb_cache *c, enum kb_kind kind, struct kb__entry *e
         }
         kb__cache_cobj_unref(e->o);
         free(e->key);
+        free(e->rv);
         free(e);
 }
 
@@ -182,24 +183,52 @@ static void changed(struct kb_cache *c, enum kb_kind kind)
 
 /* ---- feeding ------------------------------------------------------------------- */
 
-/* Whether b is an older copy of the object a is: the same uid and a lower
- * resourceVersion, when both versions are decimal numbers (as etcd's and
- * kbatch-apiserver's are; anything else counts as not older). */
-static bool older(const struct kb_meta *a, const struct kb_meta *b)
+/* The newest resourceVersion the entry's object was seen at: its own, or
+ * that of a later update that changed nothing (e->rv). */
+static const char *entry_rv(const struct kb__entry *e)
 {
-        if (!a->uid || !b->uid || strcmp(a->uid, b->uid) || !a->resource_version ||
-            !b->resource_version)
+        return e->rv ? e->rv : meta_of(e->o->ptr)->resource_version;
+}
+
+/* Whether b is an older copy of the entry's object: the same uid and a
+ * lower resourceVersion than the newest seen, when both versions are
+ * decimal numbers (as etcd's and kbatch-apiserver's are; anything else
+ * counts as not older). */
+static bool older(const struct kb__entry *e, const struct kb_meta *b)
+{
+        const struct kb_meta *a = meta_of(e->o->ptr);
+        const char *rva = entry_rv(e);
+        if (!a->uid || !b->uid || strcmp(a->uid, b->uid) || !rva || !b->resource_version)
                 return false;
         char *ea, *eb;
-        unsigned long long va = strtoull(a->resource_version, &ea, 10);
+        unsigned long long va = strtoull(rva, &ea, 10);
         unsigned long long vb = strtoull(b->resource_version, &eb, 10);
-        if (*ea || *eb || ea == a->resource_version || eb == b->resource_version)
+        if (*ea || *eb || ea == rva || eb == b->resource_version)
                 return false;
         return vb < va;
 }
 
-/* Stores obj for source src; refresh_only: update an entry that exists and
- * change no membership (refresh_only and src are exclusive). */
+/* Whether the decoded ptr changes nothing kbatch reads of the entry's
+ * object, which then stays (nodes only: a kubelet posts its Node's status
+ * at least every 5 minutes, nodeStatusReportFrequency, even when nothing
+ * but the conditions' lastHeartbeatTime moved: 17 updates a second at
+ * 5,000 nodes).  The snapshots and the kept model
+ * keep pointing at the object, a session on another thread may be reading
+ * it, and the cache's generation stays, so a session on an unchanged
+ * cluster finds it unchanged.  The newer resourceVersion is kept beside
+ * the object (e->rv) for older(); nothing else reads a node's. */
+static bool keep_same(struct kb__entry *e, enum kb_kind kind, const void *ptr)
+{
+        if (kind != KB_KIND_NODE || !kb_node_same(e->o->ptr, ptr))
+                return false;
+        const char *rv = meta_of(ptr)->resource_version;
+        free(e->rv);
+        e->rv = NULL;
+        if (!kb_streq(rv, meta_of(e->o->ptr)->resource_version))
+                e->rv = kb_xstrdup(rv ? rv : "");
+        return true;
+}
+
 /* ---- invalid objects ------------------------------------------------------------ */
 
 static char *invalid_key(enum kb_kind kind, const char *ns, const char *name)
@@ -310,6 +339,8 @@ const struct kb_cache_invalid *kb_cache_invalid_get(const struct kb_cache *c, en
 
 /* ---- upsert and remove -------------------------------------------------------------- */
 
+/* Stores obj for source src; refresh_only: update an entry that exists and
+ * change no membership (refresh_only and src are exclusive). */
 static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj, unsigned src,
                   bool refresh_only)
 {
@@ -341,8 +372,9 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                 HASH_ADD_KEYPTR(hh, c->tab[kind], e->key, strlen(e->key), e);
         } else {
                 free(key);
-                if (older(meta_of(e->o->ptr), m)) {
-                        /* Another source is ahead: keep its copy. */
+                /* Another source is ahead, or nothing kbatch reads
+                 * changed: keep the copy there is. */
+                if (older(e, m) || keep_same(e, kind, ptr)) {
                         if (!refresh_only) {
                                 e->sources |= 1u << src;
                                 e->seen |= 1u << src;
@@ -352,6 +384,8 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                         return 0;
                 }
                 kb__cache_cobj_unref(e->o);
+                free(e->rv);
+                e->rv = NULL;
         }
         e->o = kb_xcalloc(1, sizeof(*e->o));
         e->o->refs = 1;
@@ -416,6 +450,7 @@ void kb_cache_remove(struct kb_cache *c, enum kb_kind kind, const struct kb_valu
 
 static void list_begin(struct kb_cache *c, enum kb_kind kind, unsigned src)
 {
+        c->list_gen[kind][src] = c->gen;
         struct kb__entry *e, *tmp;
         HASH_ITER(hh, c->tab[kind], e, tmp)
         e->seen &= ~(1u << src);
@@ -432,17 +467,29 @@ static void list_end(struct kb_cache *c, enum kb_kind kind, unsigned src)
         HASH_ITER(hh, c->invalid, iv, it)
         if (iv->pub.kind == kind && !iv->seen)
                 invalid_free(c, iv);
+        bool dropped = false;
         HASH_ITER(hh, c->tab[kind], e, tmp)
         {
                 if (e->seen & (1u << src))
                         continue;
                 e->sources &= ~(1u << src);
-                if (!e->sources)
+                if (!e->sources) {
                         entry_del(c, kind, e);
+                        dropped = true;
+                }
         }
-        /* A list that ends is news even when it removed nothing: the
-         * consumer may be waiting for the kind to be complete. */
-        changed(c, kind);
+        /* A list that ends is news even when it changed nothing: the
+         * consumer may be waiting for the kind to be complete.  But the
+         * generation moves only if the list changed something (an object
+         * stored, replaced or dropped since it began; any other change
+         * meanwhile counts too): a relist that finds the nodes as they
+         * were, or the empty list the reflector of a kind the server does
+         * not serve reports every 10 s (a CRD not installed), leaves the
+         * snapshot unchanged. */
+        if (dropped || c->gen != c->list_gen[kind][src])
+                changed(c, kind);
+        else if (c->on_change)
+                c->on_change(c->on_change_arg, kind);
 }
 
 void kb_cache_list_begin(struct kb_cache *c, enum kb_kind kind)

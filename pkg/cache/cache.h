@@ -43,7 +43,10 @@ void kb_cache_free(struct kb_cache *c);
  */
 #define KB_CACHE_MAX_SOURCES 16
 
-/* Decodes obj as kind and stores it (replacing any older one).  Returns 0
+/* Decodes obj as kind and stores it (replacing any older one).  A Node
+ * equal to the one held in everything kbatch reads (kb_node_same: a
+ * kubelet's heartbeat) is no change: the object held stays, and neither
+ * snapshots' generation nor on_change hears of it.  Returns 0
  * or KB_EBADINPUT (logged, with the object and field, and remembered: see
  * kb_cache_invalid_each). */
 int kb_cache_upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *obj);
@@ -64,7 +67,8 @@ void *kb_cache_feed(struct kb_cache *c, enum kb_kind kind);
 void *kb_cache_feed_source(struct kb_cache *c, enum kb_kind kind, unsigned source);
 
 /* Called on every change with the kind, and at the end of every list (for
- * tests and triggers); NULL for none. */
+ * tests and triggers; a list that changed nothing moves no generation);
+ * NULL for none. */
 typedef void (*kb_cache_change_fn)(void *arg, enum kb_kind kind);
 void kb_cache_on_change(struct kb_cache *c, kb_cache_change_fn fn, void *arg);
 

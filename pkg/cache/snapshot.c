@@ -196,9 +196,8 @@ char *kb_cache_dump_json(const struct kb_cache *c)
                         const struct kb_meta *m = meta_of(e->o->ptr);
                         struct kb_value *o = kb_value_new(KB_VOBJECT);
                         kb_value_set(o, "name", kb_value_new_string(e->key));
-                        kb_value_set(
-                            o, "resourceVersion",
-                            kb_value_new_string(m->resource_version ? m->resource_version : ""));
+                        const char *rv = e->rv ? e->rv : m->resource_version;
+                        kb_value_set(o, "resourceVersion", kb_value_new_string(rv ? rv : ""));
                         char buf[256];
                         if (k == KB_KIND_POD) {
                                 const struct kb_pod *p = e->o->ptr;

@@ -1,6 +1,7 @@
 # kbatch-scheduler while its nodes change under it: a status heartbeat, a
-# cordon, a label, an allocatable that shrinks.  The model kept between
-# sessions reads each changed node again instead of building
+# cordon, a label, an allocatable that shrinks.  A heartbeat changes
+# nothing kbatch reads, so it changes nothing (pkg/cache keeps the node);
+# the model kept between sessions reads each changed node again instead of building
 # (pkg/framework/update_node.c); the sanitizer build checks the kept model
 # against a fresh build every session (KB_MODEL_CHECK, abort on a
 # difference), and the placements must follow each change.
@@ -9,7 +10,8 @@
 NODE_CPU=4
 start_api --nodes "2:cpu=4,memory=16Gi"
 PORT_M=$(free_port)
-start_sched s --listen-address 127.0.0.1:$PORT_M
+mkdir -p "$T/dumps"
+start_sched s --listen-address 127.0.0.1:$PORT_M --dump-dir "$T/dumps"
 
 # The kept model's count of sessions by how it was made (built, reused,
 # updated), from the scheduler's metrics.
@@ -26,15 +28,42 @@ placed() {
 gang g1 2 1
 wait_for "g1 bound" 20 all_bound 2
 
-# A kubelet's status heartbeat: only a condition's time differs.  The
-# next session updates the kept model for it rather than building it.
-sleep 1
-built=$(model_count built) updated=$(model_count updated)
+# A kubelet's status heartbeat: only a condition's time differs, nothing
+# kbatch reads.  The cache keeps the node and its generation
+# (pkg/cache), so the sessions after it use the kept model as it is:
+# reused, neither updated nor built.  The cache dump (SIGUSR1) shows the
+# heartbeat's resourceVersion: the scheduler has seen it.
+settled() {
+        local a b
+        a="$(model_count built)/$(model_count updated)"
+        sleep 1
+        b="$(model_count built)/$(model_count updated)"
+        [ -n "$a" ] && [ "$a" = "$b" ]
+}
+wait_for "the scheduler settles after g1" 30 settled
+built=$(model_count built) updated=$(model_count updated) reused=$(model_count reused)
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-$K patch node node-2 --subresource=status --type=merge \
-        -p "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"lastHeartbeatTime\":\"$now\"}]}}" >/dev/null
-updated_since() { [ "$(model_count updated)" -gt "$updated" ]; }
-wait_for "a session updates the kept model after the heartbeat" 10 updated_since
+rv=$($K patch node node-2 --subresource=status --type=merge -o jsonpath='{.metadata.resourceVersion}' \
+        -p "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"lastHeartbeatTime\":\"$now\"}]}}")
+# node-2's resourceVersion in a fresh dump of the scheduler's cache.
+dumped_rv() {
+        rm -f "$T"/dumps/*.json
+        kill -USR1 "${SCHED_PID[s]}"
+        local f end=$((SECONDS + 5))
+        while [ $SECONDS -lt $end ]; do
+                f=$(ls "$T"/dumps/*.json 2>/dev/null | head -1)
+                # Whole once its last brace is in.
+                [ -n "$f" ] && [ "$(tr -d ' \n' <"$f" | tail -c 1)" = "}" ] && break
+                sleep 0.1
+        done
+        [ -n "$f" ] && tr -d ' \n' <"$f" | grep -o '"name":"node-2","resourceVersion":"[^"]*"' |
+                sed 's/.*"resourceVersion":"//; s/"$//'
+}
+seen_beat() { [ "$(dumped_rv)" = "$rv" ]; }
+wait_for "the scheduler's cache has the heartbeat (resourceVersion $rv)" 10 seen_beat
+reused_since() { [ "$(model_count reused)" -ge $((reused + 3)) ]; }
+wait_for "sessions after the heartbeat reuse the kept model" 10 reused_since
+expect_eq "the heartbeat did not make the model be updated" "$(model_count updated)" "$updated"
 expect_eq "the heartbeat did not make the model be built again" "$(model_count built)" "$built"
 gang g2 2 1
 wait_for "g2 bound after a heartbeat" 20 all_bound 4

@@ -785,6 +785,152 @@ static void test_node(void **state)
         kb_object_release(&o);
 }
 
+/* kb_node_same: a node as it was, and each change of it; only what
+ * kbatch reads makes a difference. */
+#define NODE_META                                                                                  \
+        "name: n1, uid: u1, resourceVersion: \"10\", creationTimestamp: "                          \
+        "\"2026-11-27T10:00:00Z\", labels: {zone: a, rack: r1}, annotations: {note: x}"
+#define NODE_SPEC  "taints: [{key: k, value: v, effect: NoSchedule}]"
+#define NODE_ALLOC "allocatable: {cpu: 4, memory: 8Gi}, capacity: {cpu: 8, memory: 16Gi}"
+#define NODE_COND                                                                                  \
+        "conditions: [{type: Ready, status: \"True\", lastHeartbeatTime: "                         \
+        "\"2026-11-27T10:00:00Z\"}, {type: DiskPressure, status: \"False\"}]"
+#define NODE_IMAGES "images: [{names: [\"img:1\", \"img@sha256:ab\"], sizeBytes: 100}]"
+#define NODE_Y(meta, spec, alloc, cond, images)                                                    \
+        "apiVersion: v1\nkind: Node\nmetadata: {" meta "}\nspec: {" spec "}\nstatus: {" alloc      \
+        ", " cond ", " images "}\n"
+#define NODE_BASE NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES)
+
+static void test_node_same(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *what;
+                const char *text;
+                bool same;
+        } cases[] = {
+            {"itself", NODE_BASE, true},
+            {"a heartbeat: resourceVersion, lastHeartbeatTime, addresses",
+             NODE_Y("name: n1, uid: u1, resourceVersion: \"11\", creationTimestamp: "
+                    "\"2026-11-27T10:00:00Z\", labels: {zone: a, rack: r1}, annotations: {note: x}",
+                    NODE_SPEC, NODE_ALLOC,
+                    "conditions: [{type: Ready, status: \"True\", lastHeartbeatTime: "
+                    "\"2026-11-27T10:05:00Z\"}, {type: DiskPressure, status: \"False\", "
+                    "lastHeartbeatTime: \"2026-11-27T10:05:00Z\"}], addresses: [{type: "
+                    "InternalIP, address: 10.0.0.1}]",
+                    NODE_IMAGES),
+             true},
+            {"capacity alone (allocatable is read)",
+             NODE_Y(NODE_META, NODE_SPEC, "allocatable: {cpu: 4, memory: 8Gi}, capacity: {cpu: 16}",
+                    NODE_COND, NODE_IMAGES),
+             true},
+            {"Ready False, not True",
+             NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC,
+                    "conditions: [{type: Ready, status: \"False\"}]", NODE_IMAGES),
+             false},
+            {"no Ready condition at all (ready)",
+             NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC, "conditions: []", NODE_IMAGES), true},
+            {"name",
+             NODE_Y("name: n2, uid: u1, creationTimestamp: \"2026-11-27T10:00:00Z\", labels: "
+                    "{zone: a, rack: r1}, annotations: {note: x}",
+                    NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES),
+             false},
+            {"uid (deleted and made again)",
+             NODE_Y("name: n1, uid: u2, creationTimestamp: \"2026-11-27T10:00:00Z\", labels: "
+                    "{zone: a, rack: r1}, annotations: {note: x}",
+                    NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES),
+             false},
+            {"creationTimestamp",
+             NODE_Y("name: n1, uid: u1, creationTimestamp: \"2026-11-27T10:00:01Z\", labels: "
+                    "{zone: a, rack: r1}, annotations: {note: x}",
+                    NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES),
+             false},
+            {"deletionTimestamp",
+             NODE_Y(NODE_META ", deletionTimestamp: \"2026-11-27T11:00:00Z\"", NODE_SPEC,
+                    NODE_ALLOC, NODE_COND, NODE_IMAGES),
+             false},
+            {"a label's value",
+             NODE_Y("name: n1, uid: u1, creationTimestamp: \"2026-11-27T10:00:00Z\", labels: "
+                    "{zone: b, rack: r1}, annotations: {note: x}",
+                    NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES),
+             false},
+            {"a label's key",
+             NODE_Y("name: n1, uid: u1, creationTimestamp: \"2026-11-27T10:00:00Z\", labels: "
+                    "{zone: a, row: r1}, annotations: {note: x}",
+                    NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES),
+             false},
+            {"a label fewer",
+             NODE_Y("name: n1, uid: u1, creationTimestamp: \"2026-11-27T10:00:00Z\", labels: "
+                    "{zone: a}, annotations: {note: x}",
+                    NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES),
+             false},
+            {"an annotation",
+             NODE_Y("name: n1, uid: u1, creationTimestamp: \"2026-11-27T10:00:00Z\", labels: "
+                    "{zone: a, rack: r1}, annotations: {note: y}",
+                    NODE_SPEC, NODE_ALLOC, NODE_COND, NODE_IMAGES),
+             false},
+            {"allocatable cpu",
+             NODE_Y(NODE_META, NODE_SPEC, "allocatable: {cpu: 3, memory: 8Gi}", NODE_COND,
+                    NODE_IMAGES),
+             false},
+            {"allocatable: a resource more",
+             NODE_Y(NODE_META, NODE_SPEC, "allocatable: {cpu: 4, memory: 8Gi, example.com/fpga: 1}",
+                    NODE_COND, NODE_IMAGES),
+             false},
+            {"unschedulable (cordoned)",
+             NODE_Y(NODE_META, NODE_SPEC ", unschedulable: true", NODE_ALLOC, NODE_COND,
+                    NODE_IMAGES),
+             false},
+            {"a taint's effect",
+             NODE_Y(NODE_META, "taints: [{key: k, value: v, effect: NoExecute}]", NODE_ALLOC,
+                    NODE_COND, NODE_IMAGES),
+             false},
+            {"a taint's value",
+             NODE_Y(NODE_META, "taints: [{key: k, value: w, effect: NoSchedule}]", NODE_ALLOC,
+                    NODE_COND, NODE_IMAGES),
+             false},
+            {"a taint's key",
+             NODE_Y(NODE_META, "taints: [{key: j, value: v, effect: NoSchedule}]", NODE_ALLOC,
+                    NODE_COND, NODE_IMAGES),
+             false},
+            {"a taint more",
+             NODE_Y(NODE_META,
+                    "taints: [{key: k, value: v, effect: NoSchedule}, {key: k, effect: NoExecute}]",
+                    NODE_ALLOC, NODE_COND, NODE_IMAGES),
+             false},
+            {"an image's name",
+             NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC, NODE_COND,
+                    "images: [{names: [\"img:2\", \"img@sha256:ab\"], sizeBytes: 100}]"),
+             false},
+            {"an image's names, one fewer",
+             NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC, NODE_COND,
+                    "images: [{names: [\"img:1\"], sizeBytes: 100}]"),
+             false},
+            {"an image's size",
+             NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC, NODE_COND,
+                    "images: [{names: [\"img:1\", \"img@sha256:ab\"], sizeBytes: 101}]"),
+             false},
+            {"an image more",
+             NODE_Y(NODE_META, NODE_SPEC, NODE_ALLOC, NODE_COND,
+                    "images: [{names: [\"img:1\", \"img@sha256:ab\"], sizeBytes: 100}, "
+                    "{names: [\"other\"]}]"),
+             false},
+        };
+        struct kb_object base;
+        decode_ok(NODE_BASE, &base, KB_KIND_NODE);
+        for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++) {
+                struct kb_object o;
+                decode_ok(cases[i].text, &o, KB_KIND_NODE);
+                bool ab = kb_node_same(base.node, o.node), ba = kb_node_same(o.node, base.node);
+                if (ab != cases[i].same || ba != cases[i].same)
+                        fail_msg("%s: kb_node_same %d/%d, want %d", cases[i].what, ab, ba,
+                                 cases[i].same);
+                assert_true(kb_node_same(o.node, o.node));
+                kb_object_release(&o);
+        }
+        kb_object_release(&base);
+}
+
 /* ---- podgroups -------------------------------------------------------- */
 
 static void test_podgroup(void **state)
@@ -1698,6 +1844,7 @@ int main(void)
             cmocka_unit_test(test_pod_requests),
             cmocka_unit_test(test_declared_runtime),
             cmocka_unit_test(test_node),
+            cmocka_unit_test(test_node_same),
             cmocka_unit_test(test_podgroup),
             cmocka_unit_test(test_podgroup_vcjob_owner),
             cmocka_unit_test(test_network_topology),

@@ -387,6 +387,163 @@ static void test_vcjob_owner(void **state)
         kb_cache_free(c);
 }
 
+/* A node as a reflector feeds it from source src; taint NULL for none. */
+static void node_feed(struct kb_cache *c, unsigned src, const char *uid, const char *rv,
+                      const char *zone, const char *cpu, const char *taint, const char *ready,
+                      const char *heartbeat)
+{
+        char text[1024];
+        char taints[128] = "";
+        if (taint)
+                snprintf(taints, sizeof(taints),
+                         "\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"%s\"}]", taint);
+        snprintf(text, sizeof(text),
+                 "{\"metadata\":{\"name\":\"n1\",\"uid\":\"%s\",\"resourceVersion\":\"%s\","
+                 "\"labels\":{\"zone\":\"%s\"}},\"spec\":{%s},\"status\":{\"allocatable\":"
+                 "{\"cpu\":\"%s\",\"memory\":\"8Gi\"},\"conditions\":[{\"type\":\"Ready\","
+                 "\"status\":\"%s\",\"lastHeartbeatTime\":\"%s\"}]}}",
+                 uid, rv, zone, taints, cpu, ready, heartbeat);
+        struct kb_value *v = json(text);
+        kb_cache_reflector_ops.upsert(kb_cache_feed_source(c, KB_KIND_NODE, src), v);
+        kb_value_free(v);
+}
+
+static void count_change(void *arg, enum kb_kind kind)
+{
+        (*(int *)arg)++;
+}
+
+/* The snapshot's one node and generation. */
+static const struct kb_node *snap_node(struct kb_cache *c, uint64_t *gen)
+{
+        static const char *const names[] = {"kbatch"};
+        struct kb_cache_snap *s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_int_equal(s->snap.nnodes, 1);
+        const struct kb_node *n = s->snap.nodes[0];
+        *gen = s->snap.gen;
+        kb_cache_snapshot_free(s); /* the cache still holds the node */
+        return n;
+}
+
+/* A kubelet's heartbeat (a new resourceVersion and lastHeartbeatTime, nothing
+ * kbatch reads) is not a change: the cached node, the generation and the
+ * snapshots stay as they were, so a session on them may repeat the last.
+ * Anything kbatch reads is a change. */
+static void test_node_heartbeat(void **state)
+{
+        struct kb_cache *c = kb_cache_new();
+        int changes = 0;
+        kb_cache_on_change(c, count_change, &changes);
+        node_feed(c, 0, "u1", "10", "a", "4", NULL, "True", "2026-11-27T10:00:00Z");
+        uint64_t gen, gen2;
+        const struct kb_node *n = snap_node(c, &gen);
+        assert_int_equal(changes, 1);
+
+        node_feed(c, 0, "u1", "20", "a", "4", NULL, "True", "2026-11-27T10:00:10Z");
+        assert_ptr_equal(snap_node(c, &gen2), n);
+        assert_int_equal(gen2, gen);
+        assert_int_equal(changes, 1);
+        assert_ptr_equal(kb_cache_get(c, KB_KIND_NODE, NULL, "n1"), n);
+        /* The newest version is remembered beside the kept object: a copy
+         * older than it (15, from another source) still loses, although
+         * the kept object says 10. */
+        assert_string_equal(n->meta.resource_version, "10");
+        char *dump = kb_cache_dump_json(c);
+        assert_non_null(strstr(dump, "\"resourceVersion\": \"20\""));
+        free(dump);
+        node_feed(c, 1, "u1", "15", "a", "8", NULL, "True", "2026-11-27T10:00:05Z");
+        assert_ptr_equal(snap_node(c, &gen2), n);
+        assert_int_equal(gen2, gen);
+        /* And a relist that finds it the same keeps it and the generation,
+         * though its end is news (on_change), whichever source. */
+        void *src0 = kb_cache_feed_source(c, KB_KIND_NODE, 0);
+        kb_cache_reflector_ops.list_begin(src0);
+        node_feed(c, 0, "u1", "25", "a", "4", NULL, "True", "2026-11-27T10:00:20Z");
+        kb_cache_reflector_ops.list_end(src0);
+        assert_ptr_equal(snap_node(c, &gen2), n);
+        assert_int_equal(gen2, gen);
+        assert_int_equal(changes, 2);
+        /* Source 1 (which sent 15) leaves; source 0 still holds it. */
+        void *src1 = kb_cache_feed_source(c, KB_KIND_NODE, 1);
+        kb_cache_reflector_ops.list_begin(src1);
+        kb_cache_reflector_ops.list_end(src1);
+        assert_ptr_equal(snap_node(c, &gen2), n);
+        assert_int_equal(gen2, gen);
+        assert_int_equal(changes, 3);
+
+        /* Each thing kbatch reads is a change, shown by the next snapshot. */
+        node_feed(c, 0, "u1", "30", "b", "4", NULL, "True", "2026-11-27T10:00:30Z");
+        n = snap_node(c, &gen2);
+        assert_true(gen2 > gen);
+        assert_string_equal(kb_meta_label(&n->meta, "zone"), "b");
+        assert_string_equal(n->meta.resource_version, "30");
+        gen = gen2;
+        node_feed(c, 0, "u1", "31", "b", "2", NULL, "True", "2026-11-27T10:00:31Z");
+        n = snap_node(c, &gen2);
+        assert_true(gen2 > gen);
+        assert_int_equal(n->allocatable.q[KB_RES_CPU], 2000);
+        gen = gen2;
+        node_feed(c, 0, "u1", "32", "b", "2", "NoSchedule", "True", "2026-11-27T10:00:32Z");
+        n = snap_node(c, &gen2);
+        assert_true(gen2 > gen);
+        assert_int_equal(n->ntaints, 1);
+        gen = gen2;
+        node_feed(c, 0, "u1", "33", "b", "2", "NoSchedule", "False", "2026-11-27T10:00:33Z");
+        n = snap_node(c, &gen2);
+        assert_true(gen2 > gen);
+        assert_false(n->ready);
+        gen = gen2;
+
+        /* Deleted and made again under its name, with all else the same:
+         * a new uid is a change. */
+        node_feed(c, 0, "u2", "40", "b", "2", "NoSchedule", "False", "2026-11-27T10:00:33Z");
+        const struct kb_node *n2 = snap_node(c, &gen2);
+        assert_true(gen2 > gen);
+        assert_ptr_not_equal(n2, n);
+        assert_string_equal(n2->meta.uid, "u2");
+        kb_cache_free(c);
+}
+
+/* A list's end moves the generation only if the list changed something:
+ * the empty list of a kind the server does not serve (the reflector
+ * reports one every 10 s while a CRD is missing) does not. */
+static void test_relist_generation(void **state)
+{
+        static const char *const names[] = {"kbatch"};
+        struct kb_cache *c = kb_cache_new();
+        int changes = 0;
+        kb_cache_on_change(c, count_change, &changes);
+        put(c, KB_KIND_POD, POD("p1", "u1", ""));
+        put(c, KB_KIND_POD, POD("p2", "u2", ""));
+        struct kb_cache_snap *s = kb_cache_snapshot(c, names, 1, NULL);
+        uint64_t gen = s->snap.gen;
+        kb_cache_snapshot_free(s);
+
+        kb_cache_list_begin(c, KB_KIND_VCJOB);
+        kb_cache_list_end(c, KB_KIND_VCJOB);
+        assert_int_equal(changes, 3); /* news: the kind is complete */
+        s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_int_equal(s->snap.gen, gen);
+        kb_cache_snapshot_free(s);
+
+        /* A relist that replaces a pod, or drops one, is a change. */
+        kb_cache_list_begin(c, KB_KIND_POD);
+        put(c, KB_KIND_POD, POD("p1", "u1", ""));
+        put(c, KB_KIND_POD, POD("p2", "u2", ""));
+        kb_cache_list_end(c, KB_KIND_POD);
+        s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_true(s->snap.gen > gen);
+        gen = s->snap.gen;
+        kb_cache_snapshot_free(s);
+        kb_cache_list_begin(c, KB_KIND_POD);
+        kb_cache_list_end(c, KB_KIND_POD);
+        assert_int_equal(kb_cache_count(c, KB_KIND_POD), 0);
+        s = kb_cache_snapshot(c, names, 1, NULL);
+        assert_true(s->snap.gen > gen);
+        kb_cache_snapshot_free(s);
+        kb_cache_free(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -396,6 +553,8 @@ int main(void)
             cmocka_unit_test(test_invalid),
             cmocka_unit_test(test_trim),
             cmocka_unit_test(test_vcjob_owner),
+            cmocka_unit_test(test_node_heartbeat),
+            cmocka_unit_test(test_relist_generation),
         };
         return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }
