@@ -111,5 +111,11 @@ void kb__cache_cobj_unref(struct kb__cobj *o);
 const char *kb__cache_kind_name(enum kb_kind k);
 int kb__cache_decode(enum kb_kind kind, const struct kb_value *obj, void **out, char *err,
                      size_t errlen);
+/* kinds.c: whether b is an older copy of e's object (the same uid, a
+ * lower resourceVersion than the newest seen); whether the decoded ptr
+ * changes nothing kbatch reads of e's object, which then stays (its
+ * resourceVersion noted in e->rv). */
+bool kb__cache_older(const struct kb__entry *e, const struct kb_meta *b);
+bool kb__cache_keep_same(struct kb__entry *e, enum kb_kind kind, const void *ptr);
 
 #endif /* KB_PKG_CACHE_INT_H */

@@ -183,52 +183,6 @@ static void changed(struct kb_cache *c, enum kb_kind kind)
 
 /* ---- feeding ------------------------------------------------------------------- */
 
-/* The newest resourceVersion the entry's object was seen at: its own, or
- * that of a later update that changed nothing (e->rv). */
-static const char *entry_rv(const struct kb__entry *e)
-{
-        return e->rv ? e->rv : meta_of(e->o->ptr)->resource_version;
-}
-
-/* Whether b is an older copy of the entry's object: the same uid and a
- * lower resourceVersion than the newest seen, when both versions are
- * decimal numbers (as etcd's and kbatch-apiserver's are; anything else
- * counts as not older). */
-static bool older(const struct kb__entry *e, const struct kb_meta *b)
-{
-        const struct kb_meta *a = meta_of(e->o->ptr);
-        const char *rva = entry_rv(e);
-        if (!a->uid || !b->uid || strcmp(a->uid, b->uid) || !rva || !b->resource_version)
-                return false;
-        char *ea, *eb;
-        unsigned long long va = strtoull(rva, &ea, 10);
-        unsigned long long vb = strtoull(b->resource_version, &eb, 10);
-        if (*ea || *eb || ea == rva || eb == b->resource_version)
-                return false;
-        return vb < va;
-}
-
-/* Whether the decoded ptr changes nothing kbatch reads of the entry's
- * object, which then stays (nodes only: a kubelet posts its Node's status
- * at least every 5 minutes, nodeStatusReportFrequency, even when nothing
- * but the conditions' lastHeartbeatTime moved: 17 updates a second at
- * 5,000 nodes).  The snapshots and the kept model
- * keep pointing at the object, a session on another thread may be reading
- * it, and the cache's generation stays, so a session on an unchanged
- * cluster finds it unchanged.  The newer resourceVersion is kept beside
- * the object (e->rv) for older(); nothing else reads a node's. */
-static bool keep_same(struct kb__entry *e, enum kb_kind kind, const void *ptr)
-{
-        if (kind != KB_KIND_NODE || !kb_node_same(e->o->ptr, ptr))
-                return false;
-        const char *rv = meta_of(ptr)->resource_version;
-        free(e->rv);
-        e->rv = NULL;
-        if (!kb_streq(rv, meta_of(e->o->ptr)->resource_version))
-                e->rv = kb_xstrdup(rv ? rv : "");
-        return true;
-}
-
 /* ---- invalid objects ------------------------------------------------------------ */
 
 static char *invalid_key(enum kb_kind kind, const char *ns, const char *name)
@@ -374,7 +328,7 @@ static int upsert(struct kb_cache *c, enum kb_kind kind, const struct kb_value *
                 free(key);
                 /* Another source is ahead, or nothing kbatch reads
                  * changed: keep the copy there is. */
-                if (older(e, m) || keep_same(e, kind, ptr)) {
+                if (kb__cache_older(e, m) || kb__cache_keep_same(e, kind, ptr)) {
                         if (!refresh_only) {
                                 e->sources |= 1u << src;
                                 e->seen |= 1u << src;
