@@ -2,12 +2,15 @@
  * A session that would repeat the last one: on a kept model, a session is
  * a function of the snapshot, the conf and the clock.  When the snapshot's
  * generation is the last session's (nothing changed: kb_snapshot.gen), the
- * conf is the same one (kb_conf.serial) and the last session read no clock
- * (kb_session_now), running would decide exactly what the last session
- * decided.  So the last result is kept (a copy, in the model) and handed
- * out again instead of running: a cluster with a backlog of gangs that
- * cannot start, and nothing happening, pays for copying a result, not for
- * allocate trying every gang again each second.
+ * conf is the same one (kb_conf.serial) and the clock has not reached a
+ * point from which the last session's decisions could turn (each reader
+ * of the clock names its turning points, kb_session_clock_until; a plain
+ * kb_session_now holds at that clock alone), running would decide
+ * exactly what the last session decided.  So the last result is kept (a
+ * copy, in the model) and handed out again instead of running: a cluster
+ * with a backlog of gangs that cannot start, and nothing happening, pays
+ * for copying a result, not for allocate trying every gang again each
+ * second.
  *
  * Kept only when the last session bound and evicted nothing and changed
  * no Inqueue condition (whose time is the session's now): a session that
