@@ -1,7 +1,7 @@
 /*
  * Fuzz target: the scheduler conf (--scheduler-conf, the ConfigMap's
  * kbatch-scheduler.conf).  Any bytes are parsed as a conf; one that loads
- * runs a session over a small fixed cluster, so that the actions and the
+ * runs sessions over a small fixed cluster, so that the actions and the
  * plugins read their arguments from it (the plugins parse their
  * `arguments:` when the session opens).  A rejection must say why; nothing
  * may crash, leak or trip a sanitizer.  The cluster is built afresh for
@@ -13,6 +13,7 @@
 
 #include "framework/framework.h"
 #include "sim/sim.h"
+#include "test/fuzz/sessions.h"
 
 static const char cluster[] =
     "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {zone: a}}\n"
@@ -33,8 +34,16 @@ static const char cluster[] =
     "  resources: {requests: {cpu: '1', memory: 1Gi}}}]}\n"
     "---\napiVersion: v1\nkind: Pod\nmetadata: {name: r0, namespace: default,\n"
     "  annotations: {scheduling.k8s.io/group-name: pg}}\n"
-    "spec: {schedulerName: kbatch, nodeName: n2, containers: [{name: c, image: x,\n"
-    "  resources: {requests: {cpu: '1'}}}]}\nstatus: {phase: Running}\n";
+    "spec: {schedulerName: kbatch, nodeName: n2, activeDeadlineSeconds: 1800,\n"
+    "  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n"
+    "status: {phase: Running, startTime: '2027-01-15T07:50:00Z'}\n"
+    "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+    "metadata: {name: wide, namespace: default}\nspec: {minMember: 3}\n"
+    "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: wide, namespace: default}\n"
+    "spec:\n  parallelism: 3\n  template:\n"
+    "    metadata: {annotations: {scheduling.k8s.io/group-name: wide}}\n"
+    "    spec:\n      schedulerName: kbatch\n      activeDeadlineSeconds: 600\n"
+    "      containers: [{name: c, resources: {requests: {cpu: '2'}}}]\n";
 
 static void quiet(char severity, const char *msg, void *arg)
 {
@@ -61,15 +70,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (kb_cluster_load(&c, "fuzz", cluster, sizeof(cluster) - 1, err, sizeof(err)) != 0)
                 __builtin_trap(); /* the fixed cluster always loads */
         kb_cluster_ensure_default_queue(&c);
-        /* Two sessions: the second sees what the first bound running. */
-        for (int i = 0; i < 2; i++) {
-                struct kb_snapshot snap;
-                struct kb_result r;
-                kb_cluster_snapshot(&c, &snap);
-                kb_session_run(&snap, &conf, &r);
-                kb_cluster_apply(&c, &r);
-                kb_result_release(&r);
-        }
+        c.now = 1.8e9; /* r0 ends at 08:20 by its deadline; the last session is past it */
+        /* Sessions on a kept model: the second sees what the first bound
+         * running, later ones repeat or run as the clock moves
+         * (sessions.h). */
+        fuzz_sessions(&c, &conf);
         kb_cluster_release(&c);
         kb_conf_release(&conf);
         return 0;

@@ -2,7 +2,8 @@
  * Fuzz target: manifests and scheduler confs.  Any byte string handed to
  * kbatch-sim as a manifest or to --scheduler-conf must be accepted or
  * rejected with a message, never crash or leak; what loads must also
- * schedule without crashing.
+ * schedule without crashing, on a kept model that test builds check
+ * (sessions.h).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 
 #include "framework/framework.h"
 #include "sim/sim.h"
+#include "test/fuzz/sessions.h"
 
 static void quiet(char severity, const char *msg, void *arg)
 {
@@ -35,12 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 kb_cluster_ensure_default_queue(&c);
                 if (kb_conf_parse(kb_default_conf_yaml, strlen(kb_default_conf_yaml), &conf, err,
                                   sizeof(err)) == 0) {
-                        struct kb_snapshot snap;
-                        struct kb_result r;
-                        kb_cluster_snapshot(&c, &snap);
-                        kb_session_run(&snap, &conf, &r);
-                        kb_cluster_apply(&c, &r);
-                        kb_result_release(&r);
+                        fuzz_sessions(&c, &conf);
                         kb_conf_release(&conf);
                 }
         }
