@@ -130,12 +130,11 @@ struct kb_model {
         size_t taskcap, nforeign;
         struct kb_job **jobs_own; /* jobs, when an update made the array */
 
-        /* repeat.c: the last session's result, when a session on the
-         * same generation under the same conf repeats it (last_ok). */
-        struct kb_result last;
-        bool last_ok;
+        /* repeat.c: the last result while it may be repeated (or NULL):
+         * its generation, conf, clock and the clock it holds below. */
+        struct kb__result_hold *last;
         uint64_t last_gen, last_conf;
-        double last_now, last_until; /* its clock, and what it holds below */
+        double last_now, last_until;
 
         uint64_t nbuilt, nreused, nupdated, nrepeated;
 };
@@ -232,17 +231,7 @@ struct kb_session {
         struct kb_session_cond *conds;
 };
 
-/* kb_session_clock_until and kb_session_now for the files below session.c
- * (repeat.c): a turning point t, taken a millisecond early for rounding. */
-static inline void kb__clock_until(struct kb_session *s, double t)
-{
-        double u = t - 1e-3 > s->snap->now ? t - 1e-3 : s->snap->now;
-        s->clock_until = u < s->clock_until ? u : s->clock_until;
-}
-static inline double kb__now(struct kb_session *s)
-{
-        return s->clock_until = s->snap->now;
-}
+#include "framework/clock.h"
 
 /* ---- keep.c ------------------------------------------------------------------ */
 
@@ -348,13 +337,12 @@ bool kb__model_check_due(const struct kb_model *m);
 
 /* ---- repeat.c ---------------------------------------------------------------- */
 
-/* When the last result is this session's: true, result a copy of it. */
+/* When the last result is this session's: true, result it again. */
 bool kb__repeat_result(struct kb_model *m, const struct kb_snapshot *snap,
                        const struct kb_conf *conf, struct kb_result *result);
 /* Closing on a kept model: the result kept when it may be repeated. */
 void kb__repeat_keep(struct kb_session *s);
-/* Aborts, naming the first difference, unless running gave the repeat
- * (test builds). */
+/* Aborts on the first difference from running (test builds). */
 void kb__repeat_check(const struct kb_result *repeated, const struct kb_result *ran);
 
 /* ---- model.c ----------------------------------------------------------------- */
@@ -390,6 +378,11 @@ void kb__points_release(struct kb_session *s);
 /* ---- result.c ---------------------------------------------------------------- */
 
 void kb__result_add_bind(struct kb_session *s, const struct kb_task *t);
+/* r's lists held for sharing (r's reference and the one returned); r
+ * again from a hold (no times); a reference dropped, the last frees. */
+struct kb__result_hold *kb__result_hold(struct kb_result *r);
+void kb__result_from_hold(struct kb_result *r, struct kb__result_hold *h);
+void kb__result_unhold(struct kb__result_hold *h);
 void kb__result_add_eviction(struct kb_session *s, const struct kb_task *t, const char *action,
                              const char *reason, const char *group);
 /* Appends w (its strings must live in the result's pool or longer). */

@@ -55,7 +55,7 @@ static void model_clear(struct kb_model *m)
         free(m->pod_task);
         free(m->pg_job);
         free(m->jobs_own);
-        kb_result_release(&m->last);
+        kb__result_unhold(m->last);
         uint64_t nbuilt = m->nbuilt, nreused = m->nreused, nupdated = m->nupdated;
         uint64_t nrepeated = m->nrepeated;
         memset(m, 0, sizeof(*m));

@@ -6,11 +6,11 @@
  * point from which the last session's decisions could turn (each reader
  * of the clock names its turning points, kb_session_clock_until; a plain
  * kb_session_now holds at that clock alone), running would decide
- * exactly what the last session decided.  So the last result is kept (a
- * copy, in the model) and handed out again instead of running: a cluster
- * with a backlog of gangs that cannot start, and nothing happening, pays
- * for copying a result, not for allocate trying every gang again each
- * second.
+ * exactly what the last session decided.  So the last result is kept
+ * (its lists shared with the caller's copy by counted references:
+ * result.c) and handed out again instead of running: a cluster with a
+ * backlog of gangs that cannot start, and nothing happening, pays for a
+ * reference, not for allocate trying every gang again each second.
  *
  * Kept only when the last session bound and evicted nothing and changed
  * no Inqueue condition (whose time is the session's now): a session that
@@ -26,71 +26,10 @@
 
 #include "framework/framework-int.h"
 
-static const char *dup(struct kb_pool *p, const char *s)
-{
-        return s ? kb_pool_strdup(p, s) : NULL;
-}
-
-static void *dup_mem(struct kb_pool *p, const void *v, size_t n, size_t size)
-{
-        void *copy = kb_pool_alloc(p, (n + 1) * size);
-        if (n)
-                memcpy(copy, v, n * size);
-        return copy;
-}
-
-/* d: a copy of r's statuses, strings and all (r has no binds, no
- * evictions and no times), in d's own pool. */
-static void result_copy(struct kb_result *d, const struct kb_result *r)
-{
-        memset(d, 0, sizeof(*d));
-        kb_pool_init(&d->pool, 0);
-        struct kb_pool *p = &d->pool;
-        d->npodgroups = r->npodgroups;
-        d->podgroups = dup_mem(p, r->podgroups, r->npodgroups, sizeof(*r->podgroups));
-        for (size_t i = 0; i < d->npodgroups; i++) {
-                struct kb_pg_status *st = &d->podgroups[i];
-                st->name = dup(p, st->name);
-                st->cond_type = dup(p, st->cond_type);
-                st->cond_status = dup(p, st->cond_status);
-                st->cond_reason = dup(p, st->cond_reason);
-                st->cond_message = dup(p, st->cond_message);
-                st->domain = dup(p, st->domain);
-                st->pending_message = dup(p, st->pending_message);
-                st->unknown_priority_class = dup(p, st->unknown_priority_class);
-        }
-        d->nqueues = r->nqueues;
-        d->queues = dup_mem(p, r->queues, r->nqueues, sizeof(*r->queues));
-        for (size_t i = 0; i < d->nqueues; i++)
-                d->queues[i].name = dup(p, d->queues[i].name);
-        d->nnominations = r->nnominations;
-        d->nominations = dup_mem(p, r->nominations, r->nnominations, sizeof(*r->nominations));
-        for (size_t i = 0; i < d->nnominations; i++)
-                d->nominations[i].node = dup(p, d->nominations[i].node);
-        /* Warnings are malloc'd (kb_result_release frees them). */
-        d->nwarnings = d->capwarnings = r->nwarnings;
-        d->warnings = kb_xmalloc((r->nwarnings + 1) * sizeof(*r->warnings));
-        for (size_t i = 0; i < d->nwarnings; i++) {
-                struct kb_warning *w = &d->warnings[i];
-                *w = r->warnings[i];
-                w->object = dup(p, w->object);
-                w->message = dup(p, w->message);
-                w->reason = dup(p, w->reason);
-        }
-        d->nhypernodes = r->nhypernodes;
-        d->hypernodes = dup_mem(p, r->hypernodes, r->nhypernodes, sizeof(*r->hypernodes));
-        d->nunschedulable = r->nunschedulable;
-        d->unschedulable =
-            dup_mem(p, r->unschedulable, r->nunschedulable, sizeof(*r->unschedulable));
-        for (size_t i = 0; i < d->nunschedulable; i++)
-                d->unschedulable[i].message = dup(p, d->unschedulable[i].message);
-        d->backfilled = r->backfilled;
-}
-
 bool kb__repeat_result(struct kb_model *m, const struct kb_snapshot *snap,
                        const struct kb_conf *conf, struct kb_result *result)
 {
-        if (!m || !m->last_ok || !conf->serial || conf->serial != m->last_conf || !snap->gen ||
+        if (!m || !m->last || !conf->serial || conf->serial != m->last_conf || !snap->gen ||
             snap->gen != m->last_gen || snap->gen != m->gen || !kb__model_same_input(m, snap))
                 return false;
         /* Turning points are found looking forward: a clock that went
@@ -98,7 +37,7 @@ bool kb__repeat_result(struct kb_model *m, const struct kb_snapshot *snap,
         if (!isinf(m->last_until) && (snap->now < m->last_now || snap->now >= m->last_until))
                 return false;
         double t0 = kb_now_mono();
-        result_copy(result, &m->last);
+        kb__result_from_hold(result, m->last);
         result->repeated = true;
         m->nreused++;
         m->nrepeated++;
@@ -109,17 +48,16 @@ bool kb__repeat_result(struct kb_model *m, const struct kb_snapshot *snap,
 void kb__repeat_keep(struct kb_session *s)
 {
         struct kb_model *m = s->model;
-        const struct kb_result *r = s->result;
-        kb_result_release(&m->last);
-        m->last_ok = false;
+        struct kb_result *r = s->result;
+        kb__result_unhold(m->last);
+        m->last = NULL;
         if (!s->executed || s->rc || s->clock_until <= s->snap->now || !s->conf->serial ||
             !s->snap->gen || m->gen != s->snap->gen || r->nbinds || r->nevictions)
                 return;
         for (size_t i = 0; i < r->npodgroups; i++)
                 if (r->podgroups[i].inq_status)
                         return;
-        result_copy(&m->last, r);
-        m->last_ok = true;
+        m->last = kb__result_hold(r);
         m->last_gen = s->snap->gen;
         m->last_conf = s->conf->serial;
         m->last_now = s->snap->now;

@@ -1,7 +1,11 @@
 /*
  * The session's result: binds and evictions as committed statements produce
- * them (the statuses are filled by close.c), and its release.
+ * them (the statuses are filled by close.c), its release, and its lists
+ * shared between a kept model and the sessions that repeat it (repeat.c):
+ * counted references, the last one frees (the daemon releases a result on
+ * its loop thread while the next session runs on a worker).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,14 +34,16 @@ void kb__result_add_warning(struct kb_session *s, const struct kb_warning *w)
         KB_PUSH(r->warnings, r->nwarnings, r->capwarnings, *w);
 }
 
-void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *reason,
-                 const char *msg)
+void kb_job_warn(struct kb_session *s, const struct kb_job *j, const char *reason, const char *msg)
 {
         struct kb_result *r = s->result;
         struct kb_warning w = {
-            j->pg, j->pg || !j->ntasks ? NULL : j->tasks[0]->pod,
+            j->pg,
+            j->pg || !j->ntasks ? NULL : j->tasks[0]->pod,
             kb_pool_printf(&r->pool, "%s %s", j->pg ? "podgroup" : "pod", j->name),
-            kb_pool_strdup(&r->pool, msg), NULL, reason};
+            kb_pool_strdup(&r->pool, msg),
+            NULL,
+            reason};
         kb__result_add_warning(s, &w);
 }
 
@@ -46,8 +52,48 @@ void kb_session_note_backfilled(struct kb_session *s, uint32_t n)
         s->result->backfilled += n;
 }
 
+/* ---- results shared with a kept model ---------------------------------------------- */
+
+struct kb__result_hold {
+        _Atomic int refs;
+        struct kb_result r; /* the lists, strings and pool, as the session made them */
+};
+
+struct kb__result_hold *kb__result_hold(struct kb_result *r)
+{
+        struct kb__result_hold *h = kb_xcalloc(1, sizeof(*h));
+        h->r = *r;
+        atomic_init(&h->refs, 2);
+        r->hold = h;
+        return h;
+}
+
+void kb__result_from_hold(struct kb_result *r, struct kb__result_hold *h)
+{
+        atomic_fetch_add(&h->refs, 1);
+        *r = h->r;
+        r->hold = h;
+        r->action_times = NULL;
+        r->naction_times = 0;
+        r->plugin_times = NULL;
+        r->nplugin_times = 0;
+}
+
+void kb__result_unhold(struct kb__result_hold *h)
+{
+        if (!h || atomic_fetch_sub(&h->refs, 1) != 1)
+                return;
+        kb_result_release(&h->r);
+        free(h);
+}
+
 void kb_result_release(struct kb_result *r)
 {
+        if (r->hold) {
+                kb__result_unhold(r->hold);
+                memset(r, 0, sizeof(*r));
+                return;
+        }
         free(r->binds);
         free(r->evictions);
         free(r->warnings);

@@ -159,6 +159,10 @@ struct kb_result {
         /* The last session's result repeated, the session not run
          * (kb_model_repeats): no action or plugin times. */
         bool repeated;
+        /* Set when the lists and strings are shared with a kept model
+         * (repeat.c), which kb_result_release then leaves to the last
+         * holder; NULL: the result's own. */
+        struct kb__result_hold *hold;
         /* Tasks placed while a reservation was held for a gang ahead of
          * them (the reservation plugin's count: backfill by declared
          * runtime). */

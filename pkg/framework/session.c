@@ -131,7 +131,6 @@ void kb_session_close(struct kb_session *s)
         kb__topology_release(s);
         kb__points_release(s);
         if (s->model) {
-                kb__repeat_keep(s);
                 kb__model_close(s);
         } else {
                 kb_map_release(&s->node_ids);
@@ -141,6 +140,8 @@ void kb_session_close(struct kb_session *s)
         free(s->changes);
         kb_pool_release(&s->pool);
         r->duration = kb_now_mono() - r->duration;
+        if (s->model)
+                kb__repeat_keep(s);
         free(s);
 }
 
