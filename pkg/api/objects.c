@@ -239,9 +239,8 @@ bool kb_node_same(const struct kb_node *a, const struct kb_node *b)
         if (!meta_same(&a->meta, &b->meta) || a->unschedulable != b->unschedulable ||
             a->ready != b->ready || a->ntaints != b->ntaints || a->nimages != b->nimages)
                 return false;
-        for (int i = 0; i < KB_RES_MAX; i++)
-                if (a->allocatable.q[i] != b->allocatable.q[i])
-                        return false;
+        if (!kb_res_eq_first(&a->allocatable, &b->allocatable, KB_RES_MAX))
+                return false;
         for (size_t i = 0; i < a->ntaints; i++)
                 if (!kb_streq(a->taints[i].key, b->taints[i].key) ||
                     !kb_streq(a->taints[i].value, b->taints[i].value) ||

@@ -84,7 +84,7 @@ struct kb_cache {
          * bind's outcome) and every bind mark made or dropped: the
          * snapshots' generation, plus 1 (kb_snapshot.gen; 0 would mean
          * untracked).  A Node update that changes nothing kbatch reads
-         * is no change (cache.c, keep_same). */
+         * is no change (kinds.c, kb__cache_keep_same). */
         uint64_t gen;
         /* gen when each source's list of each kind began: a list whose
          * end finds it unchanged and drops nothing changed nothing. */
@@ -116,6 +116,9 @@ int kb__cache_decode(enum kb_kind kind, const struct kb_value *obj, void **out, 
  * changes nothing kbatch reads of e's object, which then stays (its
  * resourceVersion noted in e->rv). */
 bool kb__cache_older(const struct kb__entry *e, const struct kb_meta *b);
+/* kinds.c: the newest resourceVersion e's object was seen at (e->rv, or
+ * the object's own). */
+const char *kb__cache_entry_rv(const struct kb__entry *e);
 bool kb__cache_keep_same(struct kb__entry *e, enum kb_kind kind, const void *ptr);
 
 #endif /* KB_PKG_CACHE_INT_H */

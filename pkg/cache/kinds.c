@@ -55,9 +55,7 @@ int kb__cache_decode(enum kb_kind kind, const struct kb_value *obj, void **out, 
 
 /* ---- which copy stays ---------------------------------------------------------- */
 
-/* The newest resourceVersion the entry's object was seen at: its own, or
- * that of a later update that changed nothing (e->rv). */
-static const char *entry_rv(const struct kb__entry *e)
+const char *kb__cache_entry_rv(const struct kb__entry *e)
 {
         return e->rv ? e->rv : meta_of(e->o->ptr)->resource_version;
 }
@@ -69,7 +67,7 @@ static const char *entry_rv(const struct kb__entry *e)
 bool kb__cache_older(const struct kb__entry *e, const struct kb_meta *b)
 {
         const struct kb_meta *a = meta_of(e->o->ptr);
-        const char *rva = entry_rv(e);
+        const char *rva = kb__cache_entry_rv(e);
         if (!a->uid || !b->uid || strcmp(a->uid, b->uid) || !rva || !b->resource_version)
                 return false;
         char *ea, *eb;
@@ -88,7 +86,7 @@ bool kb__cache_older(const struct kb__entry *e, const struct kb_meta *b)
  * keep pointing at the object, a session on another thread may be reading
  * it, and the cache's generation stays, so a session on an unchanged
  * cluster finds it unchanged.  The newer resourceVersion is kept beside
- * the object (e->rv) for kb__cache_older(); nothing else reads a node's. */
+ * the object (e->rv) for kb__cache_older() and the cache's dump. */
 bool kb__cache_keep_same(struct kb__entry *e, enum kb_kind kind, const void *ptr)
 {
         if (kind != KB_KIND_NODE || !kb_node_same(e->o->ptr, ptr))

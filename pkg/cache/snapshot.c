@@ -193,10 +193,9 @@ char *kb_cache_dump_json(const struct kb_cache *c)
                 struct kb__entry *e, *t;
                 HASH_ITER(hh, c->tab[k], e, t)
                 {
-                        const struct kb_meta *m = meta_of(e->o->ptr);
                         struct kb_value *o = kb_value_new(KB_VOBJECT);
                         kb_value_set(o, "name", kb_value_new_string(e->key));
-                        const char *rv = e->rv ? e->rv : m->resource_version;
+                        const char *rv = kb__cache_entry_rv(e);
                         kb_value_set(o, "resourceVersion", kb_value_new_string(rv ? rv : ""));
                         char buf[256];
                         if (k == KB_KIND_POD) {
